@@ -1,0 +1,60 @@
+/// How the image is laid out in its container, with UIKit's `UIView.ContentMode`
+/// semantics.
+///
+/// | mode | display rect of an `ow×oh` image in a `vw×vh` view |
+/// | --- | --- |
+/// | aspectFit | scale `min(vw/ow, vh/oh)`, centred |
+/// | aspectFill | scale `max(vw/ow, vh/oh)`, centred |
+/// | scaleToFill | the whole view |
+/// | center | natural size `ow/imageScale × oh/imageScale`, centred |
+/// | top, bottom | natural size, centred horizontally, at the top / bottom edge |
+/// | left, right | natural size, centred vertically, at the left / right edge |
+/// | topLeft, topRight, bottomLeft, bottomRight | natural size, in that corner |
+///
+/// `imageScale` (pixels per point of natural size, like `UIImage.scale`) is
+/// used only by the unscaled modes (center and the edges and corners).
+public enum ContentMode: String, CaseIterable, Hashable, Sendable {
+    case aspectFit
+    case aspectFill
+    case scaleToFill
+    case center
+    case top
+    case bottom
+    case left
+    case right
+    case topLeft
+    case topRight
+    case bottomLeft
+    case bottomRight
+
+    /// Whether the image is drawn at its natural size (`ow/imageScale` points).
+    public var isUnscaled: Bool {
+        switch self {
+        case .aspectFit, .aspectFill, .scaleToFill: false
+        default: true
+        }
+    }
+
+    /// Where an unscaled image sits along one axis: at the start, centred, or at the end.
+    enum Placement {
+        case start
+        case middle
+        case end
+    }
+
+    var horizontalPlacement: Placement {
+        switch self {
+        case .left, .topLeft, .bottomLeft: .start
+        case .right, .topRight, .bottomRight: .end
+        default: .middle
+        }
+    }
+
+    var verticalPlacement: Placement {
+        switch self {
+        case .top, .topLeft, .topRight: .start
+        case .bottom, .bottomLeft, .bottomRight: .end
+        default: .middle
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// Why a mapping has no answer: the rule of the contract that rejected it.
+///
+/// Rules are checked in the contract's order, so the first broken one is reported.
+public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A number that is NaN or infinite; names the field.
+    case nonFinite(field: String)
+    /// `sw` or `sh` is not a positive integer.
+    case sourceNotPositiveInteger(width: Double, height: Double)
+    /// `sw` or `sh` is larger than ``CropRequest/maximumSourceDimension``.
+    case sourceTooLarge(width: Double, height: Double)
+    /// `vw` or `vh` is zero or negative.
+    case viewportNotPositive(width: Double, height: Double)
+    /// The selection's width or height is zero or negative.
+    case selectionSizeNotPositive(width: Double, height: Double)
+    /// The zoom scale is zero or negative.
+    case zoomNotPositive(Double)
+    /// `imageScale` is zero or negative.
+    case imageScaleNotPositive(Double)
+    /// The orientation is not one of 1...8.
+    case orientationOutOfRange(Double)
+    /// The selection covers no image pixel: it misses the visible image, touches
+    /// it only along an edge, or covers less than 1e-6 px of it.
+    case noImagePixels
+
+    /// A stable name for the rule, for JSON and scripts.
+    public var code: String {
+        switch self {
+        case .nonFinite: "nonFinite"
+        case .sourceNotPositiveInteger: "sourceNotPositiveInteger"
+        case .sourceTooLarge: "sourceTooLarge"
+        case .viewportNotPositive: "viewportNotPositive"
+        case .selectionSizeNotPositive: "selectionSizeNotPositive"
+        case .zoomNotPositive: "zoomNotPositive"
+        case .imageScaleNotPositive: "imageScaleNotPositive"
+        case .orientationOutOfRange: "orientationOutOfRange"
+        case .noImagePixels: "noImagePixels"
+        }
+    }
+
+    /// What went wrong, for a person.
+    public var description: String {
+        switch self {
+        case .nonFinite(let field):
+            "\(field) is not a finite number"
+        case .sourceNotPositiveInteger(let w, let h):
+            "source size \(format(w))x\(format(h)) is not a positive whole number of pixels"
+        case .sourceTooLarge(let w, let h):
+            "source size \(format(w))x\(format(h)) exceeds 2^53 pixels on a side"
+        case .viewportNotPositive(let w, let h):
+            "viewport \(format(w))x\(format(h)) must have a positive width and height"
+        case .selectionSizeNotPositive(let w, let h):
+            "selection size \(format(w))x\(format(h)) must have a positive width and height"
+                + " (a negative size is rejected, not flipped)"
+        case .zoomNotPositive(let z):
+            "zoom scale \(format(z)) must be positive"
+        case .imageScaleNotPositive(let s):
+            "image scale \(format(s)) must be positive"
+        case .orientationOutOfRange(let o):
+            "orientation \(format(o)) is not an EXIF orientation (1 to 8)"
+        case .noImagePixels:
+            "the selection covers no image pixel (it lies outside the visible image,"
+                + " in the padding, or along an edge)"
+        }
+    }
+}
+
+private func format(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+}

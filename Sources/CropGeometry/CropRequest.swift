@@ -1,0 +1,43 @@
+/// Everything the mapping needs: the source, the view, the selection, and how
+/// the image is laid out.
+///
+/// All values are kept exactly as given; ``map()`` validates them (rule 1 of
+/// the contract) and says which rule rejected them.
+public struct CropRequest: Hashable, Sendable {
+    /// The stored size `sw×sh` as the file's header declares it. Must hold
+    /// positive integers of at most 2⁵³ (so every pixel edge is an exact `Int`).
+    public var sourceSize: Size<StoredPixels>
+    /// The image container, in points.
+    public var viewport: Size<ViewPoints>
+    /// The person's selection, in points of the same container. Not normalized:
+    /// a zero or negative width or height is rejected.
+    public var selection: Rect<ViewPoints>
+    public var mode: ContentMode
+    /// Pixels per point of natural size (`UIImage.scale`); only the unscaled
+    /// modes use it.
+    public var imageScale: Double
+    public var zoom: Zoom
+    public var orientation: EXIFOrientation
+
+    public init(
+        sourceSize: Size<StoredPixels>,
+        viewport: Size<ViewPoints>,
+        selection: Rect<ViewPoints>,
+        mode: ContentMode = .aspectFit,
+        imageScale: Double = 1,
+        zoom: Zoom = .identity,
+        orientation: EXIFOrientation = .up
+    ) {
+        self.sourceSize = sourceSize
+        self.viewport = viewport
+        self.selection = selection
+        self.mode = mode
+        self.imageScale = imageScale
+        self.zoom = zoom
+        self.orientation = orientation
+    }
+
+    /// The largest source width or height accepted: 2⁵³, so that every pixel
+    /// edge and every result is an exact integer in both `Int` and `Double`.
+    public static let maximumSourceDimension: Double = 9_007_199_254_740_992
+}
