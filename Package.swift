@@ -10,9 +10,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "CropGeometry"),
-        .executableTarget(name: "cropkit", dependencies: ["CropGeometry"]),
+        .target(name: "CropKitCLI", dependencies: ["CropGeometry"]),
+        .executableTarget(name: "cropkit", dependencies: ["CropKitCLI"]),
         .testTarget(name: "CropGeometryTests", dependencies: ["CropGeometry"]),
-        .testTarget(name: "CropKitCLITests", dependencies: ["cropkit", "CropGeometry"]),
+        .testTarget(name: "CropKitCLITests", dependencies: ["CropKitCLI", "CropGeometry"]),
         .executableTarget(
             name: "MappingBenchmark",
             dependencies: ["CropGeometry"],

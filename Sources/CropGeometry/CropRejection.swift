@@ -21,6 +21,8 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
     /// The selection covers no image pixel: it misses the visible image, touches
     /// it only along an edge, or covers less than 1e-6 px of it.
     case noImagePixels
+    /// No rectangle of the requested aspect ratio fits in the image.
+    case aspectRatioDoesNotFit(AspectRatio)
 
     /// A stable name for the rule, for JSON and scripts.
     public var code: String {
@@ -34,6 +36,7 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
         case .imageScaleNotPositive: "imageScaleNotPositive"
         case .orientationOutOfRange: "orientationOutOfRange"
         case .noImagePixels: "noImagePixels"
+        case .aspectRatioDoesNotFit: "aspectRatioDoesNotFit"
         }
     }
 
@@ -60,6 +63,8 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
         case .noImagePixels:
             "the selection covers no image pixel (it lies outside the visible image,"
                 + " in the padding, or along an edge)"
+        case .aspectRatioDoesNotFit(let ratio):
+            "no rectangle with aspect ratio \(ratio) fits in the image"
         }
     }
 }

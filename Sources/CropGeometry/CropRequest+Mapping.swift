@@ -27,6 +27,36 @@ extension CropRequest {
         return CropResult(rect: rect, orientation: orientation, sourceSize: source)
     }
 
+    /// ``map()``, then the rectangle of exactly `aspectRatio` nearest the mapped
+    /// one inside the image (see ``PixelRect/fitted(to:within:)``).
+    ///
+    /// - Throws: ``CropRejection``, including ``CropRejection/aspectRatioDoesNotFit``.
+    public func map(aspectRatio: AspectRatio?) throws(CropRejection) -> CropResult {
+        let mapped = try map()
+        guard let aspectRatio else { return mapped }
+        guard let fitted = mapped.rect.fitted(to: aspectRatio, within: mapped.orientedSize) else {
+            throw .aspectRatioDoesNotFit(aspectRatio)
+        }
+        return CropResult(rect: fitted, orientation: orientation, sourceSize: mapped.sourceSize)
+    }
+
+    /// ``map()`` computed wholly in exact arithmetic, skipping the fast path;
+    /// for tests that check the two paths agree.
+    package func mapExactly() throws(CropRejection) -> CropResult {
+        let source = try validatedSourceSize()
+        guard let rect = exactPixelRect(oriented: orientation.orientedSize(source)) else {
+            throw .noImagePixels
+        }
+        return CropResult(rect: rect, orientation: orientation, sourceSize: source)
+    }
+
+    /// Whether the fast path answers this request by itself (`false` when the
+    /// exact path decides); for tests.
+    package var isDecidedByFastPath: Bool {
+        guard let source = try? validatedSourceSize() else { return true }
+        return fastPixelRect(oriented: orientation.orientedSize(source)) != nil
+    }
+
     /// ``map()`` as a `Result`, for callers that keep the reason.
     public func result() -> Result<CropResult, CropRejection> {
         Result { () throws(CropRejection) in try map() }
@@ -35,11 +65,21 @@ extension CropRequest {
     /// Rule 1: every number finite, the source a positive integer size, every
     /// extent positive. Returns the source size as integers.
     func validatedSourceSize() throws(CropRejection) -> PixelSize<StoredPixels> {
+        try validated(checkingSelection: true)
+    }
+
+    /// Rule 1 for everything but the selection.
+    func validatedLayout() throws(CropRejection) -> PixelSize<StoredPixels> {
+        try validated(checkingSelection: false)
+    }
+
+    private func validated(checkingSelection: Bool) throws(CropRejection) -> PixelSize<StoredPixels> {
+        let selectionNumbers = checkingSelection ? [selection.x, selection.y, selection.width, selection.height] : [0, 0, 1, 1]
         let numbers: [(String, Double)] = [
             ("source width", sourceSize.width), ("source height", sourceSize.height),
             ("viewport width", viewport.width), ("viewport height", viewport.height),
-            ("selection x", selection.x), ("selection y", selection.y),
-            ("selection width", selection.width), ("selection height", selection.height),
+            ("selection x", selectionNumbers[0]), ("selection y", selectionNumbers[1]),
+            ("selection width", selectionNumbers[2]), ("selection height", selectionNumbers[3]),
             ("image scale", imageScale), ("zoom scale", zoom.scale),
             ("zoom offset x", zoom.offset.dx), ("zoom offset y", zoom.offset.dy),
         ]
@@ -56,7 +96,7 @@ extension CropRequest {
         guard viewport.width > 0, viewport.height > 0 else {
             throw .viewportNotPositive(width: viewport.width, height: viewport.height)
         }
-        guard selection.width > 0, selection.height > 0 else {
+        guard !checkingSelection || (selection.width > 0 && selection.height > 0) else {
             throw .selectionSizeNotPositive(width: selection.width, height: selection.height)
         }
         guard zoom.scale > 0 else { throw .zoomNotPositive(zoom.scale) }
@@ -114,7 +154,7 @@ extension CropRequest {
     }
 
     /// Step 3 in `Double`: the display rect before zoom.
-    private func displayRectInDouble(ow: Double, oh: Double) -> (Double, Double, Double, Double) {
+    func displayRectInDouble(ow: Double, oh: Double) -> (Double, Double, Double, Double) {
         let (vw, vh) = (viewport.width, viewport.height)
         switch mode {
         case .aspectFit, .aspectFill:

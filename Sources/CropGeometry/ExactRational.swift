@@ -3,11 +3,11 @@
 ///
 /// Magnitudes are little-endian base-2³² limbs with no leading zero limbs; zero
 /// has no limbs and is never negative.
-struct ExactInteger: Sendable {
-    private(set) var negative: Bool
-    private(set) var limbs: [UInt32]
+package struct ExactInteger: Sendable {
+    package private(set) var negative: Bool
+    package private(set) var limbs: [UInt32]
 
-    static let zero = ExactInteger(negative: false, limbs: [])
+    package static let zero = ExactInteger(negative: false, limbs: [])
 
     private init(negative: Bool, limbs: [UInt32]) {
         var limbs = limbs
@@ -16,18 +16,18 @@ struct ExactInteger: Sendable {
         self.limbs = limbs
     }
 
-    init(_ value: Int) {
+    package init(_ value: Int) {
         self.init(negative: value < 0, magnitude: value.magnitude)
     }
 
-    init(negative: Bool, magnitude: UInt) {
+    package init(negative: Bool, magnitude: UInt) {
         self.init(negative: negative, limbs: [UInt32(truncatingIfNeeded: magnitude), UInt32(truncatingIfNeeded: magnitude >> 32)])
     }
 
-    var isZero: Bool { limbs.isEmpty }
+    package var isZero: Bool { limbs.isEmpty }
 
     /// This value times 2^`bits`.
-    func shiftedLeft(_ bits: Int) -> ExactInteger {
+    package func shiftedLeft(_ bits: Int) -> ExactInteger {
         precondition(bits >= 0, "shift must not be negative")
         if isZero || bits == 0 { return self }
         let limbShift = bits / 32
@@ -41,16 +41,16 @@ struct ExactInteger: Sendable {
         return ExactInteger(negative: negative, limbs: out)
     }
 
-    var bitWidth: Int {
+    package var bitWidth: Int {
         guard let last = limbs.last else { return 0 }
         return (limbs.count - 1) * 32 + (32 - last.leadingZeroBitCount)
     }
 
-    static prefix func - (value: ExactInteger) -> ExactInteger {
+    package static prefix func - (value: ExactInteger) -> ExactInteger {
         ExactInteger(negative: !value.negative, limbs: value.limbs)
     }
 
-    static func + (lhs: ExactInteger, rhs: ExactInteger) -> ExactInteger {
+    package static func + (lhs: ExactInteger, rhs: ExactInteger) -> ExactInteger {
         if lhs.negative == rhs.negative {
             return ExactInteger(negative: lhs.negative, limbs: addMagnitudes(lhs.limbs, rhs.limbs))
         }
@@ -61,11 +61,11 @@ struct ExactInteger: Sendable {
         }
     }
 
-    static func - (lhs: ExactInteger, rhs: ExactInteger) -> ExactInteger {
+    package static func - (lhs: ExactInteger, rhs: ExactInteger) -> ExactInteger {
         lhs + (-rhs)
     }
 
-    static func * (lhs: ExactInteger, rhs: ExactInteger) -> ExactInteger {
+    package static func * (lhs: ExactInteger, rhs: ExactInteger) -> ExactInteger {
         if lhs.isZero || rhs.isZero { return .zero }
         var out = [UInt32](repeating: 0, count: lhs.limbs.count + rhs.limbs.count)
         for (i, a) in lhs.limbs.enumerated() {
@@ -81,14 +81,14 @@ struct ExactInteger: Sendable {
     }
 
     /// -1, 0 or 1 as `lhs` is less than, equal to or greater than `rhs`.
-    static func compare(_ lhs: ExactInteger, _ rhs: ExactInteger) -> Int {
+    package static func compare(_ lhs: ExactInteger, _ rhs: ExactInteger) -> Int {
         if lhs.negative != rhs.negative { return lhs.negative ? -1 : 1 }
         let magnitude = compareMagnitudes(lhs.limbs, rhs.limbs)
         return lhs.negative ? -magnitude : magnitude
     }
 
     /// `⌊self / divisor⌋` for a positive divisor, or `nil` when it does not fit in ±2⁶².
-    func flooredQuotient(dividingBy divisor: ExactInteger) -> Int? {
+    package func flooredQuotient(dividingBy divisor: ExactInteger) -> Int? {
         precondition(!divisor.isZero && !divisor.negative, "divisor must be positive")
         let shift = bitWidth - divisor.bitWidth
         if shift > 61 { return nil }
@@ -147,11 +147,11 @@ struct ExactInteger: Sendable {
 
 /// An exact rational number `numerator / denominator` with a positive
 /// denominator; never reduced (the mapping's expressions are shallow).
-struct ExactRational: Sendable {
-    var numerator: ExactInteger
-    var denominator: ExactInteger
+package struct ExactRational: Sendable {
+    package var numerator: ExactInteger
+    package var denominator: ExactInteger
 
-    init(numerator: ExactInteger, denominator: ExactInteger) {
+    package init(numerator: ExactInteger, denominator: ExactInteger) {
         precondition(!denominator.isZero, "denominator must not be zero")
         if denominator.negative {
             self.numerator = -numerator
@@ -162,12 +162,12 @@ struct ExactRational: Sendable {
         }
     }
 
-    init(_ value: Int) {
+    package init(_ value: Int) {
         self.init(numerator: ExactInteger(value), denominator: ExactInteger(1))
     }
 
     /// The exact value of a finite `Double`.
-    init(_ value: Double) {
+    package init(_ value: Double) {
         precondition(value.isFinite, "only finite values are exact rationals")
         if value == 0 {
             self.init(0)
@@ -186,52 +186,52 @@ struct ExactRational: Sendable {
         }
     }
 
-    static func + (lhs: ExactRational, rhs: ExactRational) -> ExactRational {
+    package static func + (lhs: ExactRational, rhs: ExactRational) -> ExactRational {
         ExactRational(
             numerator: lhs.numerator * rhs.denominator + rhs.numerator * lhs.denominator,
             denominator: lhs.denominator * rhs.denominator)
     }
 
-    static func - (lhs: ExactRational, rhs: ExactRational) -> ExactRational {
+    package static func - (lhs: ExactRational, rhs: ExactRational) -> ExactRational {
         ExactRational(
             numerator: lhs.numerator * rhs.denominator - rhs.numerator * lhs.denominator,
             denominator: lhs.denominator * rhs.denominator)
     }
 
-    static func * (lhs: ExactRational, rhs: ExactRational) -> ExactRational {
+    package static func * (lhs: ExactRational, rhs: ExactRational) -> ExactRational {
         ExactRational(
             numerator: lhs.numerator * rhs.numerator,
             denominator: lhs.denominator * rhs.denominator)
     }
 
-    static func / (lhs: ExactRational, rhs: ExactRational) -> ExactRational {
+    package static func / (lhs: ExactRational, rhs: ExactRational) -> ExactRational {
         ExactRational(
             numerator: lhs.numerator * rhs.denominator,
             denominator: lhs.denominator * rhs.numerator)
     }
 
     /// -1, 0 or 1 as `lhs` is less than, equal to or greater than `rhs`.
-    static func compare(_ lhs: ExactRational, _ rhs: ExactRational) -> Int {
+    package static func compare(_ lhs: ExactRational, _ rhs: ExactRational) -> Int {
         ExactInteger.compare(lhs.numerator * rhs.denominator, rhs.numerator * lhs.denominator)
     }
 
-    static func min(_ a: ExactRational, _ b: ExactRational) -> ExactRational {
+    package static func min(_ a: ExactRational, _ b: ExactRational) -> ExactRational {
         compare(a, b) <= 0 ? a : b
     }
 
-    static func max(_ a: ExactRational, _ b: ExactRational) -> ExactRational {
+    package static func max(_ a: ExactRational, _ b: ExactRational) -> ExactRational {
         compare(a, b) >= 0 ? a : b
     }
 
-    var sign: Int { numerator.isZero ? 0 : (numerator.negative ? -1 : 1) }
+    package var sign: Int { numerator.isZero ? 0 : (numerator.negative ? -1 : 1) }
 
     /// `⌊self⌋`, or `nil` when it does not fit in ±2⁶².
-    func floor() -> Int? {
+    package func floor() -> Int? {
         numerator.flooredQuotient(dividingBy: denominator)
     }
 
     /// `⌈self⌉`, or `nil` when it does not fit in ±2⁶².
-    func ceiling() -> Int? {
+    package func ceiling() -> Int? {
         guard let negatedFloor = ExactRational(numerator: -numerator, denominator: denominator).floor() else {
             return nil
         }

@@ -1,0 +1,280 @@
+/// One failure record (a line of JSON Lines, per DESIGN.md): the numbers of a
+/// mapping, what it should give, and whatever else the app wrote.
+///
+/// Replaying a record needs no photo: only the pixel size matters.
+public struct CropRecord: Hashable, Sendable {
+    /// What the record says the answer should be.
+    public enum Expectation: Hashable, Sendable {
+        /// The mapping must reject the input.
+        case rejected
+        /// The mapping must give this rect, and this stored rect when given.
+        case rect(x: Double, y: Double, width: Double, height: Double, stored: StoredExpectation?)
+    }
+
+    /// An expected rect in the stored grid.
+    public struct StoredExpectation: Hashable, Sendable {
+        public var x, y, width, height: Double
+    }
+
+    /// The request, with the orientation as a bare number (validated on replay).
+    public var request: CropRequest
+    public var orientationValue: Double
+    public var expected: Expectation?
+    /// Every member of the record as given, in order.
+    public var members: [JSONValue.Member]
+
+    /// The record's mapping: its rejection, checked in the contract's order,
+    /// or its result.
+    public func replay() -> Result<CropResult, CropRejection> {
+        if let orientation = EXIFOrientation(exactly: orientationValue) {
+            var request = request
+            request.orientation = orientation
+            return request.result()
+        }
+        let withoutOrientation = request.result()
+        if case .failure = withoutOrientation { return withoutOrientation }
+        if !orientationValue.isFinite { return .failure(.nonFinite(field: "orientation")) }
+        return .failure(.orientationOutOfRange(orientationValue))
+    }
+
+    /// How `outcome` differs from ``expected``: empty when it matches or
+    /// when the record expects nothing.
+    public func mismatches(_ outcome: Result<CropResult, CropRejection>) -> [String] {
+        guard let expected else { return [] }
+        switch (expected, outcome) {
+        case (.rejected, .failure): return []
+        case (.rejected, .success(let result)):
+            return ["expected rejection, got \(result.rect)"]
+        case (.rect, .failure(let rejection)):
+            return ["expected a rect, got rejection \(rejection.code)"]
+        case (.rect(let x, let y, let w, let h, let stored), .success(let result)):
+            var problems: [String] = []
+            let r = result.rect
+            for (name, want, got) in [
+                ("x", x, r.x), ("y", y, r.y), ("width", w, r.width), ("height", h, r.height),
+            ] where want != Double(got) {
+                problems.append("\(name): expected \(jsonNumberText(want)), got \(got)")
+            }
+            if let stored {
+                let s = result.stored
+                for (name, want, got) in [
+                    ("x", stored.x, s.x), ("y", stored.y, s.y), ("width", stored.width, s.width),
+                    ("height", stored.height, s.height),
+                ] where want != Double(got) {
+                    problems.append("stored.\(name): expected \(jsonNumberText(want)), got \(got)")
+                }
+            }
+            return problems
+        }
+    }
+}
+
+extension EXIFOrientation {
+    /// The orientation whose tag value is exactly `value`, if any.
+    public init?(exactly value: Double) {
+        guard value.isFinite, value == value.rounded(), value >= 1, value <= 8 else { return nil }
+        self.init(rawValue: Int(value))
+    }
+}
+
+/// A line that is not a valid record, and why.
+public struct CropRecordError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+extension CropRecord {
+    /// Builds a record for `request`, as an app writes one when a crop fails.
+    public init(request: CropRequest, expected: Expectation?, extra: [JSONValue.Member] = []) {
+        self.request = request
+        self.orientationValue = Double(request.orientation.rawValue)
+        self.expected = expected
+        var members: [JSONValue.Member] = [
+            .init("source", sizeJSON(request.sourceSize.width, request.sourceSize.height)),
+            .init("viewport", sizeJSON(request.viewport.width, request.viewport.height)),
+            .init("selection", rectJSON(request.selection)),
+            .init("mode", .string(request.mode.rawValue)),
+        ]
+        if request.imageScale != 1 { members.append(.init("imageScale", .number(request.imageScale))) }
+        if request.zoom != .identity {
+            members.append(
+                .init(
+                    "zoom",
+                    .object([
+                        .init("scale", .number(request.zoom.scale)),
+                        .init(
+                            "offset",
+                            .object([
+                                .init("x", .number(request.zoom.offset.dx)),
+                                .init("y", .number(request.zoom.offset.dy)),
+                            ])),
+                    ])))
+        }
+        if request.orientation != .up {
+            members.append(.init("orientation", .number(request.orientation.rawValue)))
+        }
+        if let expected { members.append(.init("expected", expected.json)) }
+        self.members = members + extra
+    }
+
+    /// Parses one line of JSON Lines.
+    ///
+    /// - Throws: ``CropRecordError`` naming the field that is missing or malformed.
+    public init(jsonLine: String) throws(CropRecordError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: jsonLine)
+        } catch {
+            throw CropRecordError(description: "not valid JSON: \(error)")
+        }
+        guard case .object(let members) = value else {
+            throw CropRecordError(description: "a record must be a JSON object")
+        }
+        let source = try size(value["source"], "source")
+        let viewport = try size(value["viewport"], "viewport")
+        let selection = try rect(value["selection"], "selection")
+        var mode = ContentMode.aspectFit
+        if let modeValue = value["mode"] {
+            guard case .string(let name) = modeValue, let parsed = ContentMode(rawValue: name) else {
+                let names = ContentMode.allCases.map(\.rawValue).joined(separator: ", ")
+                throw CropRecordError(description: "mode must be one of \(names)")
+            }
+            mode = parsed
+        }
+        let imageScale = try value["imageScale"].map { v throws(CropRecordError) in try number(v, "imageScale") } ?? 1
+        var zoom = Zoom.identity
+        if let zoomValue = value["zoom"] {
+            guard case .object = zoomValue else {
+                throw CropRecordError(description: "zoom must be an object {\"scale\":z,\"offset\":{\"x\":ox,\"y\":oy}}")
+            }
+            zoom.scale = try zoomValue["scale"].map { v throws(CropRecordError) in try number(v, "zoom.scale") } ?? 1
+            if let offset = zoomValue["offset"] {
+                zoom.offset = Vector(
+                    dx: try number(offset["x"], "zoom.offset.x"), dy: try number(offset["y"], "zoom.offset.y"))
+            }
+        }
+        let orientation = try value["orientation"].map { v throws(CropRecordError) in try number(v, "orientation") } ?? 1
+        var expected: Expectation?
+        if let expectedValue = value["expected"] {
+            expected = try expectation(expectedValue)
+        }
+        self.request = CropRequest(
+            sourceSize: Size(width: source.0, height: source.1),
+            viewport: Size(width: viewport.0, height: viewport.1),
+            selection: Rect(x: selection.0, y: selection.1, width: selection.2, height: selection.3),
+            mode: mode, imageScale: imageScale, zoom: zoom,
+            orientation: EXIFOrientation(exactly: orientation) ?? .up)
+        self.orientationValue = orientation
+        self.expected = expected
+        self.members = members
+    }
+
+    /// The record as given plus the replay's answer: `result` (null when
+    /// rejected; with `stored` when the orientation is not 1) and `reason`.
+    /// A `result` the app wrote is kept, renamed `recordedResult`; an earlier
+    /// `reason` is replaced.
+    public func jsonLine(replaying outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = [])
+        -> String
+    {
+        var out: [JSONValue.Member] = []
+        for member in members where member.key != "reason" && member.key != "recordedResult" {
+            out.append(member.key == "result" ? .init("recordedResult", member.value) : member)
+        }
+        switch outcome {
+        case .success(let result):
+            out.append(.init("result", result.json))
+        case .failure(let rejection):
+            out.append(.init("result", .null))
+            out.append(
+                .init(
+                    "reason",
+                    .object([.init("code", .string(rejection.code)), .init("message", .string(rejection.description))])))
+        }
+        return JSONValue.object(out + extra).text
+    }
+}
+
+extension CropResult {
+    /// `{"x","y","width","height"}` in the image grid, plus `stored` when the
+    /// orientation is not 1.
+    public var json: JSONValue {
+        var members = pixelRectMembers(rect.x, rect.y, rect.width, rect.height)
+        if orientation != .up {
+            members.append(.init("stored", .object(pixelRectMembers(stored.x, stored.y, stored.width, stored.height))))
+        }
+        return .object(members)
+    }
+}
+
+extension CropRecord.Expectation {
+    var json: JSONValue {
+        switch self {
+        case .rejected: return .null
+        case .rect(let x, let y, let w, let h, let stored):
+            var members: [JSONValue.Member] = [
+                .init("x", .number(x)), .init("y", .number(y)), .init("width", .number(w)), .init("height", .number(h)),
+            ]
+            if let stored {
+                members.append(.init("stored", .object([
+                    .init("x", .number(stored.x)), .init("y", .number(stored.y)),
+                    .init("width", .number(stored.width)), .init("height", .number(stored.height)),
+                ])))
+            }
+            return .object(members)
+        }
+    }
+}
+
+private func pixelRectMembers(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> [JSONValue.Member] {
+    [.init("x", .number(x)), .init("y", .number(y)), .init("width", .number(w)), .init("height", .number(h))]
+}
+
+private func sizeJSON(_ w: Double, _ h: Double) -> JSONValue {
+    .object([.init("width", .number(w)), .init("height", .number(h))])
+}
+
+private func rectJSON(_ r: Rect<ViewPoints>) -> JSONValue {
+    .object([
+        .init("x", .number(r.x)), .init("y", .number(r.y)), .init("width", .number(r.width)),
+        .init("height", .number(r.height)),
+    ])
+}
+
+/// A record number: a JSON number, or one of the strings "nan", "inf", "-inf".
+private func number(_ value: JSONValue?, _ field: String) throws(CropRecordError) -> Double {
+    switch value {
+    case .number(_, let v)?: return v
+    case .string("nan")?: return .nan
+    case .string("inf")?: return .infinity
+    case .string("-inf")?: return -.infinity
+    case nil: throw CropRecordError(description: "\(field) is missing")
+    default: throw CropRecordError(description: "\(field) must be a number (or \"nan\", \"inf\", \"-inf\")")
+    }
+}
+
+private func size(_ value: JSONValue?, _ field: String) throws(CropRecordError) -> (Double, Double) {
+    guard case .object? = value else {
+        throw CropRecordError(description: "\(field) must be an object {\"width\":w,\"height\":h}")
+    }
+    return (try number(value?["width"], "\(field).width"), try number(value?["height"], "\(field).height"))
+}
+
+private func rect(_ value: JSONValue?, _ field: String) throws(CropRecordError) -> (Double, Double, Double, Double) {
+    guard case .object? = value else {
+        throw CropRecordError(description: "\(field) must be an object {\"x\",\"y\",\"width\",\"height\"}")
+    }
+    return (
+        try number(value?["x"], "\(field).x"), try number(value?["y"], "\(field).y"),
+        try number(value?["width"], "\(field).width"), try number(value?["height"], "\(field).height")
+    )
+}
+
+private func expectation(_ value: JSONValue) throws(CropRecordError) -> CropRecord.Expectation {
+    if value == .null { return .rejected }
+    let r = try rect(value, "expected")
+    var stored: CropRecord.StoredExpectation?
+    if let storedValue = value["stored"], storedValue != .null {
+        let s = try rect(storedValue, "expected.stored")
+        stored = CropRecord.StoredExpectation(x: s.0, y: s.1, width: s.2, height: s.3)
+    }
+    return .rect(x: r.0, y: r.1, width: r.2, height: r.3, stored: stored)
+}

@@ -1,0 +1,62 @@
+extension CropRequest {
+    /// The rectangle of the view that shows exactly the pixels of `rect`, for
+    /// this request's source, viewport, mode, zoom and orientation (the
+    /// selection is ignored).
+    ///
+    /// Use it to draw the overlay of a stored crop, or to restore a selection
+    /// after a rotation or a layout change. For any pixel rect that lies inside
+    /// the visible part of the image, mapping the returned rect forward gives
+    /// back `rect` exactly: each edge lands within far less than the 1e-6 px
+    /// snap of its pixel boundary. (Parts of `rect` scrolled out of the view
+    /// are outside the viewport and are clipped by a forward mapping.)
+    ///
+    /// - Parameter rect: Pixels in the oriented (image) grid.
+    /// - Returns: The rect in view points.
+    /// - Throws: ``CropRejection`` when the layout itself is invalid.
+    public func viewRect(for rect: PixelRect<ImagePixels>) throws(CropRejection) -> Rect<ViewPoints> {
+        let source = try validatedLayout()
+        let oriented = orientation.orientedSize(source)
+        let ow = Double(oriented.width)
+        let oh = Double(oriented.height)
+        let (dx, dy, dw, dh) = displayRectInDouble(ow: ow, oh: oh)
+        let z = zoom.scale
+        let (originX, originY) = (dx * z - zoom.offset.dx, dy * z - zoom.offset.dy)
+        let (extentX, extentY) = (dw * z, dh * z)
+        // Multiply before dividing: a pixel boundary lands on the exact view
+        // coordinate whenever the product is exact.
+        let left = originX + Double(rect.x) * extentX / ow
+        let right = originX + Double(rect.maxX) * extentX / ow
+        let top = originY + Double(rect.y) * extentY / oh
+        let bottom = originY + Double(rect.maxY) * extentY / oh
+        return Rect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// ``viewRect(for:)`` for a rect in the stored grid.
+    public func viewRect(forStored rect: PixelRect<StoredPixels>) throws(CropRejection)
+        -> Rect<ViewPoints>
+    {
+        let source = try validatedLayout()
+        return try viewRect(for: orientation.orientedRect(rect, storedSize: source))
+    }
+
+    /// This request with its selection replaced.
+    public func with(selection: Rect<ViewPoints>) -> CropRequest {
+        var copy = self
+        copy.selection = selection
+        return copy
+    }
+}
+
+extension CropRequest {
+    /// Where the whole image is drawn in the view after zoom (`D'` in the
+    /// contract), in `Double`; it may extend beyond the viewport.
+    ///
+    /// - Throws: ``CropRejection`` when the layout itself is invalid.
+    public func displayRect() throws(CropRejection) -> Rect<ViewPoints> {
+        let source = try validatedLayout()
+        let oriented = orientation.orientedSize(source)
+        let (dx, dy, dw, dh) = displayRectInDouble(ow: Double(oriented.width), oh: Double(oriented.height))
+        let z = zoom.scale
+        return Rect(x: dx * z - zoom.offset.dx, y: dy * z - zoom.offset.dy, width: dw * z, height: dh * z)
+    }
+}

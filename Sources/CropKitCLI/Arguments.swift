@@ -1,0 +1,68 @@
+/// A command line that does not follow a subcommand's usage: exit 64.
+struct UsageError: Error {
+    var message: String
+}
+
+/// One option a subcommand accepts.
+struct OptionSpec {
+    var name: String
+    /// The placeholder for its value, or `nil` for a flag.
+    var value: String?
+    var help: String
+}
+
+/// A command line split into options, flags and positional arguments.
+struct ParsedArguments {
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+
+    /// Parses `--name value`, `--name=value` and `--flag`; `-` alone and words
+    /// not starting with `--` are positional. Each option at most once.
+    init(_ arguments: [String], specs: [OptionSpec]) throws(UsageError) {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("--"), argument != "--" else {
+                positionals.append(argument)
+                continue
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let spec = specs.first(where: { $0.name == name }) else {
+                throw UsageError(message: "unknown option '--\(name)'")
+            }
+            if values[name] != nil || flags.contains(name) {
+                throw UsageError(message: "option '--\(name)' given more than once")
+            }
+            if spec.value == nil {
+                guard inlineValue == nil else {
+                    throw UsageError(message: "option '--\(name)' takes no value")
+                }
+                flags.insert(name)
+            } else if let inlineValue {
+                values[name] = inlineValue
+            } else {
+                guard index < arguments.count else {
+                    throw UsageError(message: "option '--\(name)' needs a value (\(spec.value!))")
+                }
+                values[name] = arguments[index]
+                index += 1
+            }
+        }
+    }
+}
+
+/// Formats the options table of a help text.
+func optionsHelp(_ specs: [OptionSpec]) -> String {
+    let labels = specs.map { "--\($0.name)" + ($0.value.map { " \($0)" } ?? "") }
+    let width = (labels.map(\.count).max() ?? 0) + 2
+    return zip(labels, specs).map { label, spec in
+        "  " + label + String(repeating: " ", count: width - label.count) + spec.help
+    }.joined(separator: "\n")
+}

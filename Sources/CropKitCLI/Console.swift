@@ -1,0 +1,150 @@
+import Foundation
+
+/// Where a command's text goes.
+public protocol TextSink: AnyObject {
+    func write(_ text: String)
+}
+
+/// A buffered standard output or standard error.
+public final class StandardStream: TextSink {
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    public init(descriptor: Int32) {
+        self.descriptor = descriptor
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    deinit { flush() }
+
+    public func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    public func flush() {
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer.withUnsafeBytes { raw in
+                Foundation.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if written <= 0 { break }
+            offset += written
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Text collected in memory, for tests.
+public final class StringSink: TextSink {
+    public private(set) var text = ""
+
+    public init() {}
+
+    public func write(_ text: String) { self.text += text }
+}
+
+/// The streams a command talks to.
+public struct Console {
+    public var out: TextSink
+    public var err: TextSink
+    /// Standard input, when the command reads `-`.
+    public var input: () -> LineReader?
+
+    public init(out: TextSink, err: TextSink, input: @escaping () -> LineReader? = { nil }) {
+        self.out = out
+        self.err = err
+        self.input = input
+    }
+
+    /// The process's own standard streams.
+    public static func standard() -> Console {
+        Console(
+            out: StandardStream(descriptor: 1), err: StandardStream(descriptor: 2),
+            input: { LineReader(descriptor: 0) })
+    }
+
+    func flush() {
+        (out as? StandardStream)?.flush()
+        (err as? StandardStream)?.flush()
+    }
+}
+
+/// Reads lines from a file descriptor or from text, without holding the whole input.
+public final class LineReader {
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var finished = false
+
+    public init(descriptor: Int32, ownsDescriptor: Bool = false) {
+        self.descriptor = descriptor
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    /// Lines of `text`, for tests.
+    public init(text: String) {
+        descriptor = -1
+        ownsDescriptor = false
+        buffer = Array(text.utf8)
+        finished = true
+    }
+
+    /// Opens a file for reading, or says why it cannot.
+    public static func open(path: String) -> Result<LineReader, FileError> {
+        let fd = Foundation.open(path, O_RDONLY)
+        if fd < 0 { return .failure(FileError(path: path, code: errno)) }
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            return .failure(FileError(path: path, code: EISDIR))
+        }
+        return .success(LineReader(descriptor: fd, ownsDescriptor: true))
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    /// The next line without its line break (a trailing CR is dropped too), or
+    /// `nil` at the end.
+    public func nextLine() -> String? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+                var end = newline
+                if end > start, buffer[end - 1] == 0x0D { end -= 1 }
+                let line = String(decoding: buffer[start..<end], as: UTF8.self)
+                start = newline + 1
+                return line
+            }
+            if finished {
+                guard start < buffer.count else { return nil }
+                let line = String(decoding: buffer[start...], as: UTF8.self)
+                start = buffer.count
+                return line
+            }
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 {
+                finished = true
+            } else {
+                buffer.append(contentsOf: chunk[0..<count])
+            }
+        }
+    }
+}
+
+/// A file that could not be opened, with the system's reason.
+public struct FileError: Error, CustomStringConvertible {
+    public var path: String
+    public var code: Int32
+
+    public var description: String {
+        "cannot read '\(path)': \(String(cString: strerror(code)))"
+    }
+}

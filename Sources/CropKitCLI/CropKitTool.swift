@@ -1,0 +1,62 @@
+/// The `cropkit` command line: dispatches to a subcommand.
+public enum CropKitTool {
+    static let subcommands: [any Subcommand.Type] = [
+        MapCommand.self, ReplayCommand.self, DemoCommand.self,
+    ]
+
+    static var help: String {
+        let width = (subcommands.map { $0.name.count }.max() ?? 0) + 2
+        let lines = subcommands.map { command in
+            "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary
+        }
+        return """
+            cropkit: exact, lossless crops of what a person selected on screen.
+
+            Usage: cropkit <subcommand> [options]
+
+            Subcommands:
+            \(lines.joined(separator: "\n"))
+
+            Run 'cropkit <subcommand> --help' for a subcommand's options.
+            Exit codes: 0 success, 1 a check or record failed or the mapping rejected
+            the input, 2 bad input data, 64 usage.
+
+            """
+    }
+
+    /// Runs `cropkit` with `arguments` (without the program name).
+    ///
+    /// - Returns: The process exit code.
+    public static func run(_ arguments: [String], console: Console) -> Int32 {
+        defer { console.flush() }
+        guard let first = arguments.first else {
+            console.err.write(help)
+            return ExitCode.usage
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            if first == "help", arguments.count > 1, let command = subcommands.first(where: { $0.name == arguments[1] }) {
+                console.out.write(command.help)
+            } else {
+                console.out.write(help)
+            }
+            return ExitCode.success
+        }
+        guard let command = subcommands.first(where: { $0.name == first }) else {
+            console.err.write("error: unknown subcommand '\(first)'\n\n" + help)
+            return ExitCode.usage
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            console.out.write(command.help)
+            return ExitCode.success
+        }
+        do throws(UsageError) {
+            let parsed = try ParsedArguments(rest, specs: command.options)
+            let instance = try command.init(parsed)
+            return instance.run(console: console)
+        } catch {
+            console.err.write("error: \(error.message)\nRun 'cropkit \(command.name) --help' for usage.\n")
+            return ExitCode.usage
+        }
+    }
+}

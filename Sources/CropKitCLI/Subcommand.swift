@@ -1,0 +1,32 @@
+/// One `cropkit` subcommand: parsed and validated once, then run.
+protocol Subcommand {
+    static var name: String { get }
+    /// One line for `cropkit --help`.
+    static var summary: String { get }
+    /// The usage line(s) and discussion shown above the options.
+    static var usage: String { get }
+    static var options: [OptionSpec] { get }
+
+    /// Validates the command line; a problem is a usage error (exit 64).
+    init(_ parsed: ParsedArguments) throws(UsageError)
+
+    /// Does the work and returns the exit code.
+    func run(console: Console) -> Int32
+}
+
+extension Subcommand {
+    static var help: String {
+        usage + "\n\nOptions:\n" + optionsHelp(options + [OptionSpec(name: "help", value: nil, help: "show this help")])
+            + "\n"
+    }
+}
+
+/// The exit codes every subcommand uses.
+enum ExitCode {
+    static let success: Int32 = 0
+    /// A check or a record failed, or the mapping rejected the input.
+    static let failure: Int32 = 1
+    /// The input data is bad (a file that cannot be read or decoded).
+    static let badInput: Int32 = 2
+    static let usage: Int32 = 64
+}

@@ -1,0 +1,67 @@
+import CropGeometry
+
+/// `cropkit map`: one mapping from flags.
+struct MapCommand: Subcommand {
+    static let name = "map"
+    static let summary = "map a view selection to the exact source pixels it covers"
+    static let usage = """
+        Usage: cropkit map --source WxH --viewport WxH --selection X,Y,W,H [options]
+
+        Maps a selection made in an image view (points) to the rectangle of source
+        pixels it covers, exactly (DESIGN.md's contract): intersect with the visible
+        image, convert to pixels, snap edges within 1e-6 px of an integer, round
+        outward. Prints the rect in the image as seen and in the stored grid.
+        A rejected input prints the rule it breaks and exits 1.
+        """
+    static let options = MappingOptions.specs + [
+        OptionSpec(name: "json", value: nil, help: "print one JSON object (a replayable record plus result)")
+    ]
+
+    var mapping: MappingOptions
+    var json: Bool
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard parsed.positionals.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'")
+        }
+        mapping = try MappingOptions(parsed)
+        json = parsed.flags.contains("json")
+    }
+
+    func run(console: Console) -> Int32 {
+        let outcome = mapping.map()
+        if json {
+            var extra: [JSONValue.Member] = []
+            switch mapping.aspect {
+            case .ratio(let ratio)?: extra.append(.init("aspect", .string(ratio.description)))
+            case .source?: extra.append(.init("aspect", .string("source")))
+            case nil: break
+            }
+            let record = CropRecord(request: mapping.request, expected: nil, extra: extra)
+            console.out.write(record.jsonLine(replaying: outcome) + "\n")
+        } else {
+            console.out.write(Self.describe(mapping.request, outcome))
+        }
+        if case .failure = outcome { return ExitCode.failure }
+        return ExitCode.success
+    }
+
+    static func describe(_ request: CropRequest, _ outcome: Result<CropResult, CropRejection>) -> String {
+        switch outcome {
+        case .failure(let rejection):
+            return "rejected (\(rejection.code)): \(rejection)\n"
+        case .success(let result):
+            let display = (try? request.displayRect()).map { "\($0)" } ?? "?"
+            return """
+                pixels  \(result.rect)   (x,y,width,height in the image as seen, \(result.orientedSize))
+                stored  \(result.stored)   (in the file's pixel grid, \(result.sourceSize), orientation \(result.orientation.rawValue))
+                display \(display)   (image drawn in the \(format(request.viewport.width))x\(format(request.viewport.height)) view, \(request.mode.rawValue))
+
+                """
+        }
+    }
+}
+
+func format(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+}

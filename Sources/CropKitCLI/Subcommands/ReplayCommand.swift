@@ -1,0 +1,94 @@
+import CropGeometry
+
+/// `cropkit replay`: replays failure records (JSON Lines) and checks them.
+struct ReplayCommand: Subcommand {
+    static let name = "replay"
+    static let summary = "replay failure records (JSON Lines) and check their expected results"
+    static let usage = """
+        Usage: cropkit replay FILE|-
+
+        Reads one failure record per line (DESIGN.md's format; '-' reads standard
+        input) and writes, per record, one line to standard output: the record as
+        given plus "result" (null when rejected; with "stored" when the orientation
+        is not 1) and "reason" when rejected. A "result" already in the record (what
+        the app computed) is kept as "recordedResult".
+
+        A record with "expected" is checked field by field (x, y, width, height, and
+        stored when expected has it; null means rejected). A line that is not a valid
+        record is reported on standard error with its line number, written to
+        standard output as {"line":N,"error":...}, and counted as failed; the run
+        goes on. Blank lines are skipped. Standard error closes with
+        'N passed, M failed'; records without "expected" count as passed.
+        Exit 1 when any check failed.
+        """
+    static let options: [OptionSpec] = []
+
+    var path: String
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard parsed.positionals.count == 1 else {
+            throw UsageError(message: parsed.positionals.isEmpty ? "missing FILE (or - for standard input)" : "expected one FILE")
+        }
+        path = parsed.positionals[0]
+    }
+
+    func run(console: Console) -> Int32 {
+        let reader: LineReader
+        if path == "-" {
+            guard let input = console.input() else {
+                console.err.write("error: no standard input to read\n")
+                return ExitCode.badInput
+            }
+            reader = input
+        } else {
+            switch LineReader.open(path: path) {
+            case .success(let opened): reader = opened
+            case .failure(let error):
+                console.err.write("error: \(error)\n")
+                return ExitCode.badInput
+            }
+        }
+        var passed = 0
+        var failed = 0
+        var unchecked = 0
+        var lineNumber = 0
+        while let line = reader.nextLine() {
+            lineNumber += 1
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            let record: CropRecord
+            do {
+                record = try CropRecord(jsonLine: line)
+            } catch {
+                failed += 1
+                console.err.write("line \(lineNumber): not a valid record: \(error)\n")
+                let errorLine = JSONValue.object([
+                    .init("line", .number(lineNumber)), .init("error", .string(error.description)),
+                ])
+                console.out.write(errorLine.text + "\n")
+                continue
+            }
+            let outcome = record.replay()
+            let problems = record.mismatches(outcome)
+            var extra: [JSONValue.Member] = []
+            if record.expected == nil {
+                unchecked += 1
+                passed += 1
+            } else if problems.isEmpty {
+                passed += 1
+                extra.append(.init("check", .string("passed")))
+            } else {
+                failed += 1
+                extra.append(.init("check", .string("failed")))
+                extra.append(.init("mismatches", .array(problems.map { .string($0) })))
+                console.err.write("line \(lineNumber): failed: \(problems.joined(separator: "; "))\n")
+            }
+            console.out.write(record.jsonLine(replaying: outcome, extra: extra) + "\n")
+        }
+        if unchecked > 0 {
+            console.err.write("\(unchecked) record(s) had no \"expected\": replayed, not checked\n")
+        }
+        console.err.write("\(passed) passed, \(failed) failed\n")
+        return failed > 0 ? ExitCode.failure : ExitCode.success
+    }
+}
+

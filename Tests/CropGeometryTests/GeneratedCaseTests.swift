@@ -1,0 +1,72 @@
+import CropGeometry
+import Testing
+
+/// Properties over generated inputs, against the exact reference in
+/// ExactReference.swift (Int128 rationals on multiples of 1/64).
+@Suite struct GeneratedCaseTests {
+    static let caseCount = 100_000
+
+    @Test func agreesWithExactReferenceOnGeneratedCases() throws {
+        var generator = SeededGenerator(seed: 0xC409_2026)
+        var checked = 0
+        var rejected = 0
+        var overflowed = 0
+        var exactPathCases = 0
+        for _ in 0..<Self.caseCount {
+            let c = MappingCase.random(using: &generator)
+            let expected: (Int, Int, Int, Int)?
+            do {
+                expected = try referenceMapping(c)
+            } catch {
+                overflowed += 1
+                continue
+            }
+            checked += 1
+            let request = c.request
+            if !request.isDecidedByFastPath { exactPathCases += 1 }
+            let outcome = request.result()
+            guard let expected else {
+                rejected += 1
+                guard case .failure(let rejection) = outcome else {
+                    Issue.record("expected rejection for \(c), got \(outcome)")
+                    continue
+                }
+                #expect(rejection == .noImagePixels, "\(c)")
+                continue
+            }
+            guard case .success(let result) = outcome else {
+                Issue.record("expected \(expected) for \(c), got \(outcome)")
+                continue
+            }
+            let r = result.rect
+            #expect((r.x, r.y, r.maxX, r.maxY) == expected, "\(c)")
+            // Positive size, inside the image, and the stored rect holds the same pixels.
+            #expect(r.width > 0 && r.height > 0)
+            #expect(r.isInside(result.orientedSize))
+            #expect(result.stored.isInside(result.sourceSize))
+            let s = referenceStoredRect(c, expected)
+            #expect((result.stored.x, result.stored.y, result.stored.maxX, result.stored.maxY) == s, "\(c)")
+        }
+        // The generator must exercise what it claims to: most cases fit Int128,
+        // both outcomes occur, and some decisions need the exact path.
+        #expect(overflowed < Self.caseCount / 100)
+        #expect(rejected > Self.caseCount / 50)
+        #expect(checked - rejected > Self.caseCount / 2)
+        #expect(exactPathCases > 20)
+        print(
+            "generated: \(Self.caseCount), checked: \(checked), rejected: \(rejected),"
+                + " too large for Int128: \(overflowed), decided by the exact path: \(exactPathCases)")
+    }
+
+    @Test func exactPathAgreesWithReferenceOnGeneratedCases() throws {
+        var generator = SeededGenerator(seed: 0x5EED)
+        for _ in 0..<20_000 {
+            let c = MappingCase.random(using: &generator)
+            let expected: (Int, Int, Int, Int)?
+            do { expected = try referenceMapping(c) } catch { continue }
+            let exact = try? c.request.mapExactly()
+            let got = exact.map { [$0.rect.x, $0.rect.y, $0.rect.maxX, $0.rect.maxY] }
+            #expect(got == expected.map { [$0.0, $0.1, $0.2, $0.3] }, "\(c)")
+        }
+    }
+}
