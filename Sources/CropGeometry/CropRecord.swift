@@ -80,6 +80,10 @@ extension EXIFOrientation {
 /// A line that is not a valid record, and why.
 public struct CropRecordError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 extension CropRecord {

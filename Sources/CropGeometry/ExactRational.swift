@@ -87,11 +87,11 @@ package struct ExactInteger: Sendable {
         return lhs.negative ? -magnitude : magnitude
     }
 
-    /// `⌊self / divisor⌋` for a positive divisor, or `nil` when it does not fit in ±2⁶².
+    /// `⌊self / divisor⌋` for a positive divisor, or `nil` when it may not fit in `Int`.
     package func flooredQuotient(dividingBy divisor: ExactInteger) -> Int? {
         precondition(!divisor.isZero && !divisor.negative, "divisor must be positive")
         let shift = bitWidth - divisor.bitWidth
-        if shift > 61 { return nil }
+        if shift > 62 { return nil }
         var remainder = ExactInteger(negative: false, limbs: limbs)
         var quotient = 0
         if shift >= 0 {

@@ -25,8 +25,27 @@ struct Q: Equatable {
     /// A `Double` that is a multiple of 1/64 (the generator only makes those).
     init(dyadic value: Double) throws(Overflow) {
         let scaled = value * 64
-        precondition(scaled == scaled.rounded() && abs(scaled) < 0x1p62, "not a multiple of 1/64: \(value)")
+        guard scaled == scaled.rounded(), abs(scaled) < 0x1p62 else {
+            try self.init(exactly: value)
+            return
+        }
         try self.init(Int128(Int64(scaled)), 64)
+    }
+
+    /// Any `Double` whose exact value fits: significand × 2^exponent.
+    init(exactly value: Double) throws(Overflow) {
+        if value == 0 {
+            try self.init(0)
+            return
+        }
+        let exponent = Int(value.exponent) - 52
+        let significand = Int128(Int64(value.significand * 0x1p52)) * (value < 0 ? -1 : 1)
+        guard exponent > -120, exponent < 60 else { throw Overflow() }
+        if exponent >= 0 {
+            try self.init(Q.mul(significand, Int128(1) << exponent))
+        } else {
+            try self.init(significand, Int128(1) << -exponent)
+        }
     }
 
     static func gcd(_ a: UInt128, _ b: UInt128) -> UInt128 {

@@ -1,0 +1,122 @@
+import CropGeometry
+import Testing
+
+@Suite struct RecordTests {
+    static let designExample = """
+        {"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},\
+        "selection":{"x":75,"y":75,"width":150,"height":150},"mode":"aspectFit",\
+        "expected":{"x":1000,"y":500,"width":2000,"height":2000}}
+        """
+
+    @Test func designExampleReplaysAndPasses() throws {
+        let record = try CropRecord(jsonLine: Self.designExample)
+        let outcome = record.replay()
+        #expect(record.mismatches(outcome).isEmpty)
+        let line = try JSONValue(parsing: record.jsonLine(replaying: outcome))
+        #expect(line["result"] == .object([
+            .init("x", .number(1000)), .init("y", .number(500)), .init("width", .number(2000)),
+            .init("height", .number(2000)),
+        ]))
+        #expect(line["expected"] != nil && line["reason"] == nil)
+    }
+
+    @Test func wrongExpectationIsReportedFieldByField() throws {
+        let line = Self.designExample.replacingOccurrences(of: "\"width\":2000", with: "\"width\":2001")
+        let record = try CropRecord(jsonLine: line)
+        #expect(record.mismatches(record.replay()) == ["width: expected 2001, got 2000"])
+    }
+
+    @Test func nonFiniteStringsAreNumbers() throws {
+        let line = """
+            {"source":{"width":4000,"height":3000},"viewport":{"width":"inf","height":300},\
+            "selection":{"x":"nan","y":0,"width":1,"height":"-inf"},"expected":null}
+            """
+        let record = try CropRecord(jsonLine: line)
+        #expect(record.request.viewport.width == .infinity)
+        #expect(record.request.selection.x.isNaN)
+        guard case .failure(let rejection) = record.replay() else {
+            Issue.record("not rejected")
+            return
+        }
+        #expect(rejection.code == "nonFinite")
+        #expect(record.mismatches(record.replay()).isEmpty)
+        let out = try JSONValue(parsing: record.jsonLine(replaying: record.replay()))
+        #expect(out["result"] == .null)
+        #expect(out["reason"]?["code"] == .string("nonFinite"))
+        // The non-finite inputs are written back as given.
+        #expect(out["viewport"]?["width"] == .string("inf"))
+    }
+
+    @Test func orientationIsValidatedAfterTheOtherRules() throws {
+        func reason(_ extra: String) throws -> String? {
+            let line = """
+                {"source":{"width":40,"height":30},"viewport":{"width":40,"height":30},\
+                "selection":{"x":0,"y":0,"width":\(extra),"height":1},"orientation":9}
+                """
+            guard case .failure(let r) = try CropRecord(jsonLine: line).replay() else { return nil }
+            return r.code
+        }
+        #expect(try reason("1") == "orientationOutOfRange")
+        #expect(try reason("-1") == "selectionSizeNotPositive")
+    }
+
+    @Test func orientedRecordsReportTheStoredRect() throws {
+        let line = """
+            {"source":{"width":3000,"height":4000},"viewport":{"width":400,"height":300},\
+            "selection":{"x":0,"y":0,"width":100,"height":300},"orientation":6,\
+            "expected":{"x":0,"y":0,"width":1000,"height":3000,"stored":{"x":0,"y":3000,"width":3000,"height":1000}}}
+            """
+        let record = try CropRecord(jsonLine: line)
+        #expect(record.mismatches(record.replay()).isEmpty)
+        let out = try JSONValue(parsing: record.jsonLine(replaying: record.replay()))
+        #expect(out["result"]?["stored"]?["y"] == .number(3000))
+    }
+
+    @Test func unknownFieldsAreKeptAndTheAppsResultIsRenamed() throws {
+        let line = """
+            {"note":"from a bug report","source":{"width":10,"height":10},"viewport":{"width":10,"height":10},\
+            "selection":{"x":0,"y":0,"width":10,"height":10},"result":{"x":0,"y":0,"width":10,"height":11}}
+            """
+        let record = try CropRecord(jsonLine: line)
+        let out = try JSONValue(parsing: record.jsonLine(replaying: record.replay()))
+        #expect(out["note"] == .string("from a bug report"))
+        #expect(out["recordedResult"]?["height"] == .number(11))
+        #expect(out["result"]?["height"] == .number(10))
+    }
+
+    @Test(arguments: [
+        ("[]", "a record must be a JSON object"),
+        ("{\"viewport\":{\"width\":1,\"height\":1}}", "source must be an object {\"width\":w,\"height\":h}"),
+        ("{\"source\":{\"width\":1},\"viewport\":{\"width\":1,\"height\":1}}", "source.height is missing"),
+        (
+            "{\"source\":{\"width\":1,\"height\":1},\"viewport\":{\"width\":1,\"height\":1},\"selection\":{\"x\":0,\"y\":0,\"width\":1,\"height\":1},\"mode\":\"fit\"}",
+            "mode must be one of aspectFit, aspectFill, scaleToFill, center, top, bottom, left, right, topLeft, topRight, bottomLeft, bottomRight"
+        ),
+        ("{\"source\":", "not valid JSON: unexpected end of JSON at byte 11"),
+    ])
+    func invalidLinesSayWhy(line: String, message: String) {
+        #expect(throws: CropRecordError(description: message)) { try CropRecord(jsonLine: line) }
+    }
+
+    @Test func recordWrittenForARequestReplaysToTheSameResult() throws {
+        let request = CropRequest(
+            sourceSize: Size(width: 4032, height: 3024), viewport: Size(width: 390, height: 844),
+            selection: Rect(x: 10.5, y: 300.25, width: 200, height: 150), mode: .aspectFill, imageScale: 3,
+            zoom: Zoom(scale: 2.5, offset: Vector(dx: 12.5, dy: -3)), orientation: .left)
+        let result = try request.map()
+        let record = CropRecord(request: request, expected: nil)
+        let line = JSONValue.object(record.members).text
+        let replayed = try CropRecord(jsonLine: line)
+        #expect(replayed.request == request)
+        #expect(try replayed.replay().get() == result)
+    }
+
+    @Test func jsonNumbersReadExactly() throws {
+        #expect(try JSONValue(parsing: "0.1") == .number(text: "0.1", value: 0.1))
+        #expect(try JSONValue(parsing: "1e400") == .number(text: "1e400", value: .infinity))
+        #expect(try JSONValue(parsing: "-0") == .number(text: "-0", value: -0.0))
+        #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: "01") }
+        #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: "NaN") }
+        #expect(try JSONValue(parsing: "\"\\u00e9\\ud83d\\ude00\"") == .string("é😀"))
+    }
+}
