@@ -1,1 +1,104 @@
-print("bench")
+// Times CropKit's exact mapping against the article's plain-Double code on
+// the same inputs, in one run, and prints the ratio. Build in release:
+//   swift run -c release MappingBenchmark [cases] [rounds]
+import CropGeometry
+import Foundation
+
+struct Generator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform(_ range: ClosedRange<Double>) -> Double {
+        range.lowerBound + Double(next() >> 11) * 0x1p-53 * (range.upperBound - range.lowerBound)
+    }
+}
+
+struct Input {
+    var source: CGSize
+    var viewport: CGSize
+    var selection: CGRect
+}
+
+let arguments = CommandLine.arguments
+let caseCount = arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000
+let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 7 : 7
+
+// Phone photos in phone-sized views; selections anywhere, with two decimals
+// as a gesture recogniser reports them, a quarter of them touching the padding.
+var generator = Generator(state: 2026)
+let photoSizes: [(Double, Double)] = [(4032, 3024), (3024, 4032), (4000, 3000), (1920, 1080), (1080, 1920), (6000, 4000)]
+let views: [(Double, Double)] = [(390, 844), (844, 390), (300, 300), (428, 926), (768, 1024)]
+var inputs: [Input] = []
+inputs.reserveCapacity(caseCount)
+for _ in 0..<caseCount {
+    let (sw, sh) = photoSizes[Int(generator.next() % UInt64(photoSizes.count))]
+    let (vw, vh) = views[Int(generator.next() % UInt64(views.count))]
+    let x = (generator.uniform(-20...vw) * 100).rounded() / 100
+    let y = (generator.uniform(-20...vh) * 100).rounded() / 100
+    let w = (generator.uniform(1...vw) * 100).rounded() / 100
+    let h = (generator.uniform(1...vh) * 100).rounded() / 100
+    inputs.append(Input(source: CGSize(width: sw, height: sh), viewport: CGSize(width: vw, height: vh), selection: CGRect(x: x, y: y, width: w, height: h)))
+}
+
+@inline(never)
+func runArticle(_ inputs: [Input]) -> Double {
+    var checksum = 0.0
+    for input in inputs {
+        if let r = articleCropPixels(source: input.source, viewport: input.viewport, selection: input.selection) {
+            checksum += r.origin.x + r.size.width
+        }
+    }
+    return checksum
+}
+
+@inline(never)
+func runCropKit(_ inputs: [Input]) -> Double {
+    var checksum = 0.0
+    for input in inputs {
+        if let r = cropPixels(source: input.source, viewport: input.viewport, selection: input.selection) {
+            checksum += r.origin.x + r.size.width
+        }
+    }
+    return checksum
+}
+
+func seconds(_ body: () -> Double) -> (Double, Double) {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let checksum = body()
+    return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, checksum)
+}
+
+var articleTimes: [Double] = []
+var cropKitTimes: [Double] = []
+var checksums: (Double, Double) = (0, 0)
+for _ in 0..<rounds {
+    // Alternate so that neither side always runs on a warmer machine.
+    let a = seconds { runArticle(inputs) }
+    let c = seconds { runCropKit(inputs) }
+    articleTimes.append(a.0)
+    cropKitTimes.append(c.0)
+    checksums = (a.1, c.1)
+}
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+var disagreements = 0
+for input in inputs.prefix(200_000) {
+    if articleCropPixels(source: input.source, viewport: input.viewport, selection: input.selection)
+        != cropPixels(source: input.source, viewport: input.viewport, selection: input.selection)
+    {
+        disagreements += 1
+    }
+}
+let article = median(articleTimes)
+let cropKit = median(cropKitTimes)
+print("| mapping | ns per call (median of \(rounds) rounds over \(caseCount) inputs) |")
+print("| --- | --- |")
+print(String(format: "| article's cropPixels (plain Double) | %.1f |", article / Double(caseCount) * 1e9))
+print(String(format: "| CropKit cropPixels (exact) | %.1f |", cropKit / Double(caseCount) * 1e9))
+print(String(format: "\nratio CropKit / article: %.2f", cropKit / article))
+print("answers that differ (first 200,000 inputs): \(disagreements) (\(String(format: "%.2f", Double(disagreements) / 2000))%)")
+print("checksums: \(checksums.0) \(checksums.1)")

@@ -74,25 +74,43 @@ extension CropRequest {
     }
 
     private func validated(checkingSelection: Bool) throws(CropRejection) -> PixelSize<StoredPixels> {
-        let selectionNumbers = checkingSelection ? [selection.x, selection.y, selection.width, selection.height] : [0, 0, 1, 1]
-        let numbers: [(String, Double)] = [
-            ("source width", sourceSize.width), ("source height", sourceSize.height),
-            ("viewport width", viewport.width), ("viewport height", viewport.height),
-            ("selection x", selectionNumbers[0]), ("selection y", selectionNumbers[1]),
-            ("selection width", selectionNumbers[2]), ("selection height", selectionNumbers[3]),
-            ("image scale", imageScale), ("zoom scale", zoom.scale),
-            ("zoom offset x", zoom.offset.dx), ("zoom offset y", zoom.offset.dy),
-        ]
-        for (field, value) in numbers where !value.isFinite {
-            throw .nonFinite(field: field)
+        // Independent tests, not one long sum: a chain of dependent
+        // additions costs more time than the whole mapping.
+        let layoutIsFinite =
+            sourceSize.width.isFinite && sourceSize.height.isFinite && viewport.width.isFinite
+            && viewport.height.isFinite && imageScale.isFinite && zoom.scale.isFinite
+            && zoom.offset.dx.isFinite && zoom.offset.dy.isFinite
+        let selectionIsFinite =
+            !checkingSelection
+            || (selection.x.isFinite && selection.y.isFinite && selection.width.isFinite
+                && selection.height.isFinite)
+        if !(layoutIsFinite && selectionIsFinite) {
+            let numbers: [(String, Double)] = [
+                ("source width", sourceSize.width), ("source height", sourceSize.height),
+                ("viewport width", viewport.width), ("viewport height", viewport.height),
+                ("selection x", checkingSelection ? selection.x : 0),
+                ("selection y", checkingSelection ? selection.y : 0),
+                ("selection width", checkingSelection ? selection.width : 0),
+                ("selection height", checkingSelection ? selection.height : 0),
+                ("image scale", imageScale), ("zoom scale", zoom.scale),
+                ("zoom offset x", zoom.offset.dx), ("zoom offset y", zoom.offset.dy),
+            ]
+            for (field, value) in numbers where !value.isFinite {
+                throw .nonFinite(field: field)
+            }
         }
         let (sw, sh) = (sourceSize.width, sourceSize.height)
-        guard sw > 0, sh > 0, sw.rounded(.towardZero) == sw, sh.rounded(.towardZero) == sh else {
+        // Below 2⁵³ the Int conversion is exact, so it tests integrality
+        // without a libm call.
+        let fitsInt = sw <= Self.maximumSourceDimension && sh <= Self.maximumSourceDimension
+        guard sw > 0, sh > 0,
+            fitsInt
+                ? (Double(Int(sw)) == sw && Double(Int(sh)) == sh)
+                : (sw.rounded(.towardZero) == sw && sh.rounded(.towardZero) == sh)
+        else {
             throw .sourceNotPositiveInteger(width: sw, height: sh)
         }
-        guard sw <= Self.maximumSourceDimension, sh <= Self.maximumSourceDimension else {
-            throw .sourceTooLarge(width: sw, height: sh)
-        }
+        guard fitsInt else { throw .sourceTooLarge(width: sw, height: sh) }
         guard viewport.width > 0, viewport.height > 0 else {
             throw .viewportNotPositive(width: viewport.width, height: viewport.height)
         }
@@ -107,11 +125,23 @@ extension CropRequest {
 
 // MARK: - The fast path
 
-/// The rounding decisions of one axis in `Double`, or why it could not decide.
-private enum FastAxis {
-    case pixels(Int, Int)
-    case empty
-    case undecided
+/// The rounding decisions of one axis in `Double`: a pixel interval, `empty`
+/// (certainly no pixels), or `undecided` (too close to call in `Double`).
+private struct FastAxis {
+    var low: Int
+    var high: Int
+
+    static let empty = FastAxis(low: 0, high: 0)
+    static let undecided = FastAxis(low: -1, high: -1)
+
+    var isUndecided: Bool { low < 0 }
+}
+
+/// `⌊v⌋` for `|v| < 2⁵²` without a libm call.
+@inline(__always)
+private func floorOfSmall(_ v: Double) -> Double {
+    let truncated = Double(Int64(v))
+    return truncated > v ? truncated - 1 : truncated
 }
 
 extension CropRequest {
@@ -122,35 +152,23 @@ extension CropRequest {
         let ow = Double(oriented.width)
         let oh = Double(oriented.height)
         let (vw, vh) = (viewport.width, viewport.height)
-        let z = zoom.scale
-        // The bound below assumes no overflow or loss to underflow; outside
-        // these ranges the exact path answers.
-        let huge = 0x1p200
-        let tiny = 0x1p-200
-        guard ow <= 0x1p40, oh <= 0x1p40,
-            vw >= tiny, vw <= huge, vh >= tiny, vh <= huge, z >= tiny, z <= huge,
-            imageScale >= tiny, imageScale <= huge,
-            abs(selection.x) <= huge, abs(selection.y) <= huge,
-            selection.width <= huge, selection.height <= huge,
-            abs(zoom.offset.dx) <= huge, abs(zoom.offset.dy) <= huge
+        // Products of these stay far from overflow and underflow; the per-axis
+        // checks below catch the rest (an infinite or vanishing term).
+        guard ow <= 0x1p40, oh <= 0x1p40, vw >= 0x1p-200, vw <= 0x1p200, vh >= 0x1p-200, vh <= 0x1p200
         else { return nil }
-
         let (dx, dy, dw, dh) = displayRectInDouble(ow: ow, oh: oh)
         let horizontal = fastAxis(
             lo: selection.x, size: selection.width, view: vw,
             displayOrigin: dx, displaySize: dw, offset: zoom.offset.dx, pixels: ow)
+        if horizontal.isUndecided { return nil }
         let vertical = fastAxis(
             lo: selection.y, size: selection.height, view: vh,
             displayOrigin: dy, displaySize: dh, offset: zoom.offset.dy, pixels: oh)
-        switch (horizontal, vertical) {
-        case (.undecided, _), (_, .undecided):
-            return nil
-        case (.empty, _), (_, .empty):
-            return .some(nil)
-        case (.pixels(let left, let right), .pixels(let top, let bottom)):
-            guard right > left, bottom > top else { return .some(nil) }
-            return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
-        }
+        if vertical.isUndecided { return nil }
+        guard horizontal.high > horizontal.low, vertical.high > vertical.low else { return .some(nil) }
+        return PixelRect(
+            x: horizontal.low, y: vertical.low, width: horizontal.high - horizontal.low,
+            height: vertical.high - vertical.low)
     }
 
     /// Step 3 in `Double`: the display rect before zoom.
@@ -190,12 +208,7 @@ extension CropRequest {
     }
 
     /// Steps 4–8 along one axis in `Double`.
-    ///
-    /// Every view-space quantity is computed in at most eight roundings from
-    /// terms bounded by `magnitude`, so its absolute error is below
-    /// 16·u·magnitude (u = 2⁻⁵³); a pixel edge's error is then below
-    /// 64·u·(magnitude·pixels/size + |edge| + 1). Decisions are accepted only
-    /// with twice that margin.
+    @inline(__always)
     private func fastAxis(
         lo: Double, size: Double, view: Double, displayOrigin: Double, displaySize: Double,
         offset: Double, pixels: Double
@@ -203,31 +216,106 @@ extension CropRequest {
         let z = zoom.scale
         let origin = displayOrigin * z - offset
         let extent = displaySize * z
+        // Summed as a tree: a serial chain of additions is slow.
         let magnitude =
-            abs(lo) + size + view + abs(origin) + extent + abs(offset)
-            + (view + abs(displayOrigin) + displaySize) * z
-        let u = 0x1p-53
-        let viewError = 64 * u * magnitude
-
-        let clipLo = max(lo, max(origin, 0))
-        let clipHi = min(lo + size, min(origin + extent, view))
-        let gap = clipHi - clipLo
-        if gap < -viewError { return .empty }
-        if gap <= viewError { return .undecided }
-
-        let perPoint = pixels / extent
-        let edgeError = 128 * u * (magnitude * perPoint + pixels + 1)
-        let left = (clipLo - origin) * perPoint + 1e-6
-        let right = (clipHi - origin) * perPoint - 1e-6
-        let leftFloor = left.rounded(.down)
-        let rightCeiling = right.rounded(.up)
-        guard left - leftFloor > edgeError, leftFloor + 1 - left > edgeError,
-            rightCeiling - right > edgeError, right - (rightCeiling - 1) > edgeError
-        else { return .undecided }
-        let low = Int(min(max(leftFloor, 0), pixels))
-        let high = Int(min(max(rightCeiling, 0), pixels))
-        return .pixels(low, high)
+            ((abs(lo) + size) + (view + abs(origin)))
+            + ((extent + abs(offset)) + ((view + abs(displayOrigin)) + displaySize) * z)
+        return decideAxis(
+            lo: lo, size: size, view: view, origin: origin, extent: extent, magnitude: magnitude,
+            pixels: pixels, perPoint: pixels / extent)
     }
+}
+
+/// Steps 5–8 along one axis in `Double`, given the zoomed display rect's
+/// `origin` and `extent` on that axis.
+///
+/// `perPoint` is `pixels / extent`, within two roundings of exact.
+/// `magnitude` must bound every term that `origin`, `extent` and the clipped
+/// edges are computed from, so that each of those view-space quantities,
+/// computed in at most eight roundings, is within 16·u·magnitude of its exact
+/// value (u = 2⁻⁵³); a pixel edge is then within
+/// 64·u·(magnitude·pixels/extent + pixels + 1) of its exact value. Decisions
+/// are accepted only with twice that margin; NaN or infinity anywhere fails a
+/// comparison and leaves the axis undecided.
+@inline(__always)
+private func decideAxis(
+    lo: Double, size: Double, view: Double, origin: Double, extent: Double, magnitude: Double,
+    pixels: Double, perPoint: Double
+) -> FastAxis {
+    guard extent >= 0x1p-900, magnitude <= 0x1p900 else { return .undecided }
+    let u = 0x1p-53
+    let viewError = 64 * u * magnitude
+
+    let clipLo = max(lo, max(origin, 0))
+    let clipHi = min(lo + size, min(origin + extent, view))
+    let gap = clipHi - clipLo
+    if gap < -viewError { return .empty }
+
+    let edgeError = 128 * u * (magnitude * perPoint + pixels + 1)
+    let left = (clipLo - origin) * perPoint + 1e-6
+    let right = (clipHi - origin) * perPoint - 1e-6
+    guard gap > viewError, abs(left) < 0x1p52, abs(right) < 0x1p52, edgeError < 0.25 else {
+        return .undecided
+    }
+    let leftFloor = floorOfSmall(left)
+    let rightCeiling = -floorOfSmall(-right)
+    // Each edge's fraction f must lie in (E, 1 − E): both factors positive,
+    // which for E < 1/2 is the same as their product being positive. One
+    // test for both edges keeps the branch count down.
+    let leftFraction = left - leftFloor
+    let rightFraction = rightCeiling - right
+    let leftMargin = (leftFraction - edgeError) * (1 - edgeError - leftFraction)
+    let rightMargin = (rightFraction - edgeError) * (1 - edgeError - rightFraction)
+    guard min(leftMargin, rightMargin) > 0 else { return .undecided }
+    let low = Int(min(max(leftFloor, 0), pixels))
+    let high = Int(min(max(rightCeiling, 0), pixels))
+    return FastAxis(low: low, high: high)
+}
+
+/// The article's case (aspectFit, no zoom, orientation 1) decided in `Double`
+/// on plain numbers, with no request built: `nil` when it cannot decide (any
+/// invalid input included; the general path then answers with its reason).
+///
+/// - Returns: The pixel rect as `(left, top, right, bottom)`, or `(0, 0, 0, 0)`
+///   when the selection certainly covers no pixel.
+@inline(__always)
+func aspectFitFastPath(
+    sw: Double, sh: Double, vw: Double, vh: Double, x: Double, y: Double, w: Double, h: Double
+) -> (Int, Int, Int, Int)? {
+    guard x.isFinite, y.isFinite, w > 0, w <= 0x1p200, h > 0, h <= 0x1p200,
+        sw >= 1, sw <= 0x1p40, sh >= 1, sh <= 0x1p40,
+        Double(Int(sw)) == sw, Double(Int(sh)) == sh,
+        vw >= 0x1p-200, vw <= 0x1p200, vh >= 0x1p-200, vh <= 0x1p200
+    else { return nil }
+    // Without zoom the display rect lies inside the view, so every clipped
+    // edge, origin and extent is at most the view's size, and each is a few
+    // roundings from exact: 4·view bounds their terms (see decideAxis).
+    // The display scale is one ratio for both axes: pixels per point, from the
+    // limiting side; the other side's extent derives from it.
+    let horizontal: FastAxis
+    let vertical: FastAxis
+    if vw * sh <= vh * sw {
+        let perPoint = sw / vw
+        let height = sh / perPoint
+        let top = (vh - height) / 2
+        horizontal = decideAxis(
+            lo: x, size: w, view: vw, origin: 0, extent: vw, magnitude: 4 * vw, pixels: sw, perPoint: perPoint)
+        vertical = decideAxis(
+            lo: y, size: h, view: vh, origin: top, extent: height, magnitude: 4 * vh, pixels: sh,
+            perPoint: perPoint)
+    } else {
+        let perPoint = sh / vh
+        let width = sw / perPoint
+        let left = (vw - width) / 2
+        horizontal = decideAxis(
+            lo: x, size: w, view: vw, origin: left, extent: width, magnitude: 4 * vw, pixels: sw,
+            perPoint: perPoint)
+        vertical = decideAxis(
+            lo: y, size: h, view: vh, origin: 0, extent: vh, magnitude: 4 * vh, pixels: sh, perPoint: perPoint)
+    }
+    if horizontal.isUndecided || vertical.isUndecided { return nil }
+    guard horizontal.high > horizontal.low, vertical.high > vertical.low else { return (0, 0, 0, 0) }
+    return (horizontal.low, vertical.low, horizontal.high, vertical.high)
 }
 
 // MARK: - The exact path

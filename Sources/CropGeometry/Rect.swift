@@ -24,7 +24,10 @@ public struct Rect<Space: CoordinateSpace>: Hashable, Sendable, CustomStringConv
     public var maxX: Double { x + width }
     public var maxY: Double { y + height }
 
-    public var description: String { "\(x),\(y),\(width),\(height)" }
+    /// `x,y,width,height`, whole numbers without a fraction.
+    public var description: String {
+        [x, y, width, height].map { $0.isFinite ? jsonNumberText($0) : "\($0)" }.joined(separator: ",")
+    }
 }
 
 extension Rect where Space: PixelSpace {

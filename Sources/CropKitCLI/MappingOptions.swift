@@ -16,10 +16,7 @@ struct MappingOptions {
         OptionSpec(name: "source", value: "WxH", help: "stored pixel size of the image, e.g. 4000x3000"),
         OptionSpec(name: "viewport", value: "WxH", help: "size of the image view, in points"),
         OptionSpec(name: "selection", value: "X,Y,W,H", help: "the selection, in the view's points"),
-        OptionSpec(
-            name: "mode", value: "MODE",
-            help: "content mode (default aspectFit): "
-                + ContentMode.allCases.map(\.rawValue).joined(separator: ", ")),
+        OptionSpec(name: "mode", value: "MODE", help: "content mode, as UIKit's (default aspectFit; listed below)"),
         OptionSpec(name: "image-scale", value: "S", help: "pixels per point of natural size (unscaled modes; default 1)"),
         OptionSpec(name: "zoom", value: "Z", help: "zoom scale (default 1)"),
         OptionSpec(name: "offset", value: "X,Y", help: "zoom content offset, in points (default 0,0)"),

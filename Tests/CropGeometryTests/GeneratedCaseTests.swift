@@ -1,4 +1,5 @@
 import CropGeometry
+import Foundation
 import Testing
 
 /// Properties over generated inputs, against the exact reference in
@@ -68,5 +69,36 @@ import Testing
             let got = exact.map { [$0.rect.x, $0.rect.y, $0.rect.maxX, $0.rect.maxY] }
             #expect(got == expected.map { [$0.0, $0.1, $0.2, $0.3] }, "\(c)")
         }
+    }
+}
+
+/// `cropPixels` has its own fast path for the article's case; it must agree
+/// with the reference as `CropRequest.map()` does.
+@Suite struct CropPixelsAgreementTests {
+    @Test func cropPixelsAgreesWithTheReference() throws {
+        var generator = SeededGenerator(seed: 0xA871C1E)
+        var checked = 0
+        for _ in 0..<100_000 {
+            var c = MappingCase.random(using: &generator)
+            (c.mode, c.z, c.ox, c.oy, c.orientation) = (.aspectFit, 1, 0, 0, .up)
+            let expected: (Int, Int, Int, Int)?
+            do { expected = try referenceMapping(c) } catch { continue }
+            checked += 1
+            let rect = cropPixels(
+                source: CGSize(width: c.sw, height: c.sh), viewport: CGSize(width: c.vw, height: c.vh),
+                selection: CGRect(x: c.x, y: c.y, width: c.w, height: c.h))
+            let want = expected.map { CGRect(x: $0.0, y: $0.1, width: $0.2 - $0.0, height: $0.3 - $0.1) }
+            #expect(rect == want, "\(c)")
+        }
+        #expect(checked > 99_000)
+    }
+
+    @Test func cropPixelsRejectsInvalidInput() {
+        let source = CGSize(width: 4000, height: 3000)
+        let viewport = CGSize(width: 300, height: 300)
+        #expect(cropPixels(source: source, viewport: viewport, selection: CGRect(x: 10, y: 10, width: -5, height: 5)) == nil)
+        #expect(cropPixels(source: CGSize(width: 4000.5, height: 3000), viewport: viewport, selection: CGRect(x: 0, y: 0, width: 300, height: 300)) == nil)
+        #expect(cropPixels(source: source, viewport: viewport, selection: CGRect(x: Double.nan, y: 0, width: 300, height: 300)) == nil)
+        #expect(cropPixels(source: source, viewport: CGSize(width: 0, height: 300), selection: CGRect(x: 0, y: 0, width: 300, height: 300)) == nil)
     }
 }

@@ -70,7 +70,7 @@ struct DemoCommand: Subcommand {
             console.out.write("\n")
         }
         // An edge exactly on a pixel boundary that Double cannot represent:
-        // 3 px of a 10-px-wide image shown 0.3 pt per pixel... see the tests.
+        // at 0.075 pt per pixel, 0.15 pt and 150.15 pt are pixels 2 and 2002.
         let tricky = Self.doubleTrap
         let article = articleCropPixels(source: tricky.source, viewport: tricky.viewport, selection: tricky.selection)
         let exact = cropPixels(source: tricky.source, viewport: tricky.viewport, selection: tricky.selection)
@@ -81,8 +81,8 @@ struct DemoCommand: Subcommand {
               the article's Double code: \(article.map(describe) ?? "no pixels")
               CropKit (exact):           \(exact.map(describe) ?? "no pixels")
 
-            The categories agree with the article's code\(allAsExpected ? "" : " except where noted");
-            the last case shows the pixel that Double arithmetic adds.
+            \(allAsExpected ? "On the six categories the article's code happens to agree;" : "The article's code differs on some categories above;")
+            the last case shows the column that plain Double arithmetic adds.
             Next: 'cropkit map --help', 'cropkit replay --help'.
 
             """)
@@ -91,7 +91,7 @@ struct DemoCommand: Subcommand {
 
     static let doubleTrap = (
         source: CGSize(width: 4000, height: 3000), viewport: CGSize(width: 300, height: 300),
-        selection: CGRect(x: 0.3, y: 37.5, width: 0.6, height: 10)
+        selection: CGRect(x: 0.15, y: 75, width: 150, height: 150)
     )
 }
 

@@ -12,6 +12,9 @@ struct MapCommand: Subcommand {
         image, convert to pixels, snap edges within 1e-6 px of an integer, round
         outward. Prints the rect in the image as seen and in the stored grid.
         A rejected input prints the rule it breaks and exits 1.
+
+        Modes: aspectFit, aspectFill, scaleToFill, center, top, bottom, left, right,
+        topLeft, topRight, bottomLeft, bottomRight.
         """
     static let options = MappingOptions.specs + [
         OptionSpec(name: "json", value: nil, help: "print one JSON object (a replayable record plus result)")

@@ -1,0 +1,112 @@
+import CropGeometry
+import Testing
+
+@Suite struct MapCommandTests {
+    static let scenario = ["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "75,75,150,150"]
+
+    @Test func humanOutputOfTheArticleScenario() {
+        let run = cropkit(Self.scenario)
+        #expect(run.status == 0)
+        #expect(
+            run.out == """
+                pixels  1000,500,2000,2000   (x,y,width,height in the image as seen, 4000x3000)
+                stored  1000,500,2000,2000   (in the file's pixel grid, 4000x3000, orientation 1)
+                display 0,37.5,300,225   (image drawn in the 300x300 view, aspectFit)
+
+                """)
+        #expect(run.err.isEmpty)
+    }
+
+    @Test func jsonOutputIsAReplayableRecord() throws {
+        let run = cropkit(Self.scenario + ["--json", "--orientation", "6", "--mode", "aspectFill", "--zoom", "2", "--offset", "10,-5"])
+        #expect(run.status == 0)
+        let record = try CropRecord(jsonLine: run.out.trimmingCharacters(in: .newlines))
+        let json = try JSONValue(parsing: run.out)
+        let replayed = try record.replay().get()
+        #expect(json["result"] == replayed.json)
+        #expect(record.request.zoom == Zoom(scale: 2, offset: Vector(dx: 10, dy: -5)))
+        #expect(json["result"]?["stored"] != nil)
+    }
+
+    @Test func aspectFlagSnapsToTheRatio() throws {
+        let run = cropkit(
+            ["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "75.01,75.02,38.5,38.4", "--aspect", "1:1", "--json"])
+        let result = try #require(try JSONValue(parsing: run.out)["result"])
+        #expect(result["width"] == .number(514) && result["height"] == .number(514))
+        let source = cropkit(["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "0,0,300,300", "--aspect", "source", "--json"])
+        #expect(try JSONValue(parsing: source.out)["result"]?["width"] == .number(4000))
+    }
+
+    @Test func rejectionPrintsTheReasonAndExitsOne() {
+        let run = cropkit(["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "0,0,300,30"])
+        #expect(run.status == 1)
+        #expect(run.out.hasPrefix("rejected (noImagePixels): the selection covers no image pixel"))
+        let nan = cropkit(["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "nan,0,300,30", "--json"])
+        #expect(nan.status == 1)
+        #expect(nan.out.contains("\"result\":null,\"reason\":{\"code\":\"nonFinite\""))
+        let negative = cropkit(["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "10,10,-5,5"])
+        #expect(negative.status == 1)
+        #expect(negative.out.contains("selectionSizeNotPositive"))
+    }
+
+    @Test(arguments: [
+        (["map", "--viewport", "300x300", "--selection", "0,0,1,1"], "error: missing --source WxH"),
+        (["map", "--source", "4000", "--viewport", "300x300", "--selection", "0,0,1,1"], "error: --source must be WxH, not '4000'"),
+        (["map", "--source", "4x3", "--viewport", "3x3", "--selection", "0,0,1,1", "--mode", "fit"], "error: unknown --mode 'fit'"),
+        (["map", "--source", "4x3", "--viewport", "3x3", "--selection", "0,0,1,1", "--orientation", "9"], "error: --orientation must be a whole number from 1 to 8, not '9'"),
+        (["map", "--source", "4x3", "--viewport", "3x3", "--selection", "0,0,1,1", "--aspect", "1:0"], "error: --aspect must be P:Q"),
+        (["map", "--source", "4x3", "--source", "4x3"], "error: option '--source' given more than once"),
+        (["map", "--bogus"], "error: unknown option '--bogus'"),
+        (["frobnicate"], "error: unknown subcommand 'frobnicate'"),
+    ])
+    func usageErrorsExit64(arguments: [String], message: String) {
+        let run = cropkit(arguments)
+        #expect(run.status == 64)
+        #expect(run.err.hasPrefix(message), "\(run.err)")
+        #expect(run.out.isEmpty)
+    }
+
+    /// Help text is part of the interface: tested byte for byte.
+    @Test func mapHelpIsExact() {
+        let run = cropkit("map", "--help")
+        #expect(run.status == 0)
+        #expect(
+            run.out == """
+                Usage: cropkit map --source WxH --viewport WxH --selection X,Y,W,H [options]
+
+                Maps a selection made in an image view (points) to the rectangle of source
+                pixels it covers, exactly (DESIGN.md's contract): intersect with the visible
+                image, convert to pixels, snap edges within 1e-6 px of an integer, round
+                outward. Prints the rect in the image as seen and in the stored grid.
+                A rejected input prints the rule it breaks and exits 1.
+
+                Modes: aspectFit, aspectFill, scaleToFill, center, top, bottom, left, right,
+                topLeft, topRight, bottomLeft, bottomRight.
+
+                Options:
+                  --source WxH         stored pixel size of the image, e.g. 4000x3000
+                  --viewport WxH       size of the image view, in points
+                  --selection X,Y,W,H  the selection, in the view's points
+                  --mode MODE          content mode, as UIKit's (default aspectFit; listed below)
+                  --image-scale S      pixels per point of natural size (unscaled modes; default 1)
+                  --zoom Z             zoom scale (default 1)
+                  --offset X,Y         zoom content offset, in points (default 0,0)
+                  --orientation N      EXIF orientation 1-8 (default 1)
+                  --aspect P:Q         snap to exactly this ratio, e.g. 1:1, 4:5, 16:9, or 'source'
+                  --json               print one JSON object (a replayable record plus result)
+                  --help               show this help
+
+                """)
+    }
+
+    @Test func topLevelHelpListsEverySubcommand() {
+        let run = cropkit("--help")
+        #expect(run.status == 0)
+        for name in ["map", "replay", "demo"] {
+            #expect(run.out.contains("\n  \(name) "))
+        }
+        let bare = cropkit([])
+        #expect(bare.status == 64)
+        #expect(bare.err == run.out)
+    }
+}

@@ -1,0 +1,88 @@
+import CropGeometry
+import Foundation
+import Testing
+
+@Suite struct ReplayCommandTests {
+    static let passing = """
+        {"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150},"mode":"aspectFit","expected":{"x":1000,"y":500,"width":2000,"height":2000}}
+        """
+    static let failing = """
+        {"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":0.15,"y":75,"width":150,"height":150},"expected":{"x":2,"y":500,"width":2001,"height":2000}}
+        """
+    static let rejected = """
+        {"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":0,"y":0,"width":300,"height":37.5},"expected":null}
+        """
+
+    @Test func oneOutputLinePerRecordAndASummary() throws {
+        let input = [Self.passing, "", Self.failing, "not json", Self.rejected].joined(separator: "\n") + "\n"
+        let run = cropkit(["replay", "-"], input: input)
+        #expect(run.status == 1)
+        let lines = run.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        let first = try JSONValue(parsing: lines[0])
+        #expect(first["check"] == .string("passed"))
+        #expect(first["result"]?["width"] == .number(2000))
+        let second = try JSONValue(parsing: lines[1])
+        #expect(second["check"] == .string("failed"))
+        #expect(second["result"]?["width"] == .number(2000))
+        let third = try JSONValue(parsing: lines[2])
+        #expect(third["line"] == .number(4))
+        let fourth = try JSONValue(parsing: lines[3])
+        #expect(fourth["result"] == .null)
+        #expect(fourth["reason"]?["code"] == .string("noImagePixels"))
+        #expect(run.err.contains("line 3: failed: width: expected 2001, got 2000\n"))
+        #expect(run.err.contains("line 4: not a valid record: not valid JSON"))
+        #expect(run.err.hasSuffix("2 passed, 2 failed\n"))
+    }
+
+    @Test func allPassingExitsZero() {
+        let run = cropkit(["replay", "-"], input: Self.passing + "\n" + Self.rejected)
+        #expect(run.status == 0)
+        #expect(run.err == "2 passed, 0 failed\n")
+    }
+
+    @Test func recordsWithoutExpectedAreReplayedNotChecked() throws {
+        let line = Self.passing.replacingOccurrences(
+            of: ",\"expected\":{\"x\":1000,\"y\":500,\"width\":2000,\"height\":2000}", with: "")
+        let run = cropkit(["replay", "-"], input: line)
+        #expect(run.status == 0)
+        #expect(try JSONValue(parsing: run.out)["check"] == nil)
+        #expect(run.err == "1 record(s) had no \"expected\": replayed, not checked\n1 passed, 0 failed\n")
+    }
+
+    @Test func readsAFileAndReportsAMissingOne() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("records.jsonl")
+        try (Self.passing + "\r\n" + Self.passing).write(to: file, atomically: true, encoding: .utf8)
+        let run = cropkit(["replay", file.path])
+        #expect(run.status == 0)
+        #expect(run.err == "2 passed, 0 failed\n")
+        let missing = cropkit(["replay", folder.appendingPathComponent("nope.jsonl").path])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("No such file"))
+        let directory = cropkit(["replay", folder.path])
+        #expect(directory.status == 2)
+        #expect(cropkit(["replay"]).status == 64)
+    }
+
+    /// Every generated record round-trips: what `map --json` prints replays to
+    /// the same result when given back as `expected`.
+    @Test func mapOutputReplaysAsExpected() throws {
+        var lines: [String] = []
+        for (x, mode, orientation) in [(10.5, "aspectFit", "1"), (100, "aspectFill", "6"), (33.3, "center", "7")] {
+            let run = cropkit(
+                ["map", "--source", "1234x987", "--viewport", "320x480", "--selection", "\(x),50,120,90", "--mode", mode, "--orientation", orientation, "--json"])
+            var json = try JSONValue(parsing: run.out)
+            guard case .object(var members) = json else { continue }
+            let result = json["result"]!
+            members.removeAll { $0.key == "result" }
+            members.append(.init("expected", result))
+            json = .object(members)
+            lines.append(json.text)
+        }
+        let run = cropkit(["replay", "-"], input: lines.joined(separator: "\n"))
+        #expect(run.status == 0)
+        #expect(run.err == "3 passed, 0 failed\n")
+    }
+}
