@@ -25,13 +25,55 @@ struct Input {
 }
 
 let arguments = CommandLine.arguments
+
+// `--records N`: print N replayable records (JSON Lines) and stop, for timing
+// `cropkit replay`.
+if arguments.count > 2, arguments[1] == "--records", let count = Int(arguments[2]) {
+    var g = Generator(state: 7)
+    let modes = ContentMode.allCases
+    var out = ""
+    for _ in 0..<count {
+        let vw = Double(100 + g.next() % 900)
+        let vh = Double(100 + g.next() % 900)
+        let request = CropRequest(
+            sourceSize: Size(
+                width: Double(1 + g.next() % 8000), height: Double(1 + g.next() % 8000)),
+            viewport: Size(width: vw, height: vh),
+            selection: Rect(
+                x: (g.uniform(-20...vw) * 100).rounded() / 100,
+                y: (g.uniform(-20...vh) * 100).rounded() / 100,
+                width: (g.uniform(0.5...vw) * 100).rounded() / 100,
+                height: (g.uniform(0.5...vh) * 100).rounded() / 100),
+            mode: modes[Int(g.next() % UInt64(modes.count))],
+            zoom: g.next() % 3 == 0
+                ? Zoom(scale: 2.5, offset: Vector(dx: 40, dy: -12.5)) : .identity,
+            orientation: EXIFOrientation(rawValue: Int(1 + g.next() % 8))!)
+        let expected: CropRecord.Expectation? = (try? request.map()).map {
+            .rect(
+                x: Double($0.rect.x), y: Double($0.rect.y), width: Double($0.rect.width),
+                height: Double($0.rect.height), stored: nil)
+        }
+        out +=
+            JSONValue.object(CropRecord(request: request, expected: expected ?? .rejected).members)
+            .text + "\n"
+        if out.utf8.count > 1 << 20 {
+            print(out, terminator: "")
+            out = ""
+        }
+    }
+    print(out, terminator: "")
+    exit(0)
+}
+
 let caseCount = arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000
 let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 7 : 7
 
 // Phone photos in phone-sized views; selections anywhere, with two decimals
 // as a gesture recogniser reports them, a quarter of them touching the padding.
 var generator = Generator(state: 2026)
-let photoSizes: [(Double, Double)] = [(4032, 3024), (3024, 4032), (4000, 3000), (1920, 1080), (1080, 1920), (6000, 4000)]
+let photoSizes: [(Double, Double)] = [
+    (4032, 3024), (3024, 4032), (4000, 3000), (1920, 1080), (1080, 1920), (6000, 4000),
+]
 let views: [(Double, Double)] = [(390, 844), (844, 390), (300, 300), (428, 926), (768, 1024)]
 var inputs: [Input] = []
 inputs.reserveCapacity(caseCount)
@@ -42,14 +84,19 @@ for _ in 0..<caseCount {
     let y = (generator.uniform(-20...vh) * 100).rounded() / 100
     let w = (generator.uniform(1...vw) * 100).rounded() / 100
     let h = (generator.uniform(1...vh) * 100).rounded() / 100
-    inputs.append(Input(source: CGSize(width: sw, height: sh), viewport: CGSize(width: vw, height: vh), selection: CGRect(x: x, y: y, width: w, height: h)))
+    inputs.append(
+        Input(
+            source: CGSize(width: sw, height: sh), viewport: CGSize(width: vw, height: vh),
+            selection: CGRect(x: x, y: y, width: w, height: h)))
 }
 
 @inline(never)
 func runArticle(_ inputs: [Input]) -> Double {
     var checksum = 0.0
     for input in inputs {
-        if let r = articleCropPixels(source: input.source, viewport: input.viewport, selection: input.selection) {
+        if let r = articleCropPixels(
+            source: input.source, viewport: input.viewport, selection: input.selection)
+        {
             checksum += r.origin.x + r.size.width
         }
     }
@@ -60,7 +107,9 @@ func runArticle(_ inputs: [Input]) -> Double {
 func runCropKit(_ inputs: [Input]) -> Double {
     var checksum = 0.0
     for input in inputs {
-        if let r = cropPixels(source: input.source, viewport: input.viewport, selection: input.selection) {
+        if let r = cropPixels(
+            source: input.source, viewport: input.viewport, selection: input.selection)
+        {
             checksum += r.origin.x + r.size.width
         }
     }
@@ -97,8 +146,13 @@ let article = median(articleTimes)
 let cropKit = median(cropKitTimes)
 print("| mapping | ns per call (median of \(rounds) rounds over \(caseCount) inputs) |")
 print("| --- | --- |")
-print(String(format: "| article's cropPixels (plain Double) | %.1f |", article / Double(caseCount) * 1e9))
+print(
+    String(
+        format: "| article's cropPixels (plain Double) | %.1f |", article / Double(caseCount) * 1e9)
+)
 print(String(format: "| CropKit cropPixels (exact) | %.1f |", cropKit / Double(caseCount) * 1e9))
 print(String(format: "\nratio CropKit / article: %.2f", cropKit / article))
-print("answers that differ (first 200,000 inputs): \(disagreements) (\(String(format: "%.2f", Double(disagreements) / 2000))%)")
+print(
+    "answers that differ (first 200,000 inputs): \(disagreements) (\(String(format: "%.2f", Double(disagreements) / 2000))%)"
+)
 print("checksums: \(checksums.0) \(checksums.1)")

@@ -64,7 +64,8 @@ extension PixelRect {
             ].map(clamp))
         func distance(_ k: Int) -> Int { abs(k * p - width) + abs(k * q - height) }
         var best = largest
-        for k in candidates where distance(k) < distance(best) || (distance(k) == distance(best) && k > best) {
+        for k in candidates
+        where distance(k) < distance(best) || (distance(k) == distance(best) && k > best) {
             best = k
         }
         let (newWidth, newHeight) = (best * p, best * q)
@@ -73,7 +74,8 @@ extension PixelRect {
             return min(max(centred, 0), limit - size)
         }
         return PixelRect(
-            x: placed(x, maxX, newWidth, bounds.width), y: placed(y, maxY, newHeight, bounds.height),
+            x: placed(x, maxX, newWidth, bounds.width),
+            y: placed(y, maxY, newHeight, bounds.height),
             width: newWidth, height: newHeight)
     }
 }

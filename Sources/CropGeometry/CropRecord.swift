@@ -98,7 +98,9 @@ extension CropRecord {
             .init("selection", rectJSON(request.selection)),
             .init("mode", .string(request.mode.rawValue)),
         ]
-        if request.imageScale != 1 { members.append(.init("imageScale", .number(request.imageScale))) }
+        if request.imageScale != 1 {
+            members.append(.init("imageScale", .number(request.imageScale)))
+        }
         if request.zoom != .identity {
             members.append(
                 .init(
@@ -138,25 +140,36 @@ extension CropRecord {
         let selection = try rect(value["selection"], "selection")
         var mode = ContentMode.aspectFit
         if let modeValue = value["mode"] {
-            guard case .string(let name) = modeValue, let parsed = ContentMode(rawValue: name) else {
+            guard case .string(let name) = modeValue, let parsed = ContentMode(rawValue: name)
+            else {
                 let names = ContentMode.allCases.map(\.rawValue).joined(separator: ", ")
                 throw CropRecordError(description: "mode must be one of \(names)")
             }
             mode = parsed
         }
-        let imageScale = try value["imageScale"].map { v throws(CropRecordError) in try number(v, "imageScale") } ?? 1
+        let imageScale =
+            try value["imageScale"].map { v throws(CropRecordError) in try number(v, "imageScale") }
+            ?? 1
         var zoom = Zoom.identity
         if let zoomValue = value["zoom"] {
             guard case .object = zoomValue else {
-                throw CropRecordError(description: "zoom must be an object {\"scale\":z,\"offset\":{\"x\":ox,\"y\":oy}}")
+                throw CropRecordError(
+                    description:
+                        "zoom must be an object {\"scale\":z,\"offset\":{\"x\":ox,\"y\":oy}}")
             }
-            zoom.scale = try zoomValue["scale"].map { v throws(CropRecordError) in try number(v, "zoom.scale") } ?? 1
+            zoom.scale =
+                try zoomValue["scale"].map { v throws(CropRecordError) in
+                    try number(v, "zoom.scale")
+                } ?? 1
             if let offset = zoomValue["offset"] {
                 zoom.offset = Vector(
-                    dx: try number(offset["x"], "zoom.offset.x"), dy: try number(offset["y"], "zoom.offset.y"))
+                    dx: try number(offset["x"], "zoom.offset.x"),
+                    dy: try number(offset["y"], "zoom.offset.y"))
             }
         }
-        let orientation = try value["orientation"].map { v throws(CropRecordError) in try number(v, "orientation") } ?? 1
+        let orientation =
+            try value["orientation"].map { v throws(CropRecordError) in try number(v, "orientation")
+            } ?? 1
         var expected: Expectation?
         if let expectedValue = value["expected"] {
             expected = try expectation(expectedValue)
@@ -164,7 +177,8 @@ extension CropRecord {
         self.request = CropRequest(
             sourceSize: Size(width: source.0, height: source.1),
             viewport: Size(width: viewport.0, height: viewport.1),
-            selection: Rect(x: selection.0, y: selection.1, width: selection.2, height: selection.3),
+            selection: Rect(
+                x: selection.0, y: selection.1, width: selection.2, height: selection.3),
             mode: mode, imageScale: imageScale, zoom: zoom,
             orientation: EXIFOrientation(exactly: orientation) ?? .up)
         self.orientationValue = orientation
@@ -176,7 +190,9 @@ extension CropRecord {
     /// rejected; with `stored` when the orientation is not 1) and `reason`.
     /// A `result` the app wrote is kept, renamed `recordedResult`; an earlier
     /// `reason` is replaced.
-    public func jsonLine(replaying outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = [])
+    public func jsonLine(
+        replaying outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = []
+    )
         -> String
     {
         var out: [JSONValue.Member] = []
@@ -191,7 +207,10 @@ extension CropRecord {
             out.append(
                 .init(
                     "reason",
-                    .object([.init("code", .string(rejection.code)), .init("message", .string(rejection.description))])))
+                    .object([
+                        .init("code", .string(rejection.code)),
+                        .init("message", .string(rejection.description)),
+                    ])))
         }
         return JSONValue.object(out + extra).text
     }
@@ -203,7 +222,10 @@ extension CropResult {
     public var json: JSONValue {
         var members = pixelRectMembers(rect.x, rect.y, rect.width, rect.height)
         if orientation != .up {
-            members.append(.init("stored", .object(pixelRectMembers(stored.x, stored.y, stored.width, stored.height))))
+            members.append(
+                .init(
+                    "stored",
+                    .object(pixelRectMembers(stored.x, stored.y, stored.width, stored.height))))
         }
         return .object(members)
     }
@@ -215,13 +237,18 @@ extension CropRecord.Expectation {
         case .rejected: return .null
         case .rect(let x, let y, let w, let h, let stored):
             var members: [JSONValue.Member] = [
-                .init("x", .number(x)), .init("y", .number(y)), .init("width", .number(w)), .init("height", .number(h)),
+                .init("x", .number(x)), .init("y", .number(y)), .init("width", .number(w)),
+                .init("height", .number(h)),
             ]
             if let stored {
-                members.append(.init("stored", .object([
-                    .init("x", .number(stored.x)), .init("y", .number(stored.y)),
-                    .init("width", .number(stored.width)), .init("height", .number(stored.height)),
-                ])))
+                members.append(
+                    .init(
+                        "stored",
+                        .object([
+                            .init("x", .number(stored.x)), .init("y", .number(stored.y)),
+                            .init("width", .number(stored.width)),
+                            .init("height", .number(stored.height)),
+                        ])))
             }
             return .object(members)
         }
@@ -229,7 +256,10 @@ extension CropRecord.Expectation {
 }
 
 private func pixelRectMembers(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> [JSONValue.Member] {
-    [.init("x", .number(x)), .init("y", .number(y)), .init("width", .number(w)), .init("height", .number(h))]
+    [
+        .init("x", .number(x)), .init("y", .number(y)), .init("width", .number(w)),
+        .init("height", .number(h)),
+    ]
 }
 
 private func sizeJSON(_ w: Double, _ h: Double) -> JSONValue {
@@ -251,24 +281,34 @@ private func number(_ value: JSONValue?, _ field: String) throws(CropRecordError
     case .string("inf")?: return .infinity
     case .string("-inf")?: return -.infinity
     case nil: throw CropRecordError(description: "\(field) is missing")
-    default: throw CropRecordError(description: "\(field) must be a number (or \"nan\", \"inf\", \"-inf\")")
+    default:
+        throw CropRecordError(
+            description: "\(field) must be a number (or \"nan\", \"inf\", \"-inf\")")
     }
 }
 
-private func size(_ value: JSONValue?, _ field: String) throws(CropRecordError) -> (Double, Double) {
+private func size(_ value: JSONValue?, _ field: String) throws(CropRecordError) -> (Double, Double)
+{
     guard case .object? = value else {
         throw CropRecordError(description: "\(field) must be an object {\"width\":w,\"height\":h}")
     }
-    return (try number(value?["width"], "\(field).width"), try number(value?["height"], "\(field).height"))
+    return (
+        try number(value?["width"], "\(field).width"),
+        try number(value?["height"], "\(field).height")
+    )
 }
 
-private func rect(_ value: JSONValue?, _ field: String) throws(CropRecordError) -> (Double, Double, Double, Double) {
+private func rect(_ value: JSONValue?, _ field: String) throws(CropRecordError) -> (
+    Double, Double, Double, Double
+) {
     guard case .object? = value else {
-        throw CropRecordError(description: "\(field) must be an object {\"x\",\"y\",\"width\",\"height\"}")
+        throw CropRecordError(
+            description: "\(field) must be an object {\"x\",\"y\",\"width\",\"height\"}")
     }
     return (
         try number(value?["x"], "\(field).x"), try number(value?["y"], "\(field).y"),
-        try number(value?["width"], "\(field).width"), try number(value?["height"], "\(field).height")
+        try number(value?["width"], "\(field).width"),
+        try number(value?["height"], "\(field).height")
     )
 }
 

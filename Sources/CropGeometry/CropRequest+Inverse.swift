@@ -13,7 +13,8 @@ extension CropRequest {
     /// - Parameter rect: Pixels in the oriented (image) grid.
     /// - Returns: The rect in view points.
     /// - Throws: ``CropRejection`` when the layout itself is invalid.
-    public func viewRect(for rect: PixelRect<ImagePixels>) throws(CropRejection) -> Rect<ViewPoints> {
+    public func viewRect(for rect: PixelRect<ImagePixels>) throws(CropRejection) -> Rect<ViewPoints>
+    {
         let source = try validatedLayout()
         let oriented = orientation.orientedSize(source)
         let ow = Double(oriented.width)
@@ -55,8 +56,10 @@ extension CropRequest {
     public func displayRect() throws(CropRejection) -> Rect<ViewPoints> {
         let source = try validatedLayout()
         let oriented = orientation.orientedSize(source)
-        let (dx, dy, dw, dh) = displayRectInDouble(ow: Double(oriented.width), oh: Double(oriented.height))
+        let (dx, dy, dw, dh) = displayRectInDouble(
+            ow: Double(oriented.width), oh: Double(oriented.height))
         let z = zoom.scale
-        return Rect(x: dx * z - zoom.offset.dx, y: dy * z - zoom.offset.dy, width: dw * z, height: dh * z)
+        return Rect(
+            x: dx * z - zoom.offset.dx, y: dy * z - zoom.offset.dy, width: dw * z, height: dh * z)
     }
 }

@@ -73,7 +73,8 @@ extension CropRequest {
         try validated(checkingSelection: false)
     }
 
-    private func validated(checkingSelection: Bool) throws(CropRejection) -> PixelSize<StoredPixels> {
+    private func validated(checkingSelection: Bool) throws(CropRejection) -> PixelSize<StoredPixels>
+    {
         // Independent tests, not one long sum: a chain of dependent
         // additions costs more time than the whole mapping.
         let layoutIsFinite =
@@ -154,7 +155,8 @@ extension CropRequest {
         let (vw, vh) = (viewport.width, viewport.height)
         // Products of these stay far from overflow and underflow; the per-axis
         // checks below catch the rest (an infinite or vanishing term).
-        guard ow <= 0x1p40, oh <= 0x1p40, vw >= 0x1p-200, vw <= 0x1p200, vh >= 0x1p-200, vh <= 0x1p200
+        guard ow <= 0x1p40, oh <= 0x1p40, vw >= 0x1p-200, vw <= 0x1p200, vh >= 0x1p-200,
+            vh <= 0x1p200
         else { return nil }
         let (dx, dy, dw, dh) = displayRectInDouble(ow: ow, oh: oh)
         let horizontal = fastAxis(
@@ -165,7 +167,9 @@ extension CropRequest {
             lo: selection.y, size: selection.height, view: vh,
             displayOrigin: dy, displaySize: dh, offset: zoom.offset.dy, pixels: oh)
         if vertical.isUndecided { return nil }
-        guard horizontal.high > horizontal.low, vertical.high > vertical.low else { return .some(nil) }
+        guard horizontal.high > horizontal.low, vertical.high > vertical.low else {
+            return .some(nil)
+        }
         return PixelRect(
             x: horizontal.low, y: vertical.low, width: horizontal.high - horizontal.low,
             height: vertical.high - vertical.low)
@@ -191,7 +195,8 @@ extension CropRequest {
         default:
             let (nw, nh) = (ow / imageScale, oh / imageScale)
             return (
-                placed(nw, in: vw, mode.horizontalPlacement), placed(nh, in: vh, mode.verticalPlacement),
+                placed(nw, in: vw, mode.horizontalPlacement),
+                placed(nh, in: vh, mode.verticalPlacement),
                 nw, nh
             )
         }
@@ -299,7 +304,8 @@ func aspectFitFastPath(
         let height = sh / perPoint
         let top = (vh - height) / 2
         horizontal = decideAxis(
-            lo: x, size: w, view: vw, origin: 0, extent: vw, magnitude: 4 * vw, pixels: sw, perPoint: perPoint)
+            lo: x, size: w, view: vw, origin: 0, extent: vw, magnitude: 4 * vw, pixels: sw,
+            perPoint: perPoint)
         vertical = decideAxis(
             lo: y, size: h, view: vh, origin: top, extent: height, magnitude: 4 * vh, pixels: sh,
             perPoint: perPoint)
@@ -311,10 +317,13 @@ func aspectFitFastPath(
             lo: x, size: w, view: vw, origin: left, extent: width, magnitude: 4 * vw, pixels: sw,
             perPoint: perPoint)
         vertical = decideAxis(
-            lo: y, size: h, view: vh, origin: 0, extent: vh, magnitude: 4 * vh, pixels: sh, perPoint: perPoint)
+            lo: y, size: h, view: vh, origin: 0, extent: vh, magnitude: 4 * vh, pixels: sh,
+            perPoint: perPoint)
     }
     if horizontal.isUndecided || vertical.isUndecided { return nil }
-    guard horizontal.high > horizontal.low, vertical.high > vertical.low else { return (0, 0, 0, 0) }
+    guard horizontal.high > horizontal.low, vertical.high > vertical.low else {
+        return (0, 0, 0, 0)
+    }
     return (horizontal.low, vertical.low, horizontal.high, vertical.high)
 }
 

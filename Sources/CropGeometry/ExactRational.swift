@@ -21,7 +21,11 @@ package struct ExactInteger: Sendable {
     }
 
     package init(negative: Bool, magnitude: UInt) {
-        self.init(negative: negative, limbs: [UInt32(truncatingIfNeeded: magnitude), UInt32(truncatingIfNeeded: magnitude >> 32)])
+        self.init(
+            negative: negative,
+            limbs: [
+                UInt32(truncatingIfNeeded: magnitude), UInt32(truncatingIfNeeded: magnitude >> 32),
+            ])
     }
 
     package var isZero: Bool { limbs.isEmpty }
@@ -56,8 +60,12 @@ package struct ExactInteger: Sendable {
         }
         switch compareMagnitudes(lhs.limbs, rhs.limbs) {
         case 0: return .zero
-        case 1: return ExactInteger(negative: lhs.negative, limbs: subtractMagnitudes(lhs.limbs, rhs.limbs))
-        default: return ExactInteger(negative: rhs.negative, limbs: subtractMagnitudes(rhs.limbs, lhs.limbs))
+        case 1:
+            return ExactInteger(
+                negative: lhs.negative, limbs: subtractMagnitudes(lhs.limbs, rhs.limbs))
+        default:
+            return ExactInteger(
+                negative: rhs.negative, limbs: subtractMagnitudes(rhs.limbs, lhs.limbs))
         }
     }
 
@@ -173,16 +181,19 @@ package struct ExactRational: Sendable {
             self.init(0)
             return
         }
-        let significand = UInt(value.significandBitPattern)
+        let significand =
+            UInt(value.significandBitPattern)
             | (value.isNormal ? UInt(1) << UInt(Double.significandBitCount) : 0)
         let exponent =
             (value.isNormal ? Int(value.exponentBitPattern) : 1) - 1023
             - Double.significandBitCount
         let mantissa = ExactInteger(negative: value < 0, magnitude: significand)
         if exponent >= 0 {
-            self.init(numerator: mantissa.shiftedLeft(exponent), denominator: ExactInteger(1 as Int))
+            self.init(
+                numerator: mantissa.shiftedLeft(exponent), denominator: ExactInteger(1 as Int))
         } else {
-            self.init(numerator: mantissa, denominator: ExactInteger(1 as Int).shiftedLeft(-exponent))
+            self.init(
+                numerator: mantissa, denominator: ExactInteger(1 as Int).shiftedLeft(-exponent))
         }
     }
 
@@ -232,7 +243,10 @@ package struct ExactRational: Sendable {
 
     /// `⌈self⌉`, or `nil` when it does not fit in ±2⁶².
     package func ceiling() -> Int? {
-        guard let negatedFloor = ExactRational(numerator: -numerator, denominator: denominator).floor() else {
+        guard
+            let negatedFloor = ExactRational(numerator: -numerator, denominator: denominator)
+                .floor()
+        else {
             return nil
         }
         return -negatedFloor

@@ -26,7 +26,8 @@ public struct Rect<Space: CoordinateSpace>: Hashable, Sendable, CustomStringConv
 
     /// `x,y,width,height`, whole numbers without a fraction.
     public var description: String {
-        [x, y, width, height].map { $0.isFinite ? jsonNumberText($0) : "\($0)" }.joined(separator: ",")
+        [x, y, width, height].map { $0.isFinite ? jsonNumberText($0) : "\($0)" }.joined(
+            separator: ",")
     }
 }
 

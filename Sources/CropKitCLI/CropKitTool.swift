@@ -7,7 +7,8 @@ public enum CropKitTool {
     static var help: String {
         let width = (subcommands.map { $0.name.count }.max() ?? 0) + 2
         let lines = subcommands.map { command in
-            "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.summary
+            "  " + command.name + String(repeating: " ", count: width - command.name.count)
+                + command.summary
         }
         return """
             cropkit: exact, lossless crops of what a person selected on screen.
@@ -34,7 +35,9 @@ public enum CropKitTool {
             return ExitCode.usage
         }
         if first == "--help" || first == "-h" || first == "help" {
-            if first == "help", arguments.count > 1, let command = subcommands.first(where: { $0.name == arguments[1] }) {
+            if first == "help", arguments.count > 1,
+                let command = subcommands.first(where: { $0.name == arguments[1] })
+            {
                 console.out.write(command.help)
             } else {
                 console.out.write(help)
@@ -55,7 +58,8 @@ public enum CropKitTool {
             let instance = try command.init(parsed)
             return instance.run(console: console)
         } catch {
-            console.err.write("error: \(error.message)\nRun 'cropkit \(command.name) --help' for usage.\n")
+            console.err.write(
+                "error: \(error.message)\nRun 'cropkit \(command.name) --help' for usage.\n")
             return ExitCode.usage
         }
     }

@@ -13,30 +13,44 @@ struct MappingOptions {
     }
 
     static let specs: [OptionSpec] = [
-        OptionSpec(name: "source", value: "WxH", help: "stored pixel size of the image, e.g. 4000x3000"),
+        OptionSpec(
+            name: "source", value: "WxH", help: "stored pixel size of the image, e.g. 4000x3000"),
         OptionSpec(name: "viewport", value: "WxH", help: "size of the image view, in points"),
-        OptionSpec(name: "selection", value: "X,Y,W,H", help: "the selection, in the view's points"),
-        OptionSpec(name: "mode", value: "MODE", help: "content mode, as UIKit's (default aspectFit; listed below)"),
-        OptionSpec(name: "image-scale", value: "S", help: "pixels per point of natural size (unscaled modes; default 1)"),
+        OptionSpec(
+            name: "selection", value: "X,Y,W,H", help: "the selection, in the view's points"),
+        OptionSpec(
+            name: "mode", value: "MODE",
+            help: "content mode, as UIKit's (default aspectFit; listed below)"),
+        OptionSpec(
+            name: "image-scale", value: "S",
+            help: "pixels per point of natural size (unscaled modes; default 1)"),
         OptionSpec(name: "zoom", value: "Z", help: "zoom scale (default 1)"),
-        OptionSpec(name: "offset", value: "X,Y", help: "zoom content offset, in points (default 0,0)"),
+        OptionSpec(
+            name: "offset", value: "X,Y", help: "zoom content offset, in points (default 0,0)"),
         OptionSpec(name: "orientation", value: "N", help: "EXIF orientation 1-8 (default 1)"),
-        OptionSpec(name: "aspect", value: "P:Q", help: "snap to exactly this ratio, e.g. 1:1, 4:5, 16:9, or 'source'"),
+        OptionSpec(
+            name: "aspect", value: "P:Q",
+            help: "snap to exactly this ratio, e.g. 1:1, 4:5, 16:9, or 'source'"),
     ]
 
     /// Reads the flags; syntax errors are usage errors, values the contract
     /// rejects (a negative size, NaN) are left for the mapping to explain.
     init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard let sourceText = parsed.values["source"] else { throw UsageError(message: "missing --source WxH") }
+        guard let sourceText = parsed.values["source"] else {
+            throw UsageError(message: "missing --source WxH")
+        }
         guard let viewportText = parsed.values["viewport"] else {
             throw UsageError(message: "missing --viewport WxH")
         }
         guard let selectionText = parsed.values["selection"] else {
             throw UsageError(message: "missing --selection X,Y,W,H")
         }
-        let source = try numbers(sourceText, separator: "x", count: 2, option: "source", shape: "WxH")
-        let viewport = try numbers(viewportText, separator: "x", count: 2, option: "viewport", shape: "WxH")
-        let selection = try numbers(selectionText, separator: ",", count: 4, option: "selection", shape: "X,Y,W,H")
+        let source = try numbers(
+            sourceText, separator: "x", count: 2, option: "source", shape: "WxH")
+        let viewport = try numbers(
+            viewportText, separator: "x", count: 2, option: "viewport", shape: "WxH")
+        let selection = try numbers(
+            selectionText, separator: ",", count: 4, option: "selection", shape: "X,Y,W,H")
         var mode = ContentMode.aspectFit
         if let modeText = parsed.values["mode"] {
             guard let parsedMode = ContentMode(rawValue: modeText) else {
@@ -46,19 +60,24 @@ struct MappingOptions {
             }
             mode = parsedMode
         }
-        let imageScale = try parsed.values["image-scale"].map { t throws(UsageError) in
-            try numbers(t, separator: ",", count: 1, option: "image-scale", shape: "S")[0]
-        } ?? 1
-        let zoomScale = try parsed.values["zoom"].map { t throws(UsageError) in
-            try numbers(t, separator: ",", count: 1, option: "zoom", shape: "Z")[0]
-        } ?? 1
-        let offset = try parsed.values["offset"].map { t throws(UsageError) in
-            try numbers(t, separator: ",", count: 2, option: "offset", shape: "X,Y")
-        } ?? [0, 0]
+        let imageScale =
+            try parsed.values["image-scale"].map { t throws(UsageError) in
+                try numbers(t, separator: ",", count: 1, option: "image-scale", shape: "S")[0]
+            } ?? 1
+        let zoomScale =
+            try parsed.values["zoom"].map { t throws(UsageError) in
+                try numbers(t, separator: ",", count: 1, option: "zoom", shape: "Z")[0]
+            } ?? 1
+        let offset =
+            try parsed.values["offset"].map { t throws(UsageError) in
+                try numbers(t, separator: ",", count: 2, option: "offset", shape: "X,Y")
+            } ?? [0, 0]
         var orientation = EXIFOrientation.up
         if let text = parsed.values["orientation"] {
-            guard let value = Int(text), let parsedOrientation = EXIFOrientation(rawValue: value) else {
-                throw UsageError(message: "--orientation must be a whole number from 1 to 8, not '\(text)'")
+            guard let value = Int(text), let parsedOrientation = EXIFOrientation(rawValue: value)
+            else {
+                throw UsageError(
+                    message: "--orientation must be a whole number from 1 to 8, not '\(text)'")
             }
             orientation = parsedOrientation
         }
@@ -68,13 +87,17 @@ struct MappingOptions {
             } else if let ratio = AspectRatio(parsing: text) {
                 aspect = .ratio(ratio)
             } else {
-                throw UsageError(message: "--aspect must be P:Q with positive whole numbers (e.g. 4:5) or 'source', not '\(text)'")
+                throw UsageError(
+                    message:
+                        "--aspect must be P:Q with positive whole numbers (e.g. 4:5) or 'source', not '\(text)'"
+                )
             }
         }
         request = CropRequest(
             sourceSize: Size(width: source[0], height: source[1]),
             viewport: Size(width: viewport[0], height: viewport[1]),
-            selection: Rect(x: selection[0], y: selection[1], width: selection[2], height: selection[3]),
+            selection: Rect(
+                x: selection[0], y: selection[1], width: selection[2], height: selection[3]),
             mode: mode, imageScale: imageScale,
             zoom: Zoom(scale: zoomScale, offset: Vector(dx: offset[0], dy: offset[1])),
             orientation: orientation)
@@ -90,7 +113,8 @@ struct MappingOptions {
                 return try request.map(aspectRatio: ratio)
             case .source:
                 let oriented = request.orientation.orientedSize(try request.map().sourceSize)
-                return try request.map(aspectRatio: AspectRatio(width: oriented.width, height: oriented.height))
+                return try request.map(
+                    aspectRatio: AspectRatio(width: oriented.width, height: oriented.height))
             }
         }
     }
@@ -98,7 +122,8 @@ struct MappingOptions {
 
 /// Splits `text` into `count` numbers; `nan`, `inf` and `-inf` are numbers too
 /// (the mapping then rejects them with its reason).
-func numbers(_ text: String, separator: Character, count: Int, option: String, shape: String) throws(UsageError)
+func numbers(_ text: String, separator: Character, count: Int, option: String, shape: String)
+    throws(UsageError)
     -> [Double]
 {
     let parts = text.split(separator: separator, omittingEmptySubsequences: false)

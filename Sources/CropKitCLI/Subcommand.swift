@@ -16,7 +16,8 @@ protocol Subcommand {
 
 extension Subcommand {
     static var help: String {
-        usage + "\n\nOptions:\n" + optionsHelp(options + [OptionSpec(name: "help", value: nil, help: "show this help")])
+        usage + "\n\nOptions:\n"
+            + optionsHelp(options + [OptionSpec(name: "help", value: nil, help: "show this help")])
             + "\n"
     }
 }

@@ -9,28 +9,42 @@ import Testing
     let viewport = CGSize(width: 300, height: 300)
 
     @Test func centreSelectionMapsToTheCentrePixels() {
-        let rect = cropPixels(source: source, viewport: viewport, selection: CGRect(x: 75, y: 75, width: 150, height: 150))
+        let rect = cropPixels(
+            source: source, viewport: viewport,
+            selection: CGRect(x: 75, y: 75, width: 150, height: 150))
         #expect(rect == CGRect(x: 1000, y: 500, width: 2000, height: 2000))
     }
 
     @Test func fullSelectionIsTheWholeImage() {
-        let rect = cropPixels(source: source, viewport: viewport, selection: CGRect(x: 0, y: 0, width: 300, height: 300))
+        let rect = cropPixels(
+            source: source, viewport: viewport,
+            selection: CGRect(x: 0, y: 0, width: 300, height: 300))
         #expect(rect == CGRect(x: 0, y: 0, width: 4000, height: 3000))
     }
 
     @Test func selectionInThePaddingHasNoPixels() {
-        #expect(cropPixels(source: source, viewport: viewport, selection: CGRect(x: 10, y: 0, width: 100, height: 37.5)) == nil)
-        #expect(cropPixels(source: source, viewport: viewport, selection: CGRect(x: 0, y: 262.5, width: 300, height: 37.5)) == nil)
+        #expect(
+            cropPixels(
+                source: source, viewport: viewport,
+                selection: CGRect(x: 10, y: 0, width: 100, height: 37.5)) == nil)
+        #expect(
+            cropPixels(
+                source: source, viewport: viewport,
+                selection: CGRect(x: 0, y: 262.5, width: 300, height: 37.5)) == nil)
     }
 
     @Test func selectionBeyondAnEdgeIsClipped() {
-        let rect = cropPixels(source: source, viewport: viewport, selection: CGRect(x: 250, y: 200, width: 100, height: 100))
+        let rect = cropPixels(
+            source: source, viewport: viewport,
+            selection: CGRect(x: 250, y: 200, width: 100, height: 100))
         #expect(rect == CGRect(x: 3333, y: 2166, width: 667, height: 834))
     }
 
     @Test func fractionalEdgesRoundOutward() {
         // 10.01 pt is 133.47 px (down to 133); 43.34 pt is 577.87 px (up to 578).
-        let rect = cropPixels(source: source, viewport: viewport, selection: CGRect(x: 10.01, y: 40.3, width: 33.33, height: 20.07))
+        let rect = cropPixels(
+            source: source, viewport: viewport,
+            selection: CGRect(x: 10.01, y: 40.3, width: 33.33, height: 20.07))
         #expect(rect == CGRect(x: 133, y: 37, width: 445, height: 268))
     }
 }
@@ -58,7 +72,9 @@ import Testing
         (910, 2730, 146, 472, 12),
         (1414, 3535, 196, 604, 52),
     ])
-    func selectionEndingAtThePaddingHasNoPixels(sw: Double, sh: Double, vw: Double, vh: Double, y: Double) {
+    func selectionEndingAtThePaddingHasNoPixels(
+        sw: Double, sh: Double, vw: Double, vh: Double, y: Double
+    ) {
         let selection = CGRect(x: 0, y: y, width: vw, height: 5)
         let source = CGSize(width: sw, height: sh)
         let viewport = CGSize(width: vw, height: vh)
@@ -70,7 +86,8 @@ import Testing
     @Test func doubleTrapsAgreeWithTheReference() throws {
         let cases = [
             MappingCase(
-                sw: 4000, sh: 3000, vw: 300, vh: 300, x: 0.15, y: 75, w: 150, h: 150, mode: .aspectFit,
+                sw: 4000, sh: 3000, vw: 300, vh: 300, x: 0.15, y: 75, w: 150, h: 150,
+                mode: .aspectFit,
                 imageScale: 1, z: 1, ox: 0, oy: 0, orientation: .up),
             MappingCase(
                 sw: 2924, sh: 731, vw: 760, vh: 440, x: 0, y: 120, w: 760, h: 5, mode: .aspectFit,

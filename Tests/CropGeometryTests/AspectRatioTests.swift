@@ -13,18 +13,24 @@ import Testing
         ((100, 100, 1000, 1000), "16:9", (96, 316, 1008, 567)),
         ((0, 0, 4000, 3000), "4:3", (0, 0, 4000, 3000)),
     ])
-    func documentedExamples(rect: (Int, Int, Int, Int), ratio: String, expected: (Int, Int, Int, Int)) throws {
+    func documentedExamples(
+        rect: (Int, Int, Int, Int), ratio: String, expected: (Int, Int, Int, Int)
+    ) throws {
         let r = PixelRect<ImagePixels>(x: rect.0, y: rect.1, width: rect.2, height: rect.3)
         let aspect = try #require(AspectRatio(parsing: ratio))
         let fitted = try #require(r.fitted(to: aspect, within: bounds))
-        #expect([fitted.x, fitted.y, fitted.width, fitted.height] == [expected.0, expected.1, expected.2, expected.3])
+        #expect(
+            [fitted.x, fitted.y, fitted.width, fitted.height] == [
+                expected.0, expected.1, expected.2, expected.3,
+            ])
     }
 
     /// Over many rects and ratios: the ratio is exact, the rect is inside, and
     /// no other size of that ratio is nearer by the documented measure.
     @Test func ratioIsExactAndNearest() throws {
         var generator = SeededGenerator(seed: 99)
-        let ratios = ["1:1", "4:5", "16:9", "3:2", "2:3", "9:16", "4000:3000"].compactMap(AspectRatio.init(parsing:))
+        let ratios = ["1:1", "4:5", "16:9", "3:2", "2:3", "9:16", "4000:3000"].compactMap(
+            AspectRatio.init(parsing:))
         for _ in 0..<5_000 {
             let x = Int.random(in: 0..<4000, using: &generator)
             let y = Int.random(in: 0..<3000, using: &generator)
@@ -60,7 +66,9 @@ import Testing
             sourceSize: Size(width: 10, height: 10), viewport: Size(width: 10, height: 10),
             selection: Rect(x: 0, y: 0, width: 10, height: 10))
         let ratio = AspectRatio(width: 1, height: 20)!
-        #expect(throws: CropRejection.aspectRatioDoesNotFit(ratio)) { try request.map(aspectRatio: ratio) }
+        #expect(throws: CropRejection.aspectRatioDoesNotFit(ratio)) {
+            try request.map(aspectRatio: ratio)
+        }
     }
 
     @Test func parsing() {

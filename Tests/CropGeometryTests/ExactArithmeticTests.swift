@@ -6,7 +6,8 @@ import Testing
         // 0.1 is 3602879701896397 / 2^55 exactly.
         let tenth = ExactRational(0.1)
         let expected = ExactRational(
-            numerator: ExactInteger(3_602_879_701_896_397), denominator: ExactInteger(1).shiftedLeft(55))
+            numerator: ExactInteger(3_602_879_701_896_397),
+            denominator: ExactInteger(1).shiftedLeft(55))
         #expect(ExactRational.compare(tenth, expected) == 0)
         #expect(ExactRational.compare(ExactRational(0x1p-1074), ExactRational(0)) == 1)
         #expect(ExactRational(-0x1p600).floor() == nil)
@@ -28,7 +29,9 @@ import Testing
             }
             let sum = ExactInteger(a) + ExactInteger(b) - ExactInteger(b)
             #expect(ExactInteger.compare(sum, ExactInteger(a)) == 0)
-            #expect(ExactInteger.compare(product, ExactInteger(0)) == (wide > 0 ? 1 : wide < 0 ? -1 : 0))
+            #expect(
+                ExactInteger.compare(product, ExactInteger(0)) == (wide > 0 ? 1 : wide < 0 ? -1 : 0)
+            )
         }
     }
 
@@ -43,7 +46,8 @@ import Testing
     /// sane answers.
     @Test func extremeInputsUseTheExactPath() throws {
         let request = CropRequest(
-            sourceSize: Size(width: 3, height: 3), viewport: Size(width: 0x1p-300, height: 0x1p-300),
+            sourceSize: Size(width: 3, height: 3),
+            viewport: Size(width: 0x1p-300, height: 0x1p-300),
             selection: Rect(x: 0, y: 0, width: 0x1p-301, height: 0x1p-300))
         #expect(!request.isDecidedByFastPath)
         #expect(try request.map().rect == PixelRect(x: 0, y: 0, width: 2, height: 3))

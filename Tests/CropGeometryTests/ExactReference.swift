@@ -110,7 +110,8 @@ struct MappingCase: CustomStringConvertible {
 
     var request: CropRequest {
         CropRequest(
-            sourceSize: Size(width: Double(sw), height: Double(sh)), viewport: Size(width: vw, height: vh),
+            sourceSize: Size(width: Double(sw), height: Double(sh)),
+            viewport: Size(width: vw, height: vh),
             selection: Rect(x: x, y: y, width: w, height: h), mode: mode, imageScale: imageScale,
             zoom: Zoom(scale: z, offset: Vector(dx: ox, dy: oy)), orientation: orientation)
     }
@@ -152,8 +153,12 @@ func referenceMapping(_ c: MappingCase) throws(Q.Overflow) -> (Int, Int, Int, In
         dw = try owQ / scale
         dh = try ohQ / scale
         let name = c.mode.rawValue.lowercased()
-        dx = name.contains("left") ? zero : name.contains("right") ? try vw - dw : try (vw - dw) / two
-        dy = name.contains("top") ? zero : name.contains("bottom") ? try vh - dh : try (vh - dh) / two
+        dx =
+            name.contains("left")
+            ? zero : name.contains("right") ? try vw - dw : try (vw - dw) / two
+        dy =
+            name.contains("top")
+            ? zero : name.contains("bottom") ? try vh - dh : try (vh - dh) / two
     }
     // Step 4: zoom.
     let z = try Q(dyadic: c.z)
@@ -251,22 +256,30 @@ extension MappingCase {
     /// A random case on multiples of 1/64, biased towards the hard ones: edges
     /// on pixel boundaries, selections at the padding's edge, zoomed views.
     static func random(using g: inout SeededGenerator) -> MappingCase {
-        func sixtyFourths(_ range: ClosedRange<Int>) -> Double { Double(Int.random(in: range, using: &g)) / 64 }
+        func sixtyFourths(_ range: ClosedRange<Int>) -> Double {
+            Double(Int.random(in: range, using: &g)) / 64
+        }
         let smallImage = Int.random(in: 0..<8, using: &g) == 0
-        let sw = smallImage ? Int.random(in: 1...24, using: &g) : Int.random(in: 1...8000, using: &g)
-        let sh = smallImage ? Int.random(in: 1...24, using: &g) : Int.random(in: 1...8000, using: &g)
+        let sw =
+            smallImage ? Int.random(in: 1...24, using: &g) : Int.random(in: 1...8000, using: &g)
+        let sh =
+            smallImage ? Int.random(in: 1...24, using: &g) : Int.random(in: 1...8000, using: &g)
         let integerView = Bool.random(using: &g)
-        let vw = integerView ? Double(Int.random(in: 1...1200, using: &g)) : sixtyFourths(1...76_800)
-        let vh = integerView ? Double(Int.random(in: 1...1200, using: &g)) : sixtyFourths(1...76_800)
+        let vw =
+            integerView ? Double(Int.random(in: 1...1200, using: &g)) : sixtyFourths(1...76_800)
+        let vh =
+            integerView ? Double(Int.random(in: 1...1200, using: &g)) : sixtyFourths(1...76_800)
         let mode = ContentMode.allCases.randomElement(using: &g)!
-        let imageScale = [1.0, 2, 3, 0.5, 1.5, 0.25, sixtyFourths(1...256)].randomElement(using: &g)!
+        let imageScale = [1.0, 2, 3, 0.5, 1.5, 0.25, sixtyFourths(1...256)].randomElement(
+            using: &g)!
         let zoomed = Int.random(in: 0..<3, using: &g) == 0
         let z = zoomed ? sixtyFourths(16...512) : 1
         let ox = zoomed ? sixtyFourths(-64_000...64_000) : 0
         let oy = zoomed ? sixtyFourths(-64_000...64_000) : 0
         let orientation = EXIFOrientation.allCases.randomElement(using: &g)!
         var c = MappingCase(
-            sw: sw, sh: sh, vw: vw, vh: vh, x: 0, y: 0, w: 1, h: 1, mode: mode, imageScale: imageScale,
+            sw: sw, sh: sh, vw: vw, vh: vh, x: 0, y: 0, w: 1, h: 1, mode: mode,
+            imageScale: imageScale,
             z: z, ox: ox, oy: oy, orientation: orientation)
         switch Int.random(in: 0..<4, using: &g) {
         case 0:  // anywhere, including outside

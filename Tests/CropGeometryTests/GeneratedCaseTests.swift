@@ -46,7 +46,9 @@ import Testing
             #expect(r.isInside(result.orientedSize))
             #expect(result.stored.isInside(result.sourceSize))
             let s = referenceStoredRect(c, expected)
-            #expect((result.stored.x, result.stored.y, result.stored.maxX, result.stored.maxY) == s, "\(c)")
+            #expect(
+                (result.stored.x, result.stored.y, result.stored.maxX, result.stored.maxY) == s,
+                "\(c)")
         }
         // The generator must exercise what it claims to: most cases fit Int128,
         // both outcomes occur, and some decisions need the exact path.
@@ -56,7 +58,8 @@ import Testing
         #expect(exactPathCases > 20)
         print(
             "generated: \(Self.caseCount), checked: \(checked), rejected: \(rejected),"
-                + " too large for Int128: \(overflowed), decided by the exact path: \(exactPathCases)")
+                + " too large for Int128: \(overflowed), decided by the exact path: \(exactPathCases)"
+        )
     }
 
     @Test func exactPathAgreesWithReferenceOnGeneratedCases() throws {
@@ -85,9 +88,12 @@ import Testing
             do { expected = try referenceMapping(c) } catch { continue }
             checked += 1
             let rect = cropPixels(
-                source: CGSize(width: c.sw, height: c.sh), viewport: CGSize(width: c.vw, height: c.vh),
+                source: CGSize(width: c.sw, height: c.sh),
+                viewport: CGSize(width: c.vw, height: c.vh),
                 selection: CGRect(x: c.x, y: c.y, width: c.w, height: c.h))
-            let want = expected.map { CGRect(x: $0.0, y: $0.1, width: $0.2 - $0.0, height: $0.3 - $0.1) }
+            let want = expected.map {
+                CGRect(x: $0.0, y: $0.1, width: $0.2 - $0.0, height: $0.3 - $0.1)
+            }
             #expect(rect == want, "\(c)")
         }
         #expect(checked > 99_000)
@@ -96,9 +102,21 @@ import Testing
     @Test func cropPixelsRejectsInvalidInput() {
         let source = CGSize(width: 4000, height: 3000)
         let viewport = CGSize(width: 300, height: 300)
-        #expect(cropPixels(source: source, viewport: viewport, selection: CGRect(x: 10, y: 10, width: -5, height: 5)) == nil)
-        #expect(cropPixels(source: CGSize(width: 4000.5, height: 3000), viewport: viewport, selection: CGRect(x: 0, y: 0, width: 300, height: 300)) == nil)
-        #expect(cropPixels(source: source, viewport: viewport, selection: CGRect(x: Double.nan, y: 0, width: 300, height: 300)) == nil)
-        #expect(cropPixels(source: source, viewport: CGSize(width: 0, height: 300), selection: CGRect(x: 0, y: 0, width: 300, height: 300)) == nil)
+        #expect(
+            cropPixels(
+                source: source, viewport: viewport,
+                selection: CGRect(x: 10, y: 10, width: -5, height: 5)) == nil)
+        #expect(
+            cropPixels(
+                source: CGSize(width: 4000.5, height: 3000), viewport: viewport,
+                selection: CGRect(x: 0, y: 0, width: 300, height: 300)) == nil)
+        #expect(
+            cropPixels(
+                source: source, viewport: viewport,
+                selection: CGRect(x: Double.nan, y: 0, width: 300, height: 300)) == nil)
+        #expect(
+            cropPixels(
+                source: source, viewport: CGSize(width: 0, height: 300),
+                selection: CGRect(x: 0, y: 0, width: 300, height: 300)) == nil)
     }
 }

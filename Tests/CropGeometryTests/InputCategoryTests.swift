@@ -12,7 +12,8 @@ import Testing
 
     static let containers: [(Double, Double)] = [(300, 300), (390, 844), (844, 390)]
 
-    static func cases(mode: ContentMode, orientation: EXIFOrientation) -> [(Category, MappingCase)] {
+    static func cases(mode: ContentMode, orientation: EXIFOrientation) -> [(Category, MappingCase)]
+    {
         var out: [(Category, MappingCase)] = []
         for (vw, vh) in containers {
             for category in Category.allCases {
@@ -70,7 +71,9 @@ import Testing
                 #expect([t.x, t.y, t.maxX, t.maxY] == [s.0, s.1, s.2, s.3], "\(category) \(c)")
                 #expect(r.isInside(result.orientedSize) && t.isInside(result.sourceSize))
             default:
-                Issue.record("\(category) \(c): reference \(String(describing: expected)), CropKit \(outcome)")
+                Issue.record(
+                    "\(category) \(c): reference \(String(describing: expected)), CropKit \(outcome)"
+                )
             }
             // What each category must show, whatever the mode:
             switch category {
@@ -78,7 +81,8 @@ import Testing
                 #expect(expected == nil, "\(category) \(c)")
             case .fullSelection where mode == .aspectFit || mode == .scaleToFill:
                 let (ow, oh) = orientation.swapsAxes ? (c.sh, c.sw) : (c.sw, c.sh)
-                #expect(expected.map { [$0.0, $0.1, $0.2, $0.3] } == [0, 0, ow, oh], "\(category) \(c)")
+                #expect(
+                    expected.map { [$0.0, $0.1, $0.2, $0.3] } == [0, 0, ow, oh], "\(category) \(c)")
             default:
                 break
             }

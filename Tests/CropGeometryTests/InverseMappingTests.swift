@@ -14,14 +14,26 @@ import Testing
             let zoomed = trial % 3 == 0
             let request = CropRequest(
                 sourceSize: Size(width: Double(sw), height: Double(sh)),
-                viewport: Size(width: Double(Int.random(in: 100...1000, using: &generator)), height: Double(Int.random(in: 100...1000, using: &generator))),
+                viewport: Size(
+                    width: Double(Int.random(in: 100...1000, using: &generator)),
+                    height: Double(Int.random(in: 100...1000, using: &generator))),
                 selection: Rect(x: 0, y: 0, width: 1, height: 1), mode: mode,
                 imageScale: [1, 2, 3, 0.5][trial % 4],
-                zoom: zoomed ? Zoom(scale: Double.random(in: 1...5, using: &generator), offset: Vector(dx: Double.random(in: 0...200, using: &generator), dy: Double.random(in: 0...200, using: &generator))) : .identity,
+                zoom: zoomed
+                    ? Zoom(
+                        scale: Double.random(in: 1...5, using: &generator),
+                        offset: Vector(
+                            dx: Double.random(in: 0...200, using: &generator),
+                            dy: Double.random(in: 0...200, using: &generator))) : .identity,
                 orientation: orientation)
             // A rect inside the visible part of the image: map the whole view
             // to find it, then pick a random sub-rectangle.
-            guard let visible = try? request.with(selection: Rect(x: 0, y: 0, width: request.viewport.width, height: request.viewport.height)).map().rect else {
+            guard
+                let visible = try? request.with(
+                    selection: Rect(
+                        x: 0, y: 0, width: request.viewport.width, height: request.viewport.height)
+                ).map().rect
+            else {
                 continue
             }
             let x0 = Int.random(in: visible.x..<visible.maxX, using: &generator)
@@ -31,7 +43,9 @@ import Testing
                 height: Int.random(in: 1...(visible.maxY - y0), using: &generator))
             // Skip rects whose border pixels are only partly visible.
             let view = try request.viewRect(for: rect)
-            guard view.x >= 0, view.y >= 0, view.maxX <= request.viewport.width, view.maxY <= request.viewport.height else {
+            guard view.x >= 0, view.y >= 0, view.maxX <= request.viewport.width,
+                view.maxY <= request.viewport.height
+            else {
                 continue
             }
             let back = try request.with(selection: view).map()

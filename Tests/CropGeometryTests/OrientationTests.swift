@@ -8,13 +8,17 @@ import Testing
     func storedRectHoldsExactlyTheOrientedPixels(orientation: EXIFOrientation) {
         let stored = PixelSize<StoredPixels>(width: 7, height: 5)
         let oriented = orientation.orientedSize(stored)
-        let rect = PixelRect<ImagePixels>(x: 1, y: 2, width: oriented.width - 3, height: oriented.height - 2)
+        let rect = PixelRect<ImagePixels>(
+            x: 1, y: 2, width: oriented.width - 3, height: oriented.height - 2)
         let storedRect = orientation.storedRect(rect, storedSize: stored)
         for y in 0..<stored.height {
             for x in 0..<stored.width {
                 let seen = orientation.orientedPoint(x: x, y: y, storedSize: stored)
-                let insideOriented = seen.x >= rect.x && seen.x < rect.maxX && seen.y >= rect.y && seen.y < rect.maxY
-                let insideStored = x >= storedRect.x && x < storedRect.maxX && y >= storedRect.y && y < storedRect.maxY
+                let insideOriented =
+                    seen.x >= rect.x && seen.x < rect.maxX && seen.y >= rect.y && seen.y < rect.maxY
+                let insideStored =
+                    x >= storedRect.x && x < storedRect.maxX && y >= storedRect.y
+                    && y < storedRect.maxY
                 #expect(insideOriented == insideStored, "stored (\(x),\(y)) seen at \(seen)")
             }
         }

@@ -13,15 +13,19 @@ import Testing
         let outcome = record.replay()
         #expect(record.mismatches(outcome).isEmpty)
         let line = try JSONValue(parsing: record.jsonLine(replaying: outcome))
-        #expect(line["result"] == .object([
-            .init("x", .number(1000)), .init("y", .number(500)), .init("width", .number(2000)),
-            .init("height", .number(2000)),
-        ]))
+        #expect(
+            line["result"]
+                == .object([
+                    .init("x", .number(1000)), .init("y", .number(500)),
+                    .init("width", .number(2000)),
+                    .init("height", .number(2000)),
+                ]))
         #expect(line["expected"] != nil && line["reason"] == nil)
     }
 
     @Test func wrongExpectationIsReportedFieldByField() throws {
-        let line = Self.designExample.replacingOccurrences(of: "\"width\":2000", with: "\"width\":2001")
+        let line = Self.designExample.replacingOccurrences(
+            of: "\"width\":2000", with: "\"width\":2001")
         let record = try CropRecord(jsonLine: line)
         #expect(record.mismatches(record.replay()) == ["width: expected 2001, got 2000"])
     }
@@ -86,8 +90,14 @@ import Testing
 
     @Test(arguments: [
         ("[]", "a record must be a JSON object"),
-        ("{\"viewport\":{\"width\":1,\"height\":1}}", "source must be an object {\"width\":w,\"height\":h}"),
-        ("{\"source\":{\"width\":1},\"viewport\":{\"width\":1,\"height\":1}}", "source.height is missing"),
+        (
+            "{\"viewport\":{\"width\":1,\"height\":1}}",
+            "source must be an object {\"width\":w,\"height\":h}"
+        ),
+        (
+            "{\"source\":{\"width\":1},\"viewport\":{\"width\":1,\"height\":1}}",
+            "source.height is missing"
+        ),
         (
             "{\"source\":{\"width\":1,\"height\":1},\"viewport\":{\"width\":1,\"height\":1},\"selection\":{\"x\":0,\"y\":0,\"width\":1,\"height\":1},\"mode\":\"fit\"}",
             "mode must be one of aspectFit, aspectFill, scaleToFill, center, top, bottom, left, right, topLeft, topRight, bottomLeft, bottomRight"
@@ -101,7 +111,8 @@ import Testing
     @Test func recordWrittenForARequestReplaysToTheSameResult() throws {
         let request = CropRequest(
             sourceSize: Size(width: 4032, height: 3024), viewport: Size(width: 390, height: 844),
-            selection: Rect(x: 10.5, y: 300.25, width: 200, height: 150), mode: .aspectFill, imageScale: 3,
+            selection: Rect(x: 10.5, y: 300.25, width: 200, height: 150), mode: .aspectFill,
+            imageScale: 3,
             zoom: Zoom(scale: 2.5, offset: Vector(dx: 12.5, dy: -3)), orientation: .left)
         let result = try request.map()
         let record = CropRecord(request: request, expected: nil)

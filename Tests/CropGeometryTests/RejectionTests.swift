@@ -26,7 +26,12 @@ import Testing
         (with { $0.selection.height = -150 }, "selectionSizeNotPositive"),
         (with { $0.zoom.scale = 0 }, "zoomNotPositive"),
         (with { $0.imageScale = -1 }, "imageScaleNotPositive"),
-        (with { $0.selection.y = 0; $0.selection.height = 37.5 }, "noImagePixels"),
+        (
+            with {
+                $0.selection.y = 0
+                $0.selection.height = 37.5
+            }, "noImagePixels"
+        ),
         (with { $0.selection.x = 300 }, "noImagePixels"),
         (with { $0.zoom.offset.dx = 1000 }, "noImagePixels"),
     ])
@@ -72,5 +77,25 @@ import Testing
     @Test func touchingAnEdgeIsRejected() {
         let request = Self.with { $0.selection = Rect(x: 0, y: 0, width: 300, height: 37.5) }
         #expect(request.result() == .failure(.noImagePixels))
+    }
+}
+
+/// The rounding table in the README, through the whole mapping: 1 px is
+/// exactly 1,000,000 pt here, so each edge is an exact decimal.
+@Suite struct RoundingTableTests {
+    @Test(arguments: [
+        (4.0, 4, 4), (3.9999995, 4, 4), (3.999999, 4, 4), (3.999998, 3, 4), (4.000001, 4, 4),
+        (4.000002, 4, 5), (4.5, 4, 5),
+    ])
+    func edgeRoundsAsTheTableSays(edge: Double, asLeft: Int, asRight: Int) throws {
+        let points = (edge * 1_000_000).rounded()
+        func request(x: Double, width: Double) -> CropRequest {
+            CropRequest(
+                sourceSize: Size(width: 10, height: 1),
+                viewport: Size(width: 10_000_000, height: 1),
+                selection: Rect(x: x, y: 0, width: width, height: 1), mode: .scaleToFill)
+        }
+        #expect(try request(x: points, width: 10_000_000 - points).map().rect.x == asLeft)
+        #expect(try request(x: 0, width: points).map().rect.maxX == asRight)
     }
 }

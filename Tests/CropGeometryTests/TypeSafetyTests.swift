@@ -16,7 +16,10 @@ import Testing
         """
 
     static let mustNotCompile: [(String, String)] = [
-        ("rounding a view rect to pixels", "_ = Rect<ViewPoints>(x: 0, y: 0, width: 1, height: 1).roundedOutward()"),
+        (
+            "rounding a view rect to pixels",
+            "_ = Rect<ViewPoints>(x: 0, y: 0, width: 1, height: 1).roundedOutward()"
+        ),
         (
             "a view rect where pixels are expected",
             "func f(_ r: Rect<ImagePixels>) {}\nf(Rect<ViewPoints>(x: 0, y: 0, width: 1, height: 1))"
@@ -41,7 +44,9 @@ import Testing
         var folder = executable.deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent("Modules")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("CropGeometry.swiftmodule").path) {
+            if FileManager.default.fileExists(
+                atPath: candidate.appendingPathComponent("CropGeometry.swiftmodule").path)
+            {
                 return candidate
             }
             folder = folder.deletingLastPathComponent()
@@ -50,29 +55,38 @@ import Testing
     }
 
     static var swiftc: String? {
-        let candidates = ["/opt/swift/usr/bin/swiftc", "/usr/bin/swiftc"]
-            + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/swiftc" }
+        let candidates =
+            ["/opt/swift/usr/bin/swiftc", "/usr/bin/swiftc"]
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map {
+                "\($0)/swiftc"
+            }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     func typecheck(_ body: String) throws -> (status: Int32, output: String)? {
         guard let modules = Self.modulesFolder, let swiftc = Self.swiftc else {
-            print("TypeSafetyTests: skipped: no swiftc or no built CropGeometry module next to the test binary")
+            print(
+                "TypeSafetyTests: skipped: no swiftc or no built CropGeometry module next to the test binary"
+            )
             return nil
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cropkit-typecheck-\(UUID())")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cropkit-typecheck-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("snippet.swift")
         try (Self.header + body + "\n").write(to: file, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: swiftc)
-        process.arguments = ["-typecheck", "-I", modules.path, "-module-cache-path", folder.path, file.path]
+        process.arguments = [
+            "-typecheck", "-I", modules.path, "-module-cache-path", folder.path, file.path,
+        ]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = String(
+            decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, output)
     }

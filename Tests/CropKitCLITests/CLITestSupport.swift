@@ -23,7 +23,8 @@ func cropkit(_ arguments: [String], input: String? = nil) -> Run {
 
 /// A fresh temporary folder, removed by the caller.
 func temporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cropkit-test-\(UUID())")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "cropkit-test-\(UUID())")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder
 }

@@ -2,7 +2,9 @@ import CropGeometry
 import Testing
 
 @Suite struct MapCommandTests {
-    static let scenario = ["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "75,75,150,150"]
+    static let scenario = [
+        "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "75,75,150,150",
+    ]
 
     @Test func humanOutputOfTheArticleScenario() {
         let run = cropkit(Self.scenario)
@@ -18,7 +20,11 @@ import Testing
     }
 
     @Test func jsonOutputIsAReplayableRecord() throws {
-        let run = cropkit(Self.scenario + ["--json", "--orientation", "6", "--mode", "aspectFill", "--zoom", "2", "--offset", "10,-5"])
+        let run = cropkit(
+            Self.scenario + [
+                "--json", "--orientation", "6", "--mode", "aspectFill", "--zoom", "2", "--offset",
+                "10,-5",
+            ])
         #expect(run.status == 0)
         let record = try CropRecord(jsonLine: run.out.trimmingCharacters(in: .newlines))
         let json = try JSONValue(parsing: run.out)
@@ -30,32 +36,69 @@ import Testing
 
     @Test func aspectFlagSnapsToTheRatio() throws {
         let run = cropkit(
-            ["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "75.01,75.02,38.5,38.4", "--aspect", "1:1", "--json"])
+            [
+                "map", "--source", "4000x3000", "--viewport", "300x300", "--selection",
+                "75.01,75.02,38.5,38.4", "--aspect", "1:1", "--json",
+            ])
         let result = try #require(try JSONValue(parsing: run.out)["result"])
         #expect(result["width"] == .number(514) && result["height"] == .number(514))
-        let source = cropkit(["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "0,0,300,300", "--aspect", "source", "--json"])
+        let source = cropkit([
+            "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "0,0,300,300",
+            "--aspect", "source", "--json",
+        ])
         #expect(try JSONValue(parsing: source.out)["result"]?["width"] == .number(4000))
     }
 
     @Test func rejectionPrintsTheReasonAndExitsOne() {
-        let run = cropkit(["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "0,0,300,30"])
+        let run = cropkit([
+            "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "0,0,300,30",
+        ])
         #expect(run.status == 1)
         #expect(run.out.hasPrefix("rejected (noImagePixels): the selection covers no image pixel"))
-        let nan = cropkit(["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "nan,0,300,30", "--json"])
+        let nan = cropkit([
+            "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "nan,0,300,30",
+            "--json",
+        ])
         #expect(nan.status == 1)
         #expect(nan.out.contains("\"result\":null,\"reason\":{\"code\":\"nonFinite\""))
-        let negative = cropkit(["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "10,10,-5,5"])
+        let negative = cropkit([
+            "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "10,10,-5,5",
+        ])
         #expect(negative.status == 1)
         #expect(negative.out.contains("selectionSizeNotPositive"))
     }
 
     @Test(arguments: [
-        (["map", "--viewport", "300x300", "--selection", "0,0,1,1"], "error: missing --source WxH"),
-        (["map", "--source", "4000", "--viewport", "300x300", "--selection", "0,0,1,1"], "error: --source must be WxH, not '4000'"),
-        (["map", "--source", "4x3", "--viewport", "3x3", "--selection", "0,0,1,1", "--mode", "fit"], "error: unknown --mode 'fit'"),
-        (["map", "--source", "4x3", "--viewport", "3x3", "--selection", "0,0,1,1", "--orientation", "9"], "error: --orientation must be a whole number from 1 to 8, not '9'"),
-        (["map", "--source", "4x3", "--viewport", "3x3", "--selection", "0,0,1,1", "--aspect", "1:0"], "error: --aspect must be P:Q"),
-        (["map", "--source", "4x3", "--source", "4x3"], "error: option '--source' given more than once"),
+        (
+            ["map", "--viewport", "300x300", "--selection", "0,0,1,1"],
+            "error: missing --source WxH"
+        ),
+        (
+            ["map", "--source", "4000", "--viewport", "300x300", "--selection", "0,0,1,1"],
+            "error: --source must be WxH, not '4000'"
+        ),
+        (
+            [
+                "map", "--source", "4x3", "--viewport", "3x3", "--selection", "0,0,1,1", "--mode",
+                "fit",
+            ], "error: unknown --mode 'fit'"
+        ),
+        (
+            [
+                "map", "--source", "4x3", "--viewport", "3x3", "--selection", "0,0,1,1",
+                "--orientation", "9",
+            ], "error: --orientation must be a whole number from 1 to 8, not '9'"
+        ),
+        (
+            [
+                "map", "--source", "4x3", "--viewport", "3x3", "--selection", "0,0,1,1", "--aspect",
+                "1:0",
+            ], "error: --aspect must be P:Q"
+        ),
+        (
+            ["map", "--source", "4x3", "--source", "4x3"],
+            "error: option '--source' given more than once"
+        ),
         (["map", "--bogus"], "error: unknown option '--bogus'"),
         (["frobnicate"], "error: unknown subcommand 'frobnicate'"),
     ])

@@ -14,7 +14,9 @@ import Testing
         """
 
     @Test func oneOutputLinePerRecordAndASummary() throws {
-        let input = [Self.passing, "", Self.failing, "not json", Self.rejected].joined(separator: "\n") + "\n"
+        let input =
+            [Self.passing, "", Self.failing, "not json", Self.rejected].joined(separator: "\n")
+            + "\n"
         let run = cropkit(["replay", "-"], input: input)
         #expect(run.status == 1)
         let lines = run.out.split(separator: "\n").map(String.init)
@@ -47,14 +49,17 @@ import Testing
         let run = cropkit(["replay", "-"], input: line)
         #expect(run.status == 0)
         #expect(try JSONValue(parsing: run.out)["check"] == nil)
-        #expect(run.err == "1 record(s) had no \"expected\": replayed, not checked\n1 passed, 0 failed\n")
+        #expect(
+            run.err
+                == "1 record(s) had no \"expected\": replayed, not checked\n1 passed, 0 failed\n")
     }
 
     @Test func readsAFileAndReportsAMissingOne() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("records.jsonl")
-        try (Self.passing + "\r\n" + Self.passing).write(to: file, atomically: true, encoding: .utf8)
+        try (Self.passing + "\r\n" + Self.passing).write(
+            to: file, atomically: true, encoding: .utf8)
         let run = cropkit(["replay", file.path])
         #expect(run.status == 0)
         #expect(run.err == "2 passed, 0 failed\n")
@@ -70,9 +75,14 @@ import Testing
     /// the same result when given back as `expected`.
     @Test func mapOutputReplaysAsExpected() throws {
         var lines: [String] = []
-        for (x, mode, orientation) in [(10.5, "aspectFit", "1"), (100, "aspectFill", "6"), (33.3, "center", "7")] {
+        for (x, mode, orientation) in [
+            (10.5, "aspectFit", "1"), (100, "aspectFill", "6"), (33.3, "center", "7"),
+        ] {
             let run = cropkit(
-                ["map", "--source", "1234x987", "--viewport", "320x480", "--selection", "\(x),50,120,90", "--mode", mode, "--orientation", orientation, "--json"])
+                [
+                    "map", "--source", "1234x987", "--viewport", "320x480", "--selection",
+                    "\(x),50,120,90", "--mode", mode, "--orientation", orientation, "--json",
+                ])
             var json = try JSONValue(parsing: run.out)
             guard case .object(var members) = json else { continue }
             let result = json["result"]!

@@ -27,21 +27,39 @@ struct DemoCommand: Subcommand {
     }
 
     static let cases: [Case] = {
-        func request(_ source: (Double, Double), _ view: (Double, Double), _ s: (Double, Double, Double, Double))
+        func request(
+            _ source: (Double, Double), _ view: (Double, Double),
+            _ s: (Double, Double, Double, Double)
+        )
             -> CropRequest
         {
             CropRequest(
-                sourceSize: Size(width: source.0, height: source.1), viewport: Size(width: view.0, height: view.1),
+                sourceSize: Size(width: source.0, height: source.1),
+                viewport: Size(width: view.0, height: view.1),
                 selection: Rect(x: s.0, y: s.1, width: s.2, height: s.3))
         }
         return [
-            Case(title: "the article's scenario (centre selection)", request: request((4000, 3000), (300, 300), (75, 75, 150, 150))),
-            Case(title: "landscape photo, letterboxed", request: request((4032, 3024), (390, 844), (20, 300, 200, 150))),
-            Case(title: "portrait photo, pillarboxed", request: request((3024, 4032), (844, 390), (300, 20, 150, 200))),
-            Case(title: "full selection (whole view)", request: request((4000, 3000), (300, 300), (0, 0, 300, 300))),
-            Case(title: "padding only (no pixels)", request: request((4000, 3000), (300, 300), (10, 5, 100, 30))),
-            Case(title: "beyond an edge (clipped)", request: request((4000, 3000), (300, 300), (250, 200, 100, 100))),
-            Case(title: "fractional edges (rounded outward)", request: request((4000, 3000), (300, 300), (10.01, 40.3, 33.33, 20.07))),
+            Case(
+                title: "the article's scenario (centre selection)",
+                request: request((4000, 3000), (300, 300), (75, 75, 150, 150))),
+            Case(
+                title: "landscape photo, letterboxed",
+                request: request((4032, 3024), (390, 844), (20, 300, 200, 150))),
+            Case(
+                title: "portrait photo, pillarboxed",
+                request: request((3024, 4032), (844, 390), (300, 20, 150, 200))),
+            Case(
+                title: "full selection (whole view)",
+                request: request((4000, 3000), (300, 300), (0, 0, 300, 300))),
+            Case(
+                title: "padding only (no pixels)",
+                request: request((4000, 3000), (300, 300), (10, 5, 100, 30))),
+            Case(
+                title: "beyond an edge (clipped)",
+                request: request((4000, 3000), (300, 300), (250, 200, 100, 100))),
+            Case(
+                title: "fractional edges (rounded outward)",
+                request: request((4000, 3000), (300, 300), (10.01, 40.3, 33.33, 20.07))),
         ]
     }()
 
@@ -61,19 +79,25 @@ struct DemoCommand: Subcommand {
             let article = articleCropPixels(
                 source: CGSize(width: r.sourceSize.width, height: r.sourceSize.height),
                 viewport: CGSize(width: r.viewport.width, height: r.viewport.height),
-                selection: CGRect(x: r.selection.x, y: r.selection.y, width: r.selection.width, height: r.selection.height))
+                selection: CGRect(
+                    x: r.selection.x, y: r.selection.y, width: r.selection.width,
+                    height: r.selection.height))
             let exact = cropPixels(
                 source: CGSize(width: r.sourceSize.width, height: r.sourceSize.height),
                 viewport: CGSize(width: r.viewport.width, height: r.viewport.height),
-                selection: CGRect(x: r.selection.x, y: r.selection.y, width: r.selection.width, height: r.selection.height))
+                selection: CGRect(
+                    x: r.selection.x, y: r.selection.y, width: r.selection.width,
+                    height: r.selection.height))
             if article != exact { allAsExpected = false }
             console.out.write("\n")
         }
         // An edge exactly on a pixel boundary that Double cannot represent:
         // at 0.075 pt per pixel, 0.15 pt and 150.15 pt are pixels 2 and 2002.
         let tricky = Self.doubleTrap
-        let article = articleCropPixels(source: tricky.source, viewport: tricky.viewport, selection: tricky.selection)
-        let exact = cropPixels(source: tricky.source, viewport: tricky.viewport, selection: tricky.selection)
+        let article = articleCropPixels(
+            source: tricky.source, viewport: tricky.viewport, selection: tricky.selection)
+        let exact = cropPixels(
+            source: tricky.source, viewport: tricky.viewport, selection: tricky.selection)
         console.out.write(
             """
             where plain Double arithmetic is wrong

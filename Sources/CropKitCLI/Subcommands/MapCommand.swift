@@ -16,9 +16,12 @@ struct MapCommand: Subcommand {
         Modes: aspectFit, aspectFill, scaleToFill, center, top, bottom, left, right,
         topLeft, topRight, bottomLeft, bottomRight.
         """
-    static let options = MappingOptions.specs + [
-        OptionSpec(name: "json", value: nil, help: "print one JSON object (a replayable record plus result)")
-    ]
+    static let options =
+        MappingOptions.specs + [
+            OptionSpec(
+                name: "json", value: nil,
+                help: "print one JSON object (a replayable record plus result)")
+        ]
 
     var mapping: MappingOptions
     var json: Bool
@@ -49,7 +52,9 @@ struct MapCommand: Subcommand {
         return ExitCode.success
     }
 
-    static func describe(_ request: CropRequest, _ outcome: Result<CropResult, CropRejection>) -> String {
+    static func describe(_ request: CropRequest, _ outcome: Result<CropResult, CropRejection>)
+        -> String
+    {
         switch outcome {
         case .failure(let rejection):
             return "rejected (\(rejection.code)): \(rejection)\n"

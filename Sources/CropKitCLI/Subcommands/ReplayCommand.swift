@@ -27,7 +27,9 @@ struct ReplayCommand: Subcommand {
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
-            throw UsageError(message: parsed.positionals.isEmpty ? "missing FILE (or - for standard input)" : "expected one FILE")
+            throw UsageError(
+                message: parsed.positionals.isEmpty
+                    ? "missing FILE (or - for standard input)" : "expected one FILE")
         }
         path = parsed.positionals[0]
     }
@@ -80,7 +82,8 @@ struct ReplayCommand: Subcommand {
                 failed += 1
                 extra.append(.init("check", .string("failed")))
                 extra.append(.init("mismatches", .array(problems.map { .string($0) })))
-                console.err.write("line \(lineNumber): failed: \(problems.joined(separator: "; "))\n")
+                console.err.write(
+                    "line \(lineNumber): failed: \(problems.joined(separator: "; "))\n")
             }
             console.out.write(record.jsonLine(replaying: outcome, extra: extra) + "\n")
         }
@@ -91,4 +94,3 @@ struct ReplayCommand: Subcommand {
         return failed > 0 ? ExitCode.failure : ExitCode.success
     }
 }
-
