@@ -126,11 +126,12 @@ extension CropRequest {
 
 // MARK: - The fast path
 
-/// The rounding decisions of one axis in `Double`: a pixel interval, `empty`
-/// (certainly no pixels), or `undecided` (too close to call in `Double`).
+/// The rounding decisions of one axis in `Double`: a pixel interval (whole
+/// numbers in `[0, 2⁴⁰]`), `empty` (certainly no pixels), or `undecided` (too
+/// close to call in `Double`).
 private struct FastAxis {
-    var low: Int
-    var high: Int
+    var low: Double
+    var high: Double
 
     static let empty = FastAxis(low: 0, high: 0)
     static let undecided = FastAxis(low: -1, high: -1)
@@ -138,11 +139,27 @@ private struct FastAxis {
     var isUndecided: Bool { low < 0 }
 }
 
-/// `⌊v⌋` for `|v| < 2⁵²` without a libm call.
+/// `⌊v⌋` for `|v| < 2⁵¹`, without a libm call or a checked conversion.
+///
+/// Adding and subtracting 1.5·2⁵² rounds to the nearest integer (in that
+/// range the sum's unit is 1); one step down fixes the rounded-up halves.
 @inline(__always)
 private func floorOfSmall(_ v: Double) -> Double {
-    let truncated = Double(Int64(v))
-    return truncated > v ? truncated - 1 : truncated
+    let nearest = (v + 0x1.8p52) - 0x1.8p52
+    return nearest > v ? nearest - 1 : nearest
+}
+
+/// The `Int` of a whole number in `[0, 2⁵²)`, read off its bits: in that range
+/// `v + 2⁵²` has unit 1, so its significand is `v`. No range checks needed.
+@inline(__always)
+private func intOfSmallWhole(_ v: Double) -> Int {
+    Int(truncatingIfNeeded: (v + 0x1p52).bitPattern &- (0x1p52 as Double).bitPattern)
+}
+
+/// Whether `v`, known to be in `[0, 2⁵²)`, is a whole number.
+@inline(__always)
+private func isWhole(_ v: Double) -> Bool {
+    (v + 0x1p52) - 0x1p52 == v
 }
 
 extension CropRequest {
@@ -170,9 +187,10 @@ extension CropRequest {
         guard horizontal.high > horizontal.low, vertical.high > vertical.low else {
             return .some(nil)
         }
+        let (left, top) = (intOfSmallWhole(horizontal.low), intOfSmallWhole(vertical.low))
         return PixelRect(
-            x: horizontal.low, y: vertical.low, width: horizontal.high - horizontal.low,
-            height: vertical.high - vertical.low)
+            x: left, y: top, width: intOfSmallWhole(horizontal.high) - left,
+            height: intOfSmallWhole(vertical.high) - top)
     }
 
     /// Step 3 in `Double`: the display rect before zoom.
@@ -225,6 +243,7 @@ extension CropRequest {
         let magnitude =
             ((abs(lo) + size) + (view + abs(origin)))
             + ((extent + abs(offset)) + ((view + abs(displayOrigin)) + displaySize) * z)
+        guard extent >= 0x1p-900, magnitude <= 0x1p900 else { return .undecided }
         return decideAxis(
             lo: lo, size: size, view: view, origin: origin, extent: extent, magnitude: magnitude,
             pixels: pixels, perPoint: pixels / extent)
@@ -234,7 +253,9 @@ extension CropRequest {
 /// Steps 5–8 along one axis in `Double`, given the zoomed display rect's
 /// `origin` and `extent` on that axis.
 ///
-/// `perPoint` is `pixels / extent`, within two roundings of exact.
+/// `perPoint` is `pixels / extent`, within two roundings of exact. The caller
+/// guarantees no overflow or underflow: `extent ≥ 2⁻⁹⁰⁰`, `magnitude ≤ 2⁹⁰⁰`
+/// and `pixels ≤ 2⁴⁰`.
 /// `magnitude` must bound every term that `origin`, `extent` and the clipped
 /// edges are computed from, so that each of those view-space quantities,
 /// computed in at most eight roundings, is within 16·u·magnitude of its exact
@@ -247,7 +268,6 @@ private func decideAxis(
     lo: Double, size: Double, view: Double, origin: Double, extent: Double, magnitude: Double,
     pixels: Double, perPoint: Double
 ) -> FastAxis {
-    guard extent >= 0x1p-900, magnitude <= 0x1p900 else { return .undecided }
     let u = 0x1p-53
     let viewError = 64 * u * magnitude
 
@@ -256,40 +276,42 @@ private func decideAxis(
     let gap = clipHi - clipLo
     if gap < -viewError { return .empty }
 
+    // With a clip of positive width the edges lie within the display rect,
+    // so in [0, pixels] up to rounding; otherwise the values below are
+    // garbage that the final test rejects (it fails for NaN too).
     let edgeError = 128 * u * (magnitude * perPoint + pixels + 1)
     let left = (clipLo - origin) * perPoint + 1e-6
     let right = (clipHi - origin) * perPoint - 1e-6
-    guard gap > viewError, abs(left) < 0x1p52, abs(right) < 0x1p52, edgeError < 0.25 else {
-        return .undecided
-    }
     let leftFloor = floorOfSmall(left)
     let rightCeiling = -floorOfSmall(-right)
     // Each edge's fraction f must lie in (E, 1 − E): both factors positive,
-    // which for E < 1/2 is the same as their product being positive. One
-    // test for both edges keeps the branch count down.
+    // which for E < 1/2 is the same as their product being positive.
     let leftFraction = left - leftFloor
     let rightFraction = rightCeiling - right
     let leftMargin = (leftFraction - edgeError) * (1 - edgeError - leftFraction)
     let rightMargin = (rightFraction - edgeError) * (1 - edgeError - rightFraction)
-    guard min(leftMargin, rightMargin) > 0 else { return .undecided }
-    let low = Int(min(max(leftFloor, 0), pixels))
-    let high = Int(min(max(rightCeiling, 0), pixels))
-    return FastAxis(low: low, high: high)
+    guard gap > viewError && edgeError < 0.25 && leftMargin > 0 && rightMargin > 0 else {
+        return .undecided
+    }
+    // Step 8's clamp to [0, pixels] changes nothing here: the exact edges lie
+    // in [0, pixels] (the clip is inside the display rect), and a decided
+    // floor or ceiling of them is the exact one.
+    return FastAxis(low: leftFloor, high: rightCeiling)
 }
 
 /// The article's case (aspectFit, no zoom, orientation 1) decided in `Double`
 /// on plain numbers, with no request built: `nil` when it cannot decide (any
 /// invalid input included; the general path then answers with its reason).
 ///
-/// - Returns: The pixel rect as `(left, top, right, bottom)`, or `(0, 0, 0, 0)`
-///   when the selection certainly covers no pixel.
+/// - Returns: The pixel rect as `(left, top, right, bottom)` in whole
+///   numbers, or `(0, 0, 0, 0)` when the selection certainly covers no pixel.
 @inline(__always)
 func aspectFitFastPath(
     sw: Double, sh: Double, vw: Double, vh: Double, x: Double, y: Double, w: Double, h: Double
-) -> (Int, Int, Int, Int)? {
+) -> (Double, Double, Double, Double)? {
     guard x.isFinite, y.isFinite, w > 0, w <= 0x1p200, h > 0, h <= 0x1p200,
         sw >= 1, sw <= 0x1p40, sh >= 1, sh <= 0x1p40,
-        Double(Int(sw)) == sw, Double(Int(sh)) == sh,
+        isWhole(sw), isWhole(sh),
         vw >= 0x1p-200, vw <= 0x1p200, vh >= 0x1p-200, vh <= 0x1p200
     else { return nil }
     // Without zoom the display rect lies inside the view, so every clipped
