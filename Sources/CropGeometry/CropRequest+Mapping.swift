@@ -156,6 +156,12 @@ private func intOfSmallWhole(_ v: Double) -> Int {
     Int(truncatingIfNeeded: (v + 0x1p52).bitPattern &- (0x1p52 as Double).bitPattern)
 }
 
+/// 1 when `condition` holds, else 0, without a branch.
+@inline(__always)
+private func bit(_ condition: Bool) -> UInt8 {
+    condition ? 1 : 0
+}
+
 /// Whether `v`, known to be in `[0, 2⁵²)`, is a whole number.
 @inline(__always)
 private func isWhole(_ v: Double) -> Bool {
@@ -290,9 +296,9 @@ private func decideAxis(
     let rightFraction = rightCeiling - right
     let leftMargin = (leftFraction - edgeError) * (1 - edgeError - leftFraction)
     let rightMargin = (rightFraction - edgeError) * (1 - edgeError - rightFraction)
-    guard gap > viewError && edgeError < 0.25 && leftMargin > 0 && rightMargin > 0 else {
-        return .undecided
-    }
+    let decided =
+        bit(gap > viewError) & bit(edgeError < 0.25) & bit(leftMargin > 0) & bit(rightMargin > 0)
+    guard decided == 1 else { return .undecided }
     // Step 8's clamp to [0, pixels] changes nothing here: the exact edges lie
     // in [0, pixels] (the clip is inside the display rect), and a decided
     // floor or ceiling of them is the exact one.
@@ -309,11 +315,13 @@ private func decideAxis(
 func aspectFitFastPath(
     sw: Double, sh: Double, vw: Double, vh: Double, x: Double, y: Double, w: Double, h: Double
 ) -> (Double, Double, Double, Double)? {
-    guard x.isFinite, y.isFinite, w > 0, w <= 0x1p200, h > 0, h <= 0x1p200,
-        sw >= 1, sw <= 0x1p40, sh >= 1, sh <= 0x1p40,
-        isWhole(sw), isWhole(sh),
-        vw >= 0x1p-200, vw <= 0x1p200, vh >= 0x1p-200, vh <= 0x1p200
-    else { return nil }
+    // One branch for all the checks: each comparison is a 0 or 1 and the
+    // product of them is 1 only when every one holds (NaN fails each).
+    let inRange =
+        bit(x.isFinite) & bit(y.isFinite) & bit(w > 0) & bit(w <= 0x1p200) & bit(h > 0)
+        & bit(h <= 0x1p200) & bit(sw >= 1) & bit(sw <= 0x1p40) & bit(sh >= 1) & bit(sh <= 0x1p40)
+        & bit(vw >= 0x1p-200) & bit(vw <= 0x1p200) & bit(vh >= 0x1p-200) & bit(vh <= 0x1p200)
+    guard inRange == 1, isWhole(sw), isWhole(sh) else { return nil }
     // Without zoom the display rect lies inside the view, so every clipped
     // edge, origin and extent is at most the view's size, and each is a few
     // roundings from exact: 4·view bounds their terms (see decideAxis).

@@ -120,3 +120,44 @@ import Testing
                 selection: CGRect(x: 0, y: 0, width: 300, height: 300)) == nil)
     }
 }
+
+extension CropPixelsAgreementTests {
+    /// Extreme and awkward values, where the fast path must either be right
+    /// or step aside: compared with the exact path on its own.
+    @Test func cropPixelsAgreesWithTheExactPathOnExtremeInputs() {
+        var generator = SeededGenerator(seed: 0xE7)
+        let awkward: [Double] = [
+            0, -0.0, 1e-300, 5e-324, 1e300, 0x1p40, 0x1p53, 0.1, 1.0 / 3, 2.0 / 3, 37.5, 262.5,
+            1e-9, -1e-9,
+            .nan, .infinity, -.infinity, 4000.5, 3, 299.99999999999994,
+        ]
+        func value(_ range: ClosedRange<Double>) -> Double {
+            Bool.random(using: &generator)
+                ? awkward.randomElement(using: &generator)!
+                : Double.random(in: range, using: &generator)
+        }
+        for _ in 0..<20_000 {
+            let source = CGSize(
+                width: Bool.random(using: &generator)
+                    ? Double(Int.random(in: 1...9000, using: &generator)) : value(1...9000),
+                height: Double(Int.random(in: 1...9000, using: &generator)))
+            let viewport = CGSize(width: value(1...1000), height: value(1...1000))
+            let selection = CGRect(
+                x: value(-100...1000), y: value(-100...1000), width: value(0...1000),
+                height: value(0...1000))
+            let request = CropRequest(
+                sourceSize: Size(width: Double(source.width), height: Double(source.height)),
+                viewport: Size(width: Double(viewport.width), height: Double(viewport.height)),
+                selection: Rect(
+                    x: Double(selection.origin.x), y: Double(selection.origin.y),
+                    width: Double(selection.size.width),
+                    height: Double(selection.size.height)))
+            let exact = (try? request.mapExactly()).map {
+                CGRect(x: $0.rect.x, y: $0.rect.y, width: $0.rect.width, height: $0.rect.height)
+            }
+            #expect(
+                cropPixels(source: source, viewport: viewport, selection: selection) == exact,
+                "\(request)")
+        }
+    }
+}
