@@ -139,14 +139,12 @@ private struct FastAxis {
     var isUndecided: Bool { low < 0 }
 }
 
-/// `⌊v⌋` for `|v| < 2⁵¹`, without a libm call or a checked conversion.
-///
-/// Adding and subtracting 1.5·2⁵² rounds to the nearest integer (in that
-/// range the sum's unit is 1); one step down fixes the rounded-up halves.
+/// The integer nearest `v` (ties to even) for `|v| < 2⁵¹`, without a libm
+/// call: adding and subtracting 1.5·2⁵² rounds to an integer, since in that
+/// range the sum's unit is 1.
 @inline(__always)
-private func floorOfSmall(_ v: Double) -> Double {
-    let nearest = (v + 0x1.8p52) - 0x1.8p52
-    return nearest > v ? nearest - 1 : nearest
+private func nearestOfSmall(_ v: Double) -> Double {
+    (v + 0x1.8p52) - 0x1.8p52
 }
 
 /// The `Int` of a whole number in `[0, 2⁵²)`, read off its bits: in that range
@@ -162,7 +160,8 @@ private func bit(_ condition: Bool) -> UInt8 {
     condition ? 1 : 0
 }
 
-/// Whether `v`, known to be in `[0, 2⁵²)`, is a whole number.
+/// Whether `v` is a whole number, for `v` in `[0, 2⁵²)` (outside it the
+/// answer means nothing, but is still a plain `Bool`).
 @inline(__always)
 private func isWhole(_ v: Double) -> Bool {
     (v + 0x1p52) - 0x1p52 == v
@@ -280,25 +279,26 @@ private func decideAxis(
     let clipLo = max(lo, max(origin, 0))
     let clipHi = min(lo + size, min(origin + extent, view))
     let gap = clipHi - clipLo
-    if gap < -viewError { return .empty }
 
     // With a clip of positive width the edges lie within the display rect,
     // so in [0, pixels] up to rounding; otherwise the values below are
-    // garbage that the final test rejects (it fails for NaN too).
+    // garbage that the final test rejects (it fails for NaN too). Deciding
+    // "empty" only after that keeps one unpredictable branch, not two.
     let edgeError = 128 * u * (magnitude * perPoint + pixels + 1)
     let left = (clipLo - origin) * perPoint + 1e-6
     let right = (clipHi - origin) * perPoint - 1e-6
-    let leftFloor = floorOfSmall(left)
-    let rightCeiling = -floorOfSmall(-right)
-    // Each edge's fraction f must lie in (E, 1 − E): both factors positive,
-    // which for E < 1/2 is the same as their product being positive.
-    let leftFraction = left - leftFloor
-    let rightFraction = rightCeiling - right
-    let leftMargin = (leftFraction - edgeError) * (1 - edgeError - leftFraction)
-    let rightMargin = (rightFraction - edgeError) * (1 - edgeError - rightFraction)
+    // An edge is decided when no integer lies within E of it: its distance
+    // to the nearest integer exceeds E (never when E ≥ 1/2). The floor or
+    // ceiling then follows from the side of that integer it lies on.
+    let leftNearest = nearestOfSmall(left)
+    let rightNearest = nearestOfSmall(right)
+    let leftOffset = left - leftNearest
+    let rightOffset = right - rightNearest
+    let leftFloor = leftOffset < 0 ? leftNearest - 1 : leftNearest
+    let rightCeiling = rightOffset > 0 ? rightNearest + 1 : rightNearest
     let decided =
-        bit(gap > viewError) & bit(edgeError < 0.25) & bit(leftMargin > 0) & bit(rightMargin > 0)
-    guard decided == 1 else { return .undecided }
+        bit(gap > viewError) & bit(abs(leftOffset) > edgeError) & bit(abs(rightOffset) > edgeError)
+    guard decided == 1 else { return gap < -viewError ? .empty : .undecided }
     // Step 8's clamp to [0, pixels] changes nothing here: the exact edges lie
     // in [0, pixels] (the clip is inside the display rect), and a decided
     // floor or ceiling of them is the exact one.
@@ -315,13 +315,14 @@ private func decideAxis(
 func aspectFitFastPath(
     sw: Double, sh: Double, vw: Double, vh: Double, x: Double, y: Double, w: Double, h: Double
 ) -> (Double, Double, Double, Double)? {
-    // One branch for all the checks: each comparison is a 0 or 1 and the
-    // product of them is 1 only when every one holds (NaN fails each).
+    // One branch for all the checks: each comparison is a 0 or 1 and their
+    // bitwise and is 1 only when every one holds (NaN fails each).
     let inRange =
         bit(x.isFinite) & bit(y.isFinite) & bit(w > 0) & bit(w <= 0x1p200) & bit(h > 0)
         & bit(h <= 0x1p200) & bit(sw >= 1) & bit(sw <= 0x1p40) & bit(sh >= 1) & bit(sh <= 0x1p40)
+        & bit(isWhole(sw)) & bit(isWhole(sh))
         & bit(vw >= 0x1p-200) & bit(vw <= 0x1p200) & bit(vh >= 0x1p-200) & bit(vh <= 0x1p200)
-    guard inRange == 1, isWhole(sw), isWhole(sh) else { return nil }
+    guard inRange == 1 else { return nil }
     // Without zoom the display rect lies inside the view, so every clipped
     // edge, origin and extent is at most the view's size, and each is a few
     // roundings from exact: 4·view bounds their terms (see decideAxis).
