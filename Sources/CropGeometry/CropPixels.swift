@@ -21,7 +21,7 @@ public func cropPixels(source: CGSize, viewport: CGSize, selection: CGRect) -> C
         vh: Double(viewport.height), x: Double(selection.origin.x), y: Double(selection.origin.y),
         w: Double(selection.size.width), h: Double(selection.size.height))
     {
-        guard right > left else { return nil }
+        guard bit(right > left) & bit(bottom > top) == 1 else { return nil }
         return CGRect(x: left, y: top, width: right - left, height: bottom - top)
     }
     let request = CropRequest(

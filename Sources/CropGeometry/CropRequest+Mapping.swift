@@ -156,7 +156,7 @@ private func intOfSmallWhole(_ v: Double) -> Int {
 
 /// 1 when `condition` holds, else 0, without a branch.
 @inline(__always)
-private func bit(_ condition: Bool) -> UInt8 {
+func bit(_ condition: Bool) -> UInt8 {
     condition ? 1 : 0
 }
 
@@ -310,7 +310,8 @@ private func decideAxis(
 /// invalid input included; the general path then answers with its reason).
 ///
 /// - Returns: The pixel rect as `(left, top, right, bottom)` in whole
-///   numbers, or `(0, 0, 0, 0)` when the selection certainly covers no pixel.
+///   numbers; when the selection certainly covers no pixel, `right <= left`
+///   or `bottom <= top`.
 @inline(__always)
 func aspectFitFastPath(
     sw: Double, sh: Double, vw: Double, vh: Double, x: Double, y: Double, w: Double, h: Double
@@ -351,10 +352,7 @@ func aspectFitFastPath(
             lo: y, size: h, view: vh, origin: 0, extent: vh, magnitude: 4 * vh, pixels: sh,
             perPoint: perPoint)
     }
-    if horizontal.isUndecided || vertical.isUndecided { return nil }
-    guard horizontal.high > horizontal.low, vertical.high > vertical.low else {
-        return (0, 0, 0, 0)
-    }
+    if bit(horizontal.isUndecided) | bit(vertical.isUndecided) == 1 { return nil }
     return (horizontal.low, vertical.low, horizontal.high, vertical.high)
 }
 
