@@ -6,14 +6,26 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "CropGeometry", targets: ["CropGeometry"]),
+        .library(name: "CropImaging", targets: ["CropImaging"]),
         .executable(name: "cropkit", targets: ["cropkit"]),
     ],
     targets: [
         .target(name: "CropGeometry"),
-        .target(name: "CropKitCLI", dependencies: ["CropGeometry"]),
+        .systemLibrary(
+            name: "CPNG", pkgConfig: "libpng16",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .target(
+            name: "CImagingShims", dependencies: ["CPNG", "CZlib"],
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CropImaging", dependencies: ["CropGeometry", "CImagingShims"]),
+        .target(name: "CropKitCLI", dependencies: ["CropGeometry", "CropImaging"]),
         .executableTarget(name: "cropkit", dependencies: ["CropKitCLI"]),
         .testTarget(name: "CropGeometryTests", dependencies: ["CropGeometry"]),
-        .testTarget(name: "CropKitCLITests", dependencies: ["CropKitCLI", "CropGeometry"]),
+        .testTarget(name: "CropImagingTests", dependencies: ["CropImaging", "CropGeometry"]),
+        .testTarget(name: "CropKitCLITests", dependencies: ["CropKitCLI", "CropGeometry", "CropImaging"]),
         .executableTarget(
             name: "MappingBenchmark",
             dependencies: ["CropGeometry"],

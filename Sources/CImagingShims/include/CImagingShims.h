@@ -1,0 +1,76 @@
+// CropKit's C layer: the only place setjmp/longjmp and libpng/zlib macros
+// live. Each function does one whole operation and returns a status code; no
+// longjmp ever crosses into Swift.
+#ifndef CROPKIT_IMAGING_SHIMS_H
+#define CROPKIT_IMAGING_SHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    CK_STATUS_OK = 0,
+    CK_STATUS_CANNOT_OPEN = 1,
+    CK_STATUS_CORRUPT = 2,
+    CK_STATUS_OUT_OF_MEMORY = 3,
+    CK_STATUS_MISMATCH = 4,
+    CK_STATUS_LIMIT = 5,
+};
+
+/// One crop-aware PNG read: inputs first, results after.
+typedef struct {
+    /// The rect to keep, in the stored grid; must lie inside the image.
+    uint32_t crop_x, crop_y, crop_width, crop_height;
+    /// What the caller's own scan of the file found; the read fails with
+    /// CK_STATUS_MISMATCH when libpng disagrees.
+    uint32_t width, height;
+    int bit_depth, color_type, interlaced;
+    /// Refused above these (png_set_user_limits).
+    uint32_t max_width, max_height;
+    /// Largest interlace row store the read may allocate.
+    size_t max_allocation;
+    /// Receives crop_height rows of crop_width pixels: samples unpacked to one
+    /// byte each below 8 bits, 16-bit samples big-endian.
+    uint8_t *pixels;
+    size_t pixels_size;
+    /// Results.
+    int warnings;
+    uint32_t rows_decoded;
+    char message[512];
+} ck_png_read_request;
+
+/// Reads the crop of the PNG at `path` (libpng: png_read_info, png_read_row).
+/// Rows above the crop are decoded and dropped; for non-interlaced files
+/// decoding stops after the crop's last row. Ancillary chunks are skipped
+/// unread by libpng (the caller copies the ones it keeps).
+int ck_png_read_crop(const char *path, ck_png_read_request *request);
+
+/// zlib's compress at `level` into `out` (deflateInit2, deflate); returns
+/// the bytes written, or 0 when `out` is too small or zlib fails.
+size_t ck_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity, int level);
+
+/// zlib's deflateBound for `in_size` bytes.
+size_t ck_zlib_compress_bound(size_t in_size);
+
+/// Whether libdeflate's shared library could be loaded (dlopen of
+/// libdeflate.so.0 and its usual names); loads it on the first call.
+int ck_libdeflate_available(void);
+
+/// libdeflate_zlib_compress at `level` (1-12); returns the bytes written, or 0
+/// when libdeflate is unavailable or `out` is too small.
+size_t ck_libdeflate_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity, int level);
+
+/// libdeflate_zlib_compress_bound, or 0 when libdeflate is unavailable.
+size_t ck_libdeflate_zlib_compress_bound(size_t in_size, int level);
+
+/// zlib's crc32 over `data`, continuing from `crc`.
+uint32_t ck_crc32(uint32_t crc, const uint8_t *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

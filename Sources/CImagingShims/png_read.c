@@ -1,0 +1,162 @@
+// Crop-aware PNG reading through libpng. setjmp lives here and only here.
+#include "CImagingShims.h"
+
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void ck_png_error(png_structp png, png_const_charp message) {
+    ck_png_read_request *request = (ck_png_read_request *)png_get_error_ptr(png);
+    snprintf(request->message, sizeof request->message, "%s", message ? message : "libpng error");
+    png_longjmp(png, 1);
+}
+
+static void ck_png_warning(png_structp png, png_const_charp message) {
+    ck_png_read_request *request = (ck_png_read_request *)png_get_error_ptr(png);
+    if (request->warnings == 0 && request->message[0] == '\0') {
+        snprintf(request->message, sizeof request->message, "%s", message ? message : "libpng warning");
+    }
+    request->warnings += 1;
+}
+
+// Every ancillary chunk libpng knows: skipped unread (CropKit copies the ones
+// it keeps itself, after checking their CRC), so no ancillary chunk can make
+// libpng allocate.
+static const png_byte ck_ancillary_chunks[] =
+    "bKGD\0cHRM\0cICP\0cLLI\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0mDCV\0oFFs\0pCAL\0pHYs\0"
+    "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0tRNS\0zTXt\0";
+
+static int ck_channels(int color_type) {
+    switch (color_type) {
+    case PNG_COLOR_TYPE_GRAY: return 1;
+    case PNG_COLOR_TYPE_PALETTE: return 1;
+    case PNG_COLOR_TYPE_GRAY_ALPHA: return 2;
+    case PNG_COLOR_TYPE_RGB: return 3;
+    case PNG_COLOR_TYPE_RGB_ALPHA: return 4;
+    default: return 0;
+    }
+}
+
+int ck_png_read_crop(const char *path, ck_png_read_request *request) {
+    request->warnings = 0;
+    request->rows_decoded = 0;
+    request->message[0] = '\0';
+
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        snprintf(request->message, sizeof request->message, "cannot open the file");
+        return CK_STATUS_CANNOT_OPEN;
+    }
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, request, ck_png_error, ck_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (png == NULL || info == NULL) {
+        if (png) png_destroy_read_struct(&png, NULL, NULL);
+        fclose(file);
+        snprintf(request->message, sizeof request->message, "out of memory creating the PNG reader");
+        return CK_STATUS_OUT_OF_MEMORY;
+    }
+    // Modified after setjmp, read after a longjmp: volatile.
+    uint8_t *volatile row = NULL;
+    uint8_t *volatile kept_rows = NULL;
+    volatile int status = CK_STATUS_CORRUPT;
+
+    if (setjmp(png_jmpbuf(png))) {
+        free(row);
+        free(kept_rows);
+        png_destroy_read_struct(&png, &info, NULL);
+        fclose(file);
+        return status;
+    }
+
+    png_init_io(png, file);
+    png_set_user_limits(png, request->max_width, request->max_height);
+    png_set_chunk_cache_max(png, 1000);
+    png_set_chunk_malloc_max(png, 8000000);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, ck_ancillary_chunks,
+                                (int)(sizeof ck_ancillary_chunks / 5));
+    png_read_info(png, info);
+
+    png_uint_32 width = 0, height = 0;
+    int bit_depth = 0, color_type = 0, interlace = 0;
+    png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
+    int channels = ck_channels(color_type);
+    if (width != request->width || height != request->height || bit_depth != request->bit_depth ||
+        color_type != request->color_type || (interlace != PNG_INTERLACE_NONE) != (request->interlaced != 0) ||
+        channels == 0) {
+        status = CK_STATUS_MISMATCH;
+        png_error(png, "libpng read a different header than the file's IHDR chunk");
+    }
+    if ((uint64_t)request->crop_x + request->crop_width > width ||
+        (uint64_t)request->crop_y + request->crop_height > height || request->crop_width == 0 ||
+        request->crop_height == 0) {
+        status = CK_STATUS_MISMATCH;
+        png_error(png, "the crop does not lie inside the image");
+    }
+    size_t bytes_per_pixel = (size_t)channels * (bit_depth == 16 ? 2 : 1);
+    size_t crop_row_bytes = (size_t)request->crop_width * bytes_per_pixel;
+    if (request->pixels == NULL || request->pixels_size != crop_row_bytes * request->crop_height) {
+        status = CK_STATUS_MISMATCH;
+        png_error(png, "the pixel buffer does not match the crop");
+    }
+
+    if (bit_depth < 8) png_set_packing(png);
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    size_t row_bytes = png_get_rowbytes(png, info);
+    if (row_bytes != (size_t)width * bytes_per_pixel) {
+        status = CK_STATUS_MISMATCH;
+        png_error(png, "unexpected row size after unpacking");
+    }
+    row = malloc(row_bytes);
+    if (row == NULL) {
+        status = CK_STATUS_OUT_OF_MEMORY;
+        png_error(png, "out of memory for one row");
+    }
+    uint32_t first = request->crop_y;
+    uint32_t end = request->crop_y + request->crop_height;
+    size_t column_offset = (size_t)request->crop_x * bytes_per_pixel;
+
+    if (passes == 1) {
+        for (uint32_t y = 0; y < end; y++) {
+            png_read_row(png, row, NULL);
+            request->rows_decoded = y + 1;
+            if (y >= first) {
+                memcpy(request->pixels + (size_t)(y - first) * crop_row_bytes, row + column_offset, crop_row_bytes);
+            }
+        }
+    } else {
+        // Each pass adds pixels to rows already holding the earlier passes,
+        // so the crop's rows are kept whole until the last pass is in.
+        if (row_bytes != 0 && request->crop_height > request->max_allocation / row_bytes) {
+            status = CK_STATUS_LIMIT;
+            png_error(png, "the interlaced crop's rows exceed the allocation limit");
+        }
+        kept_rows = calloc(request->crop_height, row_bytes);
+        if (kept_rows == NULL) {
+            status = CK_STATUS_OUT_OF_MEMORY;
+            png_error(png, "out of memory for the interlaced crop's rows");
+        }
+        for (int pass = 0; pass < passes; pass++) {
+            uint32_t last = pass == passes - 1 ? end : height;
+            for (uint32_t y = 0; y < last; y++) {
+                uint8_t *target = (y >= first && y < end) ? kept_rows + (size_t)(y - first) * row_bytes : row;
+                png_read_row(png, target, NULL);
+            }
+        }
+        request->rows_decoded = end;
+        for (uint32_t y = 0; y < request->crop_height; y++) {
+            memcpy(request->pixels + (size_t)y * crop_row_bytes, kept_rows + (size_t)y * row_bytes + column_offset,
+                   crop_row_bytes);
+        }
+    }
+    free(row);
+    row = NULL;
+    free(kept_rows);
+    kept_rows = NULL;
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(file);
+    return CK_STATUS_OK;
+}

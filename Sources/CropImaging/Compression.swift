@@ -1,0 +1,51 @@
+internal import CImagingShims
+
+/// Which DEFLATE implementation compresses the image data.
+public enum Compressor: String, Hashable, Sendable, CaseIterable {
+    /// libdeflate when its shared library loads, zlib otherwise.
+    case automatic
+    /// libdeflate (whole-buffer, several times faster than zlib at the same
+    /// level); fails when the library is absent.
+    case libdeflate
+    /// zlib, always present.
+    case zlib
+
+    /// Whether libdeflate's shared library is present on this machine.
+    public static var isLibdeflateAvailable: Bool { ck_libdeflate_available() != 0 }
+
+    /// The implementation `.automatic` resolves to here.
+    public var resolved: Compressor {
+        self == .automatic ? (Self.isLibdeflateAvailable ? .libdeflate : .zlib) : self
+    }
+
+    /// A zlib stream of `data` at `level` (1–9 for zlib, 1–12 for libdeflate).
+    ///
+    /// - Throws: ``ImagingError`` `.unsupported` when libdeflate is asked for
+    ///   but absent, `.outOfMemory` when compression fails.
+    func zlibStream(_ data: UnsafeBufferPointer<UInt8>, level: Int) throws(ImagingError) -> [UInt8] {
+        let implementation = resolved
+        let bound: Int
+        switch implementation {
+        case .libdeflate:
+            guard Self.isLibdeflateAvailable else {
+                throw ImagingError(.unsupported, "libdeflate is not installed (Debian: libdeflate0); use --compressor zlib")
+            }
+            bound = ck_libdeflate_zlib_compress_bound(data.count, Int32(min(max(level, 0), 12)))
+        default:
+            bound = ck_zlib_compress_bound(data.count)
+        }
+        var out = [UInt8](repeating: 0, count: max(bound, 64))
+        let written = out.withUnsafeMutableBufferPointer { buffer in
+            switch implementation {
+            case .libdeflate:
+                ck_libdeflate_zlib_compress(
+                    data.baseAddress, data.count, buffer.baseAddress, buffer.count, Int32(min(max(level, 0), 12)))
+            default:
+                ck_zlib_compress(data.baseAddress, data.count, buffer.baseAddress, buffer.count, Int32(min(max(level, 0), 9)))
+            }
+        }
+        guard written > 0 else { throw ImagingError(.outOfMemory, "\(implementation.rawValue) could not compress the image data") }
+        out.removeSubrange(written...)
+        return out
+    }
+}

@@ -1,0 +1,184 @@
+internal import CImagingShims
+
+/// What a PNG file holds, read from its chunk list without decoding pixels.
+public struct PNGFileInfo: Hashable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var bitDepth: Int
+    public var colorType: PNGColorType
+    public var interlaced: Bool
+    /// The chunks a crop carries, in file order, each with a correct CRC.
+    public var carriedChunks: [PNGChunk]
+    /// The types of the other ancillary chunks, which a crop drops.
+    public var droppedChunkTypes: [String]
+    public var fileSize: Int
+    /// Problems that did not stop the read (a carried chunk with a bad CRC is
+    /// dropped, a missing IEND is tolerated).
+    public var warnings: [String]
+}
+
+private let pngSignature: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
+
+extension PNGFileInfo {
+    /// Reads the chunk list of the PNG at `path`, checking its structure and
+    /// the limits before anything large is allocated.
+    ///
+    /// Checked here: the signature; IHDR first, 13 bytes, with a valid colour
+    /// type, bit depth and methods; every chunk's declared length against the
+    /// bytes the file has; the CRC of every chunk that will be copied; a PLTE
+    /// for palette images; at least one IDAT; and `limits`.
+    ///
+    /// - Throws: ``ImagingError`` with `.corrupt`, `.limit` or `.cannotOpen`.
+    /// - Complexity: O(number of chunks) reads and seeks; reads only the
+    ///   carried chunks' data.
+    public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError) -> PNGFileInfo {
+        let file = try BinaryFile(path: path)
+        guard file.size > 0 else { throw ImagingError(.corrupt, "'\(path)' is empty, not a PNG file") }
+        guard let signature = file.read(8), signature == pngSignature else {
+            throw ImagingError(.corrupt, "'\(path)' is not a PNG file (its first 8 bytes are not the PNG signature)")
+        }
+        var info = PNGFileInfo(
+            width: 0, height: 0, bitDepth: 0, colorType: .gray, interlaced: false, carriedChunks: [],
+            droppedChunkTypes: [], fileSize: file.size, warnings: [])
+        var sawHeader = false
+        var sawData = false
+        var sawEnd = false
+        var metadataBytes = 0
+        while !sawEnd {
+            let chunkOffset = file.offset
+            guard file.remaining > 0 else {
+                guard sawData else { throw ImagingError(.corrupt, "PNG file ends after \(file.size) bytes with no image data (IDAT)") }
+                info.warnings.append("PNG file has no IEND chunk")
+                break
+            }
+            guard let header = file.read(8) else {
+                throw ImagingError(.corrupt, "PNG file is truncated: it ends inside a chunk header at byte \(chunkOffset)")
+            }
+            let length = Int(header.bigEndianUInt32(at: 0))
+            let typeBytes = Array(header[4..<8])
+            guard typeBytes.allSatisfy({ (65...90).contains($0) || (97...122).contains($0) }) else {
+                throw ImagingError(.corrupt, "PNG chunk at byte \(chunkOffset) has an invalid type \(typeBytes)")
+            }
+            let type = String(decoding: typeBytes, as: UTF8.self)
+            guard length <= Int(Int32.max) else {
+                throw ImagingError(.corrupt, "PNG chunk \(type) at byte \(chunkOffset) declares \(length) bytes, over the format's 2^31-1")
+            }
+            guard length + 4 <= file.remaining else {
+                throw ImagingError(
+                    .corrupt,
+                    "PNG chunk \(type) at byte \(chunkOffset) declares \(describeBytes(length)), the file has only \(describeBytes(max(0, file.remaining - 4))) left (truncated or corrupt)"
+                )
+            }
+            if !sawHeader {
+                guard type == "IHDR", length == 13 else {
+                    throw ImagingError(.corrupt, "PNG file does not start with a 13-byte IHDR chunk (found \(type), \(length) bytes)")
+                }
+            }
+            switch type {
+            case "IHDR":
+                guard !sawHeader else { throw ImagingError(.corrupt, "PNG file has a second IHDR chunk") }
+                let data = try readChecked(file, type: type, length: length, chunkOffset: chunkOffset, critical: true)
+                try info.parseHeader(data, limits: limits)
+                sawHeader = true
+            case "IDAT":
+                sawData = true
+                guard file.skip(length + 4) else { throw ImagingError(.corrupt, "PNG file is truncated inside IDAT") }
+            case "IEND":
+                sawEnd = true
+                guard file.skip(length + 4) else { throw ImagingError(.corrupt, "PNG file is truncated inside IEND") }
+            case _ where PNGChunk.carriedTypes.contains(type) && !sawData:
+                guard length <= limits.maxChunkBytes else {
+                    throw ImagingError(
+                        .limit,
+                        "PNG chunk \(type) declares \(describeBytes(length)), over the \(describeBytes(limits.maxChunkBytes)) limit for one metadata chunk (--max-chunk-bytes)"
+                    )
+                }
+                metadataBytes += length
+                guard metadataBytes <= limits.maxMetadataBytes else {
+                    throw ImagingError(
+                        .limit,
+                        "PNG metadata chunks hold over \(describeBytes(limits.maxMetadataBytes)), the limit (--max-metadata-bytes)")
+                }
+                let critical = type == "PLTE"
+                do throws(ImagingError) {
+                    let data = try readChecked(file, type: type, length: length, chunkOffset: chunkOffset, critical: critical)
+                    if type == "PLTE" {
+                        guard length % 3 == 0, length > 0, length <= 768 else {
+                            throw ImagingError(.corrupt, "PNG palette (PLTE) has \(length) bytes, not 1 to 256 RGB entries")
+                        }
+                    }
+                    info.carriedChunks.append(PNGChunk(type: type, data: data))
+                } catch {
+                    guard error.code == .corrupt, !critical else { throw error }
+                    info.warnings.append(error.message + "; the chunk was dropped")
+                }
+            default:
+                if type.first?.isUppercase == true && type != "PLTE" {
+                    throw ImagingError(.unsupported, "PNG file has an unknown critical chunk \(type)")
+                }
+                if type != "PLTE" { info.droppedChunkTypes.append(type) }
+                guard file.skip(length + 4) else { throw ImagingError(.corrupt, "PNG file is truncated inside \(type)") }
+            }
+        }
+        guard sawData else { throw ImagingError(.corrupt, "PNG file has no image data (IDAT chunk)") }
+        if info.colorType == .palette && !info.carriedChunks.contains(where: { $0.type == "PLTE" }) {
+            throw ImagingError(.corrupt, "PNG palette image has no palette (PLTE) before its image data")
+        }
+        return info
+    }
+
+    private mutating func parseHeader(_ data: [UInt8], limits: DecodeLimits) throws(ImagingError) {
+        let width = Int(data.bigEndianUInt32(at: 0))
+        let height = Int(data.bigEndianUInt32(at: 4))
+        guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
+            throw ImagingError(.corrupt, "PNG image size \(width)x\(height) is invalid (each side must be 1 to 2^31-1)")
+        }
+        guard let colorType = PNGColorType(rawValue: data[9]) else {
+            throw ImagingError(.corrupt, "PNG colour type \(data[9]) is invalid (allowed: 0, 2, 3, 4, 6)")
+        }
+        let bitDepth = Int(data[8])
+        guard colorType.allowedBitDepths.contains(bitDepth) else {
+            throw ImagingError(.corrupt, "PNG bit depth \(bitDepth) is invalid for colour type \(colorType.name)")
+        }
+        guard data[10] == 0, data[11] == 0, data[12] <= 1 else {
+            throw ImagingError(.corrupt, "PNG header has an unknown compression, filter or interlace method")
+        }
+        guard width <= limits.maxDimension, height <= limits.maxDimension else {
+            throw ImagingError(
+                .limit,
+                "PNG image is \(width)x\(height), over the \(limits.maxDimension)-pixel limit on a side (--max-dimension)")
+        }
+        guard width * height <= limits.maxPixels else {
+            throw ImagingError(
+                .limit,
+                "PNG image is \(width)x\(height) = \(width * height) pixels, over the \(limits.maxPixels)-pixel limit (--max-pixels)")
+        }
+        self.width = width
+        self.height = height
+        self.bitDepth = bitDepth
+        self.colorType = colorType
+        self.interlaced = data[12] == 1
+    }
+}
+
+/// Reads a chunk's data and checks its CRC.
+private func readChecked(
+    _ file: BinaryFile, type: String, length: Int, chunkOffset: Int, critical: Bool
+) throws(ImagingError) -> [UInt8] {
+    guard let data = file.read(length), let crcBytes = file.read(4) else {
+        throw ImagingError(.corrupt, "PNG file is truncated inside chunk \(type)")
+    }
+    var crc = ck_crc32(0, Array(type.utf8), 4)
+    crc = data.withUnsafeBufferPointer { ck_crc32(crc, $0.baseAddress, $0.count) }
+    guard crc == crcBytes.bigEndianUInt32(at: 0) else {
+        throw ImagingError(.corrupt, "PNG chunk \(type) at byte \(chunkOffset) has a bad CRC (the file is corrupt)")
+    }
+    return data
+}
+
+/// "499 bytes", "973 MB".
+func describeBytes(_ count: Int) -> String {
+    if count < 10_000 { return "\(count) bytes" }
+    if count < 10_000_000 { return "\(count / 1000) kB" }
+    return "\(count / 1_000_000) MB"
+}
