@@ -51,8 +51,14 @@ extension PNGFileInfo {
                 info.warnings.append("PNG file has no IEND chunk")
                 break
             }
-            guard let header = file.read(8) else {
-                throw ImagingError(.corrupt, "PNG file is truncated: it ends inside a chunk header at byte \(chunkOffset)")
+            // After image data, a truncated tail is left to libpng: it fails
+            // only if the rows that the crop needs are missing.
+            guard file.remaining >= 8 || !sawData, let header = file.read(8) else {
+                guard sawData else {
+                    throw ImagingError(.corrupt, "PNG file is truncated: it ends inside a chunk header at byte \(chunkOffset)")
+                }
+                info.warnings.append("PNG file is truncated at byte \(chunkOffset), after image data")
+                break
             }
             let length = Int(header.bigEndianUInt32(at: 0))
             let typeBytes = Array(header[4..<8])
@@ -64,6 +70,10 @@ extension PNGFileInfo {
                 throw ImagingError(.corrupt, "PNG chunk \(type) at byte \(chunkOffset) declares \(length) bytes, over the format's 2^31-1")
             }
             guard length + 4 <= file.remaining else {
+                if sawData && (type == "IDAT" || type == "IEND") {
+                    info.warnings.append("PNG file is truncated inside chunk \(type) at byte \(chunkOffset)")
+                    break
+                }
                 throw ImagingError(
                     .corrupt,
                     "PNG chunk \(type) at byte \(chunkOffset) declares \(describeBytes(length)), the file has only \(describeBytes(max(0, file.remaining - 4))) left (truncated or corrupt)"

@@ -1,0 +1,66 @@
+import CropImaging
+import Foundation
+import Testing
+
+/// Every file in testdata/corrupt/png-* (and the generated and fuzz-found
+/// ones that are PNGs): no crash, and either a clean error or a decode that
+/// matches libpng's.
+@Suite struct CorruptPNGTests {
+    static let files: [String] = {
+        let folders = [
+            "corrupt/png-pngsuite-x", "corrupt/png-libpng-crashers", "corrupt/png-libpng-badpal",
+            "corrupt/png-image-png-bugfixes", "corrupt/png-fuzz-seeds-image-png", "corrupt/png-pillow",
+            "corrupt/found-by-fuzzing",
+        ]
+        return folders.flatMap { TestData.files(under: $0, extensions: nil) }
+            + TestData.files(under: "corrupt/generated").filter { ($0 as NSString).lastPathComponent.hasPrefix("png") }
+    }()
+
+    @Test func everyCorruptFileEndsInADecodeOrACleanError() throws {
+        if TestData.skipReason("everyCorruptFileEndsInADecodeOrACleanError") != nil { return }
+        #expect(Self.files.count > 1200)
+        var decoded = 0
+        var refused = 0
+        var mismatched: [String] = []
+        for file in Self.files {
+            do {
+                let image = try PNGDecoder.decode(path: TestData.path(file))
+                decoded += 1
+                if let expected = TestData.expectations[file], expected.status == "ok", let hash = expected.hash,
+                    RGBA8Oracle.fnv1a64(RGBA8Oracle.rgba8(image)) != hash
+                {
+                    mismatched.append(file)
+                }
+            } catch {
+                refused += 1
+                #expect(!error.message.isEmpty, "\(file)")
+            }
+        }
+        print("corrupt PNG gauntlet: \(decoded) decoded, \(refused) refused")
+        #expect(mismatched.isEmpty, "decoded differently from libpng: \(mismatched)")
+        #expect(refused > 0 && decoded > 0)
+    }
+
+    /// The 57-byte files whose text chunk declares about 1 GB: refused by the
+    /// chunk scan before libpng sees them, with a message naming the chunk.
+    @Test(arguments: ["huge_tEXt_chunk.png", "huge_iTXt_chunk.png", "huge_zTXt_chunk.png", "huge_sPLT_chunk.png", "huge_pCAL_chunk.png"])
+    func hugeChunkIsRefusedBeforeLibpng(name: String) throws {
+        if TestData.skipReason("hugeChunkIsRefusedBeforeLibpng") != nil { return }
+        let path = TestData.path("corrupt/png-libpng-crashers/" + name)
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            _ = try PNGFileInfo.read(path: path)
+            Issue.record("\(name) was accepted")
+        } catch {
+            #expect(error.code == .corrupt)
+            let type = String(name.dropFirst(5).prefix(4))
+            #expect(error.message.contains("PNG chunk \(type)"), "\(error.message)")
+        }
+    }
+
+    @Test func ztxtDeclaringNearlyAGigabyteIsRefused() throws {
+        if TestData.skipReason("ztxtDeclaringNearlyAGigabyteIsRefused") != nil { return }
+        let path = TestData.path("corrupt/found-by-fuzzing/png_ztxt_declared_973MB_oom_libpng1639.png")
+        #expect(throws: ImagingError.self) { try PNGDecoder.decode(path: path) }
+    }
+}
