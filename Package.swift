@@ -25,7 +25,8 @@ let package = Package(
         .executableTarget(name: "cropkit", dependencies: ["CropKitCLI"]),
         .testTarget(name: "CropGeometryTests", dependencies: ["CropGeometry"]),
         .testTarget(name: "CropImagingTests", dependencies: ["CropImaging", "CropGeometry"]),
-        .testTarget(name: "CropKitCLITests", dependencies: ["CropKitCLI", "CropGeometry", "CropImaging"]),
+        .testTarget(
+            name: "CropKitCLITests", dependencies: ["CropKitCLI", "CropGeometry", "CropImaging"]),
         .executableTarget(
             name: "MappingBenchmark",
             dependencies: ["CropGeometry"],

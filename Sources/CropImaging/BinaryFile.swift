@@ -14,7 +14,8 @@ final class BinaryFile {
 
     init(path: String) throws(ImagingError) {
         guard let handle = fopen(path, "rb") else {
-            throw ImagingError(.cannotOpen, "cannot open '\(path)': \(String(cString: strerror(errno)))")
+            throw ImagingError(
+                .cannotOpen, "cannot open '\(path)': \(String(cString: strerror(errno)))")
         }
         var info = stat()
         guard fstat(fileno(handle), &info) == 0 else {

@@ -22,13 +22,16 @@ public enum Compressor: String, Hashable, Sendable, CaseIterable {
     ///
     /// - Throws: ``ImagingError`` `.unsupported` when libdeflate is asked for
     ///   but absent, `.outOfMemory` when compression fails.
-    func zlibStream(_ data: UnsafeBufferPointer<UInt8>, level: Int) throws(ImagingError) -> [UInt8] {
+    func zlibStream(_ data: UnsafeBufferPointer<UInt8>, level: Int) throws(ImagingError) -> [UInt8]
+    {
         let implementation = resolved
         let bound: Int
         switch implementation {
         case .libdeflate:
             guard Self.isLibdeflateAvailable else {
-                throw ImagingError(.unsupported, "libdeflate is not installed (Debian: libdeflate0); use --compressor zlib")
+                throw ImagingError(
+                    .unsupported,
+                    "libdeflate is not installed (Debian: libdeflate0); use --compressor zlib")
             }
             bound = ck_libdeflate_zlib_compress_bound(data.count, Int32(min(max(level, 0), 12)))
         default:
@@ -39,12 +42,18 @@ public enum Compressor: String, Hashable, Sendable, CaseIterable {
             switch implementation {
             case .libdeflate:
                 ck_libdeflate_zlib_compress(
-                    data.baseAddress, data.count, buffer.baseAddress, buffer.count, Int32(min(max(level, 0), 12)))
+                    data.baseAddress, data.count, buffer.baseAddress, buffer.count,
+                    Int32(min(max(level, 0), 12)))
             default:
-                ck_zlib_compress(data.baseAddress, data.count, buffer.baseAddress, buffer.count, Int32(min(max(level, 0), 9)))
+                ck_zlib_compress(
+                    data.baseAddress, data.count, buffer.baseAddress, buffer.count,
+                    Int32(min(max(level, 0), 9)))
             }
         }
-        guard written > 0 else { throw ImagingError(.outOfMemory, "\(implementation.rawValue) could not compress the image data") }
+        guard written > 0 else {
+            throw ImagingError(
+                .outOfMemory, "\(implementation.rawValue) could not compress the image data")
+        }
         out.removeSubrange(written...)
         return out
     }

@@ -14,6 +14,8 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case outOfMemory
         /// The output could not be written.
         case output
+        /// The output exists (and replacing was not allowed), or is the input.
+        case outputRefused
         /// The request itself does not fit the image (a crop outside it).
         case invalidRequest
     }

@@ -13,7 +13,8 @@ public struct PNGChunk: Hashable, Sendable {
     /// them: the palette, transparency, and everything about colour and
     /// pixel size. None of them depends on the image's width or height.
     public static let carriedTypes: Set<String> = [
-        "PLTE", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "cICP", "mDCV", "cLLI", "sBIT", "bKGD", "hIST",
+        "PLTE", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "cICP", "mDCV", "cLLI", "sBIT", "bKGD",
+        "hIST",
         "pHYs",
     ]
 }

@@ -18,7 +18,8 @@ public enum PNGDecoder {
     ///   - limits: Refused above these, before any large allocation.
     /// - Throws: ``ImagingError``.
     public static func decode(
-        path: String, rect: (x: Int, y: Int, width: Int, height: Int)? = nil, info knownInfo: PNGFileInfo? = nil,
+        path: String, rect: (x: Int, y: Int, width: Int, height: Int)? = nil,
+        info knownInfo: PNGFileInfo? = nil,
         limits: DecodeLimits = .standard
     ) throws(ImagingError) -> RasterImage {
         let info: PNGFileInfo
@@ -28,7 +29,8 @@ public enum PNGDecoder {
             info = try PNGFileInfo.read(path: path, limits: limits)
         }
         let crop = rect ?? (0, 0, info.width, info.height)
-        guard crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0, crop.x + crop.width <= info.width,
+        guard crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0,
+            crop.x + crop.width <= info.width,
             crop.y + crop.height <= info.height
         else {
             throw ImagingError(
@@ -37,9 +39,11 @@ public enum PNGDecoder {
             )
         }
         let bytesPerPixel = info.colorType.channels * (info.bitDepth == 16 ? 2 : 1)
-        let (size, overflow) = (crop.width * bytesPerPixel).multipliedReportingOverflow(by: crop.height)
+        let (size, overflow) = (crop.width * bytesPerPixel).multipliedReportingOverflow(
+            by: crop.height)
         guard !overflow, crop.width * crop.height <= limits.maxPixels else {
-            throw ImagingError(.limit, "the crop is over the \(limits.maxPixels)-pixel limit (--max-pixels)")
+            throw ImagingError(
+                .limit, "the crop is over the \(limits.maxPixels)-pixel limit (--max-pixels)")
         }
         var samples = [UInt8](repeating: 0, count: size)
         var request = ck_png_read_request()
@@ -66,7 +70,8 @@ public enum PNGDecoder {
         switch Int(status) {
         case CK_STATUS_OK:
             return RasterImage(
-                width: crop.width, height: crop.height, colorType: info.colorType, bitDepth: info.bitDepth,
+                width: crop.width, height: crop.height, colorType: info.colorType,
+                bitDepth: info.bitDepth,
                 samples: samples, chunks: info.carriedChunks)
         case CK_STATUS_CANNOT_OPEN:
             throw ImagingError(.cannotOpen, "cannot open '\(path)'")

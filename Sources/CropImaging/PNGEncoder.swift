@@ -53,22 +53,33 @@ public struct PNGEncoder: Sendable {
         var packed = [UInt8](repeating: 0, count: image.bitDepth < 8 ? packedRowBytes : 0)
         image.samples.withUnsafeBufferPointer { samples in
             out.withUnsafeMutableBufferPointer { out in
-                var scratch = [UInt8](repeating: 0, count: packedRowBytes * 4)
+                var scratch = [UInt8](repeating: 0, count: packedRowBytes * 5)
                 scratch.withUnsafeMutableBufferPointer { scratch in
+                    let zeros = UnsafeMutableBufferPointer(
+                        rebasing: scratch[(packedRowBytes * 4)...])
                     for y in 0..<image.height {
                         let target = out.baseAddress! + y * stride
                         let row: UnsafePointer<UInt8>
                         if image.bitDepth < 8 {
-                            pack(samples.baseAddress! + y * image.rowBytes, count: image.width * image.colorType.channels, depth: image.bitDepth, into: &packed)
-                            packed.withUnsafeBufferPointer { (target + 1).update(from: $0.baseAddress!, count: packedRowBytes) }
+                            pack(
+                                samples.baseAddress! + y * image.rowBytes,
+                                count: image.width * image.colorType.channels,
+                                depth: image.bitDepth, into: &packed)
+                            packed.withUnsafeBufferPointer {
+                                (target + 1).update(from: $0.baseAddress!, count: packedRowBytes)
+                            }
                             target[0] = 0
                             continue
                         }
                         row = samples.baseAddress! + y * image.rowBytes
-                        let prior: UnsafePointer<UInt8>? = y > 0 ? samples.baseAddress! + (y - 1) * image.rowBytes : nil
+                        let prior: UnsafePointer<UInt8> =
+                            y > 0
+                            ? samples.baseAddress! + (y - 1) * image.rowBytes
+                            : UnsafePointer(zeros.baseAddress!)
                         if adaptive {
                             target[0] = chooseFilter(
-                                row: row, prior: prior, count: packedRowBytes, bpp: filterBytesPerPixel,
+                                row: row, prior: prior, count: packedRowBytes,
+                                bpp: filterBytesPerPixel,
                                 output: target + 1, scratch: scratch.baseAddress!)
                         } else {
                             target[0] = 0
@@ -83,7 +94,8 @@ public struct PNGEncoder: Sendable {
 }
 
 /// Packs one row of unpacked sub-byte samples, most significant bits first.
-private func pack(_ samples: UnsafePointer<UInt8>, count: Int, depth: Int, into out: inout [UInt8]) {
+private func pack(_ samples: UnsafePointer<UInt8>, count: Int, depth: Int, into out: inout [UInt8])
+{
     let perByte = 8 / depth
     for i in 0..<out.count { out[i] = 0 }
     for i in 0..<count {
@@ -94,42 +106,65 @@ private func pack(_ samples: UnsafePointer<UInt8>, count: Int, depth: Int, into 
 
 /// Writes the best of the five filters of `row` to `output` and returns its
 /// type: the one whose bytes, read as signed, have the least absolute sum.
+///
+/// `prior` is the previous row (zeros for the first). All four filtered rows
+/// and their costs come out of one pass.
 private func chooseFilter(
-    row: UnsafePointer<UInt8>, prior: UnsafePointer<UInt8>?, count: Int, bpp: Int,
+    row: UnsafePointer<UInt8>, prior: UnsafePointer<UInt8>, count: Int, bpp: Int,
     output: UnsafeMutablePointer<UInt8>, scratch: UnsafeMutablePointer<UInt8>
 ) -> UInt8 {
-    @inline(__always) func cost(_ p: UnsafePointer<UInt8>) -> Int {
-        var sum = 0
-        for i in 0..<count { sum &+= Int(Int8(bitPattern: p[i]).magnitude) }
-        return sum
-    }
+    @inline(__always) func cost(_ v: UInt8) -> Int { Int(Int8(bitPattern: v).magnitude) }
     let sub = scratch
     let up = scratch + count
     let average = scratch + 2 * count
     let paeth = scratch + 3 * count
-    for i in 0..<count {
-        let a = i >= bpp ? row[i - bpp] : 0
-        let b = prior?[i] ?? 0
-        let c = (i >= bpp ? prior?[i - bpp] : nil) ?? 0
+    var costs = (none: 0, sub: 0, up: 0, average: 0, paeth: 0)
+    let lead = min(bpp, count)
+    for i in 0..<lead {
+        // No left neighbour: a = c = 0, so Sub is None and Paeth is Up.
         let x = row[i]
-        sub[i] = x &- a
+        let b = prior[i]
+        sub[i] = x
         up[i] = x &- b
-        average[i] = x &- UInt8((Int(a) + Int(b)) >> 1)
-        let p = Int(a) + Int(b) - Int(c)
-        let pa = abs(p - Int(a))
-        let pb = abs(p - Int(b))
-        let pc = abs(p - Int(c))
+        average[i] = x &- (b >> 1)
+        paeth[i] = x &- b
+        costs.none &+= cost(x)
+        costs.sub &+= cost(x)
+        costs.up &+= cost(up[i])
+        costs.average &+= cost(average[i])
+        costs.paeth &+= cost(paeth[i])
+    }
+    for i in lead..<count {
+        let x = row[i]
+        let a = row[i - bpp]
+        let b = prior[i]
+        let c = prior[i - bpp]
+        let s = x &- a
+        let u = x &- b
+        let v = x &- UInt8((UInt16(a) + UInt16(b)) >> 1)
+        let pa = abs(Int(b) - Int(c))
+        let pb = abs(Int(a) - Int(c))
+        let pc = abs(Int(a) + Int(b) - 2 * Int(c))
         let predictor = (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c)
-        paeth[i] = x &- predictor
+        let t = x &- predictor
+        sub[i] = s
+        up[i] = u
+        average[i] = v
+        paeth[i] = t
+        costs.none &+= cost(x)
+        costs.sub &+= cost(s)
+        costs.up &+= cost(u)
+        costs.average &+= cost(v)
+        costs.paeth &+= cost(t)
     }
     var bestType: UInt8 = 0
-    var bestCost = cost(row)
-    for (type, candidate) in [(UInt8(1), sub), (2, up), (3, average), (4, paeth)] {
-        let candidateCost = cost(UnsafePointer(candidate))
-        if candidateCost < bestCost {
-            bestCost = candidateCost
-            bestType = type
-        }
+    var bestCost = costs.none
+    for (type, candidate) in [
+        (UInt8(1), costs.sub), (2, costs.up), (3, costs.average), (4, costs.paeth),
+    ]
+    where candidate < bestCost {
+        bestCost = candidate
+        bestType = type
     }
     let chosen: UnsafePointer<UInt8> =
         switch bestType {
@@ -144,7 +179,9 @@ private func chooseFilter(
 }
 
 /// Appends one chunk (length, type, data, CRC).
-private func appendChunk<Data: Collection<UInt8>>(_ type: String, _ data: Data, to out: inout [UInt8]) {
+private func appendChunk<Data: Collection<UInt8>>(
+    _ type: String, _ data: Data, to out: inout [UInt8]
+) {
     out.appendBigEndian(UInt32(data.count))
     let start = out.count
     out += Array(type.utf8)
@@ -155,6 +192,9 @@ private func appendChunk<Data: Collection<UInt8>>(_ type: String, _ data: Data, 
 
 extension [UInt8] {
     mutating func appendBigEndian(_ value: UInt32) {
-        append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+        append(contentsOf: [
+            UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF),
+            UInt8(value & 0xFF),
+        ])
     }
 }

@@ -31,14 +31,21 @@ extension PNGFileInfo {
     /// - Throws: ``ImagingError`` with `.corrupt`, `.limit` or `.cannotOpen`.
     /// - Complexity: O(number of chunks) reads and seeks; reads only the
     ///   carried chunks' data.
-    public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError) -> PNGFileInfo {
+    public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
+        -> PNGFileInfo
+    {
         let file = try BinaryFile(path: path)
-        guard file.size > 0 else { throw ImagingError(.corrupt, "'\(path)' is empty, not a PNG file") }
+        guard file.size > 0 else {
+            throw ImagingError(.corrupt, "'\(path)' is empty, not a PNG file")
+        }
         guard let signature = file.read(8), signature == pngSignature else {
-            throw ImagingError(.corrupt, "'\(path)' is not a PNG file (its first 8 bytes are not the PNG signature)")
+            throw ImagingError(
+                .corrupt,
+                "'\(path)' is not a PNG file (its first 8 bytes are not the PNG signature)")
         }
         var info = PNGFileInfo(
-            width: 0, height: 0, bitDepth: 0, colorType: .gray, interlaced: false, carriedChunks: [],
+            width: 0, height: 0, bitDepth: 0, colorType: .gray, interlaced: false,
+            carriedChunks: [],
             droppedChunkTypes: [], fileSize: file.size, warnings: [])
         var sawHeader = false
         var sawData = false
@@ -47,7 +54,11 @@ extension PNGFileInfo {
         while !sawEnd {
             let chunkOffset = file.offset
             guard file.remaining > 0 else {
-                guard sawData else { throw ImagingError(.corrupt, "PNG file ends after \(file.size) bytes with no image data (IDAT)") }
+                guard sawData else {
+                    throw ImagingError(
+                        .corrupt, "PNG file ends after \(file.size) bytes with no image data (IDAT)"
+                    )
+                }
                 info.warnings.append("PNG file has no IEND chunk")
                 break
             }
@@ -55,23 +66,32 @@ extension PNGFileInfo {
             // only if the rows that the crop needs are missing.
             guard file.remaining >= 8 || !sawData, let header = file.read(8) else {
                 guard sawData else {
-                    throw ImagingError(.corrupt, "PNG file is truncated: it ends inside a chunk header at byte \(chunkOffset)")
+                    throw ImagingError(
+                        .corrupt,
+                        "PNG file is truncated: it ends inside a chunk header at byte \(chunkOffset)"
+                    )
                 }
-                info.warnings.append("PNG file is truncated at byte \(chunkOffset), after image data")
+                info.warnings.append(
+                    "PNG file is truncated at byte \(chunkOffset), after image data")
                 break
             }
             let length = Int(header.bigEndianUInt32(at: 0))
             let typeBytes = Array(header[4..<8])
             guard typeBytes.allSatisfy({ (65...90).contains($0) || (97...122).contains($0) }) else {
-                throw ImagingError(.corrupt, "PNG chunk at byte \(chunkOffset) has an invalid type \(typeBytes)")
+                throw ImagingError(
+                    .corrupt, "PNG chunk at byte \(chunkOffset) has an invalid type \(typeBytes)")
             }
             let type = String(decoding: typeBytes, as: UTF8.self)
             guard length <= Int(Int32.max) else {
-                throw ImagingError(.corrupt, "PNG chunk \(type) at byte \(chunkOffset) declares \(length) bytes, over the format's 2^31-1")
+                throw ImagingError(
+                    .corrupt,
+                    "PNG chunk \(type) at byte \(chunkOffset) declares \(length) bytes, over the format's 2^31-1"
+                )
             }
             guard length + 4 <= file.remaining else {
                 if sawData && (type == "IDAT" || type == "IEND") {
-                    info.warnings.append("PNG file is truncated inside chunk \(type) at byte \(chunkOffset)")
+                    info.warnings.append(
+                        "PNG file is truncated inside chunk \(type) at byte \(chunkOffset)")
                     break
                 }
                 throw ImagingError(
@@ -81,21 +101,31 @@ extension PNGFileInfo {
             }
             if !sawHeader {
                 guard type == "IHDR", length == 13 else {
-                    throw ImagingError(.corrupt, "PNG file does not start with a 13-byte IHDR chunk (found \(type), \(length) bytes)")
+                    throw ImagingError(
+                        .corrupt,
+                        "PNG file does not start with a 13-byte IHDR chunk (found \(type), \(length) bytes)"
+                    )
                 }
             }
             switch type {
             case "IHDR":
-                guard !sawHeader else { throw ImagingError(.corrupt, "PNG file has a second IHDR chunk") }
-                let data = try readChecked(file, type: type, length: length, chunkOffset: chunkOffset, critical: true)
+                guard !sawHeader else {
+                    throw ImagingError(.corrupt, "PNG file has a second IHDR chunk")
+                }
+                let data = try readChecked(
+                    file, type: type, length: length, chunkOffset: chunkOffset, critical: true)
                 try info.parseHeader(data, limits: limits)
                 sawHeader = true
             case "IDAT":
                 sawData = true
-                guard file.skip(length + 4) else { throw ImagingError(.corrupt, "PNG file is truncated inside IDAT") }
+                // Checked here, not only by libpng: a crop that stops decoding
+                // early would otherwise never look at the later chunks.
+                try checkCRC(file, type: type, length: length, chunkOffset: chunkOffset)
             case "IEND":
                 sawEnd = true
-                guard file.skip(length + 4) else { throw ImagingError(.corrupt, "PNG file is truncated inside IEND") }
+                guard file.skip(length + 4) else {
+                    throw ImagingError(.corrupt, "PNG file is truncated inside IEND")
+                }
             case _ where PNGChunk.carriedTypes.contains(type) && !sawData:
                 guard length <= limits.maxChunkBytes else {
                     throw ImagingError(
@@ -107,14 +137,19 @@ extension PNGFileInfo {
                 guard metadataBytes <= limits.maxMetadataBytes else {
                     throw ImagingError(
                         .limit,
-                        "PNG metadata chunks hold over \(describeBytes(limits.maxMetadataBytes)), the limit (--max-metadata-bytes)")
+                        "PNG metadata chunks hold over \(describeBytes(limits.maxMetadataBytes)), the limit (--max-metadata-bytes)"
+                    )
                 }
                 let critical = type == "PLTE"
                 do throws(ImagingError) {
-                    let data = try readChecked(file, type: type, length: length, chunkOffset: chunkOffset, critical: critical)
+                    let data = try readChecked(
+                        file, type: type, length: length, chunkOffset: chunkOffset,
+                        critical: critical)
                     if type == "PLTE" {
                         guard length % 3 == 0, length > 0, length <= 768 else {
-                            throw ImagingError(.corrupt, "PNG palette (PLTE) has \(length) bytes, not 1 to 256 RGB entries")
+                            throw ImagingError(
+                                .corrupt,
+                                "PNG palette (PLTE) has \(length) bytes, not 1 to 256 RGB entries")
                         }
                     }
                     info.carriedChunks.append(PNGChunk(type: type, data: data))
@@ -124,15 +159,22 @@ extension PNGFileInfo {
                 }
             default:
                 if type.first?.isUppercase == true && type != "PLTE" {
-                    throw ImagingError(.unsupported, "PNG file has an unknown critical chunk \(type)")
+                    throw ImagingError(
+                        .unsupported, "PNG file has an unknown critical chunk \(type)")
                 }
                 if type != "PLTE" { info.droppedChunkTypes.append(type) }
-                guard file.skip(length + 4) else { throw ImagingError(.corrupt, "PNG file is truncated inside \(type)") }
+                guard file.skip(length + 4) else {
+                    throw ImagingError(.corrupt, "PNG file is truncated inside \(type)")
+                }
             }
         }
-        guard sawData else { throw ImagingError(.corrupt, "PNG file has no image data (IDAT chunk)") }
-        if info.colorType == .palette && !info.carriedChunks.contains(where: { $0.type == "PLTE" }) {
-            throw ImagingError(.corrupt, "PNG palette image has no palette (PLTE) before its image data")
+        guard sawData else {
+            throw ImagingError(.corrupt, "PNG file has no image data (IDAT chunk)")
+        }
+        if info.colorType == .palette && !info.carriedChunks.contains(where: { $0.type == "PLTE" })
+        {
+            throw ImagingError(
+                .corrupt, "PNG palette image has no palette (PLTE) before its image data")
         }
         return info
     }
@@ -141,33 +183,64 @@ extension PNGFileInfo {
         let width = Int(data.bigEndianUInt32(at: 0))
         let height = Int(data.bigEndianUInt32(at: 4))
         guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
-            throw ImagingError(.corrupt, "PNG image size \(width)x\(height) is invalid (each side must be 1 to 2^31-1)")
+            throw ImagingError(
+                .corrupt,
+                "PNG image size \(width)x\(height) is invalid (each side must be 1 to 2^31-1)")
         }
         guard let colorType = PNGColorType(rawValue: data[9]) else {
-            throw ImagingError(.corrupt, "PNG colour type \(data[9]) is invalid (allowed: 0, 2, 3, 4, 6)")
+            throw ImagingError(
+                .corrupt, "PNG colour type \(data[9]) is invalid (allowed: 0, 2, 3, 4, 6)")
         }
         let bitDepth = Int(data[8])
         guard colorType.allowedBitDepths.contains(bitDepth) else {
-            throw ImagingError(.corrupt, "PNG bit depth \(bitDepth) is invalid for colour type \(colorType.name)")
+            throw ImagingError(
+                .corrupt, "PNG bit depth \(bitDepth) is invalid for colour type \(colorType.name)")
         }
         guard data[10] == 0, data[11] == 0, data[12] <= 1 else {
-            throw ImagingError(.corrupt, "PNG header has an unknown compression, filter or interlace method")
+            throw ImagingError(
+                .corrupt, "PNG header has an unknown compression, filter or interlace method")
         }
         guard width <= limits.maxDimension, height <= limits.maxDimension else {
             throw ImagingError(
                 .limit,
-                "PNG image is \(width)x\(height), over the \(limits.maxDimension)-pixel limit on a side (--max-dimension)")
+                "PNG image is \(width)x\(height), over the \(limits.maxDimension)-pixel limit on a side (--max-dimension)"
+            )
         }
         guard width * height <= limits.maxPixels else {
             throw ImagingError(
                 .limit,
-                "PNG image is \(width)x\(height) = \(width * height) pixels, over the \(limits.maxPixels)-pixel limit (--max-pixels)")
+                "PNG image is \(width)x\(height) = \(width * height) pixels, over the \(limits.maxPixels)-pixel limit (--max-pixels)"
+            )
         }
         self.width = width
         self.height = height
         self.bitDepth = bitDepth
         self.colorType = colorType
         self.interlaced = data[12] == 1
+    }
+}
+
+/// Checks a chunk's CRC by streaming its data through crc32, without keeping it.
+private func checkCRC(_ file: BinaryFile, type: String, length: Int, chunkOffset: Int)
+    throws(ImagingError)
+{
+    var crc = ck_crc32(0, Array(type.utf8), 4)
+    var left = length
+    while left > 0 {
+        let piece = min(left, 1 << 16)
+        guard let bytes = file.read(piece) else {
+            throw ImagingError(.corrupt, "PNG file is truncated inside chunk \(type)")
+        }
+        crc = bytes.withUnsafeBufferPointer { ck_crc32(crc, $0.baseAddress, $0.count) }
+        left -= piece
+    }
+    guard let crcBytes = file.read(4) else {
+        throw ImagingError(.corrupt, "PNG file is truncated inside chunk \(type)")
+    }
+    guard crc == crcBytes.bigEndianUInt32(at: 0) else {
+        throw ImagingError(
+            .corrupt, "PNG chunk \(type) at byte \(chunkOffset) has a bad CRC (the file is corrupt)"
+        )
     }
 }
 
@@ -181,7 +254,9 @@ private func readChecked(
     var crc = ck_crc32(0, Array(type.utf8), 4)
     crc = data.withUnsafeBufferPointer { ck_crc32(crc, $0.baseAddress, $0.count) }
     guard crc == crcBytes.bigEndianUInt32(at: 0) else {
-        throw ImagingError(.corrupt, "PNG chunk \(type) at byte \(chunkOffset) has a bad CRC (the file is corrupt)")
+        throw ImagingError(
+            .corrupt, "PNG chunk \(type) at byte \(chunkOffset) has a bad CRC (the file is corrupt)"
+        )
     }
     return data
 }

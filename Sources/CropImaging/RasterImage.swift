@@ -18,9 +18,12 @@ public struct RasterImage: Hashable, Sendable {
         width: Int, height: Int, colorType: PNGColorType, bitDepth: Int, samples: [UInt8],
         chunks: [PNGChunk] = []
     ) {
-        precondition(colorType.allowedBitDepths.contains(bitDepth), "bit depth \(bitDepth) is not valid for \(colorType)")
+        precondition(
+            colorType.allowedBitDepths.contains(bitDepth),
+            "bit depth \(bitDepth) is not valid for \(colorType)")
         let size = width * height * (bitDepth == 16 ? 2 : 1) * colorType.channels
-        precondition(samples.count == size, "samples hold \(samples.count) bytes, the image needs \(size)")
+        precondition(
+            samples.count == size, "samples hold \(samples.count) bytes, the image needs \(size)")
         self.width = width
         self.height = height
         self.colorType = colorType
@@ -50,7 +53,8 @@ public struct RasterImage: Hashable, Sendable {
     /// A copy of the pixels in `rect` with the same format and chunks.
     public func cropped(to rect: (x: Int, y: Int, width: Int, height: Int)) -> RasterImage {
         precondition(
-            rect.x >= 0 && rect.y >= 0 && rect.width > 0 && rect.height > 0 && rect.x + rect.width <= width
+            rect.x >= 0 && rect.y >= 0 && rect.width > 0 && rect.height > 0
+                && rect.x + rect.width <= width
                 && rect.y + rect.height <= height, "crop \(rect) is not inside \(width)x\(height)")
         var out = [UInt8]()
         out.reserveCapacity(rect.width * rect.height * bytesPerPixel)
@@ -59,7 +63,8 @@ public struct RasterImage: Hashable, Sendable {
             out.append(contentsOf: samples[start..<start + rect.width * bytesPerPixel])
         }
         return RasterImage(
-            width: rect.width, height: rect.height, colorType: colorType, bitDepth: bitDepth, samples: out,
+            width: rect.width, height: rect.height, colorType: colorType, bitDepth: bitDepth,
+            samples: out,
             chunks: chunks)
     }
 }

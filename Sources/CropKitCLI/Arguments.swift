@@ -9,11 +9,17 @@ struct OptionSpec {
     /// The placeholder for its value, or `nil` for a flag.
     var value: String?
     var help: String
+    /// A one-letter alias (`-o`).
+    var short: Character? = nil
+    /// Whether it may be given more than once.
+    var repeatable = false
 }
 
 /// A command line split into options, flags and positional arguments.
 struct ParsedArguments {
     var values: [String: String] = [:]
+    /// Every value of a repeatable option, in order.
+    var repeated: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
 
@@ -22,8 +28,13 @@ struct ParsedArguments {
     init(_ arguments: [String], specs: [OptionSpec]) throws(UsageError) {
         var index = 0
         while index < arguments.count {
-            let argument = arguments[index]
+            var argument = arguments[index]
             index += 1
+            if argument.count == 2, argument.first == "-", let letter = argument.last,
+                let spec = specs.first(where: { $0.short == letter })
+            {
+                argument = "--" + spec.name
+            }
             guard argument.hasPrefix("--"), argument != "--" else {
                 positionals.append(argument)
                 continue
@@ -37,7 +48,7 @@ struct ParsedArguments {
             guard let spec = specs.first(where: { $0.name == name }) else {
                 throw UsageError(message: "unknown option '--\(name)'")
             }
-            if values[name] != nil || flags.contains(name) {
+            if !spec.repeatable && (values[name] != nil || flags.contains(name)) {
                 throw UsageError(message: "option '--\(name)' given more than once")
             }
             if spec.value == nil {
@@ -45,14 +56,20 @@ struct ParsedArguments {
                     throw UsageError(message: "option '--\(name)' takes no value")
                 }
                 flags.insert(name)
-            } else if let inlineValue {
-                values[name] = inlineValue
             } else {
-                guard index < arguments.count else {
-                    throw UsageError(message: "option '--\(name)' needs a value (\(spec.value!))")
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard index < arguments.count else {
+                        throw UsageError(
+                            message: "option '--\(name)' needs a value (\(spec.value!))")
+                    }
+                    value = arguments[index]
+                    index += 1
                 }
-                values[name] = arguments[index]
-                index += 1
+                values[name] = value
+                repeated[name, default: []].append(value)
             }
         }
     }
@@ -60,7 +77,10 @@ struct ParsedArguments {
 
 /// Formats the options table of a help text.
 func optionsHelp(_ specs: [OptionSpec]) -> String {
-    let labels = specs.map { "--\($0.name)" + ($0.value.map { " \($0)" } ?? "") }
+    let labels = specs.map { spec in
+        (spec.short.map { "-\($0), " } ?? "") + "--\(spec.name)"
+            + (spec.value.map { " \($0)" } ?? "")
+    }
     let width = (labels.map(\.count).max() ?? 0) + 2
     return zip(labels, specs).map { label, spec in
         "  " + label + String(repeating: " ", count: width - label.count) + spec.help

@@ -1,7 +1,9 @@
 /// The `cropkit` command line: dispatches to a subcommand.
 public enum CropKitTool {
     static let subcommands: [any Subcommand.Type] = [
-        MapCommand.self, ReplayCommand.self, DemoCommand.self,
+        MapCommand.self, ReplayCommand.self, CropCommand.self, FixtureCommand.self,
+        VerifyCommand.self,
+        DemoCommand.self,
     ]
 
     static var help: String {

@@ -33,16 +33,36 @@ struct MappingOptions {
             help: "snap to exactly this ratio, e.g. 1:1, 4:5, 16:9, or 'source'"),
     ]
 
+    /// The specs without `--source`, for commands that read the size from a file.
+    static let viewSpecs: [OptionSpec] = specs.filter { $0.name != "source" }
+
     /// Reads the flags; syntax errors are usage errors, values the contract
     /// rejects (a negative size, NaN) are left for the mapping to explain.
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard let sourceText = parsed.values["source"] else {
-            throw UsageError(message: "missing --source WxH")
+    ///
+    /// - Parameters:
+    ///   - selectionOverride: The `--selection` text to use, for commands
+    ///     that take several; by default the option's own value.
+    ///   - sourceFromFile: Whether the source size comes from a file read
+    ///     later (`--source` is then not an option; 1x1 stands in).
+    init(
+        _ parsed: ParsedArguments, selectionText selectionOverride: String? = nil,
+        sourceFromFile: Bool = false
+    )
+        throws(UsageError)
+    {
+        let sourceText: String
+        if sourceFromFile {
+            sourceText = "1x1"
+        } else {
+            guard let text = parsed.values["source"] else {
+                throw UsageError(message: "missing --source WxH")
+            }
+            sourceText = text
         }
         guard let viewportText = parsed.values["viewport"] else {
             throw UsageError(message: "missing --viewport WxH")
         }
-        guard let selectionText = parsed.values["selection"] else {
+        guard let selectionText = selectionOverride ?? parsed.values["selection"] else {
             throw UsageError(message: "missing --selection X,Y,W,H")
         }
         let source = try numbers(

@@ -9,11 +9,14 @@ import Testing
     static let files: [String] = {
         let folders = [
             "corrupt/png-pngsuite-x", "corrupt/png-libpng-crashers", "corrupt/png-libpng-badpal",
-            "corrupt/png-image-png-bugfixes", "corrupt/png-fuzz-seeds-image-png", "corrupt/png-pillow",
+            "corrupt/png-image-png-bugfixes", "corrupt/png-fuzz-seeds-image-png",
+            "corrupt/png-pillow",
             "corrupt/found-by-fuzzing",
         ]
         return folders.flatMap { TestData.files(under: $0, extensions: nil) }
-            + TestData.files(under: "corrupt/generated").filter { ($0 as NSString).lastPathComponent.hasPrefix("png") }
+            + TestData.files(under: "corrupt/generated").filter {
+                ($0 as NSString).lastPathComponent.hasPrefix("png")
+            }
     }()
 
     @Test func everyCorruptFileEndsInADecodeOrACleanError() throws {
@@ -26,7 +29,8 @@ import Testing
             do {
                 let image = try PNGDecoder.decode(path: TestData.path(file))
                 decoded += 1
-                if let expected = TestData.expectations[file], expected.status == "ok", let hash = expected.hash,
+                if let expected = TestData.expectations[file], expected.status == "ok",
+                    let hash = expected.hash,
                     RGBA8Oracle.fnv1a64(RGBA8Oracle.rgba8(image)) != hash
                 {
                     mismatched.append(file)
@@ -43,7 +47,10 @@ import Testing
 
     /// The 57-byte files whose text chunk declares about 1 GB: refused by the
     /// chunk scan before libpng sees them, with a message naming the chunk.
-    @Test(arguments: ["huge_tEXt_chunk.png", "huge_iTXt_chunk.png", "huge_zTXt_chunk.png", "huge_sPLT_chunk.png", "huge_pCAL_chunk.png"])
+    @Test(arguments: [
+        "huge_tEXt_chunk.png", "huge_iTXt_chunk.png", "huge_zTXt_chunk.png", "huge_sPLT_chunk.png",
+        "huge_pCAL_chunk.png",
+    ])
     func hugeChunkIsRefusedBeforeLibpng(name: String) throws {
         if TestData.skipReason("hugeChunkIsRefusedBeforeLibpng") != nil { return }
         let path = TestData.path("corrupt/png-libpng-crashers/" + name)
@@ -60,7 +67,8 @@ import Testing
 
     @Test func ztxtDeclaringNearlyAGigabyteIsRefused() throws {
         if TestData.skipReason("ztxtDeclaringNearlyAGigabyteIsRefused") != nil { return }
-        let path = TestData.path("corrupt/found-by-fuzzing/png_ztxt_declared_973MB_oom_libpng1639.png")
+        let path = TestData.path(
+            "corrupt/found-by-fuzzing/png_ztxt_declared_973MB_oom_libpng1639.png")
         #expect(throws: ImagingError.self) { try PNGDecoder.decode(path: path) }
     }
 }

@@ -17,7 +17,9 @@ import Testing
         if TestData.skipReason("fullDecodeMatchesLibpng") != nil { return }
         var checked = 0
         for file in Self.validFiles {
-            guard let expected = TestData.expectations[file], expected.status == "ok", let hash = expected.hash else {
+            guard let expected = TestData.expectations[file], expected.status == "ok",
+                let hash = expected.hash
+            else {
                 continue
             }
             let image = try PNGDecoder.decode(path: TestData.path(file))
@@ -36,13 +38,15 @@ import Testing
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var checked = 0
-        let compressors: [Compressor] = Compressor.isLibdeflateAvailable ? [.libdeflate, .zlib] : [.zlib]
+        let compressors: [Compressor] =
+            Compressor.isLibdeflateAvailable ? [.libdeflate, .zlib] : [.zlib]
         for file in Self.validFiles {
             let path = TestData.path(file)
             let info = try PNGFileInfo.read(path: path)
             let full = try PNGDecoder.decode(path: path, info: info)
             let inner = (
-                x: info.width / 4, y: info.height / 4, width: max(1, info.width / 2), height: max(1, info.height / 2)
+                x: info.width / 4, y: info.height / 4, width: max(1, info.width / 2),
+                height: max(1, info.height / 2)
             )
             let crop = try PNGDecoder.decode(path: path, rect: inner, info: info)
             // The crop-aware decode equals the same rect of a full decode.
@@ -53,7 +57,9 @@ import Testing
                     try Data(PNGEncoder(compressor: compressor).encode(source)).write(to: output)
                     let back = try PNGDecoder.decode(path: output.path)
                     #expect(back.samples == source.samples, "\(file) via \(compressor)")
-                    #expect(back.colorType == info.colorType && back.bitDepth == info.bitDepth, "\(file)")
+                    #expect(
+                        back.colorType == info.colorType && back.bitDepth == info.bitDepth,
+                        "\(file)")
                     #expect(back.chunks == info.carriedChunks, "\(file): chunks")
                     #expect(try PNGFileInfo.read(path: output.path).interlaced == false)
                 }
@@ -68,7 +74,9 @@ import Testing
         if TestData.skipReason("brokenFilesAreRefused") != nil { return }
         #expect(Self.invalidFiles.count >= 14)
         for file in Self.invalidFiles {
-            #expect(throws: ImagingError.self, "\(file)") { try PNGDecoder.decode(path: TestData.path(file)) }
+            #expect(throws: ImagingError.self, "\(file)") {
+                try PNGDecoder.decode(path: TestData.path(file))
+            }
         }
     }
 }

@@ -27,17 +27,22 @@ enum RGBA8Oracle {
                 switch image.colorType {
                 case .palette:
                     let i = s[0]
-                    let rgb = 3 * i + 2 < palette.count ? Array(palette[3 * i..<3 * i + 3]) : [0, 0, 0]
+                    let rgb =
+                        3 * i + 2 < palette.count ? Array(palette[3 * i..<3 * i + 3]) : [0, 0, 0]
                     let alpha = transparency.map { i < $0.count ? $0[i] : 255 } ?? 255
                     out += rgb + [alpha]
                 case .gray:
                     let g = to8(s[0])
-                    let alpha: UInt8 = transparency.map { $0.count >= 2 && key($0, 0) == s[0] ? 0 : 255 } ?? 255
+                    let alpha: UInt8 =
+                        transparency.map { $0.count >= 2 && key($0, 0) == s[0] ? 0 : 255 } ?? 255
                     out += [g, g, g, alpha]
                 case .rgb:
                     let rgb = s.map(to8)
                     let transparent =
-                        transparency.map { t in t.count >= 6 && key(t, 0) == s[0] && key(t, 1) == s[1] && key(t, 2) == s[2] }
+                        transparency.map { t in
+                            t.count >= 6 && key(t, 0) == s[0] && key(t, 1) == s[1]
+                                && key(t, 2) == s[2]
+                        }
                         ?? false
                     out += rgb + [transparent ? 0 : 255]
                 case .grayAlpha:

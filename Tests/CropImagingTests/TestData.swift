@@ -4,11 +4,13 @@ import Foundation
 /// `../shared/testdata` beside the package.
 enum TestData {
     static let root: URL? = {
-        if let override = ProcessInfo.processInfo.environment["CROPKIT_TESTDATA"], !override.isEmpty {
+        if let override = ProcessInfo.processInfo.environment["CROPKIT_TESTDATA"], !override.isEmpty
+        {
             let url = URL(fileURLWithPath: override)
             return FileManager.default.fileExists(atPath: url.path) ? url : nil
         }
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent()
             .deletingLastPathComponent()
         let shared = package.deletingLastPathComponent().appendingPathComponent("shared/testdata")
         return FileManager.default.fileExists(atPath: shared.path) ? shared : nil
@@ -32,10 +34,16 @@ enum TestData {
         while let relative = enumerator.nextObject() as? String {
             let path = base.appendingPathComponent(relative).path
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else {
                 continue
             }
-            if let extensions, !extensions.contains((relative as NSString).pathExtension.lowercased()) { continue }
+            if let extensions,
+                !extensions.contains((relative as NSString).pathExtension.lowercased())
+            {
+                continue
+            }
             out.append(folder + "/" + relative)
         }
         return out.sorted()
@@ -60,18 +68,21 @@ enum TestData {
         guard let text = try? String(contentsOf: tsv, encoding: .utf8) else { return [:] }
         var out: [String: Expectation] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(
+                String.init)
             guard fields.count >= 6 else { continue }
             out[fields[0]] = Expectation(
                 status: fields[1], width: Int(fields[2]), height: Int(fields[3]),
-                hash: fields[5] == "-" ? nil : fields[5], message: fields.count > 6 ? fields[6] : "")
+                hash: fields[5] == "-" ? nil : fields[5], message: fields.count > 6 ? fields[6] : ""
+            )
         }
         return out
     }()
 
     /// A fresh temporary folder.
     static func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cropkit-imaging-\(UUID())")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cropkit-imaging-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }

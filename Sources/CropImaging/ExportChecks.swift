@@ -1,0 +1,143 @@
+import CropGeometry
+
+/// One check of an exported crop: what was checked, and whether it held.
+public struct ExportCheck: Hashable, Sendable {
+    public var name: String
+    public var passed: Bool
+    public var detail: String
+
+    public init(name: String, passed: Bool, detail: String) {
+        self.name = name
+        self.passed = passed
+        self.detail = detail
+    }
+}
+
+/// The article's export checks, on crops of the fixtures. Pixels are compared,
+/// never file bytes.
+public enum ExportChecks {
+    /// (a) The exported width and height equal the mapping's result.
+    public static func size(of output: RasterImage, equals expected: PixelRect<ImagePixels>)
+        -> ExportCheck
+    {
+        let passed = output.width == expected.width && output.height == expected.height
+        return ExportCheck(
+            name: "size", passed: passed,
+            detail:
+                "exported \(output.width)x\(output.height), mapped \(expected.width)x\(expected.height)"
+        )
+    }
+
+    /// (b) Each corner marker of the corners fixture appears in the crop
+    /// exactly as often as the crop's stored rect overlaps it: a bottom-right
+    /// crop holds no pixel of the top-left marker, and no marker is shifted.
+    ///
+    /// - Parameters:
+    ///   - output: The exported crop (oriented as exported).
+    ///   - stored: The crop's rect in the stored fixture.
+    ///   - sourceSize: The fixture's stored size.
+    public static func cornerMarkers(
+        in output: RasterImage, stored: PixelRect<StoredPixels>, sourceSize: PixelSize<StoredPixels>
+    ) -> ExportCheck {
+        precondition(
+            output.colorType == .rgba && output.bitDepth == 8, "the corners fixture is 8-bit RGBA")
+        let side = Fixture.markerSide(width: sourceSize.width, height: sourceSize.height)
+        let (w, h) = (sourceSize.width, sourceSize.height)
+        let markers: [(String, [UInt8], PixelRect<StoredPixels>)] = [
+            ("top-left", Fixture.topLeft, PixelRect(x: 0, y: 0, width: side, height: side)),
+            (
+                "top-right", Fixture.topRight,
+                PixelRect(x: w - side, y: 0, width: side, height: side)
+            ),
+            (
+                "bottom-left", Fixture.bottomLeft,
+                PixelRect(x: 0, y: h - side, width: side, height: side)
+            ),
+            (
+                "bottom-right", Fixture.bottomRight,
+                PixelRect(x: w - side, y: h - side, width: side, height: side)
+            ),
+        ]
+        var counts = [Int](repeating: 0, count: markers.count)
+        for i in stride(from: 0, to: output.samples.count, by: 4) {
+            let pixel = output.samples[i..<i + 4]
+            for (index, marker) in markers.enumerated() where pixel.elementsEqual(marker.1) {
+                counts[index] += 1
+            }
+        }
+        var problems: [String] = []
+        for (index, marker) in markers.enumerated() {
+            let overlap = overlapArea(stored, marker.2)
+            if counts[index] != overlap {
+                problems.append("\(marker.0) marker: \(counts[index]) pixels, expected \(overlap)")
+            }
+        }
+        return ExportCheck(
+            name: "corner markers", passed: problems.isEmpty,
+            detail: problems.isEmpty
+                ? "every marker where the crop overlaps it, and nowhere else"
+                : problems.joined(separator: "; "))
+    }
+
+    /// (c) No transparent pixel anywhere, border included: the fixture is
+    /// opaque, so an export that pads or resamples shows up here.
+    public static func noTransparentPixels(in output: RasterImage) -> ExportCheck {
+        guard output.colorType == .rgba || output.colorType == .grayAlpha else {
+            return ExportCheck(name: "no transparency", passed: true, detail: "no alpha channel")
+        }
+        let channels = output.colorType.channels
+        var transparent = 0
+        var firstAt: (Int, Int)?
+        for y in 0..<output.height {
+            for x in 0..<output.width
+            where output.sample(x: x, y: y, channel: channels - 1) != (1 << output.bitDepth) - 1 {
+                transparent += 1
+                if firstAt == nil { firstAt = (x, y) }
+            }
+        }
+        return ExportCheck(
+            name: "no transparency", passed: transparent == 0,
+            detail: transparent == 0
+                ? "every pixel opaque"
+                : "\(transparent) non-opaque pixels, the first at \(firstAt!.0),\(firstAt!.1)")
+    }
+
+    /// (d) With the coordinates fixture, the exported pixel the person sees at
+    /// `(i, j)` is the source pixel at the matching stored position: for
+    /// orientation 1, `(x+i, y+j)`.
+    public static func coordinates(
+        in output: RasterImage, stored: PixelRect<StoredPixels>, orientation: EXIFOrientation
+    ) -> ExportCheck {
+        precondition(
+            output.colorType == .rgb && output.bitDepth == 16,
+            "the coordinates fixture is 16-bit RGB")
+        let storedCrop = PixelSize<StoredPixels>(width: stored.width, height: stored.height)
+        var wrong = 0
+        var first: String?
+        for sy in 0..<stored.height {
+            for sx in 0..<stored.width {
+                let seen = orientation.orientedPoint(x: sx, y: sy, storedSize: storedCrop)
+                let r = output.sample(x: seen.x, y: seen.y, channel: 0)
+                let g = output.sample(x: seen.x, y: seen.y, channel: 1)
+                let b = output.sample(x: seen.x, y: seen.y, channel: 2)
+                if r != stored.x + sx || g != stored.y + sy || b != Fixture.coordinatesBlue {
+                    wrong += 1
+                    if first == nil {
+                        first =
+                            "output \(seen.x),\(seen.y) holds source \(r),\(g), expected \(stored.x + sx),\(stored.y + sy)"
+                    }
+                }
+            }
+        }
+        return ExportCheck(
+            name: "coordinates", passed: wrong == 0,
+            detail: wrong == 0
+                ? "every pixel is the right source pixel" : "\(wrong) pixels wrong; \(first!)")
+    }
+}
+
+private func overlapArea(_ a: PixelRect<StoredPixels>, _ b: PixelRect<StoredPixels>) -> Int {
+    let w = min(a.maxX, b.maxX) - max(a.x, b.x)
+    let h = min(a.maxY, b.maxY) - max(a.y, b.y)
+    return w > 0 && h > 0 ? w * h : 0
+}

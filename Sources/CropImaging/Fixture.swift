@@ -1,0 +1,104 @@
+/// Test images of an exact pixel size whose pixels say where they came from.
+public enum Fixture {
+    /// The kinds of fixture.
+    public enum Kind: String, CaseIterable, Sendable {
+        /// The article's fixture: a different colour in each corner and a cross
+        /// at the centre, on opaque gray (8-bit RGBA).
+        case corners
+        /// 16-bit RGB whose every pixel encodes its own position: R = x,
+        /// G = y, B = ``coordinatesBlue``.
+        case coordinates
+    }
+
+    /// Opaque colours of the corners fixture, RGBA.
+    public static let background: [UInt8] = [128, 128, 128, 255]
+    public static let topLeft: [UInt8] = [255, 0, 0, 255]
+    public static let topRight: [UInt8] = [0, 255, 0, 255]
+    public static let bottomLeft: [UInt8] = [0, 0, 255, 255]
+    public static let bottomRight: [UInt8] = [255, 255, 0, 255]
+    public static let cross: [UInt8] = [0, 0, 0, 255]
+    /// The blue sample of every coordinates-fixture pixel.
+    public static let coordinatesBlue = 0xC0DE
+
+    /// The side of each corner's square marker for an image of this size.
+    public static func markerSide(width: Int, height: Int) -> Int {
+        max(1, min(width, height) / 8)
+    }
+
+    /// The fixture of `kind` and exactly `width`×`height` pixels.
+    public static func make(_ kind: Kind, width: Int, height: Int) -> RasterImage {
+        switch kind {
+        case .corners: corners(width: width, height: height)
+        case .coordinates: coordinates(width: width, height: height)
+        }
+    }
+
+    /// The corners fixture: markers of side ``markerSide(width:height:)`` in
+    /// each corner (top-left red, top-right green, bottom-left blue,
+    /// bottom-right yellow) and a black cross through the centre pixel whose
+    /// arms reach a quarter of the shorter side, leaving the markers clear.
+    public static func corners(width: Int, height: Int) -> RasterImage {
+        precondition(width > 0 && height > 0, "a fixture has at least one pixel")
+        var samples = [UInt8](repeating: 0, count: width * height * 4)
+        let side = markerSide(width: width, height: height)
+        let (cx, cy) = (width / 2, height / 2)
+        let arm = min(width, height) / 4
+        for y in 0..<height {
+            for x in 0..<width {
+                let left = x < side
+                let right = x >= width - side
+                let top = y < side
+                let bottom = y >= height - side
+                let color: [UInt8]
+                if top && left {
+                    color = topLeft
+                } else if top && right {
+                    color = topRight
+                } else if bottom && left {
+                    color = bottomLeft
+                } else if bottom && right {
+                    color = bottomRight
+                } else if (x == cx && abs(y - cy) <= arm) || (y == cy && abs(x - cx) <= arm) {
+                    color = cross
+                } else {
+                    color = background
+                }
+                let i = (y * width + x) * 4
+                samples[i] = color[0]
+                samples[i + 1] = color[1]
+                samples[i + 2] = color[2]
+                samples[i + 3] = color[3]
+            }
+        }
+        return RasterImage(
+            width: width, height: height, colorType: .rgba, bitDepth: 8, samples: samples)
+    }
+
+    /// The coordinates fixture; each side at most 65,536 pixels.
+    public static func coordinates(width: Int, height: Int) -> RasterImage {
+        precondition(
+            width > 0 && height > 0 && width <= 65536 && height <= 65536, "sides must be 1 to 65536"
+        )
+        var samples = [UInt8](repeating: 0, count: width * height * 6)
+        let blue = (UInt8(coordinatesBlue >> 8), UInt8(coordinatesBlue & 0xFF))
+        samples.withUnsafeMutableBufferPointer { out in
+            var i = 0
+            for y in 0..<height {
+                let (yHigh, yLow) = (
+                    UInt8(truncatingIfNeeded: y >> 8), UInt8(truncatingIfNeeded: y)
+                )
+                for x in 0..<width {
+                    out[i] = UInt8(truncatingIfNeeded: x >> 8)
+                    out[i + 1] = UInt8(truncatingIfNeeded: x)
+                    out[i + 2] = yHigh
+                    out[i + 3] = yLow
+                    out[i + 4] = blue.0
+                    out[i + 5] = blue.1
+                    i += 6
+                }
+            }
+        }
+        return RasterImage(
+            width: width, height: height, colorType: .rgb, bitDepth: 16, samples: samples)
+    }
+}

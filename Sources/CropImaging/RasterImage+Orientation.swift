@@ -1,0 +1,32 @@
+import CropGeometry
+
+extension RasterImage {
+    /// These pixels turned upright for `orientation`: the pixel the person
+    /// sees at `(X, Y)` is the stored pixel the orientation sends there (see
+    /// ``EXIFOrientation``). Lossless: pixels move, none changes.
+    ///
+    /// - Complexity: O(width × height).
+    public func oriented(_ orientation: EXIFOrientation) -> RasterImage {
+        if orientation == .up { return self }
+        let stored = PixelSize<StoredPixels>(width: width, height: height)
+        let size = orientation.orientedSize(stored)
+        let bpp = bytesPerPixel
+        var out = [UInt8](repeating: 0, count: samples.count)
+        samples.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { target in
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let seen = orientation.orientedPoint(x: x, y: y, storedSize: stored)
+                        let from = (y * width + x) * bpp
+                        let to = (seen.y * size.width + seen.x) * bpp
+                        for k in 0..<bpp { target[to + k] = source[from + k] }
+                    }
+                }
+            }
+        }
+        return RasterImage(
+            width: size.width, height: size.height, colorType: colorType, bitDepth: bitDepth,
+            samples: out,
+            chunks: chunks)
+    }
+}

@@ -1,0 +1,198 @@
+import CropGeometry
+import CropImaging
+
+/// `cropkit crop`: cuts the selected pixels out of an image, losslessly.
+struct CropCommand: Subcommand {
+    static let name = "crop"
+    static let summary = "crop an image to a pixel rect or a view selection, losslessly, as PNG"
+    static let usage = """
+        Usage: cropkit crop INPUT -o OUT.png (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options])
+
+        Cuts a rectangle out of INPUT (PNG) and writes it as PNG without changing a
+        pixel: the output keeps the input's colour type, bit depth (1 to 16),
+        palette, tRNS and colour chunks (gAMA, cHRM, sRGB, iCCP, cICP). Give the
+        rect in pixels of the image as seen (--pixels), or as a selection in a
+        view, mapped exactly as 'cropkit map' maps it (the source size is read
+        from the file). Only the rows and columns the crop needs are kept while
+        decoding, and decoding stops after the crop's last row.
+
+        The output is written to a temporary file in the same folder and renamed
+        into place: it is complete or absent, never half-written. An existing
+        output is replaced only with --force; the input is never the output.
+        Exit codes: 0 written, 1 the selection covers no pixel, 2 unreadable or
+        corrupt input or the output could not be written, 64 usage (including an
+        existing output without --force).
+        """
+    static let options: [OptionSpec] =
+        [
+            OptionSpec(name: "output", value: "OUT.png", help: "the PNG file to write", short: "o"),
+            OptionSpec(
+                name: "pixels", value: "X,Y,W,H",
+                help: "the rect to keep, in pixels of the image as seen"),
+        ] + MappingOptions.viewSpecs + [
+            OptionSpec(name: "force", value: nil, help: "replace OUT.png if it exists"),
+            OptionSpec(
+                name: "compressor", value: "NAME",
+                help: "automatic (default: libdeflate if installed, else zlib), libdeflate or zlib"),
+            OptionSpec(
+                name: "level", value: "N",
+                help: "compression level (default 6; zlib 1-9, libdeflate 1-12)"),
+            OptionSpec(
+                name: "json", value: nil,
+                help: "print a JSON report of the mapping and the written file"),
+        ]
+
+    enum Region {
+        case pixels(PixelRect<ImagePixels>)
+        case view(MappingOptions)
+    }
+
+    var input: String
+    var output: String
+    var region: Region
+    var force: Bool
+    var json: Bool
+    var encoder: PNGEncoder
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard parsed.positionals.count == 1 else {
+            throw UsageError(
+                message: parsed.positionals.isEmpty ? "missing INPUT" : "expected one INPUT file")
+        }
+        input = parsed.positionals[0]
+        guard let output = parsed.values["output"] else {
+            throw UsageError(message: "missing -o OUT.png")
+        }
+        self.output = output
+        let viewFlags = [
+            "viewport", "selection", "mode", "image-scale", "zoom", "offset", "aspect",
+        ]
+        if let pixels = parsed.values["pixels"] {
+            if let flag = viewFlags.first(where: { parsed.values[$0] != nil }) {
+                throw UsageError(
+                    message:
+                        "--pixels and --\(flag) do not go together: give a pixel rect or a view selection"
+                )
+            }
+            let p = try numbers(
+                pixels, separator: ",", count: 4, option: "pixels", shape: "X,Y,W,H")
+            guard p.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e9 }), p[2] > 0, p[3] > 0 else {
+                throw UsageError(
+                    message:
+                        "--pixels must be whole numbers with a positive width and height, not '\(pixels)'"
+                )
+            }
+            region = .pixels(
+                PixelRect(x: Int(p[0]), y: Int(p[1]), width: Int(p[2]), height: Int(p[3])))
+        } else if parsed.values["selection"] != nil || parsed.values["viewport"] != nil {
+            region = .view(try MappingOptions(parsed, sourceFromFile: true))
+        } else {
+            throw UsageError(message: "give --pixels X,Y,W,H or --viewport WxH --selection X,Y,W,H")
+        }
+        force = parsed.flags.contains("force")
+        json = parsed.flags.contains("json")
+        let compressorName = parsed.values["compressor"] ?? "automatic"
+        guard let compressor = Compressor(rawValue: compressorName) else {
+            throw UsageError(
+                message:
+                    "unknown --compressor '\(compressorName)'; use automatic, libdeflate or zlib")
+        }
+        let level =
+            try parsed.values["level"].map { text throws(UsageError) in
+                guard let level = Int(text), (1...12).contains(level),
+                    compressor != .zlib || level <= 9
+                else {
+                    throw UsageError(
+                        message:
+                            "--level must be 1-9 for zlib or 1-12 for libdeflate, not '\(text)'")
+                }
+                return level
+            } ?? 6
+        encoder = PNGEncoder(compressor: compressor, level: level)
+    }
+
+    func run(console: Console) -> Int32 {
+        do throws(ImagingError) {
+            let format = try CropExport.format(of: input)
+            guard format == .png else {
+                throw ImagingError(
+                    .unsupported, "'\(input)' is JPEG; JPEG input is not supported yet (PNG only)")
+            }
+            let info = try PNGFileInfo.read(path: input)
+            let stored = PixelSize<StoredPixels>(width: info.width, height: info.height)
+            var mappingJSON: JSONValue = .null
+            let result: CropResult
+            switch region {
+            case .pixels(let rect):
+                let orientation = EXIFOrientation.up
+                guard rect.isInside(orientation.orientedSize(stored)) else {
+                    console.err.write(
+                        "error: --pixels \(rect) is not inside the \(info.width)x\(info.height) image\n"
+                    )
+                    return ExitCode.failure
+                }
+                result = CropResult(rect: rect, orientation: orientation, sourceSize: stored)
+                mappingJSON = .object([.init("pixels", result.json)])
+            case .view(var mapping):
+                mapping.request.sourceSize = Size(
+                    width: Double(info.width), height: Double(info.height))
+                switch mapping.map() {
+                case .failure(let rejection):
+                    console.err.write("rejected (\(rejection.code)): \(rejection)\n")
+                    if json {
+                        console.out.write(
+                            CropRecord(request: mapping.request, expected: nil).jsonLine(
+                                replaying: .failure(rejection)) + "\n")
+                    }
+                    return ExitCode.failure
+                case .success(let mapped):
+                    result = mapped
+                    mappingJSON =
+                        (try? JSONValue(
+                            parsing: CropRecord(request: mapping.request, expected: nil).jsonLine(
+                                replaying: .success(mapped)))) ?? .null
+                }
+            }
+            let report = try CropExport.cropPNG(
+                input: input, stored: result.stored, orientation: result.orientation,
+                output: output,
+                encoder: encoder, replacing: force)
+            if json {
+                console.out.write(
+                    Self.reportJSON(input: input, mapping: mappingJSON, report: report).text + "\n")
+            } else {
+                console.out.write(
+                    "wrote \(output): \(report.width)x\(report.height) \(report.colorType.name) \(report.bitDepth)-bit PNG, \(report.bytes) bytes (pixels \(result.rect) of \(input))\n"
+                )
+            }
+            for warning in report.warnings { console.err.write("warning: \(warning)\n") }
+            return ExitCode.success
+        } catch {
+            console.err.write("error: \(error.message)\n")
+            return error.code == .outputRefused ? ExitCode.usage : ExitCode.badInput
+        }
+    }
+
+    static func reportJSON(input: String, mapping: JSONValue, report: CropExport.Report)
+        -> JSONValue
+    {
+        .object([
+            .init("input", .string(input)),
+            .init("mapping", mapping),
+            .init(
+                "written",
+                .object([
+                    .init("path", .string(report.output)), .init("bytes", .number(report.bytes)),
+                    .init("format", .string("png")), .init("width", .number(report.width)),
+                    .init("height", .number(report.height)),
+                    .init("colorType", .string(report.colorType.name)),
+                    .init("bitDepth", .number(report.bitDepth)),
+                    .init("chunks", .array(report.keptChunks.map { .string($0) })),
+                    .init("droppedChunks", .array(report.droppedChunks.map { .string($0) })),
+                    .init("compressor", .string(report.compressor.rawValue)),
+                    .init("level", .number(report.level)),
+                ])),
+            .init("warnings", .array(report.warnings.map { .string($0) })),
+        ])
+    }
+}

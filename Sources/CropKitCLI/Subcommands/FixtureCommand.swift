@@ -1,0 +1,72 @@
+import CropImaging
+
+/// `cropkit fixture`: writes a test image of an exact pixel size.
+struct FixtureCommand: Subcommand {
+    static let name = "fixture"
+    static let summary = "write a fixture PNG of an exact size whose pixels say where they are"
+    static let usage = """
+        Usage: cropkit fixture WxH -o F.png [--kind corners|coordinates] [--force]
+
+        corners (default): the article's fixture, 8-bit RGBA, opaque gray with a
+        different colour in each corner (top-left red, top-right green, bottom-left
+        blue, bottom-right yellow; squares of an eighth of the shorter side) and a
+        black cross at the centre.
+        coordinates: 16-bit RGB whose every pixel encodes its own position:
+        red = x, green = y, blue = 0xC0DE (sides up to 65536), so any crop can be
+        checked pixel by pixel.
+        """
+    static let options: [OptionSpec] = [
+        OptionSpec(name: "output", value: "F.png", help: "the PNG file to write", short: "o"),
+        OptionSpec(name: "kind", value: "KIND", help: "corners (default) or coordinates"),
+        OptionSpec(name: "force", value: nil, help: "replace F.png if it exists"),
+    ]
+
+    var width: Int
+    var height: Int
+    var output: String
+    var kind: Fixture.Kind
+    var force: Bool
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard parsed.positionals.count == 1 else {
+            throw UsageError(message: "give the size as WxH")
+        }
+        let size = try numbers(
+            parsed.positionals[0], separator: "x", count: 2, option: "size", shape: "WxH")
+        guard size.allSatisfy({ $0 == $0.rounded() && $0 >= 1 && $0 <= 65536 }) else {
+            throw UsageError(
+                message:
+                    "the size must be whole numbers from 1 to 65536, not '\(parsed.positionals[0])'"
+            )
+        }
+        (width, height) = (Int(size[0]), Int(size[1]))
+        guard let output = parsed.values["output"] else {
+            throw UsageError(message: "missing -o F.png")
+        }
+        self.output = output
+        let kindName = parsed.values["kind"] ?? "corners"
+        guard let kind = Fixture.Kind(rawValue: kindName) else {
+            throw UsageError(message: "unknown --kind '\(kindName)'; use corners or coordinates")
+        }
+        guard kind == .coordinates || width * height <= 100_000_000 else {
+            throw UsageError(message: "a corners fixture is limited to 100 megapixels")
+        }
+        self.kind = kind
+        force = parsed.flags.contains("force")
+    }
+
+    func run(console: Console) -> Int32 {
+        do throws(ImagingError) {
+            let image = Fixture.make(kind, width: width, height: height)
+            let bytes = try PNGEncoder(level: 1).encode(image)
+            try AtomicFile.write(bytes, to: output, replacing: force)
+            console.out.write(
+                "wrote \(output): \(kind.rawValue) fixture, \(width)x\(height), \(bytes.count) bytes\n"
+            )
+            return ExitCode.success
+        } catch {
+            console.err.write("error: \(error.message)\n")
+            return error.code == .outputRefused ? ExitCode.usage : ExitCode.badInput
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import CropGeometry
+import CropImaging
+import Foundation
+import Testing
+
+@Suite struct CropCommandTests {
+    /// A folder with a 400x300 corners fixture and a 40x30 coordinates fixture.
+    static func workspace() throws -> URL {
+        let folder = try temporaryFolder()
+        #expect(
+            cropkit("fixture", "400x300", "-o", folder.appendingPathComponent("corners.png").path)
+                .status == 0)
+        #expect(
+            cropkit(
+                "fixture", "40x30", "--kind", "coordinates", "-o",
+                folder.appendingPathComponent("coords.png").path
+            )
+            .status == 0)
+        return folder
+    }
+
+    @Test func cropsAViewSelectionExactly() throws {
+        let folder = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("coords.png").path
+        let output = folder.appendingPathComponent("out.png").path
+        // 40x30 in a 300x300 view: 7.5 pt per pixel, image at y = 37.5.
+        let run = cropkit(
+            "crop", input, "-o", output, "--viewport", "300x300", "--selection", "75,75,150,150",
+            "--json")
+        #expect(run.status == 0, "\(run.err)")
+        let report = try JSONValue(parsing: run.out)
+        #expect(report["mapping"]?["result"]?["x"] == .number(10))
+        #expect(
+            report["written"]?["width"] == .number(20)
+                && report["written"]?["height"] == .number(20))
+        #expect(report["written"]?["bitDepth"] == .number(16))
+        let image = try PNGDecoder.decode(path: output)
+        #expect(image == Fixture.coordinates(width: 40, height: 30).cropped(to: (10, 5, 20, 20)))
+    }
+
+    @Test func cropsPixelsAndRefusesToOverwrite() throws {
+        let folder = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("corners.png").path
+        let output = folder.appendingPathComponent("out.png").path
+        #expect(cropkit("crop", input, "-o", output, "--pixels", "350,250,50,50").status == 0)
+        let first = try Data(contentsOf: URL(fileURLWithPath: output))
+        let again = cropkit("crop", input, "-o", output, "--pixels", "0,0,10,10")
+        #expect(again.status == 64)
+        #expect(again.err.contains("already exists; pass --force"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == first)
+        #expect(
+            cropkit("crop", input, "-o", output, "--pixels", "0,0,10,10", "--force").status == 0)
+        #expect(try PNGDecoder.decode(path: output).width == 10)
+        let same = cropkit("crop", input, "-o", input, "--pixels", "0,0,10,10", "--force")
+        #expect(same.status == 64)
+        #expect(same.err.contains("is the input file"))
+        #expect(
+            cropkit("crop", input, "-o", output, "--pixels", "390,0,20,10", "--force").status == 1)
+    }
+
+    @Test func badInputExitsTwoAndWritesNothing() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.png").path
+        let garbage = folder.appendingPathComponent("garbage.png")
+        try Data([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0]).write(to: garbage)
+        for input in [garbage.path, folder.appendingPathComponent("missing.png").path, folder.path]
+        {
+            let run = cropkit("crop", input, "-o", output, "--pixels", "0,0,1,1")
+            #expect(run.status == 2, "\(input): \(run.err)")
+            #expect(run.err.hasPrefix("error: "))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["garbage.png"])
+    }
+
+    /// PngSuite's broken files: exit 2 and no output, even for a one-pixel
+    /// crop that would stop decoding before the broken part.
+    @Test func brokenPngSuiteFilesExitTwoWithNoOutput() throws {
+        guard let root = testDataRoot() else {
+            print("brokenPngSuiteFilesExitTwoWithNoOutput: skipped: test data not found")
+            return
+        }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let names = try FileManager.default.contentsOfDirectory(
+            atPath: root.appendingPathComponent("pngsuite").path
+        )
+        .filter { $0.hasPrefix("x") && $0.hasSuffix(".png") }
+        #expect(names.count >= 14)
+        for name in names {
+            let output = folder.appendingPathComponent(name).path
+            let run = cropkit(
+                "crop", root.appendingPathComponent("pngsuite/" + name).path, "-o", output,
+                "--pixels", "0,0,1,1")
+            #expect(run.status == 2, "\(name): \(run.out)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(name)")
+        }
+    }
+
+    @Test func fixtureKindsAndSizes() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("f.png").path
+        #expect(cropkit("fixture", "3x2", "-o", path, "--kind", "coordinates").status == 0)
+        #expect(try PNGDecoder.decode(path: path) == Fixture.coordinates(width: 3, height: 2))
+        #expect(cropkit("fixture", "0x2", "-o", path, "--force").status == 64)
+        #expect(cropkit("fixture", "3x2", "-o", path, "--kind", "stripes", "--force").status == 64)
+    }
+
+    @Test func verifyPassesForSeveralSelections() throws {
+        let run = cropkit(
+            "verify", "--source", "400x300", "--viewport", "300x300", "--selection",
+            "75,75,150,150", "--selection",
+            "0,0,300,300", "--selection", "0,0,30,300", "--orientation", "8")
+        #expect(run.status == 0, "\(run.out)\(run.err)")
+        #expect(run.out.contains("selection 75,75,150,150 -> pixels "))
+        #expect(run.out.contains("no pixels (noImagePixels), nothing to export"))
+        #expect(!run.out.contains("FAIL"))
+        #expect(run.err == "2 passed, 0 failed\n")
+        let json = cropkit(
+            "verify", "--source", "400x300", "--viewport", "300x300", "--selection",
+            "75,75,150,150", "--json")
+        let line = try JSONValue(parsing: json.out)
+        guard case .array(let checks)? = line["checks"] else {
+            Issue.record("no checks in \(json.out)")
+            return
+        }
+        #expect(checks.count == 4)
+        #expect(checks.allSatisfy { $0["passed"] == .bool(true) })
+    }
+}
+
+func testDataRoot() -> URL? {
+    if let override = ProcessInfo.processInfo.environment["CROPKIT_TESTDATA"], !override.isEmpty {
+        return URL(fileURLWithPath: override)
+    }
+    let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let shared = package.deletingLastPathComponent().appendingPathComponent("shared/testdata")
+    return FileManager.default.fileExists(atPath: shared.path) ? shared : nil
+}
