@@ -71,6 +71,13 @@ int ck_png_read_crop(const char *path, ck_png_read_request *request) {
     }
 
     png_init_io(png, file);
+    // The caller's scan has already checked every chunk's CRC, so libpng need
+    // not compute them again; zlib's Adler-32 of the pixel data is skipped for
+    // the same reason (a crop stops before the stream's end anyway).
+    png_set_crc_action(png, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);
+#ifdef PNG_IGNORE_ADLER32
+    png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+#endif
     png_set_user_limits(png, request->max_width, request->max_height);
     png_set_chunk_cache_max(png, 1000);
     png_set_chunk_malloc_max(png, 8000000);

@@ -19,6 +19,16 @@ public enum AtomicFile {
     public static func write(
         _ bytes: [UInt8], to path: String, replacing: Bool, protecting protected: String? = nil
     ) throws(ImagingError) {
+        try write(
+            parts: [bytes[...] as any ByteChunk], to: path, replacing: replacing,
+            protecting: protected)
+    }
+
+    /// Writes the concatenation of `parts` to `path`, as ``write(_:to:replacing:protecting:)``.
+    public static func write(
+        parts: [any ByteChunk], to path: String, replacing: Bool,
+        protecting protected: String? = nil
+    ) throws(ImagingError) {
         if let protected, isSameFile(protected, path) {
             throw ImagingError(
                 .outputRefused,
@@ -39,16 +49,19 @@ public enum AtomicFile {
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var failure: String?
         var refused = false
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = "cannot write '\(path)': \(String(cString: strerror(errno)))"
-                    return
+        for part in parts where failure == nil {
+            part.withChunkBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let written = systemWrite(
+                        descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        failure = "cannot write '\(path)': \(String(cString: strerror(errno)))"
+                        return
+                    }
+                    offset += written
                 }
-                offset += written
             }
         }
         if failure == nil && fsync(descriptor) != 0 {

@@ -44,6 +44,21 @@ final class BinaryFile {
         return got == count ? bytes : nil
     }
 
+    /// Reads `count` bytes into a reused buffer and hands them to `body`, or
+    /// returns `nil` at a short read.
+    func withBytes<T>(_ count: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+        guard count >= 0, count <= remaining else { return nil }
+        if scratch.count < count { scratch = [UInt8](repeating: 0, count: count) }
+        let got = scratch.withUnsafeMutableBytes { fread($0.baseAddress, 1, count, handle) }
+        offset += got
+        guard got == count else { return nil }
+        return scratch.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[0..<count]))
+        }
+    }
+
+    private var scratch: [UInt8] = []
+
     /// Moves `count` bytes forward without reading them.
     func skip(_ count: Int) -> Bool {
         guard count >= 0, count <= remaining else { return false }

@@ -37,24 +37,26 @@ public enum Compressor: String, Hashable, Sendable, CaseIterable {
         default:
             bound = ck_zlib_compress_bound(data.count)
         }
-        var out = [UInt8](repeating: 0, count: max(bound, 64))
-        let written = out.withUnsafeMutableBufferPointer { buffer in
+        // Uninitialised: pages past the compressed size are never touched, so
+        // the worst-case bound costs address space, not memory.
+        var written = 0
+        let out = [UInt8](unsafeUninitializedCapacity: max(bound, 64)) { buffer, count in
             switch implementation {
             case .libdeflate:
-                ck_libdeflate_zlib_compress(
+                written = ck_libdeflate_zlib_compress(
                     data.baseAddress, data.count, buffer.baseAddress, buffer.count,
                     Int32(min(max(level, 0), 12)))
             default:
-                ck_zlib_compress(
+                written = ck_zlib_compress(
                     data.baseAddress, data.count, buffer.baseAddress, buffer.count,
                     Int32(min(max(level, 0), 9)))
             }
+            count = written
         }
         guard written > 0 else {
             throw ImagingError(
                 .outOfMemory, "\(implementation.rawValue) could not compress the image data")
         }
-        out.removeSubrange(written...)
         return out
     }
 }

@@ -31,14 +31,17 @@ public enum CropExport {
         limits: DecodeLimits = .standard
     ) throws(ImagingError) -> Report {
         let info = try PNGFileInfo.read(path: input, limits: limits)
-        let crop = try PNGDecoder.decode(
+        // One owner for the pixels, so the encoder can filter them in place.
+        var image = try PNGDecoder.decode(
             path: input, rect: (stored.x, stored.y, stored.width, stored.height), info: info,
             limits: limits)
-        let image = crop.oriented(orientation)
-        let bytes = try encoder.encode(image)
-        try AtomicFile.write(bytes, to: output, replacing: replacing, protecting: input)
+        if orientation != .up { image = image.oriented(orientation) }
+        let (width, height) = (image.width, image.height)
+        let parts = try encoder.encodedParts(taking: &image)
+        try AtomicFile.write(parts: parts, to: output, replacing: replacing, protecting: input)
         return Report(
-            output: output, bytes: bytes.count, width: image.width, height: image.height,
+            output: output, bytes: parts.reduce(0) { $0 + $1.byteCount }, width: width,
+            height: height,
             colorType: image.colorType, bitDepth: image.bitDepth,
             keptChunks: image.chunks.map(\.type),
             droppedChunks: info.droppedChunkTypes, warnings: info.warnings,

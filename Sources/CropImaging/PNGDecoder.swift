@@ -45,7 +45,11 @@ public enum PNGDecoder {
             throw ImagingError(
                 .limit, "the crop is over the \(limits.maxPixels)-pixel limit (--max-pixels)")
         }
-        var samples = [UInt8](repeating: 0, count: size)
+        // Uninitialised (libpng writes every byte), with room for one more
+        // byte a row so the encoder can filter in place.
+        var samples = [UInt8](unsafeUninitializedCapacity: size + crop.height) { _, count in
+            count = size
+        }
         var request = ck_png_read_request()
         request.crop_x = UInt32(crop.x)
         request.crop_y = UInt32(crop.y)

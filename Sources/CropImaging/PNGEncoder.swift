@@ -1,4 +1,5 @@
 internal import CImagingShims
+import Foundation
 
 /// Writes PNG files: CropKit's own chunk writer, with filtered rows
 /// compressed by libdeflate or zlib. Output is never interlaced.
@@ -6,10 +7,14 @@ public struct PNGEncoder: Sendable {
     public var compressor: Compressor
     /// The DEFLATE level (zlib 1–9, libdeflate 1–12).
     public var level: Int
+    /// How many bands (and threads) libdeflate compresses in parallel; by
+    /// default one per core, up to 16.
+    public var threads: Int
 
-    public init(compressor: Compressor = .automatic, level: Int = 6) {
+    public init(compressor: Compressor = .automatic, level: Int = 6, threads: Int? = nil) {
         self.compressor = compressor
         self.level = level
+        self.threads = max(1, min(threads ?? ProcessInfo.processInfo.activeProcessorCount, 16))
     }
 
     /// The PNG file for `image`: its format, its carried chunks, its pixels.
@@ -20,71 +25,140 @@ public struct PNGEncoder: Sendable {
     ///
     /// - Throws: ``ImagingError`` when compression fails.
     public func encode(_ image: RasterImage) throws(ImagingError) -> [UInt8] {
-        let filtered = PNGEncoder.filteredRows(image)
-        let compressed = try filtered.withUnsafeBufferPointer { rows throws(ImagingError) in
-            try compressor.zlibStream(rows, level: level)
+        var copy = image
+        var out: [UInt8] = []
+        for part in try encodedParts(taking: &copy) {
+            part.withChunkBytes { out.append(contentsOf: $0) }
         }
-        var out: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
-        out.reserveCapacity(compressed.count + 1024)
+        return out
+    }
+
+    /// Bands compressed in parallel when libdeflate compresses at least this
+    /// many bytes: below it one thread is as fast.
+    static let parallelThreshold = 1 << 20
+
+    /// The PNG file as pieces to write in order (no piece is a copy of the
+    /// compressed data). Takes `image`'s samples, leaving them empty: when
+    /// they are not shared they are filtered in place, so encoding needs no
+    /// second image-sized buffer. With libdeflate and more than one core,
+    /// the filtered rows are compressed in bands, one per core, joined into
+    /// one zlib stream; each band is its own IDAT chunk.
+    func encodedParts(taking image: inout RasterImage) throws(ImagingError) -> [any ByteChunk] {
+        var samples: [UInt8] = []
+        swap(&samples, &image.samples)
+        let filtered =
+            image.bitDepth >= 8
+            ? PNGEncoder.filterInPlace(
+                &samples, width: image.width, height: image.height, colorType: image.colorType,
+                bitDepth: image.bitDepth)
+            : PNGEncoder.filteredRows(
+                samples, width: image.width, height: image.height, colorType: image.colorType,
+                bitDepth: image.bitDepth)
+        samples = []
+        var head: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
         var header = [UInt8]()
         header.appendBigEndian(UInt32(image.width))
         header.appendBigEndian(UInt32(image.height))
         header += [UInt8(image.bitDepth), image.colorType.rawValue, 0, 0, 0]
-        appendChunk("IHDR", header, to: &out)
-        for chunk in image.chunks { appendChunk(chunk.type, chunk.data, to: &out) }
-        let piece = 1 << 20
-        var start = 0
-        repeat {
-            let end = min(start + piece, compressed.count)
-            appendChunk("IDAT", compressed[start..<end], to: &out)
-            start = end
-        } while start < compressed.count
-        appendChunk("IEND", [], to: &out)
-        return out
+        appendChunk("IHDR", header, to: &head)
+        for chunk in image.chunks { appendChunk(chunk.type, chunk.data, to: &head) }
+        var parts: [any ByteChunk] = [head[...]]
+        let cores = threads
+        if compressor.resolved == .libdeflate && cores > 1
+            && filtered.count >= Self.parallelThreshold
+        {
+            var bands = [ck_band](repeating: ck_band(), count: cores)
+            let status = filtered.withUnsafeBufferPointer { rows in
+                ck_libdeflate_zlib_compress_bands(
+                    rows.baseAddress, rows.count, Int32(min(max(level, 1), 12)), Int32(cores),
+                    &bands)
+            }
+            guard status == CK_STATUS_OK else {
+                throw ImagingError(
+                    .outOfMemory, "libdeflate could not compress the image data in bands")
+            }
+            for band in bands {
+                let owner = MallocBytes.MallocOwner(band.data)
+                appendIDAT(MallocBytes(owner: owner, range: 0..<band.size), to: &parts)
+            }
+        } else {
+            let compressed = try filtered.withUnsafeBufferPointer { rows throws(ImagingError) in
+                try compressor.zlibStream(rows, level: level)
+            }
+            let piece = 1 << 20
+            var start = 0
+            repeat {
+                let end = min(start + piece, compressed.count)
+                appendIDAT(compressed[start..<end], to: &parts)
+                start = end
+            } while start < compressed.count
+        }
+        var end = [UInt8]()
+        appendChunk("IEND", [], to: &end)
+        parts.append(end[...])
+        return parts
     }
 
-    /// Every row packed to the file's bit depth and prefixed by its filter type.
-    static func filteredRows(_ image: RasterImage) -> [UInt8] {
-        let packedRowBytes = (image.width * image.colorType.channels * image.bitDepth + 7) / 8
+    /// Filters rows of 8- or 16-bit samples in place, from the bottom row up:
+    /// row y's filtered bytes go to `y·(rowBytes+1)`, past the raw row y−1
+    /// that filtering row y still reads and before the rows already done.
+    /// Uses the array's spare capacity for the extra byte a row.
+    static func filterInPlace(
+        _ samples: inout [UInt8], width: Int, height: Int, colorType: PNGColorType, bitDepth: Int
+    ) -> [UInt8] {
+        let rowBytes = width * colorType.channels * bitDepth / 8
+        let rowStride = rowBytes + 1
+        let bpp = max(1, colorType.channels * bitDepth / 8)
+        let adaptive = colorType != .palette
+        samples.append(contentsOf: repeatElement(0, count: height))
+        var scratch = [UInt8](repeating: 0, count: rowBytes * 6)
+        samples.withUnsafeMutableBufferPointer { buffer in
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                let base = buffer.baseAddress!
+                let zeros = UnsafePointer(scratch.baseAddress! + 4 * rowBytes)
+                let filtered = scratch.baseAddress! + 5 * rowBytes
+                for y in stride(from: height - 1, through: 0, by: -1) {
+                    let row = UnsafePointer(base + y * rowBytes)
+                    let prior = y > 0 ? UnsafePointer(base + (y - 1) * rowBytes) : zeros
+                    let target = base + y * rowStride
+                    if adaptive {
+                        let type = chooseFilter(
+                            row: row, prior: prior, count: rowBytes, bpp: bpp, output: filtered,
+                            scratch: scratch.baseAddress!)
+                        (target + 1).update(from: filtered, count: rowBytes)
+                        target[0] = type
+                    } else {
+                        UnsafeMutableRawPointer(target + 1).copyMemory(
+                            from: row, byteCount: rowBytes)
+                        target[0] = 0
+                    }
+                }
+            }
+        }
+        return samples
+    }
+
+    /// Every row packed to the file's bit depth and prefixed by its filter type
+    /// (None: sub-byte images are palette or gray, which compress best so).
+    static func filteredRows(
+        _ samples: [UInt8], width: Int, height: Int, colorType: PNGColorType, bitDepth: Int
+    ) -> [UInt8] {
+        let channels = colorType.channels
+        let unpackedRowBytes = width * channels * (bitDepth == 16 ? 2 : 1)
+        let packedRowBytes = (width * channels * bitDepth + 7) / 8
         let stride = packedRowBytes + 1
-        var out = [UInt8](repeating: 0, count: stride * image.height)
-        let filterBytesPerPixel = max(1, image.colorType.channels * image.bitDepth / 8)
-        let adaptive = image.colorType != .palette && image.bitDepth >= 8
-        var packed = [UInt8](repeating: 0, count: image.bitDepth < 8 ? packedRowBytes : 0)
-        image.samples.withUnsafeBufferPointer { samples in
-            out.withUnsafeMutableBufferPointer { out in
-                var scratch = [UInt8](repeating: 0, count: packedRowBytes * 5)
-                scratch.withUnsafeMutableBufferPointer { scratch in
-                    let zeros = UnsafeMutableBufferPointer(
-                        rebasing: scratch[(packedRowBytes * 4)...])
-                    for y in 0..<image.height {
-                        let target = out.baseAddress! + y * stride
-                        let row: UnsafePointer<UInt8>
-                        if image.bitDepth < 8 {
-                            pack(
-                                samples.baseAddress! + y * image.rowBytes,
-                                count: image.width * image.colorType.channels,
-                                depth: image.bitDepth, into: &packed)
-                            packed.withUnsafeBufferPointer {
-                                (target + 1).update(from: $0.baseAddress!, count: packedRowBytes)
-                            }
-                            target[0] = 0
-                            continue
-                        }
-                        row = samples.baseAddress! + y * image.rowBytes
-                        let prior: UnsafePointer<UInt8> =
-                            y > 0
-                            ? samples.baseAddress! + (y - 1) * image.rowBytes
-                            : UnsafePointer(zeros.baseAddress!)
-                        if adaptive {
-                            target[0] = chooseFilter(
-                                row: row, prior: prior, count: packedRowBytes,
-                                bpp: filterBytesPerPixel,
-                                output: target + 1, scratch: scratch.baseAddress!)
-                        } else {
-                            target[0] = 0
-                            (target + 1).update(from: row, count: packedRowBytes)
-                        }
+        var out = [UInt8](repeating: 0, count: stride * height)
+        var packed = [UInt8](repeating: 0, count: packedRowBytes)
+        samples.withUnsafeBufferPointer { samples in
+            for y in 0..<height {
+                pack(
+                    samples.baseAddress! + y * unpackedRowBytes, count: width * channels,
+                    depth: bitDepth, into: &packed)
+                out.withUnsafeMutableBufferPointer { out in
+                    out[y * stride] = 0
+                    packed.withUnsafeBufferPointer {
+                        (out.baseAddress! + y * stride + 1).update(
+                            from: $0.baseAddress!, count: packedRowBytes)
                     }
                 }
             }
@@ -134,7 +208,56 @@ private func chooseFilter(
         costs.average &+= cost(average[i])
         costs.paeth &+= cost(paeth[i])
     }
-    for i in lead..<count {
+    // Sixteen bytes at a time; the same arithmetic as the scalar tail below.
+    var i = lead
+    if count - lead >= 16 {
+        var sums = (
+            none: SIMD16<UInt32>(), sub: SIMD16<UInt32>(), up: SIMD16<UInt32>(),
+            average: SIMD16<UInt32>(),
+            paeth: SIMD16<UInt32>()
+        )
+        while i + 16 <= count {
+            let x = load16(row + i)
+            let a = load16(row + i - bpp)
+            let b = load16(prior + i)
+            let c = load16(prior + i - bpp)
+            let s = x &- a
+            let u = x &- b
+            let v = x &- ((a &>> 1) &+ (b &>> 1) &+ (a & b & 1))
+            let a16 = SIMD16<Int16>(truncatingIfNeeded: a)
+            let b16 = SIMD16<Int16>(truncatingIfNeeded: b)
+            let c16 = SIMD16<Int16>(truncatingIfNeeded: c)
+            let pa = absolute(b16 &- c16)
+            let pb = absolute(a16 &- c16)
+            let pc = absolute(b16 &- c16 &+ a16 &- c16)
+            // Lane masks by arithmetic, not SIMD comparisons (which this
+            // compiler lowers lane by lane): all ones where the test holds.
+            let aBeatsB = ~((pb &- pa) &>> 15)
+            let aBeatsC = ~((pc &- pa) &>> 15)
+            let bBeatsC = ~((pc &- pb) &>> 15)
+            let useA = aBeatsB & aBeatsC
+            let useB = ~useA & bBeatsC
+            let useC = ~useA & ~bBeatsC
+            let predictor = (a16 & useA) | (b16 & useB) | (c16 & useC)
+            let t = x &- SIMD16<UInt8>(truncatingIfNeeded: predictor)
+            store16(s, sub + i)
+            store16(u, up + i)
+            store16(v, average + i)
+            store16(t, paeth + i)
+            sums.none &+= magnitudes(x)
+            sums.sub &+= magnitudes(s)
+            sums.up &+= magnitudes(u)
+            sums.average &+= magnitudes(v)
+            sums.paeth &+= magnitudes(t)
+            i += 16
+        }
+        costs.none &+= Int(sums.none.wrappedSum())
+        costs.sub &+= Int(sums.sub.wrappedSum())
+        costs.up &+= Int(sums.up.wrappedSum())
+        costs.average &+= Int(sums.average.wrappedSum())
+        costs.paeth &+= Int(sums.paeth.wrappedSum())
+    }
+    for i in i..<count {
         let x = row[i]
         let a = row[i - bpp]
         let b = prior[i]
@@ -176,6 +299,42 @@ private func chooseFilter(
         }
     output.update(from: chosen, count: count)
     return bestType
+}
+
+@inline(__always)
+private func load16(_ pointer: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
+    UnsafeRawPointer(pointer).loadUnaligned(as: SIMD16<UInt8>.self)
+}
+
+@inline(__always)
+private func store16(_ value: SIMD16<UInt8>, _ pointer: UnsafeMutablePointer<UInt8>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD16<UInt8>.self)
+}
+
+@inline(__always)
+private func absolute(_ v: SIMD16<Int16>) -> SIMD16<Int16> {
+    let sign = v &>> 15
+    return (v ^ sign) &- sign
+}
+
+/// Each byte read as signed, its magnitude, widened for summing.
+@inline(__always)
+private func magnitudes(_ v: SIMD16<UInt8>) -> SIMD16<UInt32> {
+    let sign = SIMD16<UInt8>(truncatingIfNeeded: SIMD16<Int8>(truncatingIfNeeded: v) &>> 7)
+    return SIMD16<UInt32>(truncatingIfNeeded: (v ^ sign) &- sign)
+}
+
+/// Appends an IDAT chunk around `data` without copying it: its length and
+/// type, the data itself, then its CRC.
+private func appendIDAT(_ data: some ByteChunk, to parts: inout [any ByteChunk]) {
+    var frame = [UInt8]()
+    frame.appendBigEndian(UInt32(data.byteCount))
+    frame += Array("IDAT".utf8)
+    var crc = frame.withUnsafeBufferPointer { ck_crc32(0, $0.baseAddress! + 4, 4) }
+    crc = data.withChunkBytes { ck_crc32(crc, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+    var trailer = [UInt8]()
+    trailer.appendBigEndian(crc)
+    parts += [frame[...], data, trailer[...]]
 }
 
 /// Appends one chunk (length, type, data, CRC).

@@ -227,11 +227,11 @@ private func checkCRC(_ file: BinaryFile, type: String, length: Int, chunkOffset
     var crc = ck_crc32(0, Array(type.utf8), 4)
     var left = length
     while left > 0 {
-        let piece = min(left, 1 << 16)
-        guard let bytes = file.read(piece) else {
+        let piece = min(left, 1 << 18)
+        guard let next = file.withBytes(piece, { ck_crc32(crc, $0.baseAddress, $0.count) }) else {
             throw ImagingError(.corrupt, "PNG file is truncated inside chunk \(type)")
         }
-        crc = bytes.withUnsafeBufferPointer { ck_crc32(crc, $0.baseAddress, $0.count) }
+        crc = next
         left -= piece
     }
     guard let crcBytes = file.read(4) else {

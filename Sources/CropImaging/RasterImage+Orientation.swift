@@ -11,7 +11,11 @@ extension RasterImage {
         let stored = PixelSize<StoredPixels>(width: width, height: height)
         let size = orientation.orientedSize(stored)
         let bpp = bytesPerPixel
-        var out = [UInt8](repeating: 0, count: samples.count)
+        // Every byte is written below; the spare byte a row lets the encoder
+        // filter in place.
+        var out = [UInt8](unsafeUninitializedCapacity: samples.count + size.height) { _, count in
+            count = samples.count
+        }
         samples.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { target in
                 for y in 0..<height {

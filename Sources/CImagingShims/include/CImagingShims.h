@@ -45,7 +45,8 @@ typedef struct {
 /// Reads the crop of the PNG at `path` (libpng: png_read_info, png_read_row).
 /// Rows above the crop are decoded and dropped; for non-interlaced files
 /// decoding stops after the crop's last row. Ancillary chunks are skipped
-/// unread by libpng (the caller copies the ones it keeps).
+/// unread by libpng (the caller copies the ones it keeps). Chunk CRCs and the
+/// Adler-32 are not checked here: the caller must have checked the CRCs.
 int ck_png_read_crop(const char *path, ck_png_read_request *request);
 
 /// zlib's compress at `level` into `out` (deflateInit2, deflate); returns
@@ -66,7 +67,29 @@ size_t ck_libdeflate_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *o
 /// libdeflate_zlib_compress_bound, or 0 when libdeflate is unavailable.
 size_t ck_libdeflate_zlib_compress_bound(size_t in_size, int level);
 
-/// zlib's crc32 over `data`, continuing from `crc`.
+/// One piece of a zlib stream compressed in bands: malloc'd bytes the caller
+/// frees with ck_free.
+typedef struct {
+    uint8_t *data;
+    size_t size;
+} ck_band;
+
+/// Compresses `in` as ONE zlib stream made of `count` bands compressed in
+/// parallel, one thread each (libdeflate_deflate_compress at `level`).
+/// Concatenating bands[0..count) gives the stream: the first band starts with
+/// the zlib header, every band but the last ends in a non-final block
+/// followed by an empty stored block (the byte-aligned marker 00 00 FF FF,
+/// as zlib's Z_SYNC_FLUSH writes), and the last band ends with the Adler-32.
+/// Each band's final-block bit is found with zlib's inflate(Z_BLOCK), as
+/// zlib's gzjoin does. Returns CK_STATUS_OK, or an error with no band left
+/// allocated. Needs libdeflate.
+int ck_libdeflate_zlib_compress_bands(const uint8_t *in, size_t in_size, int level, int count, ck_band *bands);
+
+/// free(3), for memory the shims allocate.
+void ck_free(void *pointer);
+
+/// The CRC-32 (as zlib's crc32) over `data`, continuing from `crc`: computed
+/// by libdeflate_crc32 when libdeflate is present, else by zlib.
 uint32_t ck_crc32(uint32_t crc, const uint8_t *data, size_t size);
 
 #ifdef __cplusplus

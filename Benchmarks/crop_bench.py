@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Times `cropkit crop` against libvips, ImageMagick and Pillow on the same
+crops of the same inputs, in one run, and prints a Markdown table: median
+wall time, peak RSS (GNU time's maximum resident set size), output bytes, and
+whether each tool's output holds exactly CropKit's pixels.
+
+    crop_bench.py CROPKIT WORKDIR [--runs N] [--cases NAME,NAME]
+
+Each case is an input file and a crop rect; inputs are made by make_photo.py.
+Tools run in turn within each round, so no tool always gets a warmer machine.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name: (input, width, height, mode, (x, y, w, h))
+CASES = {
+    "png-rgba-12mp-centre": ("photo12_rgba.png", 4000, 3000, "RGBA", (1000, 750, 2000, 1500)),
+    "png-rgb-12mp-centre": ("photo12_rgb.png", 4000, 3000, "RGB", (1000, 750, 2000, 1500)),
+    "png-rgba-12mp-small-top-left": ("photo12_rgba.png", 4000, 3000, "RGBA", (0, 0, 300, 300)),
+    "png-rgba-12mp-small-bottom-right": ("photo12_rgba.png", 4000, 3000, "RGBA", (3700, 2700, 300, 300)),
+    "png-rgba-12mp-full": ("photo12_rgba.png", 4000, 3000, "RGBA", (0, 0, 4000, 3000)),
+}
+
+
+def ensure_input(workdir, name, width, height, mode):
+    path = os.path.join(workdir, name)
+    if not os.path.exists(path):
+        subprocess.run(
+            [sys.executable, os.path.join(HERE, "make_photo.py"), str(width), str(height), path, "--mode", mode],
+            check=True)
+    return path
+
+
+def commands(tool, cropkit, src, out, rect):
+    x, y, w, h = rect
+    if tool == "cropkit":
+        return [cropkit, "crop", src, "-o", out, "--pixels", f"{x},{y},{w},{h}", "--force"]
+    if tool == "libvips":
+        return ["vips", "crop", src, out, str(x), str(y), str(w), str(h)]
+    if tool == "imagemagick":
+        return ["convert", src, "-crop", f"{w}x{h}+{x}+{y}", "+repage", out]
+    if tool == "pillow":
+        return [sys.executable, "-c",
+                "import sys; from PIL import Image; "
+                "Image.open(sys.argv[1]).crop((int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[3]) + int(sys.argv[5]), "
+                "int(sys.argv[4]) + int(sys.argv[6]))).save(sys.argv[2])",
+                src, out, str(x), str(y), str(w), str(h)]
+    raise ValueError(tool)
+
+
+def timed(command):
+    """Wall seconds and peak RSS in KB, by GNU time."""
+    result = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed: {result.stderr.strip()[-400:]}")
+    seconds, kilobytes = result.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(kilobytes)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("cropkit")
+    parser.add_argument("workdir")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--cases", default=",".join(CASES))
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    tools = ["cropkit", "libvips", "imagemagick", "pillow"]
+    rows = []
+    for case in args.cases.split(","):
+        name, width, height, mode, rect = CASES[case]
+        src = ensure_input(args.workdir, name, width, height, mode)
+        times = {tool: [] for tool in tools}
+        rss = {tool: 0 for tool in tools}
+        outputs = {tool: os.path.join(args.workdir, f"out-{case}-{tool}.png") for tool in tools}
+        for _ in range(args.runs):
+            for tool in tools:
+                seconds, kilobytes = timed(commands(tool, args.cropkit, src, outputs[tool], rect))
+                times[tool].append(seconds)
+                rss[tool] = max(rss[tool], kilobytes)
+        reference = Image.open(outputs["cropkit"])
+        reference_pixels = reference.tobytes()
+        raw_crop = rect[2] * rect[3] * len(mode)
+        for tool in tools:
+            image = Image.open(outputs[tool])
+            same = image.size == reference.size and image.convert(reference.mode).tobytes() == reference_pixels
+            rows.append((case, tool, statistics.median(times[tool]), rss[tool] / 1024, os.path.getsize(outputs[tool]),
+                         same, raw_crop))
+    print(f"| case | tool | median s ({args.runs} runs) | peak RSS MB | output bytes | same pixels as cropkit |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for case, tool, seconds, rss_mb, size, same, _ in rows:
+        print(f"| {case} | {tool} | {seconds:.3f} | {rss_mb:.1f} | {size} | {'yes' if same else 'NO'} |")
+    print()
+    print("| case | libvips / cropkit time | pillow / cropkit time | imagemagick / cropkit time "
+          "| cropkit bytes / pillow bytes | cropkit RSS − raw crop (MB) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for case in args.cases.split(","):
+        r = {tool: row for row in rows if row[0] == case for tool in [row[1]]}
+        ck = r["cropkit"]
+        print(f"| {case} | {r['libvips'][2] / ck[2]:.2f} | {r['pillow'][2] / ck[2]:.2f} | "
+              f"{r['imagemagick'][2] / ck[2]:.2f} | {ck[4] / r['pillow'][4]:.3f} | {ck[3] - ck[6] / 1048576:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
