@@ -15,7 +15,8 @@ import Testing
             case 1:  // noise: many blocks
                 state = state &* 1_103_515_245 &+ 12345
                 samples[i] = UInt8(truncatingIfNeeded: state >> 16)
-            default: samples[i] = UInt8(truncatingIfNeeded: (i / 4) % width ^ (i / (4 * width)))  // gradients
+            default:  // gradients
+                samples[i] = UInt8(truncatingIfNeeded: (i / 4) % width ^ (i / (4 * width)))
             }
         }
         return RasterImage(
