@@ -232,7 +232,20 @@ static size_t ck_unfinalize(uint8_t *data, size_t size, int *unused) {
     return kept;
 }
 
-int ck_libdeflate_zlib_compress_bands(const uint8_t *in, size_t in_size, int level, int count, ck_band *bands) {
+uint32_t ck_adler32(const uint8_t *data, size_t size) {
+    if (ck_libdeflate_available()) return ck_libdeflate.adler32(1, data, size);
+    uLong adler = adler32(0L, Z_NULL, 0);
+    while (size > 0) {
+        uInt n = size > (1u << 30) ? (1u << 30) : (uInt)size;
+        adler = adler32(adler, data, n);
+        data += n;
+        size -= n;
+    }
+    return (uint32_t)adler;
+}
+
+int ck_libdeflate_deflate_bands(const uint8_t *in, size_t in_size, int level, int count, int starts_stream,
+                                int ends_stream, uint32_t adler, ck_band *bands) {
     if (!ck_libdeflate_available() || count < 1 || count > 64) return CK_STATUS_MISMATCH;
     ck_band_job jobs[64];
     pthread_t threads[64];
@@ -241,8 +254,9 @@ int ck_libdeflate_zlib_compress_bands(const uint8_t *in, size_t in_size, int lev
     for (int i = 0; i < count; i++) {
         size_t start = piece * (size_t)i;
         size_t end = i == count - 1 ? in_size : start + piece;
-        jobs[i] = (ck_band_job){.in = in + start, .in_size = end - start, .level = level, .last = i == count - 1,
-                                .out = NULL, .header = i == 0 ? 2 : 0, .size = 0};
+        jobs[i] = (ck_band_job){.in = in + start, .in_size = end - start, .level = level,
+                                .last = ends_stream && i == count - 1, .out = NULL,
+                                .header = (starts_stream && i == 0) ? 2 : 0, .size = 0};
         started[i] = i > 0 && pthread_create(&threads[i], NULL, ck_band_compress, &jobs[i]) == 0;
     }
     ck_band_compress(&jobs[0]);
@@ -251,13 +265,14 @@ int ck_libdeflate_zlib_compress_bands(const uint8_t *in, size_t in_size, int lev
         else ck_band_compress(&jobs[i]);
     }
     int status = CK_STATUS_OK;
-    for (int i = 0; i < count && status == CK_STATUS_OK; i++) {
+    for (int i = 0; i < count; i++) {
         if (jobs[i].out == NULL || jobs[i].size == 0) status = CK_STATUS_OUT_OF_MEMORY;
     }
-    if (status == CK_STATUS_OK) {
+    if (status == CK_STATUS_OK && starts_stream) {
         jobs[0].out[0] = 0x78;  // deflate, 32 KiB window
-        jobs[0].out[1] = 0x9C;  // default level, checksum valid (0x789C % 31 == 0)
-        uint32_t adler = ck_libdeflate.adler32(1, in, in_size);
+        jobs[0].out[1] = 0x9C;  // default level; 0x789C is a multiple of 31, as the header must be
+    }
+    if (status == CK_STATUS_OK && ends_stream) {
         uint8_t *end = jobs[count - 1].out + jobs[count - 1].header + jobs[count - 1].size;
         end[0] = (uint8_t)(adler >> 24);
         end[1] = (uint8_t)(adler >> 16);

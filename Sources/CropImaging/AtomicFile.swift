@@ -15,42 +15,65 @@ public enum AtomicFile {
     ///     Without it, an existing file is an error and is left untouched
     ///     (the final step is `link`, which fails rather than replace).
     ///   - protecting: A file that must never be overwritten (the input).
-    /// - Throws: ``ImagingError`` `.output`, with nothing left behind.
+    /// - Throws: ``ImagingError`` `.output` or `.outputRefused`, with nothing
+    ///   left behind.
     public static func write(
         _ bytes: [UInt8], to path: String, replacing: Bool, protecting protected: String? = nil
     ) throws(ImagingError) {
-        try write(
-            parts: [bytes[...] as any ByteChunk], to: path, replacing: replacing,
-            protecting: protected)
+        let writer = try Writer(path: path, replacing: replacing, protecting: protected)
+        try writer.write(bytes[...])
+        try writer.commit()
     }
 
-    /// Writes the concatenation of `parts` to `path`, as ``write(_:to:replacing:protecting:)``.
-    public static func write(
-        parts: [any ByteChunk], to path: String, replacing: Bool,
-        protecting protected: String? = nil
-    ) throws(ImagingError) {
-        if let protected, isSameFile(protected, path) {
-            throw ImagingError(
-                .outputRefused,
-                "the output '\(path)' is the input file; CropKit never overwrites its input")
+    /// A file being written: bytes go to a temporary file in the target's
+    /// folder; ``commit()`` flushes it and moves it into place. Dropped
+    /// without a commit (an error, a throw), it removes the temporary file.
+    public final class Writer: PNGSink {
+        public let path: String
+        private let replacing: Bool
+        private let temporary: String
+        private var descriptor: Int32
+        private var committed = false
+
+        /// Checks that `path` may be written, then creates the temporary file.
+        public init(path: String, replacing: Bool, protecting protected: String? = nil)
+            throws(ImagingError)
+        {
+            if let protected, isSameFile(protected, path) {
+                throw ImagingError(
+                    .outputRefused,
+                    "the output '\(path)' is the input file; CropKit never overwrites its input")
+            }
+            if !replacing && access(path, F_OK) == 0 {
+                throw ImagingError(
+                    .outputRefused, "'\(path)' already exists; pass --force to replace it")
+            }
+            let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            var template = Array(
+                "\(folder.isEmpty ? "/" : folder)/.\(name).cropkit-XXXXXX".utf8CString)
+            let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard descriptor >= 0 else {
+                throw ImagingError(
+                    .output,
+                    "cannot create a file in '\(folder)': \(String(cString: strerror(errno)))")
+            }
+            self.path = path
+            self.replacing = replacing
+            self.descriptor = descriptor
+            self.temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         }
-        if !replacing && access(path, F_OK) == 0 {
-            throw ImagingError(
-                .outputRefused, "'\(path)' already exists; pass --force to replace it")
+
+        deinit {
+            if !committed {
+                if descriptor >= 0 { close(descriptor) }
+                unlink(temporary)
+            }
         }
-        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        var template = Array("\(folder.isEmpty ? "/" : folder)/.\(name).cropkit-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw ImagingError(
-                .output, "cannot create a file in '\(folder)': \(String(cString: strerror(errno)))")
-        }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var failure: String?
-        var refused = false
-        for part in parts where failure == nil {
-            part.withChunkBytes { raw in
+
+        public func write(_ chunk: any ByteChunk) throws(ImagingError) {
+            var failure: String?
+            chunk.withChunkBytes { raw in
                 var offset = 0
                 while offset < raw.count {
                     let written = systemWrite(
@@ -63,28 +86,37 @@ public enum AtomicFile {
                     offset += written
                 }
             }
+            if let failure { throw ImagingError(.output, failure) }
         }
-        if failure == nil && fsync(descriptor) != 0 {
-            failure = "cannot flush '\(path)' to disk: \(String(cString: strerror(errno)))"
-        }
-        fchmod(descriptor, 0o644)
-        close(descriptor)
-        if failure == nil {
+
+        /// Flushes the file to disk and moves it into place.
+        public func commit() throws(ImagingError) {
+            guard fsync(descriptor) == 0 else {
+                throw ImagingError(
+                    .output, "cannot flush '\(path)' to disk: \(String(cString: strerror(errno)))")
+            }
+            fchmod(descriptor, 0o644)
+            close(descriptor)
+            descriptor = -1
             if replacing {
-                if rename(temporary, path) != 0 {
-                    failure =
+                guard rename(temporary, path) == 0 else {
+                    throw ImagingError(
+                        .output,
                         "cannot move the new file into place at '\(path)': \(String(cString: strerror(errno)))"
+                    )
                 }
             } else if link(temporary, path) != 0 {
-                refused = errno == EEXIST
-                failure =
-                    errno == EEXIST
-                    ? "'\(path)' already exists; pass --force to replace it"
-                    : "cannot create '\(path)': \(String(cString: strerror(errno)))"
+                let code = errno
+                throw ImagingError(
+                    code == EEXIST ? .outputRefused : .output,
+                    code == EEXIST
+                        ? "'\(path)' already exists; pass --force to replace it"
+                        : "cannot create '\(path)': \(String(cString: strerror(code)))")
+            } else {
+                unlink(temporary)
             }
+            committed = true
         }
-        unlink(temporary)
-        if let failure { throw ImagingError(refused ? .outputRefused : .output, failure) }
     }
 
     /// Whether two paths name the same existing file (same device and inode).

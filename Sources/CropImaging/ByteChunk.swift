@@ -41,3 +41,17 @@ final class MallocBytes: ByteChunk, @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
     }
 }
+
+/// Where an encoder's bytes go, in order.
+public protocol PNGSink: AnyObject {
+    func write(_ chunk: any ByteChunk) throws(ImagingError)
+}
+
+/// Collects everything written into one array.
+final class ByteCollector: PNGSink {
+    private(set) var bytes: [UInt8] = []
+
+    func write(_ chunk: any ByteChunk) throws(ImagingError) {
+        chunk.withChunkBytes { bytes.append(contentsOf: $0) }
+    }
+}

@@ -37,11 +37,11 @@ public enum CropExport {
             limits: limits)
         if orientation != .up { image = image.oriented(orientation) }
         let (width, height) = (image.width, image.height)
-        let parts = try encoder.encodedParts(taking: &image)
-        try AtomicFile.write(parts: parts, to: output, replacing: replacing, protecting: input)
+        let writer = try AtomicFile.Writer(path: output, replacing: replacing, protecting: input)
+        let bytes = try encoder.write(taking: &image, to: writer)
+        try writer.commit()
         return Report(
-            output: output, bytes: parts.reduce(0) { $0 + $1.byteCount }, width: width,
-            height: height,
+            output: output, bytes: bytes, width: width, height: height,
             colorType: image.colorType, bitDepth: image.bitDepth,
             keptChunks: image.chunks.map(\.type),
             droppedChunks: info.droppedChunkTypes, warnings: info.warnings,

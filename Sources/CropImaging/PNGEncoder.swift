@@ -26,24 +26,30 @@ public struct PNGEncoder: Sendable {
     /// - Throws: ``ImagingError`` when compression fails.
     public func encode(_ image: RasterImage) throws(ImagingError) -> [UInt8] {
         var copy = image
-        var out: [UInt8] = []
-        for part in try encodedParts(taking: &copy) {
-            part.withChunkBytes { out.append(contentsOf: $0) }
-        }
-        return out
+        let sink = ByteCollector()
+        _ = try write(taking: &copy, to: sink)
+        return sink.bytes
     }
 
     /// Bands compressed in parallel when libdeflate compresses at least this
     /// many bytes: below it one thread is as fast.
     static let parallelThreshold = 1 << 20
 
-    /// The PNG file as pieces to write in order (no piece is a copy of the
-    /// compressed data). Takes `image`'s samples, leaving them empty: when
-    /// they are not shared they are filtered in place, so encoding needs no
-    /// second image-sized buffer. With libdeflate and more than one core,
-    /// the filtered rows are compressed in bands, one per core, joined into
-    /// one zlib stream; each band is its own IDAT chunk.
-    func encodedParts(taking image: inout RasterImage) throws(ImagingError) -> [any ByteChunk] {
+    /// The most filtered bytes one group of bands holds. Bands go out in
+    /// groups of ``threads``, each group written before the next is
+    /// compressed, so at most one group's compressed bytes are in memory.
+    /// Up to twice this size is done as one group (fewer, larger bands run
+    /// better in parallel).
+    static let maximumGroupBytes = 8 << 20
+
+    /// Writes the PNG file for `image` to `sink` and returns its size.
+    ///
+    /// Takes `image`'s samples, leaving them empty: when they are not shared
+    /// they are filtered in place, so encoding needs no second image-sized
+    /// buffer. With libdeflate and more than one thread, the filtered rows
+    /// are compressed in bands, one thread each, joined into one zlib stream;
+    /// each band is its own IDAT chunk, written as soon as its group is done.
+    func write(taking image: inout RasterImage, to sink: some PNGSink) throws(ImagingError) -> Int {
         var samples: [UInt8] = []
         swap(&samples, &image.samples)
         let filtered =
@@ -55,6 +61,11 @@ public struct PNGEncoder: Sendable {
                 samples, width: image.width, height: image.height, colorType: image.colorType,
                 bitDepth: image.bitDepth)
         samples = []
+        var written = 0
+        func emit(_ chunk: any ByteChunk) throws(ImagingError) {
+            try sink.write(chunk)
+            written += chunk.byteCount
+        }
         var head: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
         var header = [UInt8]()
         header.appendBigEndian(UInt32(image.width))
@@ -62,24 +73,32 @@ public struct PNGEncoder: Sendable {
         header += [UInt8(image.bitDepth), image.colorType.rawValue, 0, 0, 0]
         appendChunk("IHDR", header, to: &head)
         for chunk in image.chunks { appendChunk(chunk.type, chunk.data, to: &head) }
-        var parts: [any ByteChunk] = [head[...]]
-        let cores = threads
-        if compressor.resolved == .libdeflate && cores > 1
+        try emit(head[...])
+        if compressor.resolved == .libdeflate && threads > 1
             && filtered.count >= Self.parallelThreshold
         {
-            var bands = [ck_band](repeating: ck_band(), count: cores)
-            let status = filtered.withUnsafeBufferPointer { rows in
-                ck_libdeflate_zlib_compress_bands(
-                    rows.baseAddress, rows.count, Int32(min(max(level, 1), 12)), Int32(cores),
-                    &bands)
-            }
-            guard status == CK_STATUS_OK else {
-                throw ImagingError(
-                    .outOfMemory, "libdeflate could not compress the image data in bands")
-            }
-            for band in bands {
-                let owner = MallocBytes.MallocOwner(band.data)
-                appendIDAT(MallocBytes(owner: owner, range: 0..<band.size), to: &parts)
+            let groups =
+                filtered.count <= 2 * Self.maximumGroupBytes
+                ? 1 : (filtered.count + Self.maximumGroupBytes - 1) / Self.maximumGroupBytes
+            let adler = filtered.withUnsafeBufferPointer { ck_adler32($0.baseAddress, $0.count) }
+            for group in 0..<groups {
+                let start = filtered.count * group / groups
+                let end = filtered.count * (group + 1) / groups
+                var bands = [ck_band](repeating: ck_band(), count: threads)
+                let status = filtered.withUnsafeBufferPointer { rows in
+                    ck_libdeflate_deflate_bands(
+                        rows.baseAddress! + start, end - start, Int32(min(max(level, 1), 12)),
+                        Int32(threads),
+                        group == 0 ? 1 : 0, group == groups - 1 ? 1 : 0, adler, &bands)
+                }
+                guard status == CK_STATUS_OK else {
+                    throw ImagingError(
+                        .outOfMemory, "libdeflate could not compress the image data in bands")
+                }
+                for band in bands {
+                    let owner = MallocBytes.MallocOwner(band.data)
+                    try writeIDAT(MallocBytes(owner: owner, range: 0..<band.size), emit)
+                }
             }
         } else {
             let compressed = try filtered.withUnsafeBufferPointer { rows throws(ImagingError) in
@@ -89,14 +108,14 @@ public struct PNGEncoder: Sendable {
             var start = 0
             repeat {
                 let end = min(start + piece, compressed.count)
-                appendIDAT(compressed[start..<end], to: &parts)
+                try writeIDAT(compressed[start..<end], emit)
                 start = end
             } while start < compressed.count
         }
         var end = [UInt8]()
         appendChunk("IEND", [], to: &end)
-        parts.append(end[...])
-        return parts
+        try emit(end[...])
+        return written
     }
 
     /// Filters rows of 8- or 16-bit samples in place, from the bottom row up:
@@ -324,9 +343,11 @@ private func magnitudes(_ v: SIMD16<UInt8>) -> SIMD16<UInt32> {
     return SIMD16<UInt32>(truncatingIfNeeded: (v ^ sign) &- sign)
 }
 
-/// Appends an IDAT chunk around `data` without copying it: its length and
+/// Writes an IDAT chunk around `data` without copying it: its length and
 /// type, the data itself, then its CRC.
-private func appendIDAT(_ data: some ByteChunk, to parts: inout [any ByteChunk]) {
+private func writeIDAT<Data: ByteChunk>(
+    _ data: Data, _ emit: (any ByteChunk) throws(ImagingError) -> Void
+) throws(ImagingError) {
     var frame = [UInt8]()
     frame.appendBigEndian(UInt32(data.byteCount))
     frame += Array("IDAT".utf8)
@@ -334,7 +355,9 @@ private func appendIDAT(_ data: some ByteChunk, to parts: inout [any ByteChunk])
     crc = data.withChunkBytes { ck_crc32(crc, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
     var trailer = [UInt8]()
     trailer.appendBigEndian(crc)
-    parts += [frame[...], data, trailer[...]]
+    try emit(frame[...])
+    try emit(data)
+    try emit(trailer[...])
 }
 
 /// Appends one chunk (length, type, data, CRC).

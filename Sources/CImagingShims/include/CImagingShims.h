@@ -74,16 +74,23 @@ typedef struct {
     size_t size;
 } ck_band;
 
-/// Compresses `in` as ONE zlib stream made of `count` bands compressed in
-/// parallel, one thread each (libdeflate_deflate_compress at `level`).
-/// Concatenating bands[0..count) gives the stream: the first band starts with
-/// the zlib header, every band but the last ends in a non-final block
-/// followed by an empty stored block (the byte-aligned marker 00 00 FF FF,
-/// as zlib's Z_SYNC_FLUSH writes), and the last band ends with the Adler-32.
-/// Each band's final-block bit is found with zlib's inflate(Z_BLOCK), as
-/// zlib's gzjoin does. Returns CK_STATUS_OK, or an error with no band left
-/// allocated. Needs libdeflate.
-int ck_libdeflate_zlib_compress_bands(const uint8_t *in, size_t in_size, int level, int count, ck_band *bands);
+/// Compresses `in` as `count` consecutive bands of one zlib stream, in
+/// parallel, one thread each (libdeflate_deflate_compress at `level`), so a
+/// caller can compress a large image group by group and write each group out
+/// before the next. Concatenating the bands of every group, in order, gives
+/// the stream: with `starts_stream` the first band begins with the zlib
+/// header; every band ends in a non-final block followed by an empty stored
+/// block (the byte-aligned marker 00 00 FF FF, as zlib's Z_SYNC_FLUSH
+/// writes), except, with `ends_stream`, the last band, which keeps its final
+/// block and ends with `adler` (the Adler-32 of the whole stream's data, see
+/// ck_adler32). Each band's final-block bit is found with zlib's
+/// inflate(Z_BLOCK), as zlib's gzjoin does. Returns CK_STATUS_OK, or an
+/// error with no band left allocated. Needs libdeflate.
+int ck_libdeflate_deflate_bands(const uint8_t *in, size_t in_size, int level, int count, int starts_stream,
+                                int ends_stream, uint32_t adler, ck_band *bands);
+
+/// The Adler-32 of `data` (libdeflate_adler32 when present, else zlib's).
+uint32_t ck_adler32(const uint8_t *data, size_t size);
 
 /// free(3), for memory the shims allocate.
 void ck_free(void *pointer);
