@@ -40,7 +40,7 @@ public struct PNGEncoder: Sendable {
     /// compressed, so at most one group's compressed bytes are in memory.
     /// Up to twice this size is done as one group (fewer, larger bands run
     /// better in parallel).
-    static let maximumGroupBytes = 8 << 20
+    package var maximumGroupBytes = 8 << 20
 
     /// Writes the PNG file for `image` to `sink` and returns its size.
     ///
@@ -78,8 +78,8 @@ public struct PNGEncoder: Sendable {
             && filtered.count >= Self.parallelThreshold
         {
             let groups =
-                filtered.count <= 2 * Self.maximumGroupBytes
-                ? 1 : (filtered.count + Self.maximumGroupBytes - 1) / Self.maximumGroupBytes
+                filtered.count <= 2 * maximumGroupBytes
+                ? 1 : (filtered.count + maximumGroupBytes - 1) / maximumGroupBytes
             let adler = filtered.withUnsafeBufferPointer { ck_adler32($0.baseAddress, $0.count) }
             for group in 0..<groups {
                 let start = filtered.count * group / groups

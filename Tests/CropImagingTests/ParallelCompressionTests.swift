@@ -54,4 +54,22 @@ import Testing
             #expect(idats == threads)
         }
     }
+
+    /// Large images go out a group of bands at a time; the groups must join
+    /// into the same single stream.
+    @Test(arguments: [2, 3])
+    func groupsOfBandsJoinIntoOneValidStream(threads: Int) throws {
+        guard Compressor.isLibdeflateAvailable else {
+            print("groupsOfBandsJoinIntoOneValidStream: skipped: libdeflate not installed")
+            return
+        }
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let image = Self.image(width: 640, height: 480, pattern: 2)
+        var encoder = PNGEncoder(compressor: .libdeflate, level: 6, threads: threads)
+        encoder.maximumGroupBytes = 200_000  // 1.2 MB: seven groups
+        let path = folder.appendingPathComponent("groups.png")
+        try Data(encoder.encode(image)).write(to: path)
+        #expect(try PNGDecoder.decode(path: path.path) == image)
+    }
 }
