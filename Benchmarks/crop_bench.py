@@ -93,13 +93,13 @@ def main():
             same = image.size == reference.size and image.convert(reference.mode).tobytes() == reference_pixels
             rows.append((case, tool, statistics.median(times[tool]), rss[tool] / 1024, os.path.getsize(outputs[tool]),
                          same, raw_crop))
-    print(f"| case | tool | median s ({args.runs} runs) | peak RSS MB | output bytes | same pixels as cropkit |")
+    print(f"| case | tool | median s ({args.runs} runs) | peak RSS MiB | output bytes | same pixels as cropkit |")
     print("| --- | --- | --- | --- | --- | --- |")
     for case, tool, seconds, rss_mb, size, same, _ in rows:
         print(f"| {case} | {tool} | {seconds:.3f} | {rss_mb:.1f} | {size} | {'yes' if same else 'NO'} |")
     print()
     print("| case | libvips / cropkit time | pillow / cropkit time | imagemagick / cropkit time "
-          "| cropkit bytes / pillow bytes | cropkit RSS − raw crop (MB) |")
+          "| cropkit bytes / pillow bytes | cropkit RSS − raw crop (MiB) |")
     print("| --- | --- | --- | --- | --- | --- |")
     for case in args.cases.split(","):
         r = {tool: row for row in rows if row[0] == case for tool in [row[1]]}
