@@ -142,3 +142,37 @@ func testDataRoot() -> URL? {
     let shared = package.deletingLastPathComponent().appendingPathComponent("shared/testdata")
     return FileManager.default.fileExists(atPath: shared.path) ? shared : nil
 }
+
+extension CropCommandTests {
+    /// Zero-size, over-limit, truncated and bad-CRC PNGs: exit 2, a message,
+    /// no output.
+    @Test func generatedBadPNGsExitTwoWithNoOutput() throws {
+        guard let root = testDataRoot() else {
+            print("generatedBadPNGsExitTwoWithNoOutput: skipped: test data not found")
+            return
+        }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let generated = root.appendingPathComponent("corrupt/generated")
+        let names = try FileManager.default.contentsOfDirectory(atPath: generated.path)
+            .filter {
+                $0.hasPrefix("png_") && !$0.contains("empty_idat") && !$0.contains("ztxt_bomb")
+            }
+            .filter { !$0.contains("trunc172") && !$0.contains("trunc183") }
+        #expect(names.count >= 15)
+        var messages: [String] = []
+        for name in names {
+            let output = folder.appendingPathComponent(name).path
+            let run = cropkit(
+                "crop", generated.appendingPathComponent(name).path, "-o", output, "--pixels",
+                "0,0,1,1")
+            #expect(run.status == 2, "\(name): \(run.out)")
+            #expect(run.err.hasPrefix("error: "), "\(name)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(name)")
+            messages.append(run.err)
+        }
+        #expect(messages.contains { $0.contains("--max-pixels") || $0.contains("--max-dimension") })
+        #expect(messages.contains { $0.contains("bad CRC") })
+        #expect(messages.contains { $0.contains("truncated") })
+    }
+}
