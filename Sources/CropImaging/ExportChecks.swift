@@ -59,10 +59,13 @@ public enum ExportChecks {
             ),
         ]
         var counts = [Int](repeating: 0, count: markers.count)
-        for i in stride(from: 0, to: output.samples.count, by: 4) {
-            let pixel = output.samples[i..<i + 4]
-            for (index, marker) in markers.enumerated() where pixel.elementsEqual(marker.1) {
-                counts[index] += 1
+        let words = markers.map { m in
+            UInt32(m.1[0]) | UInt32(m.1[1]) << 8 | UInt32(m.1[2]) << 16 | UInt32(m.1[3]) << 24
+        }
+        output.samples.withUnsafeBytes { raw in
+            for i in 0..<output.width * output.height {
+                let pixel = raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
+                for k in 0..<words.count where pixel == words[k] { counts[k] += 1 }
             }
         }
         var problems: [String] = []
@@ -86,13 +89,18 @@ public enum ExportChecks {
             return ExportCheck(name: "no transparency", passed: true, detail: "no alpha channel")
         }
         let channels = output.colorType.channels
+        let bytesPerSample = output.bitDepth == 16 ? 2 : 1
         var transparent = 0
         var firstAt: (Int, Int)?
-        for y in 0..<output.height {
-            for x in 0..<output.width
-            where output.sample(x: x, y: y, channel: channels - 1) != (1 << output.bitDepth) - 1 {
-                transparent += 1
-                if firstAt == nil { firstAt = (x, y) }
+        output.samples.withUnsafeBufferPointer { samples in
+            let stride = channels * bytesPerSample
+            for i in 0..<output.width * output.height {
+                let alpha = samples.baseAddress! + i * stride + (channels - 1) * bytesPerSample
+                let opaque = alpha[0] == 255 && (bytesPerSample == 1 || alpha[1] == 255)
+                if !opaque {
+                    transparent += 1
+                    if firstAt == nil { firstAt = (i % output.width, i / output.width) }
+                }
             }
         }
         return ExportCheck(
@@ -114,17 +122,28 @@ public enum ExportChecks {
         let storedCrop = PixelSize<StoredPixels>(width: stored.width, height: stored.height)
         var wrong = 0
         var first: String?
-        for sy in 0..<stored.height {
-            for sx in 0..<stored.width {
-                let seen = orientation.orientedPoint(x: sx, y: sy, storedSize: storedCrop)
-                let r = output.sample(x: seen.x, y: seen.y, channel: 0)
-                let g = output.sample(x: seen.x, y: seen.y, channel: 1)
-                let b = output.sample(x: seen.x, y: seen.y, channel: 2)
-                if r != stored.x + sx || g != stored.y + sy || b != Fixture.coordinatesBlue {
-                    wrong += 1
-                    if first == nil {
-                        first =
-                            "output \(seen.x),\(seen.y) holds source \(r),\(g), expected \(stored.x + sx),\(stored.y + sy)"
+        let blue = (UInt8(Fixture.coordinatesBlue >> 8), UInt8(Fixture.coordinatesBlue & 0xFF))
+        output.samples.withUnsafeBufferPointer { samples in
+            let base = samples.baseAddress!
+            for sy in 0..<stored.height {
+                let y = stored.y + sy
+                for sx in 0..<stored.width {
+                    let seen = orientation.orientedPoint(x: sx, y: sy, storedSize: storedCrop)
+                    let p = base + (seen.y * output.width + seen.x) * 6
+                    let x = stored.x + sx
+                    if p[0] != UInt8(truncatingIfNeeded: x >> 8)
+                        || p[1] != UInt8(truncatingIfNeeded: x)
+                        || p[2] != UInt8(truncatingIfNeeded: y >> 8)
+                        || p[3] != UInt8(truncatingIfNeeded: y)
+                        || p[4] != blue.0 || p[5] != blue.1
+                    {
+                        wrong += 1
+                        if first == nil {
+                            let r = Int(p[0]) << 8 | Int(p[1])
+                            let g = Int(p[2]) << 8 | Int(p[3])
+                            first =
+                                "output \(seen.x),\(seen.y) holds source \(r),\(g), expected \(x),\(y)"
+                        }
                     }
                 }
             }

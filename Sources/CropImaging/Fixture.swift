@@ -39,36 +39,33 @@ public enum Fixture {
     /// arms reach a quarter of the shorter side, leaving the markers clear.
     public static func corners(width: Int, height: Int) -> RasterImage {
         precondition(width > 0 && height > 0, "a fixture has at least one pixel")
-        var samples = [UInt8](repeating: 0, count: width * height * 4)
         let side = markerSide(width: width, height: height)
         let (cx, cy) = (width / 2, height / 2)
         let arm = min(width, height) / 4
-        for y in 0..<height {
-            for x in 0..<width {
-                let left = x < side
-                let right = x >= width - side
-                let top = y < side
-                let bottom = y >= height - side
-                let color: [UInt8]
-                if top && left {
-                    color = topLeft
-                } else if top && right {
-                    color = topRight
-                } else if bottom && left {
-                    color = bottomLeft
-                } else if bottom && right {
-                    color = bottomRight
-                } else if (x == cx && abs(y - cy) <= arm) || (y == cy && abs(x - cx) <= arm) {
-                    color = cross
-                } else {
-                    color = background
-                }
-                let i = (y * width + x) * 4
-                samples[i] = color[0]
-                samples[i + 1] = color[1]
-                samples[i + 2] = color[2]
-                samples[i + 3] = color[3]
+        let samples = [UInt8](unsafeUninitializedCapacity: width * height * 4 + height) {
+            buffer, count in
+            let pixels = UnsafeMutableRawPointer(buffer.baseAddress!).bindMemory(
+                to: UInt32.self, capacity: width * height)
+            func word(_ color: [UInt8]) -> UInt32 {
+                UInt32(color[0]) | UInt32(color[1]) << 8 | UInt32(color[2]) << 16 | UInt32(color[3])
+                    << 24
             }
+            pixels.update(repeating: word(background), count: width * height)
+            func paint(_ color: [UInt8], x: Int, y: Int, w: Int, h: Int) {
+                let value = word(color)
+                for row in max(0, y)..<min(height, y + h) {
+                    (pixels + row * width + max(0, x)).update(
+                        repeating: value, count: max(0, min(width, x + w) - max(0, x)))
+                }
+            }
+            // The cross first, so that markers win where they overlap.
+            paint(cross, x: cx - arm, y: cy, w: 2 * arm + 1, h: 1)
+            paint(cross, x: cx, y: cy - arm, w: 1, h: 2 * arm + 1)
+            paint(topLeft, x: 0, y: 0, w: side, h: side)
+            paint(topRight, x: width - side, y: 0, w: side, h: side)
+            paint(bottomLeft, x: 0, y: height - side, w: side, h: side)
+            paint(bottomRight, x: width - side, y: height - side, w: side, h: side)
+            count = width * height * 4
         }
         return RasterImage(
             width: width, height: height, colorType: .rgba, bitDepth: 8, samples: samples)
@@ -80,6 +77,7 @@ public enum Fixture {
             width > 0 && height > 0 && width <= 65536 && height <= 65536, "sides must be 1 to 65536"
         )
         var samples = [UInt8](repeating: 0, count: width * height * 6)
+        samples.reserveCapacity(width * height * 6 + height)
         let blue = (UInt8(coordinatesBlue >> 8), UInt8(coordinatesBlue & 0xFF))
         samples.withUnsafeMutableBufferPointer { out in
             var i = 0

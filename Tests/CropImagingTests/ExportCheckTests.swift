@@ -51,6 +51,18 @@ import Testing
         }
     }
 
+    /// The article's own scenario at its own size: a 4000x3000 photo in a
+    /// 300x300 view, the centre selection, exported and checked.
+    @Test func articleScenarioAtFullSize() throws {
+        let request = CropRequest(
+            sourceSize: Size(width: 4000, height: 3000), viewport: Size(width: 300, height: 300),
+            selection: Rect(x: 75, y: 75, width: 150, height: 150))
+        let result = try request.map()
+        #expect(result.rect == PixelRect(x: 1000, y: 500, width: 2000, height: 2000))
+        let checks = try ExportVerifier(sourceSize: result.sourceSize).check(result)
+        for check in checks { #expect(check.passed, "\(check.name): \(check.detail)") }
+    }
+
     @Test func paddingOnlyHasNothingToExport() {
         let request = CropRequest(
             sourceSize: Size(width: 400, height: 300), viewport: Size(width: 300, height: 300),

@@ -92,6 +92,14 @@ int ck_libdeflate_deflate_bands(const uint8_t *in, size_t in_size, int level, in
 /// The Adler-32 of `data` (libdeflate_adler32 when present, else zlib's).
 uint32_t ck_adler32(const uint8_t *data, size_t size);
 
+/// Writes to `out` the best of the five PNG filters of `row` (its previous row
+/// `prior`; zeros for the first), by the least sum of absolute values of the
+/// filtered bytes read as signed, as libpng and Pillow choose, and returns
+/// the filter type (0-4). `scratch` holds 4 * count bytes. Ties go to the
+/// lower type.
+uint8_t ck_png_filter_row(const uint8_t *row, const uint8_t *prior, size_t count, size_t bpp, uint8_t *out,
+                          uint8_t *scratch);
+
 /// free(3), for memory the shims allocate.
 void ck_free(void *pointer);
 
