@@ -176,3 +176,29 @@ extension CropCommandTests {
         #expect(messages.contains { $0.contains("truncated") })
     }
 }
+
+extension CropCommandTests {
+    @Test func limitFlagsRefuseLargeInputsAndSaySo() throws {
+        let folder = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("corners.png").path
+        let output = folder.appendingPathComponent("out.png").path
+        let pixels = cropkit(
+            "crop", input, "-o", output, "--pixels", "0,0,10,10", "--max-pixels", "100000")
+        #expect(pixels.status == 2)
+        #expect(
+            pixels.err.contains("120000 pixels, over the 100000-pixel limit (--max-pixels)"),
+            "\(pixels.err)")
+        let side = cropkit(
+            "crop", input, "-o", output, "--pixels", "0,0,10,10", "--max-dimension", "300")
+        #expect(side.status == 2)
+        #expect(side.err.contains("--max-dimension"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(
+            cropkit("crop", input, "-o", output, "--pixels", "0,0,10,10", "--max-pixels", "0")
+                .status == 64)
+        #expect(
+            cropkit("crop", input, "-o", output, "--pixels", "0,0,10,10", "--max-pixels", "120000")
+                .status == 0)
+    }
+}

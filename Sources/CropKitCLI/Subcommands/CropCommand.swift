@@ -38,6 +38,18 @@ struct CropCommand: Subcommand {
                 name: "level", value: "N",
                 help: "compression level (default 6; zlib 1-9, libdeflate 1-12)"),
             OptionSpec(
+                name: "max-pixels", value: "N",
+                help: "refuse inputs of more pixels (default 178956970)"),
+            OptionSpec(
+                name: "max-dimension", value: "N",
+                help: "refuse inputs wider or taller (default 1000000)"),
+            OptionSpec(
+                name: "max-chunk-bytes", value: "N",
+                help: "refuse a metadata chunk larger than this (default 16777216)"),
+            OptionSpec(
+                name: "max-metadata-bytes", value: "N",
+                help: "refuse metadata chunks larger than this together (default 67108864)"),
+            OptionSpec(
                 name: "json", value: nil,
                 help: "print a JSON report of the mapping and the written file"),
         ]
@@ -53,6 +65,7 @@ struct CropCommand: Subcommand {
     var force: Bool
     var json: Bool
     var encoder: PNGEncoder
+    var limits: DecodeLimits
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -109,6 +122,19 @@ struct CropCommand: Subcommand {
                 return level
             } ?? 6
         encoder = PNGEncoder(compressor: compressor, level: level)
+        limits = DecodeLimits()
+        for (flag, path) in [
+            ("max-pixels", \DecodeLimits.maxPixels), ("max-dimension", \DecodeLimits.maxDimension),
+            ("max-chunk-bytes", \DecodeLimits.maxChunkBytes),
+            ("max-metadata-bytes", \DecodeLimits.maxMetadataBytes),
+        ] {
+            guard let text = parsed.values[flag] else { continue }
+            guard let value = Int(text), value > 0 else {
+                throw UsageError(
+                    message: "--\(flag) must be a positive whole number, not '\(text)'")
+            }
+            limits[keyPath: path] = value
+        }
     }
 
     func run(console: Console) -> Int32 {
@@ -118,7 +144,7 @@ struct CropCommand: Subcommand {
                 throw ImagingError(
                     .unsupported, "'\(input)' is JPEG; JPEG input is not supported yet (PNG only)")
             }
-            let info = try PNGFileInfo.read(path: input)
+            let info = try PNGFileInfo.read(path: input, limits: limits)
             let stored = PixelSize<StoredPixels>(width: info.width, height: info.height)
             var mappingJSON: JSONValue = .null
             let result: CropResult
@@ -156,7 +182,7 @@ struct CropCommand: Subcommand {
             let report = try CropExport.cropPNG(
                 input: input, stored: result.stored, orientation: result.orientation,
                 output: output,
-                encoder: encoder, replacing: force)
+                encoder: encoder, replacing: force, limits: limits)
             if json {
                 console.out.write(
                     Self.reportJSON(input: input, mapping: mappingJSON, report: report).text + "\n")
