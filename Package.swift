@@ -17,8 +17,11 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(
+            name: "CJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
         .target(
-            name: "CImagingShims", dependencies: ["CPNG", "CZlib"],
+            name: "CImagingShims", dependencies: ["CPNG", "CZlib", "CJPEG"],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "CropImaging", dependencies: ["CropGeometry", "CImagingShims"]),
         .target(name: "CropKitCLI", dependencies: ["CropGeometry", "CropImaging"]),

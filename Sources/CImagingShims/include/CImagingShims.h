@@ -49,6 +49,40 @@ typedef struct {
 /// Adler-32 are not checked here: the caller must have checked the CRCs.
 int ck_png_read_crop(const char *path, ck_png_read_request *request);
 
+/// One crop-aware JPEG read (libjpeg-turbo): inputs first, results after.
+typedef struct {
+    /// The rect to keep, in the stored grid; must lie inside the image.
+    uint32_t crop_x, crop_y, crop_width, crop_height;
+    /// The size and component count the caller's own marker scan found.
+    uint32_t width, height;
+    int components;
+    /// Refuse progressive files with more scans than this.
+    int max_scans;
+    /// libjpeg's max_memory_to_use, in bytes.
+    long max_memory;
+    /// Whether libjpeg's warnings (corrupt data it can step over) are
+    /// tolerated; otherwise the first one ends the read as an error.
+    int lenient;
+    /// Receives crop_height rows of crop_width pixels: 1 byte a pixel for a
+    /// grayscale source, 3 (RGB) for every other.
+    uint8_t *pixels;
+    size_t pixels_size;
+    /// Results: channels written a pixel (1 gray, 3 RGB), warnings seen.
+    int out_channels;
+    int warnings;
+    int scans;
+    char message[512];
+} ck_jpeg_read_request;
+
+/// Reads the crop of the JPEG at `path`: jpeg_crop_scanline for the columns
+/// (widened by a margin so the chroma upsampler sees the same neighbours as
+/// in a full decode, then cut exactly), jpeg_skip_scanlines for the rows
+/// above, and no decoding past the crop's last row. Output is RGB (YCbCr, RGB
+/// and CMYK/YCCK sources; CMYK is converted as Adobe's inverted CMYK:
+/// R = C * K / 255 rounded) or gray. Returns a status; on error `message`
+/// says why.
+int ck_jpeg_read_crop(const char *path, ck_jpeg_read_request *request);
+
 /// zlib's compress at `level` into `out` (deflateInit2, deflate); returns
 /// the bytes written, or 0 when `out` is too small or zlib fails.
 size_t ck_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity, int level);

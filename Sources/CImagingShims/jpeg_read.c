@@ -1,0 +1,171 @@
+// Crop-aware JPEG reading through libjpeg-turbo. libjpeg reports errors by
+// longjmp; the setjmp is here and nowhere else.
+#include "CImagingShims.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+// jpeglib.h needs FILE and size_t declared before it.
+#include <jpeglib.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    struct jpeg_error_mgr manager;
+    jmp_buf jump;
+    ck_jpeg_read_request *request;
+} ck_jpeg_error;
+
+static void ck_jpeg_error_exit(j_common_ptr cinfo) {
+    ck_jpeg_error *error = (ck_jpeg_error *)cinfo->err;
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    snprintf(error->request->message, sizeof error->request->message, "%s", text);
+    longjmp(error->jump, 1);
+}
+
+static void ck_jpeg_emit_message(j_common_ptr cinfo, int level) {
+    if (level >= 0) return;  // trace messages
+    ck_jpeg_error *error = (ck_jpeg_error *)cinfo->err;
+    error->request->warnings += 1;
+    if (error->request->warnings == 1) {
+        char text[JMSG_LENGTH_MAX];
+        (*cinfo->err->format_message)(cinfo, text);
+        snprintf(error->request->message, sizeof error->request->message, "%s", text);
+    }
+    // A warning is corrupt data that libjpeg stepped over: an error unless
+    // the caller asked for leniency.
+    if (!error->request->lenient) longjmp(error->jump, 1);
+}
+
+typedef struct {
+    struct jpeg_progress_mgr progress;
+    ck_jpeg_read_request *request;
+} ck_jpeg_progress;
+
+static void ck_jpeg_progress_monitor(j_common_ptr cinfo) {
+    ck_jpeg_progress *progress = (ck_jpeg_progress *)cinfo->progress;
+    j_decompress_ptr decompress = (j_decompress_ptr)cinfo;
+    if (decompress->input_scan_number > progress->request->scans) {
+        progress->request->scans = decompress->input_scan_number;
+    }
+    if (decompress->progressive_mode && decompress->input_scan_number > progress->request->max_scans) {
+        snprintf(progress->request->message, sizeof progress->request->message,
+                 "progressive JPEG has more than %d scans (--max-scans)", progress->request->max_scans);
+        longjmp(((ck_jpeg_error *)cinfo->err)->jump, 2);
+    }
+}
+
+int ck_jpeg_read_crop(const char *path, ck_jpeg_read_request *request) {
+    request->warnings = 0;
+    request->scans = 0;
+    request->out_channels = 0;
+    request->message[0] = '\0';
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        snprintf(request->message, sizeof request->message, "cannot open the file");
+        return CK_STATUS_CANNOT_OPEN;
+    }
+    struct jpeg_decompress_struct cinfo;
+    ck_jpeg_error error;
+    ck_jpeg_progress progress;
+    uint8_t *volatile row = NULL;
+    volatile int status = CK_STATUS_CORRUPT;
+    cinfo.err = jpeg_std_error(&error.manager);
+    error.manager.error_exit = ck_jpeg_error_exit;
+    error.manager.emit_message = ck_jpeg_emit_message;
+    error.request = request;
+    int jumped = setjmp(error.jump);
+    if (jumped) {
+        free(row);
+        jpeg_destroy_decompress(&cinfo);
+        fclose(file);
+        return jumped == 2 ? CK_STATUS_LIMIT : status;
+    }
+    jpeg_create_decompress(&cinfo);
+    cinfo.mem->max_memory_to_use = request->max_memory;
+    progress.progress.progress_monitor = ck_jpeg_progress_monitor;
+    progress.request = request;
+    cinfo.progress = &progress.progress;
+    jpeg_stdio_src(&cinfo, file);
+    jpeg_read_header(&cinfo, TRUE);
+    if (cinfo.image_width != request->width || cinfo.image_height != request->height ||
+        cinfo.num_components != request->components) {
+        status = CK_STATUS_MISMATCH;
+        snprintf(request->message, sizeof request->message, "libjpeg read a different frame header than the scan");
+        longjmp(error.jump, 1);
+    }
+    if ((uint64_t)request->crop_x + request->crop_width > cinfo.image_width ||
+        (uint64_t)request->crop_y + request->crop_height > cinfo.image_height || request->crop_width == 0 ||
+        request->crop_height == 0) {
+        status = CK_STATUS_MISMATCH;
+        snprintf(request->message, sizeof request->message, "the crop does not lie inside the image");
+        longjmp(error.jump, 1);
+    }
+    int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+    int gray = cinfo.jpeg_color_space == JCS_GRAYSCALE;
+    cinfo.out_color_space = cmyk ? JCS_CMYK : (gray ? JCS_GRAYSCALE : JCS_RGB);
+    // libjpeg-turbo's defaults otherwise: islow DCT, fancy upsampling.
+    jpeg_start_decompress(&cinfo);
+    int in_channels = cinfo.output_components;
+    int out_channels = gray ? 1 : 3;
+    request->out_channels = out_channels;
+    size_t crop_row_bytes = (size_t)request->crop_width * (size_t)out_channels;
+    if (request->pixels == NULL || request->pixels_size != crop_row_bytes * request->crop_height) {
+        status = CK_STATUS_MISMATCH;
+        snprintf(request->message, sizeof request->message, "the pixel buffer does not match the crop");
+        longjmp(error.jump, 1);
+    }
+    // Columns: jpeg_crop_scanline treats the region's own edges as image
+    // edges for the fancy chroma upsampler, so decode a margin of one column
+    // on the left and twice the largest horizontal sampling factor on the
+    // right (clamped to the image), then cut the exact columns.
+    int h_max = cinfo.max_h_samp_factor > 0 ? cinfo.max_h_samp_factor : 1;
+    JDIMENSION start = request->crop_x > 0 ? request->crop_x - 1 : 0;
+    JDIMENSION end = request->crop_x + request->crop_width + 2 * (JDIMENSION)h_max;
+    if (end > cinfo.output_width) end = cinfo.output_width;
+    JDIMENSION xoffset = start;
+    JDIMENSION width = end - start;
+    if (xoffset != 0 || width != cinfo.output_width) jpeg_crop_scanline(&cinfo, &xoffset, &width);
+    JDIMENSION column = request->crop_x - xoffset;
+    row = malloc((size_t)cinfo.output_width * (size_t)in_channels);
+    if (row == NULL) {
+        status = CK_STATUS_OUT_OF_MEMORY;
+        snprintf(request->message, sizeof request->message, "out of memory for one row");
+        longjmp(error.jump, 1);
+    }
+    if (request->crop_y > 0) {
+        JDIMENSION skipped = jpeg_skip_scanlines(&cinfo, request->crop_y);
+        if (skipped != request->crop_y) {
+            snprintf(request->message, sizeof request->message, "JPEG data ends before the crop");
+            longjmp(error.jump, 1);
+        }
+    }
+    for (uint32_t y = 0; y < request->crop_height; y++) {
+        JSAMPROW rows[1] = {row};
+        if (jpeg_read_scanlines(&cinfo, rows, 1) != 1) {
+            snprintf(request->message, sizeof request->message, "JPEG data ends before the crop's last row");
+            longjmp(error.jump, 1);
+        }
+        uint8_t *target = request->pixels + (size_t)y * crop_row_bytes;
+        const uint8_t *source = row + (size_t)column * (size_t)in_channels;
+        if (cmyk) {
+            // Adobe writes CMYK inverted (as libjpeg returns it): each
+            // channel times K over 255, rounded.
+            for (uint32_t x = 0; x < request->crop_width; x++) {
+                const uint8_t *p = source + 4 * (size_t)x;
+                target[3 * x] = (uint8_t)((p[0] * p[3] + 127) / 255);
+                target[3 * x + 1] = (uint8_t)((p[1] * p[3] + 127) / 255);
+                target[3 * x + 2] = (uint8_t)((p[2] * p[3] + 127) / 255);
+            }
+        } else {
+            memcpy(target, source, crop_row_bytes);
+        }
+    }
+    free(row);
+    row = NULL;
+    // Rows below the crop are never decoded.
+    jpeg_abort_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    fclose(file);
+    return CK_STATUS_OK;
+}

@@ -1,0 +1,243 @@
+import CropGeometry
+
+/// What a JPEG file holds, read from its markers up to the first scan,
+/// without decoding: frame size and kind, EXIF orientation, ICC profile.
+public struct JPEGFileInfo: Sendable {
+    public var width: Int
+    public var height: Int
+    public var components: Int
+    /// The frame kind (SOF marker): baseline, extended, progressive, with
+    /// Huffman or arithmetic coding.
+    public var frame: String
+    public var progressive: Bool
+    /// Each component's horizontal and vertical sampling factors.
+    public var horizontalSampling: [Int]
+    public var verticalSampling: [Int]
+    /// The EXIF orientation (1 when absent or invalid).
+    public var orientation: EXIFOrientation
+    /// An embedded ICC profile, reassembled from its APP2 segments.
+    public var iccProfile: [UInt8]?
+    /// The Adobe APP14 transform (0: none, 1: YCbCr, 2: YCCK), if present.
+    public var adobeTransform: Int?
+    public var fileSize: Int
+    /// Problems that did not stop the read (an invalid orientation means 1).
+    public var warnings: [String]
+
+    /// The colour model a crop is written in: gray for one component, RGB
+    /// for every other (CMYK and YCCK are converted).
+    public var colorSpace: String {
+        switch components {
+        case 1: "gray"
+        case 3: adobeTransform == 0 ? "rgb" : "ycbcr"
+        case 4: adobeTransform == 2 ? "ycck" : "cmyk"
+        default: "unknown"
+        }
+    }
+}
+
+extension JPEGFileInfo {
+    /// Reads the markers of the JPEG at `path` up to its first scan.
+    ///
+    /// Checked here, before libjpeg allocates anything: the SOI, each
+    /// segment's length against the file, a supported frame (8-bit; not
+    /// lossless, hierarchical or 12-bit), the size against `limits`.
+    ///
+    /// - Throws: ``ImagingError`` with `.corrupt`, `.unsupported`, `.limit`.
+    public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
+        -> JPEGFileInfo
+    {
+        let file = try BinaryFile(path: path)
+        guard let soi = file.read(2), soi == [0xFF, 0xD8] else {
+            throw ImagingError(
+                .corrupt, "'\(path)' is not a JPEG file (it does not start with SOI)")
+        }
+        var info = JPEGFileInfo(
+            width: 0, height: 0, components: 0, frame: "", progressive: false,
+            horizontalSampling: [],
+            verticalSampling: [], orientation: .up, iccProfile: nil, adobeTransform: nil,
+            fileSize: file.size,
+            warnings: [])
+        var iccPieces: [Int: [UInt8]] = [:]
+        var iccCount = 0
+        var metadataBytes = 0
+        var sawFrame = false
+        while true {
+            // Markers may be padded with any number of 0xFF bytes.
+            guard var byte = file.read(1)?.first else {
+                throw ImagingError(.corrupt, "JPEG file ends before its first scan (truncated)")
+            }
+            guard byte == 0xFF else {
+                throw ImagingError(
+                    .corrupt, "JPEG data at byte \(file.offset - 1) is not a marker (corrupt)")
+            }
+            while byte == 0xFF {
+                guard let next = file.read(1)?.first else {
+                    throw ImagingError(.corrupt, "JPEG file ends inside a marker (truncated)")
+                }
+                byte = next
+            }
+            let marker = byte
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { continue }
+            if marker == 0xD9 {
+                throw ImagingError(.corrupt, "JPEG file ends (EOI) before any image data")
+            }
+            guard let lengthBytes = file.read(2) else {
+                throw ImagingError(.corrupt, "JPEG file ends inside a segment header (truncated)")
+            }
+            let length = Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])
+            guard length >= 2, length - 2 <= file.remaining else {
+                throw ImagingError(
+                    .corrupt,
+                    "JPEG segment 0x\(String(marker, radix: 16, uppercase: true)) declares \(length) bytes, the file has \(file.remaining + 2) left (truncated or corrupt)"
+                )
+            }
+            let bodyLength = length - 2
+            switch marker {
+            case 0xDA:  // SOS: the metadata ends here.
+                guard sawFrame else {
+                    throw ImagingError(.corrupt, "JPEG scan starts before a frame header")
+                }
+                if iccCount > 0 {
+                    if (1...iccCount).allSatisfy({ iccPieces[$0] != nil }) {
+                        info.iccProfile = (1...iccCount).flatMap { iccPieces[$0]! }
+                    } else {
+                        info.warnings.append(
+                            "JPEG ICC profile is missing some of its \(iccCount) segments; ignored")
+                    }
+                }
+                return info
+            case 0xC0, 0xC1, 0xC2, 0xC9, 0xCA:
+                guard let body = file.read(bodyLength), body.count >= 6 else {
+                    throw ImagingError(.corrupt, "JPEG frame header is truncated")
+                }
+                try info.parseFrame(marker: marker, body: body, limits: limits)
+                sawFrame = true
+            case 0xC3, 0xC5, 0xC6, 0xC7, 0xCB, 0xCD, 0xCE, 0xCF:
+                let kind =
+                    [0xC3: "lossless", 0xCB: "lossless arithmetic"][marker]
+                    ?? "hierarchical (differential)"
+                throw ImagingError(
+                    .unsupported,
+                    "JPEG is \(kind) (SOF\(marker - 0xC0)), which this libjpeg-turbo does not decode"
+                )
+            case 0xE1, 0xE2, 0xEE:
+                metadataBytes += bodyLength
+                guard metadataBytes <= limits.maxMetadataBytes else {
+                    throw ImagingError(
+                        .limit,
+                        "JPEG metadata is over the \(describeBytes(limits.maxMetadataBytes)) limit (--max-metadata-bytes)"
+                    )
+                }
+                guard let body = file.read(bodyLength) else {
+                    throw ImagingError(.corrupt, "JPEG segment is truncated")
+                }
+                if marker == 0xE1, body.starts(with: Array("Exif\0\0".utf8)) {
+                    info.readOrientation(exif: Array(body[6...]))
+                } else if marker == 0xE2, body.starts(with: Array("ICC_PROFILE\0".utf8)),
+                    body.count >= 14
+                {
+                    let sequence = Int(body[12])
+                    let count = Int(body[13])
+                    if sequence >= 1, sequence <= count {
+                        iccCount = max(iccCount, count)
+                        iccPieces[sequence] = Array(body[14...])
+                    }
+                } else if marker == 0xEE, body.starts(with: Array("Adobe".utf8)), body.count >= 12 {
+                    info.adobeTransform = Int(body[11])
+                }
+            default:
+                guard file.skip(bodyLength) else {
+                    throw ImagingError(.corrupt, "JPEG segment is truncated")
+                }
+            }
+        }
+    }
+
+    private mutating func parseFrame(marker: UInt8, body: [UInt8], limits: DecodeLimits)
+        throws(ImagingError)
+    {
+        let precision = Int(body[0])
+        guard precision == 8 else {
+            throw ImagingError(
+                .unsupported, "JPEG has \(precision)-bit samples; only 8-bit JPEG is supported")
+        }
+        let height = Int(body[1]) << 8 | Int(body[2])
+        let width = Int(body[3]) << 8 | Int(body[4])
+        let components = Int(body[5])
+        guard width > 0, height > 0 else {
+            throw ImagingError(
+                height == 0 ? .unsupported : .corrupt,
+                "JPEG frame size \(width)x\(height) is not usable")
+        }
+        guard [1, 3, 4].contains(components), body.count >= 6 + 3 * components else {
+            throw ImagingError(
+                .unsupported, "JPEG has \(components) components; 1, 3 or 4 are supported")
+        }
+        guard width <= limits.maxDimension, height <= limits.maxDimension else {
+            throw ImagingError(
+                .limit,
+                "JPEG image is \(width)x\(height), over the \(limits.maxDimension)-pixel limit on a side (--max-dimension)"
+            )
+        }
+        guard width * height <= limits.maxPixels else {
+            throw ImagingError(
+                .limit,
+                "JPEG image is \(width)x\(height) = \(width * height) pixels, over the \(limits.maxPixels)-pixel limit (--max-pixels)"
+            )
+        }
+        self.width = width
+        self.height = height
+        self.components = components
+        horizontalSampling = (0..<components).map { Int(body[7 + 3 * $0] >> 4) }
+        verticalSampling = (0..<components).map { Int(body[7 + 3 * $0] & 0x0F) }
+        progressive = marker == 0xC2 || marker == 0xCA
+        frame =
+            [
+                0xC0: "baseline", 0xC1: "extended", 0xC2: "progressive", 0xC9: "arithmetic",
+                0xCA: "arithmetic progressive",
+            ][
+                marker] ?? "unknown"
+    }
+
+    /// Orientation from the TIFF structure of an EXIF segment (tag 0x0112 in
+    /// IFD0), either byte order; anything invalid means 1, with a warning.
+    private mutating func readOrientation(exif tiff: [UInt8]) {
+        guard tiff.count >= 8 else {
+            warnings.append("EXIF segment too short; orientation 1")
+            return
+        }
+        let little = tiff[0] == 0x49 && tiff[1] == 0x49
+        guard little || (tiff[0] == 0x4D && tiff[1] == 0x4D) else {
+            warnings.append("EXIF has no valid byte order; orientation 1")
+            return
+        }
+        func u16(_ i: Int) -> Int? {
+            guard i >= 0, i + 2 <= tiff.count else { return nil }
+            return little
+                ? Int(tiff[i]) | Int(tiff[i + 1]) << 8 : Int(tiff[i]) << 8 | Int(tiff[i + 1])
+        }
+        func u32(_ i: Int) -> Int? {
+            guard let a = u16(i), let b = u16(i + 2) else { return nil }
+            return little ? a | b << 16 : a << 16 | b
+        }
+        guard u16(2) == 42, let ifd = u32(4), let count = u16(ifd) else {
+            warnings.append("EXIF structure is invalid; orientation 1")
+            return
+        }
+        for entry in 0..<count {
+            let at = ifd + 2 + 12 * entry
+            guard let tag = u16(at) else { break }
+            guard tag == 0x0112 else { continue }
+            guard let type = u16(at + 2), type == 3, let value = u16(at + 8) else {
+                warnings.append("EXIF orientation has an invalid type; orientation 1")
+                return
+            }
+            guard let orientation = EXIFOrientation(rawValue: value) else {
+                warnings.append("EXIF orientation \(value) is not 1 to 8; orientation 1")
+                return
+            }
+            self.orientation = orientation
+            return
+        }
+    }
+}
