@@ -28,9 +28,14 @@ public enum CropExport {
         input: String, stored: PixelRect<StoredPixels>, orientation: EXIFOrientation = .up,
         output: String,
         encoder: PNGEncoder = PNGEncoder(), replacing: Bool = false,
-        limits: DecodeLimits = .standard
+        limits: DecodeLimits = .standard, info knownInfo: PNGFileInfo? = nil
     ) throws(ImagingError) -> Report {
-        let info = try PNGFileInfo.read(path: input, limits: limits)
+        let info: PNGFileInfo
+        if let knownInfo {
+            info = knownInfo
+        } else {
+            info = try PNGFileInfo.read(path: input, limits: limits)
+        }
         // One owner for the pixels, so the encoder can filter them in place.
         var image = try PNGDecoder.decode(
             path: input, rect: (stored.x, stored.y, stored.width, stored.height), info: info,
@@ -47,6 +52,53 @@ public enum CropExport {
             droppedChunks: info.droppedChunkTypes, warnings: info.warnings,
             compressor: encoder.compressor.resolved,
             level: encoder.level)
+    }
+
+    /// Crops `stored` out of the JPEG at `input`, turns the crop upright for
+    /// `orientation` (the file's own, unless the caller overrides it), and
+    /// writes it losslessly as an 8-bit gray or RGB PNG, atomically; an
+    /// embedded ICC profile goes with it as iCCP.
+    ///
+    /// - Throws: ``ImagingError``; on any error no output file is left.
+    public static func cropJPEG(
+        input: String, info: JPEGFileInfo, stored: PixelRect<StoredPixels>,
+        orientation: EXIFOrientation,
+        output: String, encoder: PNGEncoder = PNGEncoder(), replacing: Bool = false,
+        limits: DecodeLimits = .standard, maxScans: Int = JPEGDecoder.defaultMaxScans,
+        lenient: Bool = false
+    ) throws(ImagingError) -> Report {
+        guard stored.x >= 0, stored.y >= 0, stored.width > 0, stored.height > 0,
+            stored.maxX <= info.width, stored.maxY <= info.height
+        else {
+            throw ImagingError(
+                .invalidRequest,
+                "the crop \(stored) does not lie inside the \(info.width)x\(info.height) image")
+        }
+        let writer = try AtomicFile.Writer(path: output, replacing: replacing, protecting: input)
+        var (image, warnings) = try JPEGDecoder.decode(
+            path: input, rect: (stored.x, stored.y, stored.width, stored.height), info: info,
+            limits: limits,
+            maxScans: maxScans, lenient: lenient)
+        if let profile = info.iccProfile {
+            image.chunks = [
+                try ICCProfile.iCCPChunk(
+                    profile, name: ICCProfile.description(of: profile) ?? "ICC profile")
+            ]
+        }
+        if orientation != .up { image = image.oriented(orientation) }
+        let (width, height, colorType, chunks) = (
+            image.width, image.height, image.colorType, image.chunks
+        )
+        let bytes = try encoder.write(taking: &image, to: writer)
+        try writer.commit()
+        if let profile = info.iccProfile, ICCProfile.description(of: profile) == nil {
+            warnings.append("the ICC profile has no description CropKit can read")
+        }
+        return Report(
+            output: output, bytes: bytes, width: width, height: height, colorType: colorType,
+            bitDepth: 8,
+            keptChunks: chunks.map(\.type), droppedChunks: [], warnings: warnings,
+            compressor: encoder.compressor.resolved, level: encoder.level)
     }
 
     /// The image formats CropKit recognises by their first bytes.

@@ -5,6 +5,8 @@ import CropGeometry
 struct MappingOptions {
     var request: CropRequest
     var aspect: AspectRequest?
+    /// Whether `--orientation` was given (a file's own orientation yields to it).
+    var orientationGiven = false
 
     /// `--aspect p:q` or `--aspect source`.
     enum AspectRequest {
@@ -100,6 +102,7 @@ struct MappingOptions {
                     message: "--orientation must be a whole number from 1 to 8, not '\(text)'")
             }
             orientation = parsedOrientation
+            orientationGiven = true
         }
         if let text = parsed.values["aspect"] {
             if text == "source" {

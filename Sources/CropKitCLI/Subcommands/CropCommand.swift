@@ -8,13 +8,16 @@ struct CropCommand: Subcommand {
     static let usage = """
         Usage: cropkit crop INPUT -o OUT.png (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options])
 
-        Cuts a rectangle out of INPUT (PNG) and writes it as PNG without changing a
-        pixel: the output keeps the input's colour type, bit depth (1 to 16),
-        palette, tRNS and colour chunks (gAMA, cHRM, sRGB, iCCP, cICP). Give the
-        rect in pixels of the image as seen (--pixels), or as a selection in a
-        view, mapped exactly as 'cropkit map' maps it (the source size is read
-        from the file). Only the rows and columns the crop needs are kept while
-        decoding, and decoding stops after the crop's last row.
+        Cuts a rectangle out of INPUT (PNG or JPEG) and writes it as PNG without
+        changing a pixel. From a PNG the output keeps the colour type, bit depth
+        (1 to 16), palette, tRNS and colour chunks (gAMA, cHRM, sRGB, iCCP, cICP).
+        From a JPEG it holds the decoded 8-bit gray or RGB pixels, turned upright
+        for the file's EXIF orientation (the crop alone is turned, never the whole
+        photo), with the embedded ICC profile as iCCP. Give the rect in pixels of
+        the image as seen (--pixels), or as a selection in a view, mapped exactly
+        as 'cropkit map' maps it against the image as seen (the size and
+        orientation are read from the file; --orientation overrides the file's).
+        Only the rows and columns the crop needs are decoded.
 
         The output is written to a temporary file in the same folder and renamed
         into place: it is complete or absent, never half-written. An existing
@@ -31,6 +34,15 @@ struct CropCommand: Subcommand {
                 help: "the rect to keep, in pixels of the image as seen"),
         ] + MappingOptions.viewSpecs + [
             OptionSpec(name: "force", value: nil, help: "replace OUT.png if it exists"),
+            OptionSpec(
+                name: "ignore-orientation", value: nil,
+                help: "treat a JPEG's pixels as upright, whatever its EXIF orientation"),
+            OptionSpec(
+                name: "lenient", value: nil,
+                help: "accept JPEG data libjpeg can step over (a warning), and say so"),
+            OptionSpec(
+                name: "max-scans", value: "N",
+                help: "refuse progressive JPEGs with more scans (default 500)"),
             OptionSpec(
                 name: "compressor", value: "NAME",
                 help: "automatic (default: libdeflate if installed, else zlib), libdeflate or zlib"),
@@ -66,6 +78,9 @@ struct CropCommand: Subcommand {
     var json: Bool
     var encoder: PNGEncoder
     var limits: DecodeLimits
+    var ignoreOrientation: Bool
+    var lenient: Bool
+    var maxScans: Int
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -122,6 +137,16 @@ struct CropCommand: Subcommand {
                 return level
             } ?? 6
         encoder = PNGEncoder(compressor: compressor, level: level)
+        ignoreOrientation = parsed.flags.contains("ignore-orientation")
+        lenient = parsed.flags.contains("lenient")
+        maxScans = JPEGDecoder.defaultMaxScans
+        if let text = parsed.values["max-scans"] {
+            guard let value = Int(text), value > 0 else {
+                throw UsageError(
+                    message: "--max-scans must be a positive whole number, not '\(text)'")
+            }
+            maxScans = value
+        }
         limits = DecodeLimits()
         for (flag, path) in [
             ("max-pixels", \DecodeLimits.maxPixels), ("max-dimension", \DecodeLimits.maxDimension),
@@ -140,35 +165,56 @@ struct CropCommand: Subcommand {
     func run(console: Console) -> Int32 {
         do throws(ImagingError) {
             let format = try CropExport.format(of: input)
-            guard format == .png else {
-                throw ImagingError(
-                    .unsupported, "'\(input)' is JPEG; JPEG input is not supported yet (PNG only)")
+            var pngInfo: PNGFileInfo?
+            var jpegInfo: JPEGFileInfo?
+            let stored: PixelSize<StoredPixels>
+            var fileOrientation = EXIFOrientation.up
+            var source: [JSONValue.Member] = [.init("format", .string(format.rawValue))]
+            switch format {
+            case .png:
+                let info = try PNGFileInfo.read(path: input, limits: limits)
+                pngInfo = info
+                stored = PixelSize(width: info.width, height: info.height)
+            case .jpeg:
+                let info = try JPEGFileInfo.read(path: input, limits: limits)
+                jpegInfo = info
+                stored = PixelSize(width: info.width, height: info.height)
+                fileOrientation = ignoreOrientation ? .up : info.orientation
+                source.append(.init("orientation", .number(info.orientation.rawValue)))
+                if let profile = info.iccProfile {
+                    source.append(
+                        .init(
+                            "profile",
+                            .string(ICCProfile.description(of: profile) ?? "(no description)")))
+                }
             }
-            let info = try PNGFileInfo.read(path: input, limits: limits)
-            let stored = PixelSize<StoredPixels>(width: info.width, height: info.height)
+            source += [
+                .init("width", .number(stored.width)), .init("height", .number(stored.height)),
+            ]
             var mappingJSON: JSONValue = .null
             let result: CropResult
             switch region {
             case .pixels(let rect):
-                let orientation = EXIFOrientation.up
-                guard rect.isInside(orientation.orientedSize(stored)) else {
+                let oriented = fileOrientation.orientedSize(stored)
+                guard rect.isInside(oriented) else {
                     console.err.write(
-                        "error: --pixels \(rect) is not inside the \(info.width)x\(info.height) image\n"
-                    )
+                        "error: --pixels \(rect) is not inside the \(oriented) image (as seen)\n")
                     return ExitCode.failure
                 }
-                result = CropResult(rect: rect, orientation: orientation, sourceSize: stored)
+                result = CropResult(rect: rect, orientation: fileOrientation, sourceSize: stored)
                 mappingJSON = .object([.init("pixels", result.json)])
             case .view(var mapping):
                 mapping.request.sourceSize = Size(
-                    width: Double(info.width), height: Double(info.height))
+                    width: Double(stored.width), height: Double(stored.height))
+                if !mapping.orientationGiven { mapping.request.orientation = fileOrientation }
                 switch mapping.map() {
                 case .failure(let rejection):
                     console.err.write("rejected (\(rejection.code)): \(rejection)\n")
                     if json {
                         console.out.write(
                             CropRecord(request: mapping.request, expected: nil).jsonLine(
-                                replaying: .failure(rejection)) + "\n")
+                                replaying: .failure(rejection))
+                                + "\n")
                     }
                     return ExitCode.failure
                 case .success(let mapped):
@@ -179,16 +225,30 @@ struct CropCommand: Subcommand {
                                 replaying: .success(mapped)))) ?? .null
                 }
             }
-            let report = try CropExport.cropPNG(
-                input: input, stored: result.stored, orientation: result.orientation,
-                output: output,
-                encoder: encoder, replacing: force, limits: limits)
+            let report: CropExport.Report
+            if let jpegInfo {
+                report = try CropExport.cropJPEG(
+                    input: input, info: jpegInfo, stored: result.stored,
+                    orientation: result.orientation,
+                    output: output, encoder: encoder, replacing: force, limits: limits,
+                    maxScans: maxScans,
+                    lenient: lenient)
+            } else {
+                report = try CropExport.cropPNG(
+                    input: input, stored: result.stored, orientation: result.orientation,
+                    output: output,
+                    encoder: encoder, replacing: force, limits: limits, info: pngInfo)
+            }
             if json {
-                console.out.write(
-                    Self.reportJSON(input: input, mapping: mappingJSON, report: report).text + "\n")
+                var object = Self.reportJSON(input: input, mapping: mappingJSON, report: report)
+                if case .object(var members) = object {
+                    members.insert(.init("source", .object(source)), at: 1)
+                    object = .object(members)
+                }
+                console.out.write(object.text + "\n")
             } else {
                 console.out.write(
-                    "wrote \(output): \(report.width)x\(report.height) \(report.colorType.name) \(report.bitDepth)-bit PNG, \(report.bytes) bytes (pixels \(result.rect) of \(input))\n"
+                    "wrote \(output): \(report.width)x\(report.height) \(report.colorType.name) \(report.bitDepth)-bit PNG, \(report.bytes) bytes (pixels \(result.rect) of \(input) as seen)\n"
                 )
             }
             for warning in report.warnings { console.err.write("warning: \(warning)\n") }

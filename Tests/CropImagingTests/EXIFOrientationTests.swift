@@ -1,0 +1,80 @@
+import CropGeometry
+import CropImaging
+import Foundation
+import Testing
+
+/// "The portrait photo was cropped in the wrong place": the selection is
+/// mapped against the image as seen, the stored rect is cut, and only the
+/// crop is turned upright.
+@Suite struct EXIFOrientationTests {
+    static func request(_ info: JPEGFileInfo, orientation: EXIFOrientation) -> CropRequest {
+        CropRequest(
+            sourceSize: Size(width: Double(info.width), height: Double(info.height)),
+            viewport: Size(width: 300, height: 300),
+            selection: Rect(x: 60, y: 80, width: 120, height: 90),
+            orientation: orientation)
+    }
+
+    @Test(arguments: EXIFOrientation.allCases)
+    func cropEqualsTheSameRegionOfTheUprightPhoto(orientation: EXIFOrientation) throws {
+        if TestData.skipReason("cropEqualsTheSameRegionOfTheUprightPhoto") != nil { return }
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = TestData.path("exif/generated/testorig_orientation\(orientation.rawValue).jpg")
+        let info = try JPEGFileInfo.read(path: path)
+        #expect(info.orientation == orientation)
+        let result = try Self.request(info, orientation: info.orientation).map()
+        let output = folder.appendingPathComponent("crop.png").path
+        _ = try CropExport.cropJPEG(
+            input: path, info: info, stored: result.stored, orientation: result.orientation,
+            output: output)
+        let crop = try PNGDecoder.decode(path: output)
+        let r = result.rect
+        // Pixel for pixel the same region of the full decode turned upright.
+        let upright = try JPEGDecoder.decode(path: path, info: info).image.oriented(orientation)
+        #expect(upright.width == 227 && upright.height == 149)
+        #expect(crop == upright.cropped(to: (r.x, r.y, r.width, r.height)))
+        // Within JPEG error of the stored pixels before compression, turned upright.
+        let stored = try PNGDecoder.decode(
+            path: TestData.path(
+                "exif/generated/testorig_orientation\(orientation.rawValue)_stored.png"))
+        let truth = stored.oriented(orientation).cropped(to: (r.x, r.y, r.width, r.height))
+        var worst = 0
+        for i in 0..<crop.samples.count {
+            worst = max(worst, abs(Int(crop.samples[i]) - Int(truth.samples[i])))
+        }
+        #expect(worst <= 16, "\(orientation): up to \(worst) levels from the stored pixels")
+    }
+
+    /// The other sets: every orientation of a photo, turned upright, looks
+    /// like its orientation-1 (or untagged) version, within JPEG error.
+    @Test(arguments: ["exif/recurser/Landscape", "exif/recurser/Portrait", "exif/pillow/hopper"])
+    func otherSetsAgreeUpright(prefix: String) throws {
+        if TestData.skipReason("otherSetsAgreeUpright") != nil { return }
+        let base =
+            prefix.hasSuffix("hopper")
+            ? TestData.path(prefix + ".jpg") : TestData.path(prefix + "_1.jpg")
+        let reference = try JPEGDecoder.decode(path: base).image
+        for n in 2...8 {
+            let name =
+                prefix.hasSuffix("hopper") ? "\(prefix)_orientation_\(n).jpg" : "\(prefix)_\(n).jpg"
+            let path = TestData.path(name)
+            let info = try JPEGFileInfo.read(path: path)
+            #expect(info.orientation.rawValue == n, "\(name)")
+            let upright = try JPEGDecoder.decode(path: path, info: info).image.oriented(
+                info.orientation)
+            guard upright.width == reference.width, upright.height == reference.height else {
+                Issue.record(
+                    "\(name): upright \(upright.width)x\(upright.height), reference \(reference.width)x\(reference.height)"
+                )
+                continue
+            }
+            var total = 0
+            for i in 0..<upright.samples.count {
+                total += abs(Int(upright.samples[i]) - Int(reference.samples[i]))
+            }
+            let mean = Double(total) / Double(upright.samples.count)
+            #expect(mean < 8, "\(name): mean difference \(mean) from the upright reference")
+        }
+    }
+}
