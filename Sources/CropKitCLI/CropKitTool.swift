@@ -1,7 +1,8 @@
 /// The `cropkit` command line: dispatches to a subcommand.
 public enum CropKitTool {
     static let subcommands: [any Subcommand.Type] = [
-        MapCommand.self, ReplayCommand.self, CropCommand.self, FixtureCommand.self,
+        MapCommand.self, ReplayCommand.self, CropCommand.self, InfoCommand.self,
+        FixtureCommand.self,
         VerifyCommand.self,
         DemoCommand.self,
     ]

@@ -202,3 +202,89 @@ extension CropCommandTests {
                 .status == 0)
     }
 }
+
+/// JPEG input through the command line: orientation, info, --source-file.
+@Suite struct JPEGCommandTests {
+    static func photo(_ n: Int) -> String? {
+        testDataRoot()?.appendingPathComponent("exif/generated/testorig_orientation\(n).jpg").path
+    }
+
+    @Test func cropMapsAgainstTheImageAsSeen() throws {
+        guard let rotated = Self.photo(6), let upright = Self.photo(1) else {
+            print("cropMapsAgainstTheImageAsSeen: skipped: test data not found")
+            return
+        }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let selection = ["--viewport", "300x300", "--selection", "60,80,120,90"]
+        let a = folder.appendingPathComponent("a.png").path
+        let b = folder.appendingPathComponent("b.png").path
+        #expect(cropkit(["crop", rotated, "-o", a] + selection).status == 0)
+        #expect(cropkit(["crop", upright, "-o", b] + selection).status == 0)
+        let fromRotated = try PNGDecoder.decode(path: a)
+        let fromUpright = try PNGDecoder.decode(path: b)
+        #expect(fromRotated.width == 92 && fromRotated.height == 69)
+        #expect(fromUpright.width == fromRotated.width && fromUpright.height == fromRotated.height)
+        // Ignoring the orientation maps against the stored (sideways) size.
+        let c = folder.appendingPathComponent("c.png").path
+        let run = cropkit(["crop", rotated, "-o", c, "--ignore-orientation", "--json"] + selection)
+        #expect(run.status == 0)
+        #expect(try JSONValue(parsing: run.out)["mapping"]?["result"]?["x"] == .number(6))
+        let seen = cropkit(["crop", rotated, "-o", c, "--force", "--json"] + selection)
+        #expect(try JSONValue(parsing: seen.out)["mapping"]?["result"]?["x"] == .number(45))
+    }
+
+    @Test func infoAndSourceFileReadTheOrientation() throws {
+        guard let rotated = Self.photo(6) else {
+            print("infoAndSourceFileReadTheOrientation: skipped: test data not found")
+            return
+        }
+        let info = cropkit("info", rotated, "--json")
+        #expect(info.status == 0)
+        let json = try JSONValue(parsing: info.out)
+        #expect(json["orientation"] == .number(6))
+        #expect(
+            json["stored"]?["width"] == .number(149) && json["oriented"]?["width"] == .number(227))
+        let map = cropkit(
+            "map", "--source-file", rotated, "--viewport", "300x300", "--selection", "60,80,120,90",
+            "--json")
+        #expect(try JSONValue(parsing: map.out)["result"]?["stored"] != nil)
+        let record = """
+            {"source":{"width":149,"height":227},"viewport":{"width":300,"height":300},"selection":{"x":60,"y":80,"width":120,"height":90}}
+            """
+        let replay = cropkit(["replay", "-", "--source-file", rotated], input: record)
+        #expect(try JSONValue(parsing: replay.out)["result"]?["stored"]?["x"] == .number(21))
+        #expect(cropkit("info", "/nonexistent.jpg").status == 2)
+    }
+
+    @Test func corruptJPEGsExitTwoWithNoOutput() throws {
+        guard let root = testDataRoot() else {
+            print("corruptJPEGsExitTwoWithNoOutput: skipped: test data not found")
+            return
+        }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let generated = root.appendingPathComponent("corrupt/generated")
+        let names = try FileManager.default.contentsOfDirectory(atPath: generated.path).filter {
+            $0.hasPrefix("jpeg_")
+        }
+        #expect(names.count >= 15)
+        for name in names {
+            // The whole image: a crop that stops above a truncation would be
+            // a correct decode of the rows that are there.
+            let output = folder.appendingPathComponent(name + ".png").path
+            let run = cropkit(
+                "crop", generated.appendingPathComponent(name).path, "-o", output, "--viewport",
+                "100x100",
+                "--selection", "0,0,100,100")
+            #expect(run.status == 2, "\(name): \(run.out)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(name)")
+        }
+        // With --lenient the truncated progressive file decodes, and says so.
+        let lenient = cropkit(
+            "crop", generated.appendingPathComponent("jpeg_progressive_trunc4134.jpg").path, "-o",
+            folder.appendingPathComponent("ok.png").path, "--pixels", "0,0,10,10", "--lenient")
+        #expect(lenient.status == 0)
+        #expect(lenient.err.contains("--lenient"))
+    }
+}

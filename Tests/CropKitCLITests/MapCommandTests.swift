@@ -136,6 +136,7 @@ import Testing
                   --offset X,Y         zoom content offset, in points (default 0,0)
                   --orientation N      EXIF orientation 1-8 (default 1)
                   --aspect P:Q         snap to exactly this ratio, e.g. 1:1, 4:5, 16:9, or 'source'
+                  --source-file FILE   take the source size and EXIF orientation from an image (instead of --source)
                   --json               print one JSON object (a replayable record plus result)
                   --help               show this help
 

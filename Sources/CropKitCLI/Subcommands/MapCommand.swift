@@ -1,4 +1,5 @@
 import CropGeometry
+import CropImaging
 
 /// `cropkit map`: one mapping from flags.
 struct MapCommand: Subcommand {
@@ -19,22 +20,44 @@ struct MapCommand: Subcommand {
     static let options =
         MappingOptions.specs + [
             OptionSpec(
+                name: "source-file", value: "FILE",
+                help:
+                    "take the source size and EXIF orientation from an image (instead of --source)"),
+            OptionSpec(
                 name: "json", value: nil,
-                help: "print one JSON object (a replayable record plus result)")
+                help: "print one JSON object (a replayable record plus result)"),
         ]
 
     var mapping: MappingOptions
     var json: Bool
+    var sourceFile: String?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'")
         }
-        mapping = try MappingOptions(parsed)
+        sourceFile = parsed.values["source-file"]
+        if sourceFile != nil && parsed.values["source"] != nil {
+            throw UsageError(message: "--source and --source-file do not go together")
+        }
+        mapping = try MappingOptions(parsed, sourceFromFile: sourceFile != nil)
         json = parsed.flags.contains("json")
     }
 
     func run(console: Console) -> Int32 {
+        var mapping = mapping
+        if let sourceFile {
+            do throws(ImagingError) {
+                let summary = try ImageFileSummary.read(path: sourceFile)
+                mapping.request.sourceSize = Size(
+                    width: Double(summary.storedSize.width),
+                    height: Double(summary.storedSize.height))
+                if !mapping.orientationGiven { mapping.request.orientation = summary.orientation }
+            } catch {
+                console.err.write("error: \(error.message)\n")
+                return ExitCode.badInput
+            }
+        }
         let outcome = mapping.map()
         if json {
             var extra: [JSONValue.Member] = []

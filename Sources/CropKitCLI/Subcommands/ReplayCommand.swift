@@ -1,11 +1,12 @@
 import CropGeometry
+import CropImaging
 
 /// `cropkit replay`: replays failure records (JSON Lines) and checks them.
 struct ReplayCommand: Subcommand {
     static let name = "replay"
     static let summary = "replay failure records (JSON Lines) and check their expected results"
     static let usage = """
-        Usage: cropkit replay FILE|-
+        Usage: cropkit replay FILE|- [--source-file IMAGE]
 
         Reads one failure record per line (DESIGN.md's format; '-' reads standard
         input) and writes, per record, one line to standard output: the record as
@@ -21,9 +22,14 @@ struct ReplayCommand: Subcommand {
         'N passed, M failed'; records without "expected" count as passed.
         Exit 1 when any check failed.
         """
-    static let options: [OptionSpec] = []
+    static let options: [OptionSpec] = [
+        OptionSpec(
+            name: "source-file", value: "FILE",
+            help: "use this image's EXIF orientation for records that give none")
+    ]
 
     var path: String
+    var sourceFile: String?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -32,9 +38,19 @@ struct ReplayCommand: Subcommand {
                     ? "missing FILE (or - for standard input)" : "expected one FILE")
         }
         path = parsed.positionals[0]
+        sourceFile = parsed.values["source-file"]
     }
 
     func run(console: Console) -> Int32 {
+        var fileOrientation: EXIFOrientation?
+        if let sourceFile {
+            do throws(ImagingError) {
+                fileOrientation = try ImageFileSummary.read(path: sourceFile).orientation
+            } catch {
+                console.err.write("error: \(error.message)\n")
+                return ExitCode.badInput
+            }
+        }
         let reader: LineReader
         if path == "-" {
             guard let input = console.input() else {
@@ -57,7 +73,7 @@ struct ReplayCommand: Subcommand {
         while let line = reader.nextLine() {
             lineNumber += 1
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            let record: CropRecord
+            var record: CropRecord
             do {
                 record = try CropRecord(jsonLine: line)
             } catch {
@@ -68,6 +84,11 @@ struct ReplayCommand: Subcommand {
                 ])
                 console.out.write(errorLine.text + "\n")
                 continue
+            }
+            if let fileOrientation, !record.members.contains(where: { $0.key == "orientation" }) {
+                record.orientationValue = Double(fileOrientation.rawValue)
+                record.request.orientation = fileOrientation
+                record.members.append(.init("orientation", .number(fileOrientation.rawValue)))
             }
             let outcome = record.replay()
             let problems = record.mismatches(outcome)

@@ -1,0 +1,55 @@
+import CropGeometry
+
+/// What `cropkit info` reports, and what `--source-file` takes: a file's
+/// format, stored and oriented size, orientation and colour.
+public struct ImageFileSummary: Sendable {
+    public var format: CropExport.Format
+    public var storedSize: PixelSize<StoredPixels>
+    public var orientation: EXIFOrientation
+    public var colorSpace: String
+    public var bitDepth: Int
+    /// The embedded ICC profile's description (JPEG), or the iCCP profile's
+    /// name (PNG).
+    public var profile: String?
+    /// Format details: frame kind, sampling, interlacing, chunks.
+    public var details: [(String, String)]
+    public var warnings: [String]
+
+    public var orientedSize: PixelSize<ImagePixels> { orientation.orientedSize(storedSize) }
+
+    /// Reads the file's header and metadata (no pixels).
+    ///
+    /// - Throws: ``ImagingError``.
+    public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
+        -> ImageFileSummary
+    {
+        switch try CropExport.format(of: path) {
+        case .png:
+            let info = try PNGFileInfo.read(path: path, limits: limits)
+            let profile = info.carriedChunks.first(where: { $0.type == "iCCP" }).map {
+                String(decoding: $0.data.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            return ImageFileSummary(
+                format: .png, storedSize: PixelSize(width: info.width, height: info.height),
+                orientation: .up,
+                colorSpace: info.colorType.name, bitDepth: info.bitDepth, profile: profile,
+                details: [
+                    ("interlaced", info.interlaced ? "yes" : "no"),
+                    ("chunks", info.carriedChunks.map(\.type).joined(separator: " ")),
+                    ("dropped chunks", info.droppedChunkTypes.joined(separator: " ")),
+                ],
+                warnings: info.warnings)
+        case .jpeg:
+            let info = try JPEGFileInfo.read(path: path, limits: limits)
+            let sampling = zip(info.horizontalSampling, info.verticalSampling).map { "\($0)x\($1)" }
+            return ImageFileSummary(
+                format: .jpeg, storedSize: PixelSize(width: info.width, height: info.height),
+                orientation: info.orientation, colorSpace: info.colorSpace, bitDepth: 8,
+                profile: info.iccProfile.map {
+                    ICCProfile.description(of: $0) ?? "(an ICC profile without a description)"
+                },
+                details: [("frame", info.frame), ("sampling", sampling.joined(separator: " "))],
+                warnings: info.warnings)
+        }
+    }
+}
