@@ -78,6 +78,20 @@ size_t ck_libdeflate_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *o
     return written;
 }
 
+long ck_zlib_uncompress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (inflateInit(&stream) != Z_OK) return -1;
+    stream.next_in = (Bytef *)in;
+    stream.avail_in = (uInt)(in_size < (1u << 30) ? in_size : (1u << 30));
+    stream.next_out = out;
+    stream.avail_out = (uInt)(out_capacity < (1u << 30) ? out_capacity : (1u << 30));
+    int result = inflate(&stream, Z_FINISH);
+    long written = (long)stream.total_out;
+    inflateEnd(&stream);
+    return result == Z_STREAM_END ? written : -1;
+}
+
 size_t ck_zlib_compress_bound(size_t in_size) {
     return (size_t)deflateBound(NULL, (uLong)in_size) + 64;
 }

@@ -1,5 +1,25 @@
+internal import CImagingShims
+
 /// What CropKit reads of an ICC profile: its description, for reports.
 public enum ICCProfile {
+    /// The profile inside a PNG iCCP chunk (name, NUL, method 0, zlib data),
+    /// or `nil` when the chunk is malformed or the profile exceeds `limit`.
+    public static func profile(fromICCP chunk: PNGChunk, limit: Int = 16 << 20) -> [UInt8]? {
+        guard chunk.type == "iCCP", let nul = chunk.data.firstIndex(of: 0),
+            nul + 2 <= chunk.data.count,
+            chunk.data[nul + 1] == 0
+        else { return nil }
+        let compressed = Array(chunk.data[(nul + 2)...])
+        var written = -1
+        let out = [UInt8](unsafeUninitializedCapacity: limit) { buffer, count in
+            written = compressed.withUnsafeBufferPointer {
+                ck_zlib_uncompress($0.baseAddress, $0.count, buffer.baseAddress, buffer.count)
+            }
+            count = max(0, written)
+        }
+        return written >= 0 ? out : nil
+    }
+
     /// The profile's description ('desc' tag: ICC v2 text or v4 'mluc'), or
     /// `nil` when the profile has none CropKit can read.
     public static func description(of profile: [UInt8]) -> String? {

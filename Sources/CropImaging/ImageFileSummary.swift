@@ -26,8 +26,10 @@ public struct ImageFileSummary: Sendable {
         switch try CropExport.format(of: path) {
         case .png:
             let info = try PNGFileInfo.read(path: path, limits: limits)
-            let profile = info.carriedChunks.first(where: { $0.type == "iCCP" }).map {
-                String(decoding: $0.data.prefix(while: { $0 != 0 }), as: UTF8.self)
+            // The iCCP profile's own description, else the chunk's name.
+            let profile = info.carriedChunks.first(where: { $0.type == "iCCP" }).map { chunk in
+                ICCProfile.profile(fromICCP: chunk).flatMap(ICCProfile.description(of:))
+                    ?? String(decoding: chunk.data.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             return ImageFileSummary(
                 format: .png, storedSize: PixelSize(width: info.width, height: info.height),

@@ -78,3 +78,40 @@ import Testing
         }
     }
 }
+
+/// An embedded ICC profile goes into the PNG as iCCP, and its description is
+/// read for reports.
+@Suite struct ICCProfileTests {
+    @Test func profileTravelsAsICCP() throws {
+        if TestData.skipReason("profileTravelsAsICCP") != nil { return }
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = TestData.path("jpeg/pillow/pil_sample_rgb.jpg")
+        let info = try JPEGFileInfo.read(path: path)
+        let profile = try #require(info.iccProfile)
+        #expect(ICCProfile.description(of: profile) == "sRGB IEC61966-2.1")
+        let output = folder.appendingPathComponent("out.png").path
+        _ = try CropExport.cropJPEG(
+            input: path, info: info, stored: .init(x: 0, y: 0, width: 8, height: 8),
+            orientation: .up, output: output)
+        let iccp = try #require(
+            try PNGFileInfo.read(path: output).carriedChunks.first { $0.type == "iCCP" })
+        // Name, NUL, method 0, then the profile as zlib compresses it.
+        let name = Array("sRGB IEC61966-2.1".utf8)
+        #expect(Array(iccp.data.prefix(name.count + 2)) == name + [0, 0])
+        #expect(ICCProfile.profile(fromICCP: iccp) == profile)
+    }
+
+    @Test func scanLimitRefusesProgressiveFiles() throws {
+        if TestData.skipReason("scanLimitRefusesProgressiveFiles") != nil { return }
+        let path = TestData.path("jpeg/generated/q90_420_progressive.jpg")
+        do {
+            _ = try JPEGDecoder.decode(path: path, maxScans: 2)
+            Issue.record("a progressive file with more than 2 scans was accepted")
+        } catch {
+            #expect(error.code == .limit)
+            #expect(error.message.contains("--max-scans"))
+        }
+        #expect(try JPEGDecoder.decode(path: path).image.width == 227)
+    }
+}

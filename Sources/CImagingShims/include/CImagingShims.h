@@ -87,6 +87,10 @@ int ck_jpeg_read_crop(const char *path, ck_jpeg_read_request *request);
 /// the bytes written, or 0 when `out` is too small or zlib fails.
 size_t ck_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity, int level);
 
+/// zlib's uncompress of a zlib stream into `out`: the bytes written, or -1
+/// when the data is invalid or does not fit in `out_capacity`.
+long ck_zlib_uncompress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity);
+
 /// zlib's deflateBound for `in_size` bytes.
 size_t ck_zlib_compress_bound(size_t in_size);
 
