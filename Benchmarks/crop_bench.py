@@ -26,6 +26,11 @@ CASES = {
     "png-rgba-12mp-small-top-left": ("photo12_rgba.png", 4000, 3000, "RGBA", (0, 0, 300, 300)),
     "png-rgba-12mp-small-bottom-right": ("photo12_rgba.png", 4000, 3000, "RGBA", (3700, 2700, 300, 300)),
     "png-rgba-12mp-full": ("photo12_rgba.png", 4000, 3000, "RGBA", (0, 0, 4000, 3000)),
+    "jpeg-12mp-centre": ("photo12.jpg", 4000, 3000, "RGB", (1000, 750, 2000, 1500)),
+    "jpeg-24mp-small-centre": ("photo24.jpg", 6000, 4000, "RGB", (2850, 1850, 300, 300)),
+    "jpeg-24mp-small-top-left": ("photo24.jpg", 6000, 4000, "RGB", (0, 0, 300, 300)),
+    "jpeg-24mp-small-bottom-right": ("photo24.jpg", 6000, 4000, "RGB", (5700, 3700, 300, 300)),
+    "jpeg-12mp-full": ("photo12.jpg", 4000, 3000, "RGB", (0, 0, 4000, 3000)),
 }
 
 
