@@ -23,4 +23,44 @@ public struct DecodeLimits: Hashable, Sendable {
     }
 
     public static let standard = DecodeLimits()
+
+    /// Refuses an image of `width`×`height` over these limits, naming the
+    /// limit and its flag.
+    ///
+    /// - Parameter format: "PNG" or "JPEG", for the message.
+    func check(width: Int, height: Int, format: String) throws(ImagingError) {
+        guard width <= maxDimension, height <= maxDimension else {
+            throw ImagingError(
+                .limit,
+                "\(format) image is \(width)x\(height), over the \(maxDimension)-pixel limit on a side (--max-dimension)"
+            )
+        }
+        guard width * height <= maxPixels else {
+            throw ImagingError(
+                .limit,
+                "\(format) image is \(width)x\(height) = \(width * height) pixels, over the \(maxPixels)-pixel limit (--max-pixels)"
+            )
+        }
+    }
+}
+
+/// Refuses a crop that does not lie inside a `width`×`height` image.
+func checkCrop(_ crop: (x: Int, y: Int, width: Int, height: Int), inside width: Int, _ height: Int)
+    throws(ImagingError)
+{
+    guard crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0, crop.x + crop.width <= width,
+        crop.y + crop.height <= height
+    else {
+        throw ImagingError(
+            .invalidRequest,
+            "the crop \(crop.x),\(crop.y),\(crop.width),\(crop.height) does not lie inside the \(width)x\(height) image"
+        )
+    }
+}
+
+/// The text of a C message buffer (a fixed array of chars, NUL-terminated).
+func cMessage<Buffer>(_ buffer: Buffer) -> String {
+    withUnsafeBytes(of: buffer) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+    }
 }

@@ -31,15 +31,7 @@ public enum JPEGDecoder {
             info = try JPEGFileInfo.read(path: path, limits: limits)
         }
         let crop = rect ?? (0, 0, info.width, info.height)
-        guard crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0,
-            crop.x + crop.width <= info.width,
-            crop.y + crop.height <= info.height
-        else {
-            throw ImagingError(
-                .invalidRequest,
-                "the crop \(crop.x),\(crop.y),\(crop.width),\(crop.height) does not lie inside the \(info.width)x\(info.height) image"
-            )
-        }
+        try checkCrop(crop, inside: info.width, info.height)
         let channels = info.components == 1 ? 1 : 3
         let size = crop.width * crop.height * channels
         var samples = [UInt8](unsafeUninitializedCapacity: size + crop.height) { _, count in
@@ -61,9 +53,7 @@ public enum JPEGDecoder {
             request.pixels_size = buffer.count
             return ck_jpeg_read_crop(path, &request)
         }
-        let message = withUnsafeBytes(of: request.message) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
+        let message = cMessage(request.message)
         switch Int(status) {
         case CK_STATUS_OK:
             var warnings = info.warnings

@@ -173,18 +173,7 @@ extension JPEGFileInfo {
             throw ImagingError(
                 .unsupported, "JPEG has \(components) components; 1, 3 or 4 are supported")
         }
-        guard width <= limits.maxDimension, height <= limits.maxDimension else {
-            throw ImagingError(
-                .limit,
-                "JPEG image is \(width)x\(height), over the \(limits.maxDimension)-pixel limit on a side (--max-dimension)"
-            )
-        }
-        guard width * height <= limits.maxPixels else {
-            throw ImagingError(
-                .limit,
-                "JPEG image is \(width)x\(height) = \(width * height) pixels, over the \(limits.maxPixels)-pixel limit (--max-pixels)"
-            )
-        }
+        try limits.check(width: width, height: height, format: "JPEG")
         self.width = width
         self.height = height
         self.components = components

@@ -29,15 +29,7 @@ public enum PNGDecoder {
             info = try PNGFileInfo.read(path: path, limits: limits)
         }
         let crop = rect ?? (0, 0, info.width, info.height)
-        guard crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0,
-            crop.x + crop.width <= info.width,
-            crop.y + crop.height <= info.height
-        else {
-            throw ImagingError(
-                .invalidRequest,
-                "the crop \(crop.x),\(crop.y),\(crop.width),\(crop.height) does not lie inside the \(info.width)x\(info.height) image"
-            )
-        }
+        try checkCrop(crop, inside: info.width, info.height)
         let bytesPerPixel = info.colorType.channels * (info.bitDepth == 16 ? 2 : 1)
         let (size, overflow) = (crop.width * bytesPerPixel).multipliedReportingOverflow(
             by: crop.height)
@@ -68,9 +60,7 @@ public enum PNGDecoder {
             request.pixels_size = buffer.count
             return ck_png_read_crop(path, &request)
         }
-        let message = withUnsafeBytes(of: request.message) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
+        let message = cMessage(request.message)
         switch Int(status) {
         case CK_STATUS_OK:
             return RasterImage(

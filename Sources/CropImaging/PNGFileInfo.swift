@@ -200,18 +200,7 @@ extension PNGFileInfo {
             throw ImagingError(
                 .corrupt, "PNG header has an unknown compression, filter or interlace method")
         }
-        guard width <= limits.maxDimension, height <= limits.maxDimension else {
-            throw ImagingError(
-                .limit,
-                "PNG image is \(width)x\(height), over the \(limits.maxDimension)-pixel limit on a side (--max-dimension)"
-            )
-        }
-        guard width * height <= limits.maxPixels else {
-            throw ImagingError(
-                .limit,
-                "PNG image is \(width)x\(height) = \(width * height) pixels, over the \(limits.maxPixels)-pixel limit (--max-pixels)"
-            )
-        }
+        try limits.check(width: width, height: height, format: "PNG")
         self.width = width
         self.height = height
         self.bitDepth = bitDepth
