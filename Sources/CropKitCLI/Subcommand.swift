@@ -1,5 +1,5 @@
 /// One `cropkit` subcommand: parsed and validated once, then run.
-protocol Subcommand {
+protocol Subcommand: Sendable {
     static var name: String { get }
     /// One line for `cropkit --help`.
     static var summary: String { get }
