@@ -15,6 +15,14 @@ extension CropRequest {
     /// - Throws: ``CropRejection`` when the layout itself is invalid.
     public func viewRect(for rect: PixelRect<ImagePixels>) throws(CropRejection) -> Rect<ViewPoints>
     {
+        try viewRect(forImageRect: rect.rect)
+    }
+
+    /// ``viewRect(for:)`` for a rect in image pixels that need not be whole
+    /// (a region kept as a fraction of the image, for instance).
+    public func viewRect(forImageRect rect: Rect<ImagePixels>) throws(CropRejection) -> Rect<
+        ViewPoints
+    > {
         let source = try validatedLayout()
         let oriented = orientation.orientedSize(source)
         let ow = Double(oriented.width)
@@ -25,10 +33,10 @@ extension CropRequest {
         let (extentX, extentY) = (dw * z, dh * z)
         // Multiply before dividing: a pixel boundary lands on the exact view
         // coordinate whenever the product is exact.
-        let left = originX + Double(rect.x) * extentX / ow
-        let right = originX + Double(rect.maxX) * extentX / ow
-        let top = originY + Double(rect.y) * extentY / oh
-        let bottom = originY + Double(rect.maxY) * extentY / oh
+        let left = originX + rect.x * extentX / ow
+        let right = originX + rect.maxX * extentX / ow
+        let top = originY + rect.y * extentY / oh
+        let bottom = originY + rect.maxY * extentY / oh
         return Rect(x: left, y: top, width: right - left, height: bottom - top)
     }
 

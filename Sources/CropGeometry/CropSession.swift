@@ -1,0 +1,237 @@
+/// The state of a crop screen as a value: the source, the view, the layout
+/// and the person's selection, with every change a value-type operation that
+/// tests can drive without a UI.
+///
+/// A selection is bound to the *generation* of the source it was made on.
+/// Replacing the source (an image that loads asynchronously and replaces the
+/// one the person already selected on) starts a new generation; a result
+/// computed for an older generation is refused by ``accept(_:)``, so the old
+/// scale can never be combined with the new pixel size.
+///
+/// How a view uses it (UIKit; not compiled here):
+///
+/// ```swift
+/// // In the view controller:
+/// var session = CropSession(source: .init(identity: asset.id, size: pixelSize),
+///                           viewport: Size(width: imageView.bounds.width, height: imageView.bounds.height))
+/// func selectionChanged(_ rect: CGRect) {                // from the overlay's gesture
+///     session.select(Rect(x: rect.minX, y: rect.minY, width: rect.width, height: rect.height))
+/// }
+/// override func viewDidLayoutSubviews() {               // rotation, split view, …
+///     session.layoutChanged(viewport: Size(width: imageView.bounds.width, height: imageView.bounds.height))
+///     overlay.frame = session.selection.map { CGRect(x: $0.rect.x, y: $0.rect.y,
+///                                                    width: $0.rect.width, height: $0.rect.height) } ?? .zero
+/// }
+/// func fullImageLoaded(_ image: CGImage) {               // replaces the preview
+///     session.replaceSource(.init(identity: asset.id, size: .init(width: image.width, height: image.height)),
+///                           policy: .remap)
+/// }
+/// func export() async throws {
+///     let crop = try session.crop()                      // bound to this generation
+///     let pixels = try await render(crop)                // …time passes, the source may change…
+///     try session.accept(crop)                           // refused if it did
+/// }
+/// ```
+///
+/// SwiftUI: keep the session in `@State`, call the same mutations from the
+/// gesture's `onChanged`, from `onGeometryChange` (or a `GeometryReader`'s
+/// size) for layout changes, and from the task that loads the image.
+public struct CropSession: Hashable, Sendable {
+    /// What is shown: an identity the app chooses, the stored pixel size and
+    /// the EXIF orientation.
+    public struct Source: Hashable, Sendable {
+        public var identity: String
+        public var size: PixelSize<StoredPixels>
+        public var orientation: EXIFOrientation
+
+        public init(
+            identity: String, size: PixelSize<StoredPixels>, orientation: EXIFOrientation = .up
+        ) {
+            self.identity = identity
+            self.size = size
+            self.orientation = orientation
+        }
+    }
+
+    /// What happens to a selection when another source replaces the one it
+    /// was made on.
+    public enum ReplacementPolicy: Hashable, Sendable {
+        /// Keep the same image-relative region: the same fraction of the new
+        /// image (a preview replaced by the full-size photo).
+        case remap
+        /// Drop the selection (a different photo).
+        case invalidate
+    }
+
+    /// The person's selection: the view rect, the pixels it covers, and the
+    /// generation they belong to.
+    public struct Selection: Hashable, Sendable {
+        public let rect: Rect<ViewPoints>
+        public let pixels: PixelRect<ImagePixels>
+        public let generation: Int
+    }
+
+    /// A crop result, tagged with the source generation it was computed for.
+    public struct Crop: Hashable, Sendable {
+        public let result: CropResult
+        public let sourceIdentity: String
+        public let generation: Int
+    }
+
+    /// Why the session refused something.
+    public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
+        /// There is no selection (none made yet, or dropped by `.invalidate`).
+        case noSelection
+        /// The result was computed for an earlier source than the current one.
+        case staleGeneration(result: Int, current: Int)
+        /// The mapping rejected the selection.
+        case rejected(CropRejection)
+
+        public var description: String {
+            switch self {
+            case .noSelection: "there is no selection"
+            case .staleGeneration(let result, let current):
+                "the crop was computed for source generation \(result), the current one is \(current)"
+            case .rejected(let rejection): rejection.description
+            }
+        }
+    }
+
+    public private(set) var source: Source
+    /// Starts at 0; each ``replaceSource(_:policy:)`` adds one.
+    public private(set) var generation = 0
+    public private(set) var viewport: Size<ViewPoints>
+    public private(set) var mode: ContentMode
+    public private(set) var imageScale: Double
+    public private(set) var zoom: Zoom
+    public private(set) var selection: Selection?
+
+    public init(
+        source: Source, viewport: Size<ViewPoints>, mode: ContentMode = .aspectFit,
+        imageScale: Double = 1,
+        zoom: Zoom = .identity
+    ) {
+        self.source = source
+        self.viewport = viewport
+        self.mode = mode
+        self.imageScale = imageScale
+        self.zoom = zoom
+    }
+
+    /// The mapping request for `rect` under the current source and layout.
+    public func request(for rect: Rect<ViewPoints>) -> CropRequest {
+        CropRequest(
+            sourceSize: Size(width: Double(source.size.width), height: Double(source.size.height)),
+            viewport: viewport, selection: rect, mode: mode, imageScale: imageScale, zoom: zoom,
+            orientation: source.orientation)
+    }
+
+    /// The person selects `rect` (view points) on the current source.
+    ///
+    /// - Throws: ``Refusal/rejected(_:)`` when it covers no pixel (the
+    ///   previous selection is kept).
+    public mutating func select(_ rect: Rect<ViewPoints>) throws(Refusal) {
+        do {
+            let result = try request(for: rect).map()
+            selection = Selection(rect: rect, pixels: result.rect, generation: generation)
+        } catch {
+            throw .rejected(error)
+        }
+    }
+
+    /// Drops the selection.
+    public mutating func clearSelection() {
+        selection = nil
+    }
+
+    /// A new source replaces the current one: a new generation begins.
+    ///
+    /// With `.remap` the selection becomes the same fraction of the new image
+    /// (and its pixels are mapped again from the new view rect); with
+    /// `.invalidate`, or when the remapped region covers no pixel, it is
+    /// dropped.
+    public mutating func replaceSource(_ newSource: Source, policy: ReplacementPolicy) {
+        let old = source
+        let oldSelection = selection
+        source = newSource
+        generation += 1
+        selection = nil
+        guard policy == .remap, let oldSelection else { return }
+        let before = old.orientation.orientedSize(old.size)
+        let after = newSource.orientation.orientedSize(newSource.size)
+        let sx = Double(after.width) / Double(before.width)
+        let sy = Double(after.height) / Double(before.height)
+        let p = oldSelection.pixels
+        let region = Rect<ImagePixels>(
+            x: Double(p.x) * sx, y: Double(p.y) * sy, width: Double(p.width) * sx,
+            height: Double(p.height) * sy)
+        guard let rect = try? request(for: oldSelection.rect).viewRect(forImageRect: region) else {
+            return
+        }
+        try? select(rect)
+    }
+
+    /// The view was laid out again (a rotation, a new container size, a new
+    /// zoom): the on-screen selection is derived again from its pixels,
+    /// through the inverse mapping, so the same pixels stay selected.
+    public mutating func layoutChanged(
+        viewport newViewport: Size<ViewPoints>, mode newMode: ContentMode? = nil,
+        zoom newZoom: Zoom? = nil
+    ) {
+        viewport = newViewport
+        if let newMode { mode = newMode }
+        if let newZoom { zoom = newZoom }
+        guard let current = selection else { return }
+        guard let rect = try? request(for: current.rect).viewRect(for: current.pixels) else {
+            selection = nil
+            return
+        }
+        // Keep the pixels as they were: the new view rect maps back to them
+        // exactly whenever they are visible.
+        selection = Selection(rect: rect, pixels: current.pixels, generation: generation)
+    }
+
+    /// The crop for the current selection, tagged with this generation.
+    ///
+    /// - Throws: ``Refusal/noSelection`` or ``Refusal/rejected(_:)``.
+    public func crop() throws(Refusal) -> Crop {
+        guard let selection else { throw .noSelection }
+        do {
+            let result = try request(for: selection.rect).map()
+            return Crop(result: result, sourceIdentity: source.identity, generation: generation)
+        } catch {
+            throw .rejected(error)
+        }
+    }
+
+    /// Checks that `crop` was computed for the current source before it is
+    /// applied, and returns its result.
+    ///
+    /// - Throws: ``Refusal/staleGeneration(result:current:)`` for a crop of
+    ///   an earlier source.
+    public func accept(_ crop: Crop) throws(Refusal) -> CropResult {
+        guard crop.generation == generation, crop.sourceIdentity == source.identity else {
+            throw .staleGeneration(result: crop.generation, current: generation)
+        }
+        return crop.result
+    }
+
+    /// DESIGN.md's failure record for the current selection: its numbers,
+    /// `result` (what was computed, or null) and, when given, `expected`;
+    /// `note` and the source identity go in as extra fields.
+    public func failureRecord(note: String, expected: CropRecord.Expectation? = nil) -> CropRecord?
+    {
+        guard let selection else { return nil }
+        let request = request(for: selection.rect)
+        var extra: [JSONValue.Member] = [
+            .init("note", .string(note)), .init("sourceIdentity", .string(source.identity)),
+            .init("generation", .number(generation)),
+        ]
+        if let result = try? request.map() {
+            extra.insert(.init("result", result.json), at: 0)
+        } else {
+            extra.insert(.init("result", .null), at: 0)
+        }
+        return CropRecord(request: request, expected: expected, extra: extra)
+    }
+}
