@@ -54,6 +54,21 @@ public final class ExportVerifier {
         rmdir(folder)
     }
 
+    /// Exports `result`'s crop of the corners fixture to `path` (a PNG a
+    /// person can look at), replacing any file there.
+    public func exportCorners(_ result: CropResult, to path: String) throws(ImagingError) {
+        precondition(result.sourceSize == sourceSize, "the result is for another source size")
+        _ = try CropExport.cropPNG(
+            input: cornersPath, stored: result.stored, orientation: result.orientation,
+            output: path,
+            encoder: PNGEncoder(level: 1), replacing: true)
+    }
+
+    /// Whether fixtures of `size` are within what a verifier makes.
+    public static func canVerify(_ size: PixelSize<StoredPixels>) -> Bool {
+        size.width <= 65536 && size.height <= 65536 && size.width * size.height <= 100_000_000
+    }
+
     /// The four checks for one mapping result (whose source size must be this
     /// verifier's): size, corner markers, no transparency, coordinates.
     public func check(_ result: CropResult) throws(ImagingError) -> [ExportCheck] {

@@ -96,3 +96,35 @@ import Testing
         #expect(run.err == "3 passed, 0 failed\n")
     }
 }
+
+extension ReplayCommandTests {
+    /// replay --export: each record's crop exported from fixtures of its size
+    /// and checked, without the person's photo.
+    @Test func exportChecksEveryRecordsCrop() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let records = [
+            // The six categories, at sizes that keep the test quick.
+            #"{"source":{"width":400,"height":300},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150}}"#,
+            #"{"source":{"width":300,"height":400},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150},"orientation":6}"#,
+            #"{"source":{"width":400,"height":300},"viewport":{"width":300,"height":300},"selection":{"x":0,"y":0,"width":300,"height":300}}"#,
+            #"{"source":{"width":400,"height":300},"viewport":{"width":300,"height":300},"selection":{"x":0,"y":0,"width":300,"height":30}}"#,
+            #"{"source":{"width":400,"height":300},"viewport":{"width":300,"height":300},"selection":{"x":250,"y":200,"width":100,"height":100}}"#,
+            #"{"source":{"width":400,"height":300},"viewport":{"width":300,"height":300},"selection":{"x":10.01,"y":40.3,"width":33.33,"height":20.07},"mode":"aspectFill"}"#,
+        ]
+        let run = cropkit(
+            ["replay", "-", "--export", folder.path], input: records.joined(separator: "\n"))
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.err.hasSuffix("6 passed, 0 failed\n"))
+        let lines = run.out.split(separator: "\n").map { try? JSONValue(parsing: String($0)) }
+        #expect(lines.count == 6)
+        for (index, line) in lines.enumerated() where index != 3 {
+            #expect(line?["export"]?["passed"] == .bool(true), "line \(index + 1)")
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: folder.appendingPathComponent("line-\(index + 1).png").path))
+        }
+        // The padding-only record has no pixels, so nothing to export.
+        #expect(lines[3]?["export"] == nil)
+    }
+}

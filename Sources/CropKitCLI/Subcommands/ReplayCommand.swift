@@ -1,12 +1,13 @@
 import CropGeometry
 import CropImaging
+import Foundation
 
 /// `cropkit replay`: replays failure records (JSON Lines) and checks them.
 struct ReplayCommand: Subcommand {
     static let name = "replay"
     static let summary = "replay failure records (JSON Lines) and check their expected results"
     static let usage = """
-        Usage: cropkit replay FILE|- [--source-file IMAGE]
+        Usage: cropkit replay FILE|- [--source-file IMAGE] [--export DIR]
 
         Reads one failure record per line (DESIGN.md's format; '-' reads standard
         input) and writes, per record, one line to standard output: the record as
@@ -21,15 +22,27 @@ struct ReplayCommand: Subcommand {
         goes on. Blank lines are skipped. Standard error closes with
         'N passed, M failed'; records without "expected" count as passed.
         Exit 1 when any check failed.
+
+        With --export DIR, each record's crop is also exported, through the same
+        code as 'cropkit crop', from two fixtures of the record's pixel size (no
+        photo is needed), written to DIR/line-N.png, and checked: the size equals
+        the mapping, each corner marker appears only where the crop overlaps it,
+        no pixel is transparent, and every pixel is the right source pixel. The
+        line gets "export" with the checks; a failed check fails the record.
         """
     static let options: [OptionSpec] = [
         OptionSpec(
             name: "source-file", value: "FILE",
-            help: "use this image's EXIF orientation for records that give none")
+            help: "use this image's EXIF orientation for records that give none"),
+        OptionSpec(
+            name: "export", value: "DIR",
+            help:
+                "export each record's crop from fixtures of its size into DIR and check the pixels"),
     ]
 
     var path: String
     var sourceFile: String?
+    var exportFolder: String?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -39,6 +52,7 @@ struct ReplayCommand: Subcommand {
         }
         path = parsed.positionals[0]
         sourceFile = parsed.values["source-file"]
+        exportFolder = parsed.values["export"]
     }
 
     func run(console: Console) -> Int32 {
@@ -51,6 +65,18 @@ struct ReplayCommand: Subcommand {
                 return ExitCode.badInput
             }
         }
+        if let exportFolder {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: exportFolder, withIntermediateDirectories: true)
+            } catch {
+                console.err.write(
+                    "error: cannot create the export folder '\(exportFolder)': \(error.localizedDescription)\n"
+                )
+                return ExitCode.badInput
+            }
+        }
+        var verifier: ExportVerifier?
         let reader: LineReader
         if path == "-" {
             guard let input = console.input() else {
@@ -91,9 +117,49 @@ struct ReplayCommand: Subcommand {
                 record.members.append(.init("orientation", .number(fileOrientation.rawValue)))
             }
             let outcome = record.replay()
-            let problems = record.mismatches(outcome)
-            var extra: [JSONValue.Member] = []
-            if record.expected == nil {
+            var problems = record.mismatches(outcome)
+            var exportMembers: [JSONValue.Member] = []
+            if let exportFolder, case .success(let result) = outcome {
+                let file = exportFolder + "/line-\(lineNumber).png"
+                if !ExportVerifier.canVerify(result.sourceSize) {
+                    exportMembers.append(
+                        .init(
+                            "export",
+                            .object([.init("skipped", .string("source too large for fixtures"))])))
+                } else {
+                    do throws(ImagingError) {
+                        if verifier?.sourceSize != result.sourceSize {
+                            verifier = nil
+                            verifier = try ExportVerifier(sourceSize: result.sourceSize)
+                        }
+                        let checks = try verifier!.check(result)
+                        try verifier!.exportCorners(result, to: file)
+                        let failedChecks = checks.filter { !$0.passed }
+                        problems += failedChecks.map { "export check \($0.name): \($0.detail)" }
+                        exportMembers.append(
+                            .init(
+                                "export",
+                                .object([
+                                    .init("file", .string(file)),
+                                    .init("passed", .bool(failedChecks.isEmpty)),
+                                    .init(
+                                        "checks",
+                                        .array(
+                                            checks.map {
+                                                .object([
+                                                    .init("name", .string($0.name)),
+                                                    .init("passed", .bool($0.passed)),
+                                                    .init("detail", .string($0.detail)),
+                                                ])
+                                            })),
+                                ])))
+                    } catch {
+                        problems.append("export failed: \(error.message)")
+                    }
+                }
+            }
+            var extra: [JSONValue.Member] = exportMembers
+            if record.expected == nil && problems.isEmpty {
                 unchecked += 1
                 passed += 1
             } else if problems.isEmpty {
