@@ -2,6 +2,7 @@
 public enum CropKitTool {
     static let subcommands: [any Subcommand.Type] = [
         MapCommand.self, ReplayCommand.self, CropCommand.self, InfoCommand.self,
+        ExplainCommand.self,
         FixtureCommand.self,
         VerifyCommand.self,
         DemoCommand.self,

@@ -1,0 +1,109 @@
+import CropGeometry
+import CropImaging
+
+/// `cropkit explain`: an SVG picture of one mapping.
+struct ExplainCommand: Subcommand {
+    static let name = "explain"
+    static let summary = "draw a mapping as SVG: view, padding, image, selection, clip and pixels"
+    static let usage = """
+        Usage: cropkit explain (--source WxH --viewport WxH --selection X,Y,W,H [options] | --record FILE:LINE) [-o OUT.svg]
+
+        Draws one mapping as an SVG picture: the viewport (gray where it shows
+        padding), the image as displayed (dashed where zoom pushes it past the
+        view), the selection, the part of it that covers the visible image, and the
+        pixel rect the mapping gives, drawn back in the view, with the numbers.
+        Every rectangle carries its numbers as data- attributes. Takes the same
+        flags as 'cropkit map', or one record of a JSON Lines file (FILE:LINE,
+        counting from 1). Writes to OUT.svg (atomically), or to standard output.
+        """
+    static let options: [OptionSpec] =
+        MappingOptions.specs.filter { $0.name != "aspect" } + [
+            OptionSpec(
+                name: "record", value: "FILE:LINE", help: "draw this record of a JSON Lines file"),
+            OptionSpec(
+                name: "output", value: "OUT.svg",
+                help: "write the SVG here instead of standard output", short: "o"),
+            OptionSpec(name: "force", value: nil, help: "replace OUT.svg if it exists"),
+        ]
+
+    enum Input {
+        case flags(MappingOptions)
+        case record(path: String, line: Int)
+    }
+
+    var input: Input
+    var output: String?
+    var force: Bool
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard parsed.positionals.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'")
+        }
+        if let record = parsed.values["record"] {
+            guard let colon = record.lastIndex(of: ":"),
+                let line = Int(record[record.index(after: colon)...]), line >= 1
+            else {
+                throw UsageError(
+                    message: "--record must be FILE:LINE with a line number from 1, not '\(record)'"
+                )
+            }
+            input = .record(path: String(record[..<colon]), line: line)
+        } else {
+            input = .flags(try MappingOptions(parsed))
+        }
+        output = parsed.values["output"]
+        force = parsed.flags.contains("force")
+    }
+
+    func run(console: Console) -> Int32 {
+        let request: CropRequest
+        switch input {
+        case .flags(let mapping):
+            request = mapping.request
+        case .record(let path, let number):
+            switch LineReader.open(path: path) {
+            case .failure(let error):
+                console.err.write("error: \(error)\n")
+                return ExitCode.badInput
+            case .success(let reader):
+                var current = 0
+                var found: String?
+                while let line = reader.nextLine() {
+                    current += 1
+                    if current == number {
+                        found = line
+                        break
+                    }
+                }
+                guard let found else {
+                    console.err.write("error: '\(path)' has no line \(number)\n")
+                    return ExitCode.badInput
+                }
+                do {
+                    var record = try CropRecord(jsonLine: found)
+                    if let orientation = EXIFOrientation(exactly: record.orientationValue) {
+                        record.request.orientation = orientation
+                    }
+                    request = record.request
+                } catch {
+                    console.err.write(
+                        "error: line \(number) of '\(path)' is not a valid record: \(error)\n")
+                    return ExitCode.badInput
+                }
+            }
+        }
+        let svg = CropDiagram.svg(for: request)
+        guard let output else {
+            console.out.write(svg)
+            return ExitCode.success
+        }
+        do throws(ImagingError) {
+            try AtomicFile.write(Array(svg.utf8), to: output, replacing: force)
+            console.out.write("wrote \(output)\n")
+            return ExitCode.success
+        } catch {
+            console.err.write("error: \(error.message)\n")
+            return error.code == .outputRefused ? ExitCode.usage : ExitCode.badInput
+        }
+    }
+}
