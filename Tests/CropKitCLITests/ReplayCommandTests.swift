@@ -128,3 +128,36 @@ extension ReplayCommandTests {
         #expect(lines[3]?["export"] == nil)
     }
 }
+
+extension ReplayCommandTests {
+    @Test func reportIsOneSelfContainedPage() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let report = folder.appendingPathComponent("report.html").path
+        let exports = folder.appendingPathComponent("exports").path
+        let input = [
+            Self.passing.replacingOccurrences(of: "4000", with: "400").replacingOccurrences(
+                of: "3000", with: "300"
+            )
+            .replacingOccurrences(
+                of: "\"x\":1000,\"y\":500,\"width\":2000,\"height\":2000",
+                with: "\"x\":100,\"y\":50,\"width\":200,\"height\":200"),
+            #"{"source":{"width":400,"height":300},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150},"expected":{"x":1,"y":2,"width":3,"height":4}}"#,
+            "not json",
+        ].joined(separator: "\n")
+        let run = cropkit(["replay", "-", "--report", report, "--export", exports], input: input)
+        #expect(run.status == 1)
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("2 failed"))
+        #expect(html.contains("<svg") && html.contains("data:image/png;base64,"))
+        #expect(html.contains("id=\"line-3\""))
+        // Self-contained: nothing is fetched from anywhere.
+        #expect(
+            !html.contains("http://")
+                || html.components(separatedBy: "http://").count - 1 == html.components(
+                    separatedBy: "xmlns=\"http://www.w3.org/2000/svg\""
+                ).count - 1)
+        #expect(!html.contains("<script") && !html.contains("https://"))
+    }
+}

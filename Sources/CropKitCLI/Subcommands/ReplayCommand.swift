@@ -29,11 +29,20 @@ struct ReplayCommand: Subcommand {
         the mapping, each corner marker appears only where the crop overlaps it,
         no pixel is transparent, and every pixel is the right source pixel. The
         line gets "export" with the checks; a failed check fails the record.
+
+        With --report FILE.html, a self-contained page (no scripts, no network)
+        shows each record's numbers, verdict, diagram and export thumbnail: every
+        failed record (up to 2000) and the first 300 that passed.
         """
     static let options: [OptionSpec] = [
         OptionSpec(
             name: "source-file", value: "FILE",
             help: "use this image's EXIF orientation for records that give none"),
+        OptionSpec(
+            name: "report", value: "FILE.html",
+            help:
+                "write a self-contained HTML page: numbers, verdict, diagram and export of each record"
+        ),
         OptionSpec(
             name: "export", value: "DIR",
             help:
@@ -43,6 +52,7 @@ struct ReplayCommand: Subcommand {
     var path: String
     var sourceFile: String?
     var exportFolder: String?
+    var reportPath: String?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -53,6 +63,7 @@ struct ReplayCommand: Subcommand {
         path = parsed.positionals[0]
         sourceFile = parsed.values["source-file"]
         exportFolder = parsed.values["export"]
+        reportPath = parsed.values["report"]
     }
 
     func run(console: Console) -> Int32 {
@@ -77,6 +88,7 @@ struct ReplayCommand: Subcommand {
             }
         }
         var verifier: ExportVerifier?
+        var report = ReplayReport()
         let reader: LineReader
         if path == "-" {
             guard let input = console.input() else {
@@ -109,6 +121,11 @@ struct ReplayCommand: Subcommand {
                     .init("line", .number(lineNumber)), .init("error", .string(error.description)),
                 ])
                 console.out.write(errorLine.text + "\n")
+                report.add(
+                    ReplayReport.Row(
+                        line: lineNumber, record: line, outcome: "not a valid record",
+                        passed: false,
+                        problems: [error.description], svg: nil, thumbnail: nil))
                 continue
             }
             if let fileOrientation, !record.members.contains(where: { $0.key == "orientation" }) {
@@ -173,9 +190,40 @@ struct ReplayCommand: Subcommand {
                     "line \(lineNumber): failed: \(problems.joined(separator: "; "))\n")
             }
             console.out.write(record.jsonLine(replaying: outcome, extra: extra) + "\n")
+            if reportPath != nil {
+                let outcomeText: String
+                switch outcome {
+                case .success(let result):
+                    outcomeText =
+                        "result \(result.rect)"
+                        + (result.orientation != .up ? ", stored \(result.stored)" : "")
+                case .failure(let rejection): outcomeText = "rejected: \(rejection.code)"
+                }
+                var request = record.request
+                if let orientation = EXIFOrientation(exactly: record.orientationValue) {
+                    request.orientation = orientation
+                }
+                let file = exportFolder.map { $0 + "/line-\(lineNumber).png" }
+                report.add(
+                    ReplayReport.Row(
+                        line: lineNumber, record: line, outcome: outcomeText,
+                        passed: problems.isEmpty,
+                        problems: problems, svg: CropDiagram.svg(for: request, width: 360),
+                        thumbnail: file.flatMap { FileManager.default.contents(atPath: $0) }))
+            }
         }
         if unchecked > 0 {
             console.err.write("\(unchecked) record(s) had no \"expected\": replayed, not checked\n")
+        }
+        if let reportPath {
+            let html = report.html(
+                title: "CropKit replay of \(path)", passed: passed, failed: failed)
+            do throws(ImagingError) {
+                try AtomicFile.write(Array(html.utf8), to: reportPath, replacing: true)
+                console.err.write("report: \(reportPath)\n")
+            } catch {
+                console.err.write("error: \(error.message)\n")
+            }
         }
         console.err.write("\(passed) passed, \(failed) failed\n")
         return failed > 0 ? ExitCode.failure : ExitCode.success
