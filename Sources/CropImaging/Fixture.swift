@@ -36,7 +36,8 @@ public enum Fixture {
     /// The corners fixture: markers of side ``markerSide(width:height:)`` in
     /// each corner (top-left red, top-right green, bottom-left blue,
     /// bottom-right yellow) and a black cross through the centre pixel whose
-    /// arms reach a quarter of the shorter side, leaving the markers clear.
+    /// arms reach a quarter of the shorter side, leaving the markers clear;
+    /// its bars are a hundredth of the shorter side thick (at least 1).
     public static func corners(width: Int, height: Int) -> RasterImage {
         precondition(width > 0 && height > 0, "a fixture has at least one pixel")
         let side = markerSide(width: width, height: height)
@@ -58,9 +59,12 @@ public enum Fixture {
                         repeating: value, count: max(0, min(width, x + w) - max(0, x)))
                 }
             }
-            // The cross first, so that markers win where they overlap.
-            paint(cross, x: cx - arm, y: cy, w: 2 * arm + 1, h: 1)
-            paint(cross, x: cx, y: cy - arm, w: 1, h: 2 * arm + 1)
+            // The cross first, so that markers win where they overlap; its
+            // bars are a hundredth of the shorter side thick, so it shows in
+            // a thumbnail too.
+            let bar = max(1, min(width, height) / 100)
+            paint(cross, x: cx - arm, y: cy - bar / 2, w: 2 * arm + 1, h: bar)
+            paint(cross, x: cx - bar / 2, y: cy - arm, w: bar, h: 2 * arm + 1)
             paint(topLeft, x: 0, y: 0, w: side, h: side)
             paint(topRight, x: width - side, y: 0, w: side, h: side)
             paint(bottomLeft, x: 0, y: height - side, w: side, h: side)

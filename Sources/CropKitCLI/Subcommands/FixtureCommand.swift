@@ -10,7 +10,7 @@ struct FixtureCommand: Subcommand {
         corners (default): the article's fixture, 8-bit RGBA, opaque gray with a
         different colour in each corner (top-left red, top-right green, bottom-left
         blue, bottom-right yellow; squares of an eighth of the shorter side) and a
-        black cross at the centre.
+        black cross at the centre (bars a hundredth of the shorter side thick).
         coordinates: 16-bit RGB whose every pixel encodes its own position:
         red = x, green = y, blue = 0xC0DE (sides up to 65536), so any crop can be
         checked pixel by pixel.
