@@ -1,4 +1,5 @@
 import CropGeometry
+import Foundation
 import Testing
 
 @Suite struct MapCommandTests {
@@ -152,5 +153,35 @@ import Testing
         let bare = cropkit([])
         #expect(bare.status == 64)
         #expect(bare.err == run.out)
+    }
+}
+
+/// cropkit explain: from flags or from one record of a file.
+@Suite struct ExplainCommandTests {
+    @Test func drawsFromFlagsAndFromARecord() throws {
+        let flags = cropkit(
+            "explain", "--source", "4000x3000", "--viewport", "300x300", "--selection",
+            "75,75,150,150")
+        #expect(flags.status == 0)
+        #expect(flags.out.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(
+            flags.out.contains(
+                "data-x=\"1000\" data-y=\"500\" data-width=\"2000\" data-height=\"2000\""))
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let records = folder.appendingPathComponent("records.jsonl")
+        try Data(
+            (#"{"source":{"width":40,"height":30},"viewport":{"width":30,"height":30},"selection":{"x":0,"y":0,"width":30,"height":30}}"#
+                + "\n"
+                + #"{"source":{"width":30,"height":40},"viewport":{"width":30,"height":30},"selection":{"x":0,"y":0,"width":30,"height":30},"orientation":6}"#
+                + "\n").utf8
+        ).write(to: records)
+        let svg = folder.appendingPathComponent("two.svg").path
+        let second = cropkit("explain", "--record", records.path + ":2", "-o", svg)
+        #expect(second.status == 0, "\(second.err)")
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(text.contains("data-width=\"40\" data-height=\"30\" data-stored=\"0,0,30,40\""))
+        #expect(cropkit("explain", "--record", records.path + ":3").status == 2)
+        #expect(cropkit("explain", "--record", records.path).status == 64)
     }
 }
