@@ -1,0 +1,81 @@
+import CropGeometry
+import CropImaging
+import Foundation
+import Testing
+
+@Suite struct BatchCommandTests {
+    static func manifest(in folder: URL) throws -> (path: String, lines: Int) {
+        #expect(
+            cropkit("fixture", "400x300", "-o", folder.appendingPathComponent("a.png").path).status
+                == 0)
+        var lines: [String] = []
+        for i in 0..<14 {
+            if i % 2 == 0 {
+                lines.append(
+                    #"{"input":"a.png","output":"out/p\#(i).png","pixels":{"x":\#(i),"y":\#(i),"width":50,"height":40}}"#
+                )
+            } else {
+                lines.append(
+                    #"{"input":"a.png","output":"out/v\#(i).png","viewport":{"width":300,"height":300},"selection":{"x":\#(10 * i),"y":80,"width":100,"height":90},"aspect":"1:1"}"#
+                )
+            }
+        }
+        lines.insert(
+            #"{"input":"missing.png","output":"out/never.png","pixels":{"x":0,"y":0,"width":1,"height":1}}"#,
+            at: 5)
+        lines.insert("", at: 3)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("out"), withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("manifest.jsonl").path
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return (path, 15)
+    }
+
+    /// Four shards together do every line exactly once.
+    @Test func fourShardsDoEveryLineExactlyOnce() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (manifest, count) = try Self.manifest(in: folder)
+        var seen: [Int: Int] = [:]
+        for shard in 0..<4 {
+            let report = folder.appendingPathComponent("report-\(shard).jsonl").path
+            let run = cropkit("batch", manifest, "--shard", "\(shard)/4", "--report", report)
+            #expect(run.err.contains("shard \(shard)/4"))
+            for line in try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n") {
+                let json = try JSONValue(parsing: String(line))
+                guard case .number(_, let number)? = json["line"] else { continue }
+                seen[Int(number), default: 0] += 1
+            }
+        }
+        #expect(seen.count == count)
+        #expect(seen.values.allSatisfy { $0 == 1 })
+        let outputs = try FileManager.default.contentsOfDirectory(
+            atPath: folder.appendingPathComponent("out").path)
+        #expect(outputs.count == count - 1)
+        // Square ratio asked, square crops came out.
+        let square = try PNGDecoder.decode(path: folder.appendingPathComponent("out/v1.png").path)
+        #expect(square.width == square.height)
+        let pixels = try PNGDecoder.decode(path: folder.appendingPathComponent("out/p4.png").path)
+        #expect(pixels == Fixture.corners(width: 400, height: 300).cropped(to: (4, 4, 50, 40)))
+    }
+
+    /// A rerun skips what is complete; --force redoes it; a bad line fails
+    /// the batch without stopping it.
+    @Test func rerunsSkipCompleteOutputs() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (manifest, _) = try Self.manifest(in: folder)
+        let first = cropkit("batch", manifest, "--jobs", "3")
+        #expect(first.status == 1)
+        #expect(first.err.contains("batch: 14 written, 0 skipped (already complete), 1 failed"))
+        let failure = try #require(
+            first.out.split(separator: "\n").first { $0.contains("missing.png") })
+        #expect(failure.contains("\"status\":\"failed\""))
+        let second = cropkit("batch", manifest)
+        #expect(second.err.contains("0 written, 14 skipped"))
+        let forced = cropkit("batch", manifest, "--force")
+        #expect(forced.err.contains("14 written, 0 skipped"))
+        #expect(cropkit("batch", manifest, "--shard", "4/4").status == 64)
+        #expect(cropkit("batch", folder.appendingPathComponent("nope.jsonl").path).status == 2)
+    }
+}
