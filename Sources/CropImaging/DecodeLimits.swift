@@ -6,20 +6,33 @@
 /// | `maxDimension` | 1,000,000 | no real photo is wider or taller |
 /// | `maxChunkBytes` | 16 MiB | one metadata chunk CropKit reads (an ICC profile is at most a few MB) |
 /// | `maxMetadataBytes` | 64 MiB | all metadata chunks CropKit reads together |
+/// | `maxFileBytes` | 2 GiB | the input file itself |
 public struct DecodeLimits: Hashable, Sendable {
     public var maxPixels: Int
     public var maxDimension: Int
     public var maxChunkBytes: Int
     public var maxMetadataBytes: Int
+    public var maxFileBytes: Int
 
     public init(
         maxPixels: Int = 178_956_970, maxDimension: Int = 1_000_000, maxChunkBytes: Int = 16 << 20,
-        maxMetadataBytes: Int = 64 << 20
+        maxMetadataBytes: Int = 64 << 20, maxFileBytes: Int = 2 << 30
     ) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
         self.maxChunkBytes = maxChunkBytes
         self.maxMetadataBytes = maxMetadataBytes
+        self.maxFileBytes = maxFileBytes
+    }
+
+    /// Refuses a file larger than ``maxFileBytes``.
+    func check(fileSize: Int, path: String) throws(ImagingError) {
+        guard fileSize <= maxFileBytes else {
+            throw ImagingError(
+                .limit,
+                "'\(path)' is \(describeBytes(fileSize)), over the \(describeBytes(maxFileBytes)) limit for an input file (--max-file-bytes)"
+            )
+        }
     }
 
     public static let standard = DecodeLimits()

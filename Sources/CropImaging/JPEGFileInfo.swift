@@ -47,6 +47,7 @@ extension JPEGFileInfo {
         -> JPEGFileInfo
     {
         let file = try BinaryFile(path: path)
+        try limits.check(fileSize: file.size, path: path)
         guard let soi = file.read(2), soi == [0xFF, 0xD8] else {
             throw ImagingError(
                 .corrupt, "'\(path)' is not a JPEG file (it does not start with SOI)")

@@ -35,6 +35,7 @@ extension PNGFileInfo {
         -> PNGFileInfo
     {
         let file = try BinaryFile(path: path)
+        try limits.check(fileSize: file.size, path: path)
         guard file.size > 0 else {
             throw ImagingError(.corrupt, "'\(path)' is empty, not a PNG file")
         }

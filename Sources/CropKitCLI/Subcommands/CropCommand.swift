@@ -59,6 +59,9 @@ struct CropCommand: Subcommand {
                 name: "max-chunk-bytes", value: "N",
                 help: "refuse a metadata chunk larger than this (default 16777216)"),
             OptionSpec(
+                name: "max-file-bytes", value: "N",
+                help: "refuse input files larger than this (default 2147483648)"),
+            OptionSpec(
                 name: "max-metadata-bytes", value: "N",
                 help: "refuse metadata chunks larger than this together (default 67108864)"),
             OptionSpec(
@@ -151,6 +154,7 @@ struct CropCommand: Subcommand {
         for (flag, path) in [
             ("max-pixels", \DecodeLimits.maxPixels), ("max-dimension", \DecodeLimits.maxDimension),
             ("max-chunk-bytes", \DecodeLimits.maxChunkBytes),
+            ("max-file-bytes", \DecodeLimits.maxFileBytes),
             ("max-metadata-bytes", \DecodeLimits.maxMetadataBytes),
         ] {
             guard let text = parsed.values[flag] else { continue }

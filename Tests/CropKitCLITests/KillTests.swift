@@ -1,0 +1,66 @@
+import CropImaging
+import Foundation
+import Testing
+
+/// A kill at any moment leaves either the old output or the complete new
+/// one: `cropkit crop` (the real binary) is killed at spread-out moments of
+/// a large write.
+@Suite struct KillTests {
+    /// The cropkit binary built beside this test bundle.
+    static var binary: String? {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("cropkit").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    @Test func killedCropLeavesTheOldFileOrTheCompleteNewOne() throws {
+        guard let binary = Self.binary else {
+            print(
+                "killedCropLeavesTheOldFileOrTheCompleteNewOne: skipped: no cropkit binary beside the tests"
+            )
+            return
+        }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("big.png").path
+        #expect(cropkit("fixture", "2400x2000", "--kind", "coordinates", "-o", input).status == 0)
+        let output = folder.appendingPathComponent("out.png").path
+        let old = Fixture.coordinates(width: 3, height: 3)
+        let oldBytes = try PNGEncoder().encode(old)
+        let expected = Fixture.coordinates(width: 2400, height: 2000).cropped(
+            to: (100, 100, 2200, 1800))
+        var sawOld = 0
+        var sawNew = 0
+        for delay in stride(from: 0.0, through: 0.9, by: 0.1) {
+            try Data(oldBytes).write(to: URL(fileURLWithPath: output))
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = [
+                "crop", input, "-o", output, "--pixels", "100,100,2200,1800", "--force",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            // Whatever the moment, out.png is one of the two whole files.
+            let now = try PNGDecoder.decode(path: output)
+            if now == old {
+                sawOld += 1
+            } else {
+                #expect(
+                    now == expected,
+                    "after \(delay) s the output is neither the old file nor the new one")
+                sawNew += 1
+            }
+        }
+        print("kill test: \(sawOld) times the old file, \(sawNew) times the complete new one")
+        #expect(sawOld > 0)
+    }
+}
