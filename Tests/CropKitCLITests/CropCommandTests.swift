@@ -194,6 +194,10 @@ extension CropCommandTests {
         #expect(side.status == 2)
         #expect(side.err.contains("--max-dimension"))
         #expect(!FileManager.default.fileExists(atPath: output))
+        let file = cropkit(
+            "crop", input, "-o", output, "--pixels", "0,0,10,10", "--max-file-bytes", "100")
+        #expect(file.status == 2)
+        #expect(file.err.contains("over the 100 bytes limit for an input file (--max-file-bytes)"))
         #expect(
             cropkit("crop", input, "-o", output, "--pixels", "0,0,10,10", "--max-pixels", "0")
                 .status == 64)
