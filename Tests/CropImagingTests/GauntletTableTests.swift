@@ -1,0 +1,54 @@
+import CropImaging
+import Foundation
+import Testing
+
+/// The outcome of decoding every file in testdata/corrupt, kept as a table
+/// in Tests/gauntlet-outcomes.tsv. The test fails when an outcome changes,
+/// so the table stays current; regenerate it with
+/// `CROPKIT_UPDATE_GAUNTLET=1 swift test --filter GauntletTableTests`.
+@Suite struct GauntletTableTests {
+    static let table = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .appendingPathComponent("gauntlet-outcomes.tsv")
+
+    static func outcome(_ path: String) -> String {
+        do {
+            switch try CropExport.format(of: path) {
+            case .png:
+                let image = try PNGDecoder.decode(path: path)
+                return
+                    "decoded\t\(image.width)x\(image.height) \(image.colorType.name) \(image.bitDepth)-bit"
+            case .jpeg:
+                let image = try JPEGDecoder.decode(path: path).image
+                return "decoded\t\(image.width)x\(image.height) \(image.colorType.name) 8-bit"
+            }
+        } catch {
+            // The message without the file's own path, which differs by machine.
+            let message = error.message.replacingOccurrences(of: path, with: "FILE")
+            return "\(error.code.rawValue)\t\(message)"
+        }
+    }
+
+    @Test func outcomesMatchTheTable() throws {
+        if TestData.skipReason("outcomesMatchTheTable") != nil { return }
+        let files = TestData.files(under: "corrupt", extensions: nil)
+        #expect(files.count > 1400)
+        var lines = [
+            "# file\toutcome\tdetail (CropKit's default, strict decode of the whole image)"
+        ]
+        for file in files { lines.append("\(file)\t\(Self.outcome(TestData.path(file)))") }
+        let current = lines.joined(separator: "\n") + "\n"
+        if ProcessInfo.processInfo.environment["CROPKIT_UPDATE_GAUNTLET"] == "1" {
+            try Data(current.utf8).write(to: Self.table)
+            print("wrote \(Self.table.path)")
+            return
+        }
+        let recorded = try String(contentsOf: Self.table, encoding: .utf8)
+        let old = Set(recorded.split(separator: "\n").map(String.init))
+        let new = Set(current.split(separator: "\n").map(String.init))
+        let changed = new.subtracting(old).sorted().prefix(10)
+        #expect(
+            changed.isEmpty, "outcomes differ from Tests/gauntlet-outcomes.tsv: \(Array(changed))")
+        #expect(old.count == new.count)
+    }
+}
