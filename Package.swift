@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CropGeometry", targets: ["CropGeometry"]),
         .library(name: "CropImaging", targets: ["CropImaging"]),
+        .library(name: "CropKitCLI", targets: ["CropKitCLI"]),
         .executable(name: "cropkit", targets: ["cropkit"]),
     ],
     targets: [

@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+// libFuzzer targets for CropKit, kept in their own package: a fuzz target has
+// no main (libFuzzer supplies it), so it only links when built with
+//   swift build --sanitize=fuzzer --sanitize=address --product NAME
+// which `swift build` in the main package would not do. Run them with
+// ../scripts/fuzz.
+import PackageDescription
+
+let package = Package(
+    name: "CropKitFuzz",
+    dependencies: [.package(name: "CropKit", path: "..")],
+    targets: [
+        .executableTarget(
+            name: "FuzzPNG", dependencies: [.product(name: "CropImaging", package: "CropKit")]),
+        .executableTarget(
+            name: "FuzzJPEG", dependencies: [.product(name: "CropImaging", package: "CropKit")]),
+        .executableTarget(
+            name: "FuzzRecord", dependencies: [.product(name: "CropGeometry", package: "CropKit")]),
+        .executableTarget(
+            name: "FuzzMapFlags", dependencies: [.product(name: "CropKitCLI", package: "CropKit")]),
+    ],
+    swiftLanguageModes: [.v6]
+)
