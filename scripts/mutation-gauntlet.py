@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Mutates valid PNG and JPEG files (truncations, bit flips, length-field
+edits) and crops each mutant with the release `cropkit`: every run must end
+in exit 0 (a decode) or 2 (a clean error), under 2 s and 256 MB, and a failed
+run must leave no output.
+
+    scripts/mutation-gauntlet.py CROPKIT TESTDATA [COUNT] [SEED]
+"""
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+cropkit, testdata = sys.argv[1], sys.argv[2]
+count = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+random.seed(int(sys.argv[4]) if len(sys.argv) > 4 else 1)
+sources = [os.path.join(testdata, p) for p in [
+    "pngsuite/basn6a08.png", "pngsuite/basi6a16.png", "pngsuite/basn3p04.png", "pngsuite/tbrn2c08.png",
+    "pngsuite/generated/coords_rgba8_251x97.png", "jpeg/libjpeg-turbo/testorig.jpg",
+    "jpeg/generated/q90_420_progressive.jpg", "jpeg/generated/q90_422.jpg", "exif/generated/testorig_orientation6.jpg",
+]]
+originals = [open(p, "rb").read() for p in sources if os.path.exists(p)]
+
+
+def mutate(data):
+    data = bytearray(data)
+    kind = random.choice(["truncate", "flip", "length", "bytes"])
+    if kind == "truncate":
+        return bytes(data[:random.randrange(len(data))]), kind
+    if kind == "flip":
+        for _ in range(random.randint(1, 8)):
+            i = random.randrange(len(data))
+            data[i] ^= 1 << random.randrange(8)
+        return bytes(data), kind
+    if kind == "length":
+        # A PNG chunk length or a JPEG segment length, set to something odd.
+        if data[:4] == b"\x89PNG":
+            offsets, pos = [], 8
+            while pos + 8 <= len(data):
+                offsets.append(pos)
+                pos += 12 + struct.unpack(">I", data[pos:pos + 4])[0]
+            pos = random.choice(offsets)
+            value = random.choice([0, 1, 0x7FFFFFFF, 0xFFFFFFFF, random.randrange(1 << 31), len(data)])
+            data[pos:pos + 4] = struct.pack(">I", value & 0xFFFFFFFF)
+        else:
+            markers = [i for i in range(2, len(data) - 3) if data[i] == 0xFF and data[i + 1] not in (0, 0xFF, 0xD8, 0xD9)]
+            if markers:
+                pos = random.choice(markers) + 2
+                data[pos:pos + 2] = struct.pack(">H", random.choice([0, 1, 2, 0xFFFF, random.randrange(1 << 16)]))
+        return bytes(data), kind
+    start = random.randrange(len(data))
+    data[start:start + random.randint(1, 64)] = os.urandom(random.randint(1, 64))
+    return bytes(data), kind
+
+
+bad = 0
+counts = {0: 0, 2: 0}
+worst_time, worst_kb = 0.0, 0
+with tempfile.TemporaryDirectory() as work:
+    for n in range(count):
+        original = random.choice(originals)
+        mutant, kind = mutate(original)
+        suffix = ".png" if original[:4] == b"\x89PNG" else ".jpg"
+        src = os.path.join(work, "in" + suffix)
+        out = os.path.join(work, "out.png")
+        open(src, "wb").write(mutant)
+        if os.path.exists(out):
+            os.remove(out)
+        result = subprocess.run(["/usr/bin/time", "-f", "%e %M", cropkit, "crop", src, "-o", out, "--viewport", "100x100",
+                                 "--selection", "0,0,100,100", "--force"], capture_output=True, text=True, timeout=30)
+        seconds, kb = result.stderr.strip().splitlines()[-1].split()
+        worst_time, worst_kb = max(worst_time, float(seconds)), max(worst_kb, int(kb))
+        status = result.returncode
+        problem = None
+        if status not in (0, 2):
+            problem = f"exit {status}"
+        elif status == 2 and os.path.exists(out):
+            problem = "output left after an error"
+        elif status == 2 and "error: " not in result.stderr:
+            problem = "no message"
+        elif float(seconds) >= 2 or int(kb) >= 262144:
+            problem = f"{seconds} s, {kb} KB"
+        if problem:
+            bad += 1
+            keep = f"/tmp/mutant-{n}{suffix}"
+            open(keep, "wb").write(mutant)
+            print(f"BAD {problem}: {kind} mutant kept at {keep}")
+        else:
+            counts[status] += 1
+print(f"mutation gauntlet: {count} mutants, {counts[0]} decoded, {counts[2]} refused, {bad} bad; "
+      f"slowest {worst_time} s, largest {worst_kb} KB")
+sys.exit(1 if bad else 0)
