@@ -31,6 +31,9 @@ CASES = {
     "jpeg-24mp-small-top-left": ("photo24.jpg", 6000, 4000, "RGB", (0, 0, 300, 300)),
     "jpeg-24mp-small-bottom-right": ("photo24.jpg", 6000, 4000, "RGB", (5700, 3700, 300, 300)),
     "jpeg-12mp-full": ("photo12.jpg", 4000, 3000, "RGB", (0, 0, 4000, 3000)),
+    "jpeg-24mp-centre": ("photo24.jpg", 6000, 4000, "RGB", (1500, 1000, 3000, 2000)),
+    "png-rgb-12mp-small-top-left": ("photo12_rgb.png", 4000, 3000, "RGB", (0, 0, 300, 300)),
+    "png-rgb-12mp-small-bottom-right": ("photo12_rgb.png", 4000, 3000, "RGB", (3700, 2700, 300, 300)),
 }
 
 
@@ -43,8 +46,10 @@ def ensure_input(workdir, name, width, height, mode):
     return path
 
 
-def commands(tool, cropkit, src, out, rect):
+def commands(tool, cropkit, src, out, rect, reference=None):
     x, y, w, h = rect
+    if tool == "c-reference":
+        return [reference, src, out, str(x), str(y), str(w), str(h)]
     if tool == "cropkit":
         return [cropkit, "crop", src, "-o", out, "--pixels", f"{x},{y},{w},{h}", "--force"]
     if tool == "libvips":
@@ -75,9 +80,11 @@ def main():
     parser.add_argument("workdir")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--reference", help="the C reference binary (Benchmarks/reference/build)")
+    parser.add_argument("--chart", help="write a PNG chart of the time ratios here")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    tools = ["cropkit", "libvips", "imagemagick", "pillow"]
+    tools = ["cropkit", "libvips", "imagemagick", "pillow"] + (["c-reference"] if args.reference else [])
     rows = []
     for case in args.cases.split(","):
         name, width, height, mode, rect = CASES[case]
@@ -87,7 +94,7 @@ def main():
         outputs = {tool: os.path.join(args.workdir, f"out-{case}-{tool}.png") for tool in tools}
         for _ in range(args.runs):
             for tool in tools:
-                seconds, kilobytes = timed(commands(tool, args.cropkit, src, outputs[tool], rect))
+                seconds, kilobytes = timed(commands(tool, args.cropkit, src, outputs[tool], rect, args.reference))
                 times[tool].append(seconds)
                 rss[tool] = max(rss[tool], kilobytes)
         reference = Image.open(outputs["cropkit"])
@@ -103,14 +110,48 @@ def main():
     for case, tool, seconds, rss_mb, size, same, _ in rows:
         print(f"| {case} | {tool} | {seconds:.3f} | {rss_mb:.1f} | {size} | {'yes' if same else 'NO'} |")
     print()
+    reference = " | cropkit / C reference time" if args.reference else ""
     print("| case | libvips / cropkit time | pillow / cropkit time | imagemagick / cropkit time "
-          "| cropkit bytes / pillow bytes | cropkit RSS − raw crop (MiB) |")
-    print("| --- | --- | --- | --- | --- | --- |")
+          f"| cropkit bytes / pillow bytes | cropkit RSS − raw crop (MiB){reference} |")
+    print("| --- | --- | --- | --- | --- | ---" + (" | ---" if args.reference else "") + " |")
+    ratios = {}
     for case in args.cases.split(","):
         r = {tool: row for row in rows if row[0] == case for tool in [row[1]]}
         ck = r["cropkit"]
+        ratios[case] = {tool: r[tool][2] / max(ck[2], 1e-9) for tool in ["libvips", "pillow", "imagemagick"]}
+        extra = f" | {ck[2] / max(r['c-reference'][2], 1e-9):.2f}" if args.reference else ""
         print(f"| {case} | {r['libvips'][2] / ck[2]:.2f} | {r['pillow'][2] / ck[2]:.2f} | "
-              f"{r['imagemagick'][2] / ck[2]:.2f} | {ck[4] / r['pillow'][4]:.3f} | {ck[3] - ck[6] / 1048576:.1f} |")
+              f"{r['imagemagick'][2] / ck[2]:.2f} | {ck[4] / r['pillow'][4]:.3f} | {ck[3] - ck[6] / 1048576:.1f}{extra} |")
+    if args.chart:
+        chart(ratios, args.chart)
+
+
+def chart(ratios, path):
+    """A bar chart (Pillow only): each tool's time over CropKit's, per case."""
+    from PIL import ImageDraw
+    colours = {"libvips": (47, 109, 179), "pillow": (224, 123, 0), "imagemagick": (26, 143, 58)}
+    cases = list(ratios)
+    top = max(max(v.values()) for v in ratios.values()) * 1.1
+    width, height, left, bottom = 120 + 110 * len(cases), 420, 60, 90
+    image = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(image)
+    plot = height - bottom - 30
+    for tick in range(0, int(top) + 1, max(1, int(top) // 8)):
+        y = height - bottom - plot * tick / top
+        draw.line([(left, y), (width - 20, y)], fill=(225, 225, 225))
+        draw.text((10, y - 6), f"{tick}x", fill=(60, 60, 60))
+    y1 = height - bottom - plot / top
+    draw.line([(left, y1), (width - 20, y1)], fill=(200, 0, 0))
+    for i, case in enumerate(cases):
+        for j, tool in enumerate(colours):
+            x = left + 10 + i * 110 + j * 28
+            y = height - bottom - plot * ratios[case][tool] / top
+            draw.rectangle([x, y, x + 24, height - bottom], fill=colours[tool])
+        draw.text((left + 8 + i * 110, height - bottom + 6), case.replace("-", "\n", 2)[:40], fill=(30, 30, 30))
+    for j, tool in enumerate(colours):
+        draw.rectangle([left + j * 150, 8, left + j * 150 + 12, 20], fill=colours[tool])
+        draw.text((left + j * 150 + 18, 8), f"{tool} time / cropkit time", fill=(30, 30, 30))
+    image.save(path)
 
 
 if __name__ == "__main__":
