@@ -23,15 +23,22 @@ public struct ImageFileSummary: Sendable {
     public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
         -> ImageFileSummary
     {
-        switch try CropExport.format(of: path) {
-        case .png:
-            let info = try PNGFileInfo.read(path: path, limits: limits)
+        ImageFileSummary(try ImageSource.read(path: path, limits: limits))
+    }
+
+}
+
+extension ImageFileSummary {
+    /// The summary of a file already read.
+    public init(_ source: ImageSource) {
+        switch source {
+        case .png(let info):
             // The iCCP profile's own description, else the chunk's name.
             let profile = info.carriedChunks.first(where: { $0.type == "iCCP" }).map { chunk in
                 ICCProfile.profile(fromICCP: chunk).flatMap(ICCProfile.description(of:))
                     ?? String(decoding: chunk.data.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            return ImageFileSummary(
+            self.init(
                 format: .png, storedSize: PixelSize(width: info.width, height: info.height),
                 orientation: .up,
                 colorSpace: info.colorType.name, bitDepth: info.bitDepth, profile: profile,
@@ -41,10 +48,9 @@ public struct ImageFileSummary: Sendable {
                     ("dropped chunks", info.droppedChunkTypes.joined(separator: " ")),
                 ],
                 warnings: info.warnings)
-        case .jpeg:
-            let info = try JPEGFileInfo.read(path: path, limits: limits)
+        case .jpeg(let info):
             let sampling = zip(info.horizontalSampling, info.verticalSampling).map { "\($0)x\($1)" }
-            return ImageFileSummary(
+            self.init(
                 format: .jpeg, storedSize: PixelSize(width: info.width, height: info.height),
                 orientation: info.orientation, colorSpace: info.colorSpace, bitDepth: 8,
                 profile: info.iccProfile.map {

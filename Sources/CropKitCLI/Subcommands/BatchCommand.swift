@@ -206,8 +206,9 @@ struct BatchCommand: Subcommand {
             return Outcome(line: line, status: "skipped", members: paths)
         }
         do throws(ImagingError) {
-            let summary = try ImageFileSummary.read(path: input)
-            let stored = summary.storedSize
+            let file = try ImageSource.read(path: input)
+            let stored = file.storedSize
+            let oriented = file.orientation.orientedSize(stored)
             let result: CropResult
             if let pixels = json["pixels"] {
                 guard case .number(_, let x)? = pixels["x"], case .number(_, let y)? = pixels["y"],
@@ -217,12 +218,12 @@ struct BatchCommand: Subcommand {
                 else { return failed("\"pixels\" needs whole numbers x, y, width, height", paths) }
                 let rect = PixelRect<ImagePixels>(
                     x: Int(x), y: Int(y), width: Int(w), height: Int(h))
-                guard rect.width > 0, rect.height > 0, rect.isInside(summary.orientedSize) else {
+                guard rect.width > 0, rect.height > 0, rect.isInside(oriented) else {
                     return failed(
-                        "\"pixels\" \(rect) is not inside the \(summary.orientedSize) image", paths)
+                        "\"pixels\" \(rect) is not inside the \(oriented) image", paths)
                 }
                 result = CropResult(
-                    rect: rect, orientation: summary.orientation, sourceSize: stored)
+                    rect: rect, orientation: file.orientation, sourceSize: stored)
             } else {
                 // The record format, with the source taken from the file.
                 var members: [JSONValue.Member] = [
@@ -239,7 +240,7 @@ struct BatchCommand: Subcommand {
                     }
                 }
                 if json["orientation"] == nil {
-                    members.append(.init("orientation", .number(summary.orientation.rawValue)))
+                    members.append(.init("orientation", .number(file.orientation.rawValue)))
                 }
                 let record: CropRecord
                 do {
@@ -257,7 +258,7 @@ struct BatchCommand: Subcommand {
                     ratio =
                         aspect == "source"
                         ? AspectRatio(
-                            width: summary.orientedSize.width, height: summary.orientedSize.height)
+                            width: oriented.width, height: oriented.height)
                         : AspectRatio(parsing: aspect)
                     if ratio == nil {
                         return failed("\"aspect\" must be \"p:q\" or \"source\"", paths)
@@ -269,20 +270,10 @@ struct BatchCommand: Subcommand {
                     return failed("no pixels: \(error)", paths)
                 }
             }
-            let report: CropExport.Report
-            switch summary.format {
-            case .png:
-                report = try CropExport.cropPNG(
-                    input: input, stored: result.stored, orientation: result.orientation,
-                    output: output,
-                    encoder: encoder, replacing: force)
-            case .jpeg:
-                let info = try JPEGFileInfo.read(path: input)
-                report = try CropExport.cropJPEG(
-                    input: input, info: info, stored: result.stored,
-                    orientation: result.orientation, output: output,
-                    encoder: encoder, replacing: force)
-            }
+            let report = try CropExport.crop(
+                file, input: input, stored: result.stored, orientation: result.orientation,
+                output: output,
+                encoder: encoder, replacing: force)
             return Outcome(
                 line: line, status: "written",
                 members: paths + [

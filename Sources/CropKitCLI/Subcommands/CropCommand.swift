@@ -168,22 +168,11 @@ struct CropCommand: Subcommand {
 
     func run(console: Console) -> Int32 {
         do throws(ImagingError) {
-            let format = try CropExport.format(of: input)
-            var pngInfo: PNGFileInfo?
-            var jpegInfo: JPEGFileInfo?
-            let stored: PixelSize<StoredPixels>
-            var fileOrientation = EXIFOrientation.up
-            var source: [JSONValue.Member] = [.init("format", .string(format.rawValue))]
-            switch format {
-            case .png:
-                let info = try PNGFileInfo.read(path: input, limits: limits)
-                pngInfo = info
-                stored = PixelSize(width: info.width, height: info.height)
-            case .jpeg:
-                let info = try JPEGFileInfo.read(path: input, limits: limits)
-                jpegInfo = info
-                stored = PixelSize(width: info.width, height: info.height)
-                fileOrientation = ignoreOrientation ? .up : info.orientation
+            let file = try ImageSource.read(path: input, limits: limits)
+            let stored = file.storedSize
+            let fileOrientation = ignoreOrientation ? .up : file.orientation
+            var source: [JSONValue.Member] = [.init("format", .string(file.format.rawValue))]
+            if case .jpeg(let info) = file {
                 source.append(.init("orientation", .number(info.orientation.rawValue)))
                 if let profile = info.iccProfile {
                     source.append(
@@ -229,20 +218,11 @@ struct CropCommand: Subcommand {
                                 replaying: .success(mapped)))) ?? .null
                 }
             }
-            let report: CropExport.Report
-            if let jpegInfo {
-                report = try CropExport.cropJPEG(
-                    input: input, info: jpegInfo, stored: result.stored,
-                    orientation: result.orientation,
-                    output: output, encoder: encoder, replacing: force, limits: limits,
-                    maxScans: maxScans,
-                    lenient: lenient)
-            } else {
-                report = try CropExport.cropPNG(
-                    input: input, stored: result.stored, orientation: result.orientation,
-                    output: output,
-                    encoder: encoder, replacing: force, limits: limits, info: pngInfo)
-            }
+            let report = try CropExport.crop(
+                file, input: input, stored: result.stored, orientation: result.orientation,
+                output: output,
+                encoder: encoder, replacing: force, limits: limits, maxScans: maxScans,
+                lenient: lenient)
             if json {
                 var object = Self.reportJSON(input: input, mapping: mappingJSON, report: report)
                 if case .object(var members) = object {
