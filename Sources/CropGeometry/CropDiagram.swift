@@ -132,7 +132,8 @@ public enum CropDiagram {
             ? String(Int(rounded)) : String(rounded)
     }
 
-    private static func escape(_ text: String) -> String {
+    /// `text` with `&`, `<`, `>` and `"` escaped for SVG or HTML text and attributes.
+    public static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(
             of: "<", with: "&lt;"
         )

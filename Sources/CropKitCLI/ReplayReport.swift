@@ -86,7 +86,4 @@ struct ReplayReport {
     }
 }
 
-func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-}
+func escape(_ text: String) -> String { CropDiagram.escape(text) }
