@@ -1,6 +1,7 @@
 // Compression: libdeflate when its shared library is present (loaded at run
 // time, so no -dev package is needed to build), zlib otherwise.
 #include "CImagingShims.h"
+#include "deflate_internal.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -143,51 +144,42 @@ uint32_t ck_crc32(uint32_t crc, const uint8_t *data, size_t size) {
 
 void ck_free(void *pointer) { free(pointer); }
 
-typedef struct {
-    const uint8_t *in;
-    size_t in_size;
-    int level;
-    int last;       // whether this band ends the stream
-    uint8_t *out;   // room for the zlib header before the deflate data
-    size_t header;  // bytes reserved at the front of out
-    size_t size;    // deflate bytes written after the header, 0 on failure
-} ck_band_job;
+struct libdeflate_compressor *ck_deflate_alloc(int level) {
+    if (!ck_libdeflate_available()) return NULL;
+    return ck_libdeflate.alloc(level);
+}
+
+void ck_deflate_free(struct libdeflate_compressor *compressor) {
+    if (compressor != NULL) ck_libdeflate.free(compressor);
+}
+
+size_t ck_deflate_bound(struct libdeflate_compressor *compressor, size_t size) {
+    return ck_libdeflate.deflate_bound(compressor, size);
+}
+
+size_t ck_deflate_compress(struct libdeflate_compressor *compressor, const uint8_t *in, size_t in_size, uint8_t *out,
+                           size_t out_capacity) {
+    return ck_libdeflate.deflate_compress(compressor, in, in_size, out, out_capacity);
+}
 
 static size_t ck_unfinalize(uint8_t *data, size_t size, int *unused);
 
-static void *ck_band_compress(void *argument) {
-    ck_band_job *job = argument;
-    struct libdeflate_compressor *compressor = ck_libdeflate.alloc(job->level);
-    if (compressor == NULL) return NULL;
-    size_t bound = ck_libdeflate.deflate_bound(compressor, job->in_size);
-    // Header in front; behind, room for the stored-block marker or Adler-32.
-    job->out = malloc(job->header + bound + 8);
-    if (job->out != NULL) {
-        job->size = ck_libdeflate.deflate_compress(compressor, job->in, job->in_size, job->out + job->header, bound);
-    }
-    ck_libdeflate.free(compressor);
-    if (job->out != NULL && job->size > 0 && !job->last) {
-        // Make the band continuable, here on its own thread: clear its
-        // final-block bit and end it on a byte boundary with an empty stored
-        // block (3 zero header bits, padding, LEN 0000, NLEN FFFF). The header
-        // fits in the unused bits if there are three; else it spills into one
-        // more zero byte.
-        int unused = 0;
-        size_t kept = ck_unfinalize(job->out + job->header, job->size, &unused);
-        if (kept == 0) {
-            job->size = 0;
-            return NULL;
-        }
-        uint8_t *tail = job->out + job->header + kept;
-        size_t extra = 0;
-        if (unused < 3) tail[extra++] = 0;
-        tail[extra++] = 0x00;
-        tail[extra++] = 0x00;
-        tail[extra++] = 0xFF;
-        tail[extra++] = 0xFF;
-        job->size = kept + extra;
-    }
-    return NULL;
+size_t ck_deflate_make_continuable(uint8_t *data, size_t size) {
+    // Clear the final-block bit and end on a byte boundary with an empty
+    // stored block (3 zero header bits, padding, LEN 0000, NLEN FFFF). The
+    // header fits in the unused bits if there are three; else it spills into
+    // one more zero byte.
+    int unused = 0;
+    size_t kept = ck_unfinalize(data, size, &unused);
+    if (kept == 0) return 0;
+    uint8_t *tail = data + kept;
+    size_t extra = 0;
+    if (unused < 3) tail[extra++] = 0;
+    tail[extra++] = 0x00;
+    tail[extra++] = 0x00;
+    tail[extra++] = 0xFF;
+    tail[extra++] = 0xFF;
+    return kept + extra;
 }
 
 /// Clears the final-block bit of the raw DEFLATE stream in `data` and says
@@ -256,53 +248,4 @@ uint32_t ck_adler32(const uint8_t *data, size_t size) {
         size -= n;
     }
     return (uint32_t)adler;
-}
-
-int ck_libdeflate_deflate_bands(const uint8_t *in, size_t in_size, int level, int count, int starts_stream,
-                                int ends_stream, uint32_t adler, ck_band *bands) {
-    if (!ck_libdeflate_available() || count < 1 || count > 64) return CK_STATUS_MISMATCH;
-    ck_band_job jobs[64];
-    pthread_t threads[64];
-    int started[64];
-    size_t piece = in_size / (size_t)count;
-    for (int i = 0; i < count; i++) {
-        size_t start = piece * (size_t)i;
-        size_t end = i == count - 1 ? in_size : start + piece;
-        jobs[i] = (ck_band_job){.in = in + start, .in_size = end - start, .level = level,
-                                .last = ends_stream && i == count - 1, .out = NULL,
-                                .header = (starts_stream && i == 0) ? 2 : 0, .size = 0};
-        started[i] = i > 0 && pthread_create(&threads[i], NULL, ck_band_compress, &jobs[i]) == 0;
-    }
-    ck_band_compress(&jobs[0]);
-    for (int i = 1; i < count; i++) {
-        if (started[i]) pthread_join(threads[i], NULL);
-        else ck_band_compress(&jobs[i]);
-    }
-    int status = CK_STATUS_OK;
-    for (int i = 0; i < count; i++) {
-        if (jobs[i].out == NULL || jobs[i].size == 0) status = CK_STATUS_OUT_OF_MEMORY;
-    }
-    if (status == CK_STATUS_OK && starts_stream) {
-        jobs[0].out[0] = 0x78;  // deflate, 32 KiB window
-        jobs[0].out[1] = 0x9C;  // default level; 0x789C is a multiple of 31, as the header must be
-    }
-    if (status == CK_STATUS_OK && ends_stream) {
-        uint8_t *end = jobs[count - 1].out + jobs[count - 1].header + jobs[count - 1].size;
-        end[0] = (uint8_t)(adler >> 24);
-        end[1] = (uint8_t)(adler >> 16);
-        end[2] = (uint8_t)(adler >> 8);
-        end[3] = (uint8_t)adler;
-        jobs[count - 1].size += 4;
-    }
-    for (int i = 0; i < count; i++) {
-        if (status == CK_STATUS_OK) {
-            bands[i].data = jobs[i].out;
-            bands[i].size = jobs[i].header + jobs[i].size;
-        } else {
-            free(jobs[i].out);
-            bands[i].data = NULL;
-            bands[i].size = 0;
-        }
-    }
-    return status;
 }

@@ -160,6 +160,7 @@ int ck_jpeg_read_crop(const char *path, ck_jpeg_read_request *request) {
         } else {
             memcpy(target, source, crop_row_bytes);
         }
+        if (request->stream) ck_stream_rows_ready(request->stream, y + 1);
     }
     free(row);
     row = NULL;

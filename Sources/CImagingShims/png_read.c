@@ -132,6 +132,7 @@ int ck_png_read_crop(const char *path, ck_png_read_request *request) {
             request->rows_decoded = y + 1;
             if (y >= first) {
                 memcpy(request->pixels + (size_t)(y - first) * crop_row_bytes, row + column_offset, crop_row_bytes);
+                if (request->stream) ck_stream_rows_ready(request->stream, y - first + 1);
             }
         }
     } else {
@@ -158,6 +159,7 @@ int ck_png_read_crop(const char *path, ck_png_read_request *request) {
             memcpy(request->pixels + (size_t)y * crop_row_bytes, kept_rows + (size_t)y * row_bytes + column_offset,
                    crop_row_bytes);
         }
+        if (request->stream) ck_stream_rows_ready(request->stream, request->crop_height);
     }
     free(row);
     row = NULL;

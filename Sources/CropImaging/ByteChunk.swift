@@ -1,5 +1,3 @@
-internal import CImagingShims
-
 /// Bytes that can be written out in place: array slices, and buffers the C
 /// layer allocated.
 public protocol ByteChunk {
@@ -12,33 +10,6 @@ extension ArraySlice: ByteChunk where Element == UInt8 {
 
     public func withChunkBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try withUnsafeBytes(body)
-    }
-}
-
-/// A buffer from the C layer's malloc, freed (ck_free) when the last
-/// reference goes; `range` selects the bytes it stands for.
-final class MallocBytes: ByteChunk, @unchecked Sendable {
-    private let base: UnsafeMutablePointer<UInt8>
-    private let owner: MallocOwner
-    let range: Range<Int>
-
-    /// The owner of one malloc'd block, shared by the chunks cut from it.
-    final class MallocOwner {
-        let pointer: UnsafeMutablePointer<UInt8>
-        init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
-        deinit { ck_free(pointer) }
-    }
-
-    init(owner: MallocOwner, range: Range<Int>) {
-        self.owner = owner
-        self.base = owner.pointer
-        self.range = range
-    }
-
-    var byteCount: Int { range.count }
-
-    func withChunkBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
     }
 }
 

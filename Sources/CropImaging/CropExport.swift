@@ -36,19 +36,30 @@ public enum CropExport {
         } else {
             info = try PNGFileInfo.read(path: input, limits: limits)
         }
-        // One owner for the pixels, so the encoder can filter them in place.
-        var image = try PNGDecoder.decode(
-            path: input, rect: (stored.x, stored.y, stored.width, stored.height), info: info,
-            limits: limits)
-        if orientation != .up { image = image.oriented(orientation) }
-        let (width, height) = (image.width, image.height)
         let writer = try AtomicFile.Writer(path: output, replacing: replacing, protecting: input)
-        let bytes = try encoder.write(taking: &image, to: writer)
+        let rect = (stored.x, stored.y, stored.width, stored.height)
+        let bytes: Int
+        let upright = orientation.orientedSize(stored.size)
+        let (width, height) = (upright.width, upright.height)
+        if let stream = try encoder.rowStream(
+            orientation: orientation, width: stored.width, height: stored.height,
+            colorType: info.colorType, bitDepth: info.bitDepth, chunks: info.carriedChunks,
+            sink: writer)
+        {
+            _ = try PNGDecoder.decode(
+                path: input, rect: rect, info: info, limits: limits, rows: stream)
+            bytes = stream.written
+        } else {
+            // One owner for the pixels, so the encoder can filter them in place.
+            var image = try PNGDecoder.decode(path: input, rect: rect, info: info, limits: limits)
+            if orientation != .up { image = image.oriented(orientation) }
+            bytes = try encoder.write(taking: &image, to: writer)
+        }
         try writer.commit()
         return Report(
             output: output, bytes: bytes, width: width, height: height,
-            colorType: image.colorType, bitDepth: image.bitDepth,
-            keptChunks: image.chunks.map(\.type),
+            colorType: info.colorType, bitDepth: info.bitDepth,
+            keptChunks: info.carriedChunks.map(\.type),
             droppedChunks: info.droppedChunkTypes, warnings: info.warnings,
             compressor: encoder.compressor.resolved,
             level: encoder.level)
@@ -75,21 +86,38 @@ public enum CropExport {
                 "the crop \(stored) does not lie inside the \(info.width)x\(info.height) image")
         }
         let writer = try AtomicFile.Writer(path: output, replacing: replacing, protecting: input)
-        var (image, warnings) = try JPEGDecoder.decode(
-            path: input, rect: (stored.x, stored.y, stored.width, stored.height), info: info,
-            limits: limits,
-            maxScans: maxScans, lenient: lenient)
+        var chunks: [PNGChunk] = []
         if let profile = info.iccProfile {
-            image.chunks = [
+            chunks = [
                 try ICCProfile.iCCPChunk(
                     profile, name: ICCProfile.description(of: profile) ?? "ICC profile")
             ]
         }
-        if orientation != .up { image = image.oriented(orientation) }
-        let (width, height, colorType, chunks) = (
-            image.width, image.height, image.colorType, image.chunks
-        )
-        let bytes = try encoder.write(taking: &image, to: writer)
+        let colorType: PNGColorType = info.components == 1 ? .gray : .rgb
+        let rect = (stored.x, stored.y, stored.width, stored.height)
+        let upright = orientation.orientedSize(stored.size)
+        let (width, height) = (upright.width, upright.height)
+        var warnings: [String]
+        let bytes: Int
+        if let stream = try encoder.rowStream(
+            orientation: orientation, width: stored.width, height: stored.height,
+            colorType: colorType, bitDepth: 8, chunks: chunks, sink: writer)
+        {
+            warnings =
+                try JPEGDecoder.decode(
+                    path: input, rect: rect, info: info, limits: limits, maxScans: maxScans,
+                    lenient: lenient, rows: stream
+                ).warnings
+            bytes = stream.written
+        } else {
+            var image: RasterImage
+            (image, warnings) = try JPEGDecoder.decode(
+                path: input, rect: rect, info: info, limits: limits, maxScans: maxScans,
+                lenient: lenient)
+            image.chunks = chunks
+            if orientation != .up { image = image.oriented(orientation) }
+            bytes = try encoder.write(taking: &image, to: writer)
+        }
         try writer.commit()
         if let profile = info.iccProfile, ICCProfile.description(of: profile) == nil {
             warnings.append("the ICC profile has no description CropKit can read")

@@ -24,6 +24,18 @@ public enum JPEGDecoder {
         info knownInfo: JPEGFileInfo? = nil,
         limits: DecodeLimits = .standard, maxScans: Int = defaultMaxScans, lenient: Bool = false
     ) throws(ImagingError) -> (image: RasterImage, warnings: [String]) {
+        try decode(
+            path: path, rect: rect, info: knownInfo, limits: limits, maxScans: maxScans,
+            lenient: lenient, rows: nil)
+    }
+
+    /// ``decode(path:rect:info:limits:maxScans:lenient:)``, reporting each
+    /// crop row to `rows` as soon as it is final.
+    static func decode(
+        path: String, rect: (x: Int, y: Int, width: Int, height: Int)?,
+        info knownInfo: JPEGFileInfo?, limits: DecodeLimits, maxScans: Int, lenient: Bool,
+        rows: PNGRowStream?
+    ) throws(ImagingError) -> (image: RasterImage, warnings: [String]) {
         let info: JPEGFileInfo
         if let knownInfo {
             info = knownInfo
@@ -48,11 +60,28 @@ public enum JPEGDecoder {
         request.max_scans = Int32(maxScans)
         request.max_memory = 512 << 20
         request.lenient = lenient ? 1 : 0
+        var streamFailure: ImagingError?
         let status = samples.withUnsafeMutableBufferPointer { buffer in
             request.pixels = buffer.baseAddress
             request.pixels_size = buffer.count
-            return ck_jpeg_read_crop(path, &request)
+            if let rows {
+                do throws(ImagingError) {
+                    request.stream = try rows.start(pixels: UnsafePointer(buffer.baseAddress!))
+                } catch {
+                    streamFailure = error
+                    return Int32(-1)
+                }
+            }
+            let status = ck_jpeg_read_crop(path, &request)
+            do throws(ImagingError) {
+                // The buffer must outlive the compressing threads.
+                try rows?.finish(abandon: status != CK_STATUS_OK)
+            } catch {
+                streamFailure = error
+            }
+            return status
         }
+        if let streamFailure, status == CK_STATUS_OK || status == -1 { throw streamFailure }
         let message = cMessage(request.message)
         switch Int(status) {
         case CK_STATUS_OK:

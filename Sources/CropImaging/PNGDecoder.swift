@@ -22,6 +22,15 @@ public enum PNGDecoder {
         info knownInfo: PNGFileInfo? = nil,
         limits: DecodeLimits = .standard
     ) throws(ImagingError) -> RasterImage {
+        try decode(path: path, rect: rect, info: knownInfo, limits: limits, rows: nil)
+    }
+
+    /// ``decode(path:rect:info:limits:)``, reporting each crop row to `rows`
+    /// as soon as it is final.
+    static func decode(
+        path: String, rect: (x: Int, y: Int, width: Int, height: Int)?,
+        info knownInfo: PNGFileInfo?, limits: DecodeLimits, rows: PNGRowStream?
+    ) throws(ImagingError) -> RasterImage {
         let info: PNGFileInfo
         if let given = knownInfo {
             info = given
@@ -55,11 +64,28 @@ public enum PNGDecoder {
         request.max_width = UInt32(min(limits.maxDimension, Int(UInt32.max)))
         request.max_height = UInt32(min(limits.maxDimension, Int(UInt32.max)))
         request.max_allocation = max(size, 1) * 4 + (64 << 20)
+        var streamFailure: ImagingError?
         let status = samples.withUnsafeMutableBufferPointer { buffer in
             request.pixels = buffer.baseAddress
             request.pixels_size = buffer.count
-            return ck_png_read_crop(path, &request)
+            if let rows {
+                do throws(ImagingError) {
+                    request.stream = try rows.start(pixels: UnsafePointer(buffer.baseAddress!))
+                } catch {
+                    streamFailure = error
+                    return Int32(-1)
+                }
+            }
+            let status = ck_png_read_crop(path, &request)
+            do throws(ImagingError) {
+                // The buffer must outlive the compressing threads.
+                try rows?.finish(abandon: status != CK_STATUS_OK)
+            } catch {
+                streamFailure = error
+            }
+            return status
         }
+        if let streamFailure, status == CK_STATUS_OK || status == -1 { throw streamFailure }
         let message = cMessage(request.message)
         switch Int(status) {
         case CK_STATUS_OK:

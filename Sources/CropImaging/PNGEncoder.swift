@@ -1,4 +1,5 @@
 internal import CImagingShims
+import CropGeometry
 import Foundation
 
 /// Writes PNG files: CropKit's own chunk writer, with filtered rows
@@ -31,27 +32,54 @@ public struct PNGEncoder: Sendable {
         return sink.bytes
     }
 
-    /// Bands compressed in parallel when libdeflate compresses at least this
-    /// many bytes: below it one thread is as fast.
-    static let parallelThreshold = 1 << 20
+    /// The most filtered bytes in one band. Smaller bands let compression
+    /// start sooner while a crop is decoded and spread better over threads;
+    /// each band starts without the previous one's window, which costs a few
+    /// hundred bytes.
+    package var maximumBandBytes = 2 << 20
+    /// The fewest filtered bytes in a band (unless the image is smaller).
+    package var minimumBandBytes = 64 << 10
 
-    /// The most filtered bytes one group of bands holds. Bands go out in
-    /// groups of ``threads``, each group written before the next is
-    /// compressed, so at most one group's compressed bytes are in memory.
-    /// Up to twice this size is done as one group (fewer, larger bands run
-    /// better in parallel).
-    package var maximumGroupBytes = 8 << 20
+    /// Rows a band for an image of `height` rows of `rowBytes` bytes: about
+    /// four bands a thread, within the band limits.
+    package func bandRows(rowBytes: Int, height: Int) -> Int {
+        let total = (rowBytes + 1) * height
+        let target =
+            threads == 1
+            ? min(total, maximumBandBytes)
+            : min(max(total / (threads * 4), minimumBandBytes), maximumBandBytes)
+        return max(1, min(height, target / (rowBytes + 1)))
+    }
 
     /// Writes the PNG file for `image` to `sink` and returns its size.
     ///
-    /// Takes `image`'s samples, leaving them empty: when they are not shared
-    /// they are filtered in place, so encoding needs no second image-sized
-    /// buffer. With libdeflate and more than one thread, the filtered rows
-    /// are compressed in bands, one thread each, joined into one zlib stream;
-    /// each band is its own IDAT chunk, written as soon as its group is done.
-    func write(taking image: inout RasterImage, to sink: some PNGSink) throws(ImagingError) -> Int {
+    /// Takes `image`'s samples, leaving them empty. With libdeflate the rows
+    /// are filtered and compressed in bands on ``threads`` threads, joined
+    /// into one zlib stream, one IDAT chunk a band (``PNGRowStream``); with
+    /// zlib they are filtered in place (no second image-sized buffer) and
+    /// compressed in one piece.
+    package func write(taking image: inout RasterImage, to sink: some PNGSink) throws(ImagingError)
+        -> Int
+    {
         var samples: [UInt8] = []
         swap(&samples, &image.samples)
+        if compressor.resolved == .libdeflate {
+            let stream = try PNGRowStream(
+                encoder: self, width: image.width, height: image.height,
+                colorType: image.colorType, bitDepth: image.bitDepth, chunks: image.chunks,
+                sink: sink)
+            if image.bitDepth < 8 {
+                samples = PNGEncoder.packedRows(
+                    samples, width: image.width, height: image.height,
+                    colorType: image.colorType, bitDepth: image.bitDepth)
+            }
+            try samples.withUnsafeBufferPointer { buffer throws(ImagingError) in
+                let handle = try stream.start(pixels: buffer.baseAddress!)
+                ck_stream_rows_ready(handle, UInt32(image.height))
+                try stream.finish(abandon: false)
+            }
+            return stream.written
+        }
         let filtered =
             image.bitDepth >= 8
             ? PNGEncoder.filterInPlace(
@@ -66,57 +94,60 @@ public struct PNGEncoder: Sendable {
             try sink.write(chunk)
             written += chunk.byteCount
         }
-        var head: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
-        var header = [UInt8]()
-        header.appendBigEndian(UInt32(image.width))
-        header.appendBigEndian(UInt32(image.height))
-        header += [UInt8(image.bitDepth), image.colorType.rawValue, 0, 0, 0]
-        appendChunk("IHDR", header, to: &head)
-        for chunk in image.chunks { appendChunk(chunk.type, chunk.data, to: &head) }
-        try emit(head[...])
-        if compressor.resolved == .libdeflate && threads > 1
-            && filtered.count >= Self.parallelThreshold
-        {
-            let groups =
-                filtered.count <= 2 * maximumGroupBytes
-                ? 1 : (filtered.count + maximumGroupBytes - 1) / maximumGroupBytes
-            let adler = filtered.withUnsafeBufferPointer { ck_adler32($0.baseAddress, $0.count) }
-            for group in 0..<groups {
-                let start = filtered.count * group / groups
-                let end = filtered.count * (group + 1) / groups
-                var bands = [ck_band](repeating: ck_band(), count: threads)
-                let status = filtered.withUnsafeBufferPointer { rows in
-                    ck_libdeflate_deflate_bands(
-                        rows.baseAddress! + start, end - start, Int32(min(max(level, 1), 12)),
-                        Int32(threads),
-                        group == 0 ? 1 : 0, group == groups - 1 ? 1 : 0, adler, &bands)
-                }
-                guard status == CK_STATUS_OK else {
-                    throw ImagingError(
-                        .outOfMemory, "libdeflate could not compress the image data in bands")
-                }
-                for band in bands {
-                    let owner = MallocBytes.MallocOwner(band.data)
-                    try writeIDAT(MallocBytes(owner: owner, range: 0..<band.size), emit)
-                }
-            }
-        } else {
-            let compressed = try filtered.withUnsafeBufferPointer { rows throws(ImagingError) in
-                try compressor.zlibStream(rows, level: level)
-            }
-            let piece = 1 << 20
-            var start = 0
-            repeat {
-                let end = min(start + piece, compressed.count)
-                try writeIDAT(compressed[start..<end], emit)
-                start = end
-            } while start < compressed.count
+        try emit(
+            PNGEncoder.head(
+                width: image.width, height: image.height, colorType: image.colorType,
+                bitDepth: image.bitDepth, chunks: image.chunks)[...])
+        let compressed = try filtered.withUnsafeBufferPointer { rows throws(ImagingError) in
+            try compressor.zlibStream(rows, level: level)
         }
-        var end = [UInt8]()
-        appendChunk("IEND", [], to: &end)
-        try emit(end[...])
+        let piece = 1 << 20
+        var start = 0
+        repeat {
+            let end = min(start + piece, compressed.count)
+            try writeIDAT(compressed[start..<end], emit)
+            start = end
+        } while start < compressed.count
+        try emit(PNGEncoder.tail[...])
         return written
     }
+
+    /// A stream that writes the PNG of a crop while it is decoded, when this
+    /// encoder can: libdeflate, 8- or 16-bit samples, and no orientation to
+    /// apply (rows go out in the order the decoder makes them). Writes the
+    /// head to `sink` at once; `nil` when the crop must be decoded first.
+    func rowStream(
+        orientation: EXIFOrientation, width: Int, height: Int, colorType: PNGColorType,
+        bitDepth: Int, chunks: [PNGChunk], sink: some PNGSink
+    ) throws(ImagingError) -> PNGRowStream? {
+        guard orientation == .up, bitDepth >= 8, compressor.resolved == .libdeflate else {
+            return nil
+        }
+        return try PNGRowStream(
+            encoder: self, width: width, height: height, colorType: colorType, bitDepth: bitDepth,
+            chunks: chunks, sink: sink)
+    }
+
+    /// The signature, IHDR and the carried chunks.
+    static func head(
+        width: Int, height: Int, colorType: PNGColorType, bitDepth: Int, chunks: [PNGChunk]
+    ) -> [UInt8] {
+        var head: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
+        var header = [UInt8]()
+        header.appendBigEndian(UInt32(width))
+        header.appendBigEndian(UInt32(height))
+        header += [UInt8(bitDepth), colorType.rawValue, 0, 0, 0]
+        appendChunk("IHDR", header, to: &head)
+        for chunk in chunks { appendChunk(chunk.type, chunk.data, to: &head) }
+        return head
+    }
+
+    /// The IEND chunk.
+    static let tail: [UInt8] = {
+        var end = [UInt8]()
+        appendChunk("IEND", [], to: &end)
+        return end
+    }()
 
     /// Filters rows of 8- or 16-bit samples in place, from the bottom row up:
     /// row y's filtered bytes go to `y·(rowBytes+1)`, past the raw row y−1
@@ -185,6 +216,29 @@ public struct PNGEncoder: Sendable {
     }
 }
 
+extension PNGEncoder {
+    /// Every row packed to the file's bit depth (sub-byte samples, most
+    /// significant bits first), with no filter byte.
+    static func packedRows(
+        _ samples: [UInt8], width: Int, height: Int, colorType: PNGColorType, bitDepth: Int
+    ) -> [UInt8] {
+        let channels = colorType.channels
+        let packedRowBytes = (width * channels * bitDepth + 7) / 8
+        var out = [UInt8](repeating: 0, count: packedRowBytes * height)
+        var packed = [UInt8](repeating: 0, count: packedRowBytes)
+        samples.withUnsafeBufferPointer { samples in
+            for y in 0..<height {
+                pack(
+                    samples.baseAddress! + y * width * channels, count: width * channels,
+                    depth: bitDepth, into: &packed)
+                out.replaceSubrange(
+                    y * packedRowBytes..<(y + 1) * packedRowBytes, with: packed)
+            }
+        }
+        return out
+    }
+}
+
 /// Packs one row of unpacked sub-byte samples, most significant bits first.
 private func pack(_ samples: UnsafePointer<UInt8>, count: Int, depth: Int, into out: inout [UInt8])
 {
@@ -214,7 +268,7 @@ private func writeIDAT<Data: ByteChunk>(
 }
 
 /// Appends one chunk (length, type, data, CRC).
-private func appendChunk<Data: Collection<UInt8>>(
+func appendChunk<Data: Collection<UInt8>>(
     _ type: String, _ data: Data, to out: inout [UInt8]
 ) {
     out.appendBigEndian(UInt32(data.count))

@@ -4,7 +4,9 @@ import Testing
 
 /// Bands compressed on several threads and joined into one zlib stream: the
 /// joined stream must decode (through libpng and zlib, which share no code
-/// with libdeflate) to exactly the pixels, for any band count and content.
+/// with libdeflate) to exactly the pixels, for any band count, thread count
+/// and content, whether the rows are all there at the start or arrive while
+/// the crop is decoded.
 @Suite struct ParallelCompressionTests {
     static func image(width: Int, height: Int, pattern: Int) -> RasterImage {
         var samples = [UInt8](repeating: 0, count: width * height * 4)
@@ -31,17 +33,19 @@ import Testing
         }
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        // 640x480 RGBA: 1.2 MB filtered, over the parallel threshold.
+        // 640x480 RGBA: 1.2 MB filtered, about four bands a thread.
         let image = Self.image(width: 640, height: 480, pattern: pattern)
         for level in [1, 9] {
             let path = folder.appendingPathComponent("\(threads)-\(level).png")
-            let bytes = try PNGEncoder(compressor: .libdeflate, level: level, threads: threads)
-                .encode(image)
+            let encoder = PNGEncoder(compressor: .libdeflate, level: level, threads: threads)
+            let bytes = try encoder.encode(image)
             try Data(bytes).write(to: path)
             #expect(
                 try PNGDecoder.decode(path: path.path) == image,
                 "\(threads) bands, level \(level), pattern \(pattern)")
             // One IDAT per band.
+            let bandRows = encoder.bandRows(rowBytes: 640 * 4, height: 480)
+            #expect(bandRows < 480 / threads)
             var idats = 0
             var offset = 8
             while offset + 8 <= bytes.count {
@@ -51,24 +55,26 @@ import Testing
                 if bytes[offset + 4..<offset + 8].elementsEqual("IDAT".utf8) { idats += 1 }
                 offset += 12 + length
             }
-            #expect(idats == threads)
+            #expect(idats == (480 + bandRows - 1) / bandRows)
         }
     }
 
-    /// Large images go out a group of bands at a time; the groups must join
-    /// into the same single stream.
-    @Test(arguments: [2, 3])
-    func groupsOfBandsJoinIntoOneValidStream(threads: Int) throws {
+    /// Bands of one row and of odd sizes, and more threads than bands.
+    @Test(arguments: [(1, 3), (7, 2), (479, 4), (480, 1), (5, 16)])
+    func bandsOfAnySize(rows: Int, threads: Int) throws {
         guard Compressor.isLibdeflateAvailable else {
-            print("groupsOfBandsJoinIntoOneValidStream: skipped: libdeflate not installed")
+            print("bandsOfAnySize: skipped: libdeflate not installed")
             return
         }
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let image = Self.image(width: 640, height: 480, pattern: 2)
+        let image = Self.image(width: 61, height: 480, pattern: 1)
         var encoder = PNGEncoder(compressor: .libdeflate, level: 6, threads: threads)
-        encoder.maximumGroupBytes = 200_000  // 1.2 MB: seven groups
-        let path = folder.appendingPathComponent("groups.png")
+        let rowBytes = 61 * 4
+        encoder.minimumBandBytes = rows * (rowBytes + 1)
+        encoder.maximumBandBytes = rows * (rowBytes + 1)
+        #expect(encoder.bandRows(rowBytes: rowBytes, height: 480) == rows)
+        let path = folder.appendingPathComponent("bands.png")
         try Data(encoder.encode(image)).write(to: path)
         #expect(try PNGDecoder.decode(path: path.path) == image)
     }

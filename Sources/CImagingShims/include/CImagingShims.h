@@ -20,6 +20,10 @@ enum {
     CK_STATUS_LIMIT = 5,
 };
 
+/// A PNG image data stream being compressed while its rows are decoded
+/// (see ck_stream_start).
+typedef struct ck_stream ck_stream;
+
 /// One crop-aware PNG read: inputs first, results after.
 typedef struct {
     /// The rect to keep, in the stored grid; must lie inside the image.
@@ -36,6 +40,8 @@ typedef struct {
     /// byte each below 8 bits, 16-bit samples big-endian.
     uint8_t *pixels;
     size_t pixels_size;
+    /// When not NULL, told of every crop row as soon as it is final.
+    ck_stream *stream;
     /// Results.
     int warnings;
     uint32_t rows_decoded;
@@ -67,6 +73,8 @@ typedef struct {
     /// grayscale source, 3 (RGB) for every other.
     uint8_t *pixels;
     size_t pixels_size;
+    /// When not NULL, told of every crop row as soon as it is final.
+    ck_stream *stream;
     /// Results: channels written a pixel (1 gray, 3 RGB), warnings seen.
     int out_channels;
     int warnings;
@@ -105,27 +113,57 @@ size_t ck_libdeflate_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *o
 /// libdeflate_zlib_compress_bound, or 0 when libdeflate is unavailable.
 size_t ck_libdeflate_zlib_compress_bound(size_t in_size, int level);
 
-/// One piece of a zlib stream compressed in bands: malloc'd bytes the caller
-/// frees with ck_free.
-typedef struct {
-    uint8_t *data;
-    size_t size;
-} ck_band;
+/// Receives the PNG file's IDAT chunks in order, each whole (length, type,
+/// data, CRC); returns 0 on success. Called by one thread at a time.
+typedef int (*ck_write_fn)(void *context, const uint8_t *data, size_t size);
 
-/// Compresses `in` as `count` consecutive bands of one zlib stream, in
-/// parallel, one thread each (libdeflate_deflate_compress at `level`), so a
-/// caller can compress a large image group by group and write each group out
-/// before the next. Concatenating the bands of every group, in order, gives
-/// the stream: with `starts_stream` the first band begins with the zlib
-/// header; every band ends in a non-final block followed by an empty stored
-/// block (the byte-aligned marker 00 00 FF FF, as zlib's Z_SYNC_FLUSH
-/// writes), except, with `ends_stream`, the last band, which keeps its final
-/// block and ends with `adler` (the Adler-32 of the whole stream's data, see
-/// ck_adler32). Each band's final-block bit is found with zlib's
-/// inflate(Z_BLOCK), as zlib's gzjoin does. Returns CK_STATUS_OK, or an
-/// error with no band left allocated. Needs libdeflate.
-int ck_libdeflate_deflate_bands(const uint8_t *in, size_t in_size, int level, int count, int starts_stream,
-                                int ends_stream, uint32_t adler, ck_band *bands);
+/// What ck_stream_start compresses and where it goes.
+typedef struct {
+    /// The image's rows, top-down, `row_bytes` each (8- or 16-bit samples, or
+    /// packed sub-byte rows with `filter` 0). Rows must not change once
+    /// reported ready.
+    const uint8_t *pixels;
+    size_t row_bytes;
+    uint32_t height;
+    /// Bytes a pixel (at least 1): the distance the Sub, Average and Paeth
+    /// filters look left.
+    size_t bpp;
+    /// 1: each row gets the filter ck_png_filter_row picks; 0: every row None.
+    int filter;
+    /// libdeflate level (1-12).
+    int level;
+    /// Threads compressing, the caller's included (it joins in
+    /// ck_stream_finish).
+    int threads;
+    /// Rows a band: each band is compressed on its own, without the previous
+    /// band's window, and written as one IDAT chunk.
+    uint32_t band_rows;
+    ck_write_fn write;
+    void *context;
+} ck_stream_config;
+
+/// Starts compressing `config`'s image as one zlib stream, in bands of rows,
+/// on threads - 1 worker threads, as rows are reported with
+/// ck_stream_rows_ready. Bands are filtered into their own buffers (`pixels`
+/// is only read), compressed by libdeflate, made continuable (their final-
+/// block bit cleared, found with zlib's inflate(Z_BLOCK) as zlib's gzjoin
+/// does, then an empty stored block, as Z_SYNC_FLUSH writes), and written in
+/// order; the last ends with the Adler-32 of all the filtered data
+/// (adler32_combine of the bands'). At most 2 * threads bands wait to be
+/// written. Returns NULL when libdeflate is missing, the configuration is
+/// invalid or memory is short. Always end it with ck_stream_finish.
+ck_stream *ck_stream_start(const ck_stream_config *config);
+
+/// Rows [0, rows) of the image are final.
+void ck_stream_rows_ready(ck_stream *stream, uint32_t rows);
+
+/// Ends the stream: with `abandon` 0, the caller helps compress until every
+/// band is written; with `abandon` 1 (the decode failed), the workers stop
+/// and nothing more is written. Joins the workers, frees the stream, and
+/// returns CK_STATUS_OK when every band was written (CK_STATUS_CANNOT_OPEN
+/// when a write failed, CK_STATUS_OUT_OF_MEMORY, or CK_STATUS_CORRUPT when
+/// rows never came). `written` receives the bytes written.
+int ck_stream_finish(ck_stream *stream, int abandon, size_t *written);
 
 /// The Adler-32 of `data` (libdeflate_adler32 when present, else zlib's).
 uint32_t ck_adler32(const uint8_t *data, size_t size);

@@ -1,0 +1,249 @@
+// The PNG image data, compressed while the crop is still being decoded.
+//
+// The decoder fills the crop's rows top-down and reports each finished row;
+// the rows are cut into bands, and every thread (the workers, then the
+// decoding thread once its rows are all in) takes the next band whose rows
+// are ready, filters it into its own buffer, compresses it with libdeflate
+// and makes it continuable (see ck_band_finish in deflate.c). Bands are
+// written in order, each as one IDAT chunk, by whichever thread completes the
+// band that is next; the Adler-32s of the bands are combined as they go out.
+#include "CImagingShims.h"
+#include "deflate_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+typedef struct {
+    uint8_t *chunk;   // the whole IDAT chunk: length, type, data, room for the CRC
+    size_t size;      // bytes of chunk, CRC included
+    uint32_t adler;   // of the band's filtered bytes
+    size_t filtered;  // filtered bytes in the band
+    int done;
+} ck_stream_band;
+
+struct ck_stream {
+    ck_stream_config config;
+    uint32_t band_count;
+    ck_stream_band *bands;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    uint32_t rows;        // rows the decoder has finished
+    uint32_t next_claim;  // the next band no thread has taken
+    uint32_t next_write;  // the next band to go out
+    int decoding;         // whether the decoder may still add rows
+    int writing;          // whether a thread is writing bands now
+    int status;           // CK_STATUS_OK until something fails
+    uint32_t adler;       // of every band written so far
+    size_t written;       // bytes written so far
+    int worker_count;
+    pthread_t workers[64];
+};
+
+static uint32_t ck_band_end(const ck_stream *stream, uint32_t band) {
+    uint64_t end = (uint64_t)(band + 1) * stream->config.band_rows;
+    return end > stream->config.height ? stream->config.height : (uint32_t)end;
+}
+
+static void ck_put32(uint8_t *out, uint32_t value) {
+    out[0] = (uint8_t)(value >> 24);
+    out[1] = (uint8_t)(value >> 16);
+    out[2] = (uint8_t)(value >> 8);
+    out[3] = (uint8_t)value;
+}
+
+// A thread's own buffers, reused for every band it takes.
+typedef struct {
+    struct libdeflate_compressor *compressor;
+    uint8_t *filtered;
+    uint8_t *scratch;
+    uint8_t *zeros;
+} ck_stream_worker;
+
+// Filters and compresses one band into `result`; returns a status.
+static int ck_stream_compress(ck_stream *stream, ck_stream_worker *worker, uint32_t band, ck_stream_band *result) {
+    const ck_stream_config *config = &stream->config;
+    uint32_t first = band * config->band_rows, end = ck_band_end(stream, band);
+    size_t stride = config->row_bytes + 1;
+    size_t size = (size_t)(end - first) * stride;
+    for (uint32_t y = first; y < end; y++) {
+        const uint8_t *row = config->pixels + (size_t)y * config->row_bytes;
+        const uint8_t *prior = y > 0 ? row - config->row_bytes : worker->zeros;
+        uint8_t *target = worker->filtered + (size_t)(y - first) * stride;
+        if (config->filter) {
+            target[0] = ck_png_filter_row(row, prior, config->row_bytes, config->bpp, target + 1, worker->scratch);
+        } else {
+            target[0] = 0;
+            memcpy(target + 1, row, config->row_bytes);
+        }
+    }
+    result->filtered = size;
+    result->adler = ck_adler32(worker->filtered, size);
+    int first_band = band == 0, last_band = band == stream->band_count - 1;
+    size_t header = 8 + (first_band ? 2 : 0);
+    size_t bound = ck_deflate_bound(worker->compressor, size);
+    // Behind the data: the stored-block marker (5) or the Adler-32 (4), then
+    // the CRC.
+    result->chunk = malloc(header + bound + 5 + 4);
+    if (result->chunk == NULL) return CK_STATUS_OUT_OF_MEMORY;
+    size_t data = ck_deflate_compress(worker->compressor, worker->filtered, size, result->chunk + header, bound);
+    if (data == 0) return CK_STATUS_OUT_OF_MEMORY;
+    if (!last_band) {
+        data = ck_deflate_make_continuable(result->chunk + header, data);
+        if (data == 0) return CK_STATUS_CORRUPT;
+    }
+    if (first_band) {
+        result->chunk[8] = 0x78;  // deflate, 32 KiB window
+        result->chunk[9] = 0x9C;  // default level; 0x789C is a multiple of 31
+    }
+    size_t length = (header - 8) + data + (last_band ? 4 : 0);
+    ck_put32(result->chunk, (uint32_t)length);
+    memcpy(result->chunk + 4, "IDAT", 4);
+    result->size = 8 + length + 4;
+    return CK_STATUS_OK;
+}
+
+// Writes the bands that are done, in order; called and returns with the lock
+// held, drops it while writing.
+static void ck_stream_write_ready(ck_stream *stream) {
+    if (stream->writing) return;
+    stream->writing = 1;
+    while (stream->status == CK_STATUS_OK && stream->next_write < stream->band_count &&
+           stream->bands[stream->next_write].done) {
+        uint32_t band = stream->next_write;
+        ck_stream_band *result = &stream->bands[band];
+        stream->adler = band == 0 ? result->adler
+                                  : (uint32_t)adler32_combine(stream->adler, result->adler, (z_off_t)result->filtered);
+        uint32_t adler = stream->adler;
+        pthread_mutex_unlock(&stream->lock);
+        if (band == stream->band_count - 1) ck_put32(result->chunk + result->size - 8, adler);
+        ck_put32(result->chunk + result->size - 4, ck_crc32(0, result->chunk + 4, result->size - 8));
+        int failed = stream->config.write(stream->config.context, result->chunk, result->size) != 0;
+        free(result->chunk);
+        result->chunk = NULL;
+        pthread_mutex_lock(&stream->lock);
+        if (failed && stream->status == CK_STATUS_OK) stream->status = CK_STATUS_CANNOT_OPEN;
+        if (!failed) stream->written += result->size;
+        stream->next_write += 1;
+        pthread_cond_broadcast(&stream->changed);
+    }
+    stream->writing = 0;
+}
+
+// Takes bands until none is left; the workers' loop, and the decoding
+// thread's once it has finished.
+static void ck_stream_run(ck_stream *stream) {
+    const ck_stream_config *config = &stream->config;
+    ck_stream_worker worker = {0};
+    size_t band_bytes = (size_t)config->band_rows * (config->row_bytes + 1);
+    worker.compressor = ck_deflate_alloc(config->level);
+    worker.filtered = malloc(band_bytes);
+    worker.scratch = malloc(config->row_bytes * 4 + 1);
+    worker.zeros = calloc(config->row_bytes + 1, 1);
+    int ready = worker.compressor && worker.filtered && worker.scratch && worker.zeros;
+    pthread_mutex_lock(&stream->lock);
+    if (!ready && stream->status == CK_STATUS_OK) {
+        stream->status = CK_STATUS_OUT_OF_MEMORY;
+        pthread_cond_broadcast(&stream->changed);
+    }
+    // At most this many bands done but not yet written: memory stays bounded
+    // when one band is slow.
+    uint32_t ahead = 2 * (uint32_t)(stream->worker_count + 1);
+    while (stream->status == CK_STATUS_OK && stream->next_claim < stream->band_count) {
+        uint32_t band = stream->next_claim;
+        if (stream->rows < ck_band_end(stream, band) || band >= stream->next_write + ahead) {
+            if (!stream->decoding && stream->rows < ck_band_end(stream, band)) {
+                // The decoder is done but never delivered these rows.
+                stream->status = CK_STATUS_CORRUPT;
+                break;
+            }
+            pthread_cond_wait(&stream->changed, &stream->lock);
+            continue;
+        }
+        stream->next_claim += 1;
+        pthread_mutex_unlock(&stream->lock);
+        ck_stream_band result = {0};
+        int status = ck_stream_compress(stream, &worker, band, &result);
+        pthread_mutex_lock(&stream->lock);
+        if (status != CK_STATUS_OK) {
+            free(result.chunk);
+            if (stream->status == CK_STATUS_OK) stream->status = status;
+        } else {
+            result.done = 1;
+            stream->bands[band] = result;
+            ck_stream_write_ready(stream);
+        }
+        pthread_cond_broadcast(&stream->changed);
+    }
+    pthread_cond_broadcast(&stream->changed);
+    pthread_mutex_unlock(&stream->lock);
+    ck_deflate_free(worker.compressor);
+    free(worker.filtered);
+    free(worker.scratch);
+    free(worker.zeros);
+}
+
+static void *ck_stream_worker_main(void *argument) {
+    ck_stream_run(argument);
+    return NULL;
+}
+
+ck_stream *ck_stream_start(const ck_stream_config *config) {
+    if (!ck_libdeflate_available() || config->pixels == NULL || config->height == 0 || config->row_bytes == 0 ||
+        config->band_rows == 0 || config->write == NULL || config->bpp == 0)
+        return NULL;
+    if ((size_t)config->band_rows * (config->row_bytes + 1) > ((size_t)1 << 31)) return NULL;
+    ck_stream *stream = calloc(1, sizeof *stream);
+    if (stream == NULL) return NULL;
+    stream->config = *config;
+    stream->band_count = (uint32_t)(((uint64_t)config->height + config->band_rows - 1) / config->band_rows);
+    stream->bands = calloc(stream->band_count, sizeof *stream->bands);
+    if (stream->bands == NULL) {
+        free(stream);
+        return NULL;
+    }
+    pthread_mutex_init(&stream->lock, NULL);
+    pthread_cond_init(&stream->changed, NULL);
+    stream->decoding = 1;
+    stream->status = CK_STATUS_OK;
+    int wanted = config->threads - 1;
+    if (wanted > 64) wanted = 64;
+    if ((uint32_t)wanted > stream->band_count - 1) wanted = (int)stream->band_count - 1;
+    for (int i = 0; i < wanted; i++) {
+        if (pthread_create(&stream->workers[stream->worker_count], NULL, ck_stream_worker_main, stream) != 0) break;
+        stream->worker_count += 1;
+    }
+    return stream;
+}
+
+void ck_stream_rows_ready(ck_stream *stream, uint32_t rows) {
+    pthread_mutex_lock(&stream->lock);
+    uint32_t before = stream->rows;
+    stream->rows = rows;
+    // Wake the workers only when a band they wait for has become ready.
+    if (stream->next_claim < stream->band_count) {
+        uint32_t needed = ck_band_end(stream, stream->next_claim);
+        if (before < needed && rows >= needed) pthread_cond_broadcast(&stream->changed);
+    }
+    pthread_mutex_unlock(&stream->lock);
+}
+
+int ck_stream_finish(ck_stream *stream, int abandon, size_t *written) {
+    pthread_mutex_lock(&stream->lock);
+    stream->decoding = 0;
+    if (abandon && stream->status == CK_STATUS_OK) stream->status = CK_STATUS_CORRUPT;
+    pthread_cond_broadcast(&stream->changed);
+    pthread_mutex_unlock(&stream->lock);
+    if (!abandon) ck_stream_run(stream);
+    for (int i = 0; i < stream->worker_count; i++) pthread_join(stream->workers[i], NULL);
+    int status = stream->status;
+    if (status == CK_STATUS_OK && stream->next_write != stream->band_count) status = CK_STATUS_CORRUPT;
+    if (written) *written = stream->written;
+    for (uint32_t i = 0; i < stream->band_count; i++) free(stream->bands[i].chunk);
+    free(stream->bands);
+    pthread_mutex_destroy(&stream->lock);
+    pthread_cond_destroy(&stream->changed);
+    free(stream);
+    return status;
+}
