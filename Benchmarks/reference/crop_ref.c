@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
         status = ck_jpeg_read_crop(input, &jr);
     }
     double t1 = now();
-    if (ck_stream_finish(stream, status != CK_STATUS_OK, NULL) != CK_STATUS_OK || status != CK_STATUS_OK) return 2;
+    if (ck_stream_finish(stream, status != CK_STATUS_OK, NULL, NULL) != CK_STATUS_OK || status != CK_STATUS_OK) return 2;
     chunk(out, "IEND", NULL, 0);
     if (fclose(out) != 0) return 2;
     if (getenv("CROP_REF_TIMES"))

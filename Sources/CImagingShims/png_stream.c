@@ -10,6 +10,7 @@
 #include "CImagingShims.h"
 #include "deflate_internal.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ typedef struct {
     size_t size;      // bytes of chunk, CRC included
     uint32_t adler;   // of the band's filtered bytes
     size_t filtered;  // filtered bytes in the band
+    int level;        // the libdeflate level it was compressed at
     int done;
 } ck_stream_band;
 
@@ -36,6 +38,7 @@ struct ck_stream {
     int writing;          // whether a thread is writing bands now
     int status;           // CK_STATUS_OK until something fails
     uint32_t adler;       // of every band written so far
+    uint32_t level_counts[13];  // bands written at each level
     size_t written;       // bytes written so far
     int worker_count;
     pthread_t workers[64];
@@ -55,11 +58,38 @@ static void ck_put32(uint8_t *out, uint32_t value) {
 
 // A thread's own buffers, reused for every band it takes.
 typedef struct {
-    struct libdeflate_compressor *compressor;
+    struct libdeflate_compressor *compressors[13];  // by level, made when first needed
     uint8_t *filtered;
     uint8_t *scratch;
     uint8_t *zeros;
 } ck_stream_worker;
+
+/// The order-0 entropy of `data`, in bits a byte.
+static double ck_entropy(const uint8_t *data, size_t size) {
+    // Four tables, so consecutive equal bytes do not wait on one counter.
+    uint32_t counts[4][256];
+    memset(counts, 0, sizeof counts);
+    size_t i = 0;
+    for (; i + 4 <= size; i += 4) {
+        counts[0][data[i]] += 1;
+        counts[1][data[i + 1]] += 1;
+        counts[2][data[i + 2]] += 1;
+        counts[3][data[i + 3]] += 1;
+    }
+    for (; i < size; i++) counts[0][data[i]] += 1;
+    double bits = 0;
+    for (int value = 0; value < 256; value++) {
+        uint64_t count = (uint64_t)counts[0][value] + counts[1][value] + counts[2][value] + counts[3][value];
+        if (count == 0) continue;
+        double p = (double)count / (double)size;
+        bits -= p * log2(p);
+    }
+    return bits;
+}
+
+int ck_stream_automatic_level(const uint8_t *filtered, size_t size) {
+    return ck_entropy(filtered, size) >= CK_STREAM_NOISE_BITS ? 1 : 6;
+}
 
 // Filters and compresses one band into `result`; returns a status.
 static int ck_stream_compress(ck_stream *stream, ck_stream_worker *worker, uint32_t band, ck_stream_band *result) {
@@ -81,13 +111,18 @@ static int ck_stream_compress(ck_stream *stream, ck_stream_worker *worker, uint3
     result->filtered = size;
     result->adler = ck_adler32(worker->filtered, size);
     int first_band = band == 0, last_band = band == stream->band_count - 1;
+    int level = config->level > 0 ? config->level : ck_stream_automatic_level(worker->filtered, size);
+    result->level = level;
+    if (worker->compressors[level] == NULL) worker->compressors[level] = ck_deflate_alloc(level);
+    struct libdeflate_compressor *compressor = worker->compressors[level];
+    if (compressor == NULL) return CK_STATUS_OUT_OF_MEMORY;
     size_t header = 8 + (first_band ? 2 : 0);
-    size_t bound = ck_deflate_bound(worker->compressor, size);
+    size_t bound = ck_deflate_bound(compressor, size);
     // Behind the data: the stored-block marker (5) or the Adler-32 (4), then
     // the CRC.
     result->chunk = malloc(header + bound + 5 + 4);
     if (result->chunk == NULL) return CK_STATUS_OUT_OF_MEMORY;
-    size_t data = ck_deflate_compress(worker->compressor, worker->filtered, size, result->chunk + header, bound);
+    size_t data = ck_deflate_compress(compressor, worker->filtered, size, result->chunk + header, bound);
     if (data == 0) return CK_STATUS_OUT_OF_MEMORY;
     if (!last_band) {
         data = ck_deflate_make_continuable(result->chunk + header, data);
@@ -124,7 +159,10 @@ static void ck_stream_write_ready(ck_stream *stream) {
         result->chunk = NULL;
         pthread_mutex_lock(&stream->lock);
         if (failed && stream->status == CK_STATUS_OK) stream->status = CK_STATUS_CANNOT_OPEN;
-        if (!failed) stream->written += result->size;
+        if (!failed) {
+            stream->written += result->size;
+            stream->level_counts[result->level] += 1;
+        }
         stream->next_write += 1;
         pthread_cond_broadcast(&stream->changed);
     }
@@ -137,11 +175,10 @@ static void ck_stream_run(ck_stream *stream) {
     const ck_stream_config *config = &stream->config;
     ck_stream_worker worker = {0};
     size_t band_bytes = (size_t)config->band_rows * (config->row_bytes + 1);
-    worker.compressor = ck_deflate_alloc(config->level);
     worker.filtered = malloc(band_bytes);
     worker.scratch = malloc(config->row_bytes * 4 + 1);
     worker.zeros = calloc(config->row_bytes + 1, 1);
-    int ready = worker.compressor && worker.filtered && worker.scratch && worker.zeros;
+    int ready = worker.filtered && worker.scratch && worker.zeros;
     pthread_mutex_lock(&stream->lock);
     if (!ready && stream->status == CK_STATUS_OK) {
         stream->status = CK_STATUS_OUT_OF_MEMORY;
@@ -178,7 +215,7 @@ static void ck_stream_run(ck_stream *stream) {
     }
     pthread_cond_broadcast(&stream->changed);
     pthread_mutex_unlock(&stream->lock);
-    ck_deflate_free(worker.compressor);
+    for (int level = 0; level < 13; level++) ck_deflate_free(worker.compressors[level]);
     free(worker.filtered);
     free(worker.scratch);
     free(worker.zeros);
@@ -190,7 +227,7 @@ static void *ck_stream_worker_main(void *argument) {
 }
 
 ck_stream *ck_stream_start(const ck_stream_config *config) {
-    if (!ck_libdeflate_available() || config->pixels == NULL || config->height == 0 || config->row_bytes == 0 ||
+    if (!ck_libdeflate_available() || config->level < 0 || config->level > 12 || config->pixels == NULL || config->height == 0 || config->row_bytes == 0 ||
         config->band_rows == 0 || config->write == NULL || config->bpp == 0)
         return NULL;
     if ((size_t)config->band_rows * (config->row_bytes + 1) > ((size_t)1 << 31)) return NULL;
@@ -229,7 +266,7 @@ void ck_stream_rows_ready(ck_stream *stream, uint32_t rows) {
     pthread_mutex_unlock(&stream->lock);
 }
 
-int ck_stream_finish(ck_stream *stream, int abandon, size_t *written) {
+int ck_stream_finish(ck_stream *stream, int abandon, size_t *written, uint32_t *level_counts) {
     pthread_mutex_lock(&stream->lock);
     stream->decoding = 0;
     if (abandon && stream->status == CK_STATUS_OK) stream->status = CK_STATUS_CORRUPT;
@@ -240,6 +277,7 @@ int ck_stream_finish(ck_stream *stream, int abandon, size_t *written) {
     int status = stream->status;
     if (status == CK_STATUS_OK && stream->next_write != stream->band_count) status = CK_STATUS_CORRUPT;
     if (written) *written = stream->written;
+    if (level_counts) memcpy(level_counts, stream->level_counts, sizeof stream->level_counts);
     for (uint32_t i = 0; i < stream->band_count; i++) free(stream->bands[i].chunk);
     free(stream->bands);
     pthread_mutex_destroy(&stream->lock);

@@ -60,3 +60,42 @@ public enum Compressor: String, Hashable, Sendable, CaseIterable {
         return out
     }
 }
+
+/// How hard DEFLATE searches for repeats.
+public enum CompressionLevel: Hashable, Sendable, ExpressibleByIntegerLiteral,
+    CustomStringConvertible
+{
+    /// Chosen per band of rows from the filtered bytes themselves: level 1
+    /// where they are noise (order-0 entropy of at least 5.8 bits a byte,
+    /// as in most photographs' filtered rows), on which levels 2-12 were
+    /// measured to save nothing; level 6 elsewhere. With zlib, level 6.
+    case automatic
+    /// One level for every band: zlib 0-9, libdeflate 1-12.
+    case fixed(Int)
+
+    public init(integerLiteral value: Int) { self = .fixed(value) }
+
+    /// "auto" or the number.
+    public var description: String {
+        switch self {
+        case .automatic: "auto"
+        case .fixed(let level): "\(level)"
+        }
+    }
+
+    /// The level zlib compresses at.
+    var zlibLevel: Int {
+        switch self {
+        case .automatic: 6
+        case .fixed(let level): min(max(level, 0), 9)
+        }
+    }
+
+    /// The level ck_stream is given: 0 for automatic.
+    var streamLevel: Int32 {
+        switch self {
+        case .automatic: 0
+        case .fixed(let level): Int32(min(max(level, 1), 12))
+        }
+    }
+}

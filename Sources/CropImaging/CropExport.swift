@@ -14,7 +14,10 @@ public enum CropExport {
         public var droppedChunks: [String]
         public var warnings: [String]
         public var compressor: Compressor
-        public var level: Int
+        public var level: CompressionLevel
+        /// How many bands libdeflate compressed at each level (empty with
+        /// zlib): what ``CompressionLevel/automatic`` chose.
+        public var bandLevels: [Int: Int]
     }
 
     /// Crops `stored` out of the PNG at `input`, turns the crop upright for
@@ -39,6 +42,7 @@ public enum CropExport {
         let writer = try AtomicFile.Writer(path: output, replacing: replacing, protecting: input)
         let rect = (stored.x, stored.y, stored.width, stored.height)
         let bytes: Int
+        let bandLevels: [Int: Int]
         let upright = orientation.orientedSize(stored.size)
         let (width, height) = (upright.width, upright.height)
         if let stream = try encoder.rowStream(
@@ -48,12 +52,12 @@ public enum CropExport {
         {
             _ = try PNGDecoder.decode(
                 path: input, rect: rect, info: info, limits: limits, rows: stream)
-            bytes = stream.written
+            (bytes, bandLevels) = (stream.written, stream.bandLevels)
         } else {
             // One owner for the pixels, so the encoder can filter them in place.
             var image = try PNGDecoder.decode(path: input, rect: rect, info: info, limits: limits)
             if orientation != .up { image = image.oriented(orientation) }
-            bytes = try encoder.write(taking: &image, to: writer)
+            (bytes, bandLevels) = try encoder.write(taking: &image, to: writer).parts
         }
         try writer.commit()
         return Report(
@@ -62,7 +66,7 @@ public enum CropExport {
             keptChunks: info.carriedChunks.map(\.type),
             droppedChunks: info.droppedChunkTypes, warnings: info.warnings,
             compressor: encoder.compressor.resolved,
-            level: encoder.level)
+            level: encoder.level, bandLevels: bandLevels)
     }
 
     /// Crops `stored` out of the JPEG at `input`, turns the crop upright for
@@ -99,6 +103,7 @@ public enum CropExport {
         let (width, height) = (upright.width, upright.height)
         var warnings: [String]
         let bytes: Int
+        let bandLevels: [Int: Int]
         if let stream = try encoder.rowStream(
             orientation: orientation, width: stored.width, height: stored.height,
             colorType: colorType, bitDepth: 8, chunks: chunks, sink: writer)
@@ -108,7 +113,7 @@ public enum CropExport {
                     path: input, rect: rect, info: info, limits: limits, maxScans: maxScans,
                     lenient: lenient, rows: stream
                 ).warnings
-            bytes = stream.written
+            (bytes, bandLevels) = (stream.written, stream.bandLevels)
         } else {
             var image: RasterImage
             (image, warnings) = try JPEGDecoder.decode(
@@ -116,7 +121,7 @@ public enum CropExport {
                 lenient: lenient)
             image.chunks = chunks
             if orientation != .up { image = image.oriented(orientation) }
-            bytes = try encoder.write(taking: &image, to: writer)
+            (bytes, bandLevels) = try encoder.write(taking: &image, to: writer).parts
         }
         try writer.commit()
         if let profile = info.iccProfile, ICCProfile.description(of: profile) == nil {
@@ -126,7 +131,7 @@ public enum CropExport {
             output: output, bytes: bytes, width: width, height: height, colorType: colorType,
             bitDepth: 8,
             keptChunks: chunks.map(\.type), droppedChunks: [], warnings: warnings,
-            compressor: encoder.compressor.resolved, level: encoder.level)
+            compressor: encoder.compressor.resolved, level: encoder.level, bandLevels: bandLevels)
     }
 
     /// The image formats CropKit recognises by their first bytes.

@@ -6,13 +6,17 @@ import Foundation
 /// compressed by libdeflate or zlib. Output is never interlaced.
 public struct PNGEncoder: Sendable {
     public var compressor: Compressor
-    /// The DEFLATE level (zlib 1–9, libdeflate 1–12).
-    public var level: Int
+    /// The DEFLATE level: ``CompressionLevel/automatic`` (the default) or
+    /// one fixed level.
+    public var level: CompressionLevel
     /// How many bands (and threads) libdeflate compresses in parallel; by
     /// default one per core, up to 16.
     public var threads: Int
 
-    public init(compressor: Compressor = .automatic, level: Int = 6, threads: Int? = nil) {
+    public init(
+        compressor: Compressor = .automatic, level: CompressionLevel = .automatic,
+        threads: Int? = nil
+    ) {
         self.compressor = compressor
         self.level = level
         self.threads = max(1, min(threads ?? ProcessInfo.processInfo.activeProcessorCount, 16))
@@ -59,7 +63,7 @@ public struct PNGEncoder: Sendable {
     /// zlib they are filtered in place (no second image-sized buffer) and
     /// compressed in one piece.
     package func write(taking image: inout RasterImage, to sink: some PNGSink) throws(ImagingError)
-        -> Int
+        -> Written
     {
         var samples: [UInt8] = []
         swap(&samples, &image.samples)
@@ -78,7 +82,7 @@ public struct PNGEncoder: Sendable {
                 ck_stream_rows_ready(handle, UInt32(image.height))
                 try stream.finish(abandon: false)
             }
-            return stream.written
+            return Written(bytes: stream.written, bandLevels: stream.bandLevels)
         }
         let filtered =
             image.bitDepth >= 8
@@ -99,7 +103,7 @@ public struct PNGEncoder: Sendable {
                 width: image.width, height: image.height, colorType: image.colorType,
                 bitDepth: image.bitDepth, chunks: image.chunks)[...])
         let compressed = try filtered.withUnsafeBufferPointer { rows throws(ImagingError) in
-            try compressor.zlibStream(rows, level: level)
+            try compressor.zlibStream(rows, level: level.zlibLevel)
         }
         let piece = 1 << 20
         var start = 0
@@ -109,7 +113,15 @@ public struct PNGEncoder: Sendable {
             start = end
         } while start < compressed.count
         try emit(PNGEncoder.tail[...])
-        return written
+        return Written(bytes: written, bandLevels: [:])
+    }
+
+    /// What ``write(taking:to:)`` wrote: the file's size, and how many bands
+    /// libdeflate compressed at each level (empty with zlib).
+    package struct Written {
+        package var bytes: Int
+        package var bandLevels: [Int: Int]
+        var parts: (Int, [Int: Int]) { (bytes, bandLevels) }
     }
 
     /// A stream that writes the PNG of a crop while it is decoded, when this

@@ -22,6 +22,8 @@ final class PNGRowStream {
     private var writeFailure: ImagingError?
     /// Bytes written so far.
     private(set) var written = 0
+    /// How many bands were compressed at each libdeflate level.
+    private(set) var bandLevels: [Int: Int] = [:]
 
     /// Writes the file's head to `sink`.
     ///
@@ -50,7 +52,7 @@ final class PNGRowStream {
     }
 
     deinit {
-        if let handle { _ = ck_stream_finish(handle, 1, nil) }
+        if let handle { _ = ck_stream_finish(handle, 1, nil, nil) }
     }
 
     /// Starts compressing `pixels` (`height` rows, packed as the file stores
@@ -63,7 +65,7 @@ final class PNGRowStream {
         config.height = UInt32(height)
         config.bpp = bytesPerPixel
         config.filter = filter ? 1 : 0
-        config.level = Int32(min(max(encoder.level, 1), 12))
+        config.level = encoder.level.streamLevel
         config.threads = Int32(encoder.threads)
         config.band_rows = UInt32(encoder.bandRows(rowBytes: rowBytes, height: height))
         config.write = { context, data, size in
@@ -93,8 +95,12 @@ final class PNGRowStream {
         guard let handle else { return }
         self.handle = nil
         var bytes = 0
-        let status = ck_stream_finish(handle, abandon ? 1 : 0, &bytes)
+        var counts = [UInt32](repeating: 0, count: 13)
+        let status = ck_stream_finish(handle, abandon ? 1 : 0, &bytes, &counts)
         written += bytes
+        for (level, count) in counts.enumerated() where count > 0 {
+            bandLevels[level] = Int(count)
+        }
         if abandon { return }
         if let writeFailure { throw writeFailure }
         guard status == CK_STATUS_OK else {

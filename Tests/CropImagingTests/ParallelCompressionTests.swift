@@ -37,7 +37,8 @@ import Testing
         let image = Self.image(width: 640, height: 480, pattern: pattern)
         for level in [1, 9] {
             let path = folder.appendingPathComponent("\(threads)-\(level).png")
-            let encoder = PNGEncoder(compressor: .libdeflate, level: level, threads: threads)
+            let encoder = PNGEncoder(
+                compressor: .libdeflate, level: .fixed(level), threads: threads)
             let bytes = try encoder.encode(image)
             try Data(bytes).write(to: path)
             #expect(

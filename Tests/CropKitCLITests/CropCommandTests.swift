@@ -39,6 +39,35 @@ import Testing
         #expect(image == Fixture.coordinates(width: 40, height: 30).cropped(to: (10, 5, 20, 20)))
     }
 
+    @Test func levelIsAutomaticUnlessGiven() throws {
+        let folder = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("corners.png").path
+        let output = folder.appendingPathComponent("out.png").path
+        let auto = cropkit("crop", input, "-o", output, "--pixels", "0,0,400,300", "--json")
+        #expect(auto.status == 0, "\(auto.err)")
+        let report = try JSONValue(parsing: auto.out)
+        #expect(report["written"]?["level"] == .string("auto"))
+        if Compressor.isLibdeflateAvailable {
+            // The fixture is flat colour: level 6 for every band.
+            guard case .object(let levels) = report["written"]?["bandLevels"] else {
+                Issue.record("no bandLevels in \(auto.out)")
+                return
+            }
+            #expect(levels.map(\.key) == ["6"])
+        }
+        let fixed = cropkit(
+            "crop", input, "-o", output, "--pixels", "0,0,400,300", "--json", "--force",
+            "--level", "3")
+        #expect(fixed.status == 0, "\(fixed.err)")
+        #expect(try JSONValue(parsing: fixed.out)["written"]?["level"] == .string("3"))
+        let bad = cropkit(
+            "crop", input, "-o", output, "--pixels", "0,0,4,3", "--force", "--level", "0")
+        #expect(bad.status == 64)
+        #expect(
+            bad.err.contains("--level must be auto, 1-9 for zlib or 1-12 for libdeflate, not '0'"))
+    }
+
     @Test func cropsPixelsAndRefusesToOverwrite() throws {
         let folder = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: folder) }

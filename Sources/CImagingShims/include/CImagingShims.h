@@ -130,7 +130,8 @@ typedef struct {
     size_t bpp;
     /// 1: each row gets the filter ck_png_filter_row picks; 0: every row None.
     int filter;
-    /// libdeflate level (1-12).
+    /// libdeflate level (1-12), or 0 for each band's own
+    /// (ck_stream_automatic_level).
     int level;
     /// Threads compressing, the caller's included (it joins in
     /// ck_stream_finish).
@@ -154,6 +155,14 @@ typedef struct {
 /// invalid or memory is short. Always end it with ck_stream_finish.
 ck_stream *ck_stream_start(const ck_stream_config *config);
 
+/// Order-0 entropy, in bits a byte, from which a band counts as noise.
+#define CK_STREAM_NOISE_BITS 5.8
+
+/// The level the automatic setting gives a band of filtered bytes: 1 when
+/// their order-0 entropy is at least CK_STREAM_NOISE_BITS (noise, on which
+/// libdeflate's deeper searches were measured to save nothing), else 6.
+int ck_stream_automatic_level(const uint8_t *filtered, size_t size);
+
 /// Rows [0, rows) of the image are final.
 void ck_stream_rows_ready(ck_stream *stream, uint32_t rows);
 
@@ -162,8 +171,9 @@ void ck_stream_rows_ready(ck_stream *stream, uint32_t rows);
 /// and nothing more is written. Joins the workers, frees the stream, and
 /// returns CK_STATUS_OK when every band was written (CK_STATUS_CANNOT_OPEN
 /// when a write failed, CK_STATUS_OUT_OF_MEMORY, or CK_STATUS_CORRUPT when
-/// rows never came). `written` receives the bytes written.
-int ck_stream_finish(ck_stream *stream, int abandon, size_t *written);
+/// rows never came). `written` receives the bytes written and
+/// `level_counts` (13 entries, or NULL) how many bands went out at each level.
+int ck_stream_finish(ck_stream *stream, int abandon, size_t *written, uint32_t *level_counts);
 
 /// The Adler-32 of `data` (libdeflate_adler32 when present, else zlib's).
 uint32_t ck_adler32(const uint8_t *data, size_t size);

@@ -48,7 +48,9 @@ struct CropCommand: Subcommand {
                 help: "automatic (default: libdeflate if installed, else zlib), libdeflate or zlib"),
             OptionSpec(
                 name: "level", value: "N",
-                help: "compression level (default 6; zlib 1-9, libdeflate 1-12)"),
+                help:
+                    "compression level: auto (default: 1 for noisy bands, else 6), zlib 1-9, libdeflate 1-12"
+            ),
             OptionSpec(
                 name: "max-pixels", value: "N",
                 help: "refuse inputs of more pixels (default 178956970)"),
@@ -129,16 +131,18 @@ struct CropCommand: Subcommand {
                     "unknown --compressor '\(compressorName)'; use automatic, libdeflate or zlib")
         }
         let level =
-            try parsed.values["level"].map { text throws(UsageError) in
+            try parsed.values["level"].map { text throws(UsageError) -> CompressionLevel in
+                if text == "auto" { return .automatic }
                 guard let level = Int(text), (1...12).contains(level),
                     compressor != .zlib || level <= 9
                 else {
                     throw UsageError(
                         message:
-                            "--level must be 1-9 for zlib or 1-12 for libdeflate, not '\(text)'")
+                            "--level must be auto, 1-9 for zlib or 1-12 for libdeflate, not '\(text)'"
+                    )
                 }
-                return level
-            } ?? 6
+                return .fixed(level)
+            } ?? .automatic
         encoder = PNGEncoder(compressor: compressor, level: level)
         ignoreOrientation = parsed.flags.contains("ignore-orientation")
         lenient = parsed.flags.contains("lenient")
@@ -260,7 +264,13 @@ struct CropCommand: Subcommand {
                     .init("chunks", .array(report.keptChunks.map { .string($0) })),
                     .init("droppedChunks", .array(report.droppedChunks.map { .string($0) })),
                     .init("compressor", .string(report.compressor.rawValue)),
-                    .init("level", .number(report.level)),
+                    .init("level", .string(report.level.description)),
+                    .init(
+                        "bandLevels",
+                        .object(
+                            report.bandLevels.sorted { $0.key < $1.key }.map {
+                                .init("\($0.key)", .number($0.value))
+                            })),
                 ])),
             .init("warnings", .array(report.warnings.map { .string($0) })),
         ])
