@@ -4,7 +4,8 @@
 // filters and compresses bands of rows with libdeflate on THREADS threads
 // while the decode goes on) with no Swift around them, so CropKit's own
 // overhead is the ratio of the two times. Bands as CropKit cuts them: about
-// four a thread, 64 KiB to 2 MiB of filtered rows. Valid 8- or 16-bit PNG and
+// four a thread, 64 KiB to 2 MiB of filtered rows; the level chosen per band
+// as cropkit's default `--level auto` does. Valid 8- or 16-bit PNG and
 // 8-bit JPEG input only; no metadata is copied. CROP_REF_TIMES=1 prints when
 // the decode ended and when the file was done.
 //   crop_ref INPUT OUTPUT X Y W H [LEVEL] [THREADS]
@@ -50,7 +51,8 @@ int main(int argc, char **argv) {
     const char *input = argv[1], *output = argv[2];
     uint32_t x = (uint32_t)atoi(argv[3]), y = (uint32_t)atoi(argv[4]);
     uint32_t w = (uint32_t)atoi(argv[5]), h = (uint32_t)atoi(argv[6]);
-    int level = argc > 7 ? atoi(argv[7]) : 6;
+    // LEVEL: auto (the default, as cropkit: ck_stream picks per band) or 1-12.
+    int level = argc > 7 && strcmp(argv[7], "auto") != 0 ? atoi(argv[7]) : 0;
     int threads = argc > 8 ? atoi(argv[8]) : 2;
     if (threads < 1 || threads > 64) threads = 1;
     FILE *in = fopen(input, "rb");

@@ -64,31 +64,34 @@ typedef struct {
     uint8_t *zeros;
 } ck_stream_worker;
 
-/// The order-0 entropy of `data`, in bits a byte.
-static double ck_entropy(const uint8_t *data, size_t size) {
-    // Four tables, so consecutive equal bytes do not wait on one counter.
-    uint32_t counts[4][256];
+int ck_stream_automatic_level(const uint8_t *filtered, size_t rows, size_t row_bytes, size_t bpp) {
+    // One byte-value histogram per byte of a pixel (a channel, or half of a
+    // 16-bit one), past each row's filter-type byte.
+    enum { most = 8 };
+    uint32_t counts[most][256];
+    size_t lanes = bpp < most ? bpp : most;
     memset(counts, 0, sizeof counts);
-    size_t i = 0;
-    for (; i + 4 <= size; i += 4) {
-        counts[0][data[i]] += 1;
-        counts[1][data[i + 1]] += 1;
-        counts[2][data[i + 2]] += 1;
-        counts[3][data[i + 3]] += 1;
+    for (size_t y = 0; y < rows; y++) {
+        const uint8_t *row = filtered + y * (row_bytes + 1) + 1;
+        for (size_t lane = 0; lane < lanes; lane++) {
+            uint32_t *table = counts[lane];
+            for (size_t i = lane; i < row_bytes; i += bpp) table[row[i]] += 1;
+        }
     }
-    for (; i < size; i++) counts[0][data[i]] += 1;
-    double bits = 0;
-    for (int value = 0; value < 256; value++) {
-        uint64_t count = (uint64_t)counts[0][value] + counts[1][value] + counts[2][value] + counts[3][value];
-        if (count == 0) continue;
-        double p = (double)count / (double)size;
-        bits -= p * log2(p);
+    double noisiest = 0;
+    for (size_t lane = 0; lane < lanes; lane++) {
+        uint64_t total = 0;
+        for (int value = 0; value < 256; value++) total += counts[lane][value];
+        if (total == 0) continue;
+        double bits = 0;
+        for (int value = 0; value < 256; value++) {
+            if (counts[lane][value] == 0) continue;
+            double p = (double)counts[lane][value] / (double)total;
+            bits -= p * log2(p);
+        }
+        if (bits > noisiest) noisiest = bits;
     }
-    return bits;
-}
-
-int ck_stream_automatic_level(const uint8_t *filtered, size_t size) {
-    return ck_entropy(filtered, size) >= CK_STREAM_NOISE_BITS ? 1 : 6;
+    return noisiest >= CK_STREAM_NOISE_BITS ? 1 : 6;
 }
 
 // Filters and compresses one band into `result`; returns a status.
@@ -111,7 +114,9 @@ static int ck_stream_compress(ck_stream *stream, ck_stream_worker *worker, uint3
     result->filtered = size;
     result->adler = ck_adler32(worker->filtered, size);
     int first_band = band == 0, last_band = band == stream->band_count - 1;
-    int level = config->level > 0 ? config->level : ck_stream_automatic_level(worker->filtered, size);
+    int level = config->level > 0 ? config->level
+                                  : ck_stream_automatic_level(worker->filtered, end - first, config->row_bytes,
+                                                              config->bpp);
     result->level = level;
     if (worker->compressors[level] == NULL) worker->compressors[level] = ck_deflate_alloc(level);
     struct libdeflate_compressor *compressor = worker->compressors[level];

@@ -76,6 +76,47 @@ import Testing
         #expect(try PNGDecoder.decode(path: output) == image)
     }
 
+    /// A noisy photo with an even alpha channel is still noise: the choice
+    /// looks at the noisiest byte of the pixel, not at all bytes together.
+    @Test func noiseUnderAnEvenAlphaIsStillNoise() throws {
+        guard Compressor.isLibdeflateAvailable else {
+            print("noiseUnderAnEvenAlphaIsStillNoise: skipped: libdeflate not installed")
+            return
+        }
+        // Six bits of noise a channel: over all bytes, with the alpha, the
+        // band's entropy is about 0.75 * 6 + 0.8 = 5.3 bits, under the
+        // threshold; the colour channels' own are 6.
+        var samples = [UInt8](repeating: 255, count: 256 * 256 * 4)
+        var state: UInt32 = 3
+        for pixel in 0..<256 * 256 {
+            for c in 0..<3 {
+                state = state &* 1_103_515_245 &+ 12345
+                samples[pixel * 4 + c] = UInt8(state >> 26)
+            }
+        }
+        var image = RasterImage(
+            width: 256, height: 256, colorType: .rgba, bitDepth: 8, samples: samples)
+        var encoder = PNGEncoder(compressor: .libdeflate, level: .automatic, threads: 2)
+        encoder.minimumBandBytes = 64 * (256 * 4 + 1)
+        encoder.maximumBandBytes = 64 * (256 * 4 + 1)
+        let copy = image
+        let sink = Collector()
+        #expect(try encoder.write(taking: &image, to: sink).bandLevels == [1: 4])
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("alpha.png")
+        try Data(sink.bytes).write(to: path)
+        #expect(try PNGDecoder.decode(path: path.path) == copy)
+    }
+
+    final class Collector: PNGSink {
+        var bytes: [UInt8] = []
+
+        func write(_ chunk: any ByteChunk) throws(ImagingError) {
+            chunk.withChunkBytes { bytes.append(contentsOf: $0) }
+        }
+    }
+
     /// What the choice is for: on noise level 6 saves nothing over level 1;
     /// on smooth rows it does.
     @Test func theChoiceMatchesWhereLevelSixPays() throws {

@@ -156,12 +156,15 @@ typedef struct {
 ck_stream *ck_stream_start(const ck_stream_config *config);
 
 /// Order-0 entropy, in bits a byte, from which a band counts as noise.
-#define CK_STREAM_NOISE_BITS 5.8
+#define CK_STREAM_NOISE_BITS 5.7
 
-/// The level the automatic setting gives a band of filtered bytes: 1 when
-/// their order-0 entropy is at least CK_STREAM_NOISE_BITS (noise, on which
-/// libdeflate's deeper searches were measured to save nothing), else 6.
-int ck_stream_automatic_level(const uint8_t *filtered, size_t size);
+/// The level the automatic setting gives a band of `rows` filtered rows (each
+/// its filter-type byte then `row_bytes` bytes): 1 when the noisiest byte of
+/// the pixel (`bpp` bytes; a channel, or half of a 16-bit one) has an order-0
+/// entropy of at least CK_STREAM_NOISE_BITS over the band (noise: few strings
+/// of three bytes miss a noisy byte, and libdeflate's deeper searches were
+/// measured to save nothing there), else 6.
+int ck_stream_automatic_level(const uint8_t *filtered, size_t rows, size_t row_bytes, size_t bpp);
 
 /// Rows [0, rows) of the image are final.
 void ck_stream_rows_ready(ck_stream *stream, uint32_t rows);
