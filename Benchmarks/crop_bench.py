@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Times `cropkit crop` against libvips, ImageMagick and Pillow on the same
 crops of the same inputs, in one run, and prints a Markdown table: median
-wall time (perf_counter around the process), peak RSS (the process's
-ru_maxrss from wait4), output bytes, and
+wall time (perf_counter around the process), peak RSS (GNU time's maximum
+resident set size), output bytes, and
 whether each tool's output holds exactly CropKit's pixels.
 
     crop_bench.py CROPKIT WORKDIR [--runs N] [--cases NAME,NAME]
@@ -52,6 +52,8 @@ def commands(tool, cropkit, src, out, rect, reference=None):
     x, y, w, h = rect
     if tool == "c-reference":
         return [reference, src, out, str(x), str(y), str(w), str(h)]
+    if tool == "decode-only":
+        return [reference, src, "-", str(x), str(y), str(w), str(h)]
     if tool == "cropkit":
         return [cropkit, "crop", src, "-o", out, "--pixels", f"{x},{y},{w},{h}", "--force"]
     if tool == "libvips":
@@ -68,17 +70,17 @@ def commands(tool, cropkit, src, out, rect, reference=None):
 
 
 def timed(command):
-    """Wall seconds (perf_counter, microsecond resolution) and peak RSS in KiB
-    (the child's ru_maxrss from wait4)."""
+    """Wall seconds (perf_counter around the process, microsecond resolution)
+    and peak RSS in KiB (GNU time's %M: a child forked from this Python
+    process would report Python's own RSS as its peak, since Linux keeps the
+    peak across exec). GNU time's start adds the same ~1 ms to every tool."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
+    result = subprocess.run(["/usr/bin/time", "-f", "%M"] + command, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise RuntimeError(f"{command[0]} failed: {stderr.decode(errors='replace').strip()[-400:]}")
-    return seconds, usage.ru_maxrss
+    if result.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed: {result.stderr.strip()[-400:]}")
+    return seconds, int(result.stderr.strip().splitlines()[-1])
 
 
 def main():
@@ -91,7 +93,7 @@ def main():
     parser.add_argument("--chart", help="write a PNG chart of the time ratios here")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    tools = ["cropkit", "libvips", "imagemagick", "pillow"] + (["c-reference"] if args.reference else [])
+    tools = ["cropkit", "libvips", "imagemagick", "pillow"] + (["c-reference", "decode-only"] if args.reference else [])
     rows = []
     for case in args.cases.split(","):
         name, width, height, mode, rect = CASES[case]
@@ -108,6 +110,9 @@ def main():
         reference_pixels = reference.tobytes()
         raw_crop = rect[2] * rect[3] * len(mode)
         for tool in tools:
+            if tool == "decode-only":
+                rows.append((case, tool, statistics.median(times[tool]), rss[tool] / 1024, 0, None, raw_crop))
+                continue
             image = Image.open(outputs[tool])
             same = image.size == reference.size and image.convert(reference.mode).tobytes() == reference_pixels
             rows.append((case, tool, statistics.median(times[tool]), rss[tool] / 1024, os.path.getsize(outputs[tool]),
@@ -115,7 +120,8 @@ def main():
     print(f"| case | tool | median s ({args.runs} runs) | peak RSS MiB | output bytes | same pixels as cropkit |")
     print("| --- | --- | --- | --- | --- | --- |")
     for case, tool, seconds, rss_mb, size, same, _ in rows:
-        print(f"| {case} | {tool} | {seconds:.3f} | {rss_mb:.1f} | {size} | {'yes' if same else 'NO'} |")
+        shown = "n/a (no output)" if same is None else ("yes" if same else "NO")
+        print(f"| {case} | {tool} | {seconds:.3f} | {rss_mb:.1f} | {size} | {shown} |")
     print()
     reference = " | cropkit / C reference time" if args.reference else ""
     print("| case | libvips / cropkit time | pillow / cropkit time | imagemagick / cropkit time "
@@ -129,8 +135,43 @@ def main():
         extra = f" | {ck[2] / max(r['c-reference'][2], 1e-9):.2f}" if args.reference else ""
         print(f"| {case} | {r['libvips'][2] / ck[2]:.2f} | {r['pillow'][2] / ck[2]:.2f} | "
               f"{r['imagemagick'][2] / ck[2]:.2f} | {ck[4] / r['pillow'][4]:.3f} | {ck[3] - ck[6] / 1048576:.1f}{extra} |")
+    if args.reference:
+        goals(rows, args.cases.split(","))
     if args.chart:
         chart(ratios, args.chart)
+
+
+def goals(rows, cases):
+    """Issue 6's speed goals per case: the time each goal needs, against
+    CropKit's time and the decoder's own floor (the crop decoded by the same
+    libpng/libjpeg calls, nothing encoded or written)."""
+    print()
+    print("| case | cropkit s | decode alone s | libvips goal: needs s | verdict "
+          "| Pillow/ImageMagick goal: needs s | verdict |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for case in cases:
+        r = {row[1]: row[2] for row in rows if row[0] == case}
+        jpeg = case.startswith("jpeg")
+        big = "centre" in case or "full" in case
+        vips_factor = 3 if jpeg else (2 if big else 1)
+        other_factor = 10 if jpeg else (5 if big else None)
+
+        def verdict(needed):
+            if r["cropkit"] <= needed:
+                return "met"
+            if needed < r["decode-only"]:
+                return "not met: below the decode alone"
+            return "not met"
+
+        vips_needed = r["libvips"] / vips_factor
+        line = (f"| {case} | {r['cropkit']:.3f} | {r['decode-only']:.3f} | {vips_needed:.3f} ({vips_factor}x) "
+                f"| {verdict(vips_needed)} |")
+        if other_factor:
+            other_needed = min(r["pillow"], r["imagemagick"]) / other_factor
+            line += f" {other_needed:.3f} ({other_factor}x) | {verdict(other_needed)} |"
+        else:
+            line += " (no goal) | |"
+        print(line)
 
 
 def chart(ratios, path):

@@ -7,7 +7,8 @@
 // four a thread, 64 KiB to 2 MiB of filtered rows; the level chosen per band
 // as cropkit's default `--level auto` does. Valid 8- or 16-bit PNG and
 // 8-bit JPEG input only; no metadata is copied. CROP_REF_TIMES=1 prints when
-// the decode ended and when the file was done.
+// the decode ended and when the file was done. OUTPUT "-" decodes the crop
+// and writes nothing: the decoder's own floor.
 //   crop_ref INPUT OUTPUT X Y W H [LEVEL] [THREADS]
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,14 @@ int main(int argc, char **argv) {
     }
     size_t row_bytes = w * bpp;
     uint8_t *pixels = malloc(row_bytes * h);
+    if (strcmp(output, "-") == 0) {
+        if (png) {
+            pr.pixels = pixels, pr.pixels_size = row_bytes * h;
+            return ck_png_read_crop(input, &pr) == CK_STATUS_OK ? 0 : 2;
+        }
+        jr.pixels = pixels, jr.pixels_size = row_bytes * h;
+        return ck_jpeg_read_crop(input, &jr) == CK_STATUS_OK ? 0 : 2;
+    }
     FILE *out = fopen(output, "wb");
     if (!pixels || !out) return 2;
     fwrite("\x89PNG\r\n\x1a\n", 1, 8, out);
