@@ -4,7 +4,7 @@
 // filters and compresses bands of rows with libdeflate on THREADS threads
 // while the decode goes on) with no Swift around them, so CropKit's own
 // overhead is the ratio of the two times. Bands as CropKit cuts them: about
-// four a thread, 64 KiB to 2 MiB of filtered rows; the level chosen per band
+// sixteen a thread, 64 KiB to 2 MiB of filtered rows; the level chosen per band
 // as cropkit's default `--level auto` does. Valid 8- or 16-bit PNG and
 // 8-bit JPEG input only; no metadata is copied. CROP_REF_TIMES=1 prints when
 // the decode ended and when the file was done. OUTPUT "-" decodes the crop
@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
     chunk(out, "IHDR", ihdr, 13);
     // Bands as PNGEncoder.bandRows cuts them.
     size_t total = (row_bytes + 1) * h;
-    size_t target = threads == 1 ? total : total / (size_t)(threads * 4);
+    size_t target = threads == 1 ? total : total / (size_t)(threads * 16);
     if (threads > 1 && target < ((size_t)64 << 10)) target = (size_t)64 << 10;
     if (target > ((size_t)2 << 20)) target = (size_t)2 << 20;
     size_t band_rows = target / (row_bytes + 1);

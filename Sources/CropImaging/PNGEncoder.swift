@@ -45,13 +45,14 @@ public struct PNGEncoder: Sendable {
     package var minimumBandBytes = 64 << 10
 
     /// Rows a band for an image of `height` rows of `rowBytes` bytes: about
-    /// four bands a thread, within the band limits.
+    /// sixteen bands a thread (the last band, compressed after the decode
+    /// ends, is short), within the band limits.
     package func bandRows(rowBytes: Int, height: Int) -> Int {
         let total = (rowBytes + 1) * height
         let target =
             threads == 1
             ? min(total, maximumBandBytes)
-            : min(max(total / (threads * 4), minimumBandBytes), maximumBandBytes)
+            : min(max(total / (threads * 16), minimumBandBytes), maximumBandBytes)
         return max(1, min(height, target / (rowBytes + 1)))
     }
 
