@@ -1,4 +1,5 @@
 import CropGeometry
+import Dispatch
 
 /// Cutting a rect out of an image file and writing it as PNG, losslessly.
 public enum CropExport {
@@ -41,23 +42,23 @@ public enum CropExport {
         }
         let writer = try AtomicFile.Writer(path: output, replacing: replacing, protecting: input)
         let rect = (stored.x, stored.y, stored.width, stored.height)
-        let bytes: Int
-        let bandLevels: [Int: Int]
         let upright = orientation.orientedSize(stored.size)
         let (width, height) = (upright.width, upright.height)
-        if let stream = try encoder.rowStream(
-            orientation: orientation, width: stored.width, height: stored.height,
-            colorType: info.colorType, bitDepth: info.bitDepth, chunks: info.carriedChunks,
-            sink: writer)
-        {
-            _ = try PNGDecoder.decode(
-                path: input, rect: rect, info: info, limits: limits, rows: stream)
-            (bytes, bandLevels) = (stream.written, stream.bandLevels)
-        } else {
+        let (bytes, bandLevels) = try whileCheckingCRCs(of: info, path: input) {
+            () throws(ImagingError) -> (Int, [Int: Int]) in
+            if let stream = try encoder.rowStream(
+                orientation: orientation, width: stored.width, height: stored.height,
+                colorType: info.colorType, bitDepth: info.bitDepth, chunks: info.carriedChunks,
+                sink: writer)
+            {
+                _ = try PNGDecoder.decode(
+                    path: input, rect: rect, info: info, limits: limits, rows: stream)
+                return (stream.written, stream.bandLevels)
+            }
             // One owner for the pixels, so the encoder can filter them in place.
             var image = try PNGDecoder.decode(path: input, rect: rect, info: info, limits: limits)
             if orientation != .up { image = image.oriented(orientation) }
-            (bytes, bandLevels) = try encoder.write(taking: &image, to: writer).parts
+            return try encoder.write(taking: &image, to: writer).parts
         }
         try writer.commit()
         return Report(
@@ -134,6 +135,35 @@ public enum CropExport {
             compressor: encoder.compressor.resolved, level: encoder.level, bandLevels: bandLevels)
     }
 
+    /// Runs `body` while another thread checks the image data CRCs that
+    /// `info`'s read deferred (none: just runs it). A bad CRC is thrown in
+    /// preference to `body`'s own error, as a full read would have thrown it
+    /// first; the caller commits its output only after this returns.
+    static func whileCheckingCRCs<T>(
+        of info: PNGFileInfo, path: String, _ body: () throws(ImagingError) -> T
+    ) throws(ImagingError) -> T {
+        guard !info.deferredCRCs.isEmpty else { return try body() }
+        let outcome = CRCOutcome()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            do throws(ImagingError) {
+                try info.checkDeferredCRCs(path: path)
+            } catch {
+                outcome.failure = error
+            }
+            done.signal()
+        }
+        let result: Result<T, ImagingError>
+        do throws(ImagingError) {
+            result = .success(try body())
+        } catch {
+            result = .failure(error)
+        }
+        done.wait()
+        if let failure = outcome.failure { throw failure }
+        return try result.get()
+    }
+
     /// The image formats CropKit recognises by their first bytes.
     public enum Format: String, Sendable {
         case png
@@ -153,4 +183,10 @@ public enum CropExport {
         if head.starts(with: [0xFF, 0xD8]) { return .jpeg }
         throw ImagingError(.unsupported, "'\(path)' is neither PNG nor JPEG (unknown signature)")
     }
+}
+
+/// What the CRC thread found; written before its semaphore is signalled and
+/// read only after the wait, so no lock is needed.
+private final class CRCOutcome: @unchecked Sendable {
+    var failure: ImagingError?
 }

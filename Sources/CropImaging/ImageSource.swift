@@ -12,8 +12,20 @@ public enum ImageSource: Sendable {
     public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
         -> ImageSource
     {
+        try read(path: path, limits: limits, deferringDataCRCs: false)
+    }
+
+    /// ``read(path:limits:)``; with `deferringDataCRCs`, a PNG's image data
+    /// CRCs are checked later, by the crop, while it decodes (see
+    /// ``PNGFileInfo/read(path:limits:deferringDataCRCs:)``).
+    package static func read(path: String, limits: DecodeLimits, deferringDataCRCs: Bool)
+        throws(ImagingError) -> ImageSource
+    {
         switch try CropExport.format(of: path) {
-        case .png: .png(try PNGFileInfo.read(path: path, limits: limits))
+        case .png:
+            .png(
+                try PNGFileInfo.read(
+                    path: path, limits: limits, deferringDataCRCs: deferringDataCRCs))
         case .jpeg: .jpeg(try JPEGFileInfo.read(path: path, limits: limits))
         }
     }

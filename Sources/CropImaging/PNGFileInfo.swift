@@ -15,6 +15,16 @@ public struct PNGFileInfo: Hashable, Sendable {
     /// Problems that did not stop the read (a carried chunk with a bad CRC is
     /// dropped, a missing IEND is tolerated).
     public var warnings: [String]
+    /// The image data chunks whose CRCs a deferred read left to
+    /// ``checkDeferredCRCs(path:)``; empty after a full read.
+    package var deferredCRCs: [DeferredCRC] = []
+
+    /// An IDAT chunk whose CRC is yet to be checked.
+    package struct DeferredCRC: Hashable, Sendable {
+        var chunkOffset: Int
+        var length: Int
+        var expected: UInt32
+    }
 }
 
 private let pngSignature: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
@@ -33,6 +43,16 @@ extension PNGFileInfo {
     ///   carried chunks' data.
     public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
         -> PNGFileInfo
+    {
+        try read(path: path, limits: limits, deferringDataCRCs: false)
+    }
+
+    /// ``read(path:limits:)``; with `deferringDataCRCs`, the image data
+    /// chunks' CRCs are only recorded, to be checked by
+    /// ``checkDeferredCRCs(path:)`` while the crop is decoded, off the
+    /// critical path (reading a 30 MB file's IDAT chunks takes about 8 ms).
+    package static func read(path: String, limits: DecodeLimits, deferringDataCRCs: Bool)
+        throws(ImagingError) -> PNGFileInfo
     {
         let file = try BinaryFile(path: path)
         try limits.check(fileSize: file.size, path: path)
@@ -121,7 +141,17 @@ extension PNGFileInfo {
                 sawData = true
                 // Checked here, not only by libpng: a crop that stops decoding
                 // early would otherwise never look at the later chunks.
-                try checkCRC(file, type: type, length: length, chunkOffset: chunkOffset)
+                if deferringDataCRCs {
+                    guard file.skip(length), let crcBytes = file.read(4) else {
+                        throw ImagingError(.corrupt, "PNG file is truncated inside chunk \(type)")
+                    }
+                    info.deferredCRCs.append(
+                        DeferredCRC(
+                            chunkOffset: chunkOffset, length: length,
+                            expected: crcBytes.bigEndianUInt32(at: 0)))
+                } else {
+                    try checkCRC(file, type: type, length: length, chunkOffset: chunkOffset)
+                }
             case "IEND":
                 sawEnd = true
                 guard file.skip(length + 4) else {
@@ -178,6 +208,21 @@ extension PNGFileInfo {
                 .corrupt, "PNG palette image has no palette (PLTE) before its image data")
         }
         return info
+    }
+
+    /// Checks the CRCs a deferred read recorded, in file order.
+    ///
+    /// - Throws: ``ImagingError`` `.corrupt` for the first bad one, with the
+    ///   message a full read gives.
+    package func checkDeferredCRCs(path: String) throws(ImagingError) {
+        guard !deferredCRCs.isEmpty else { return }
+        let file = try BinaryFile(path: path)
+        for chunk in deferredCRCs {
+            guard file.skip(chunk.chunkOffset + 8 - file.offset) else {
+                throw ImagingError(.corrupt, "PNG file is truncated inside chunk IDAT")
+            }
+            try checkCRC(file, type: "IDAT", length: chunk.length, chunkOffset: chunk.chunkOffset)
+        }
     }
 
     private mutating func parseHeader(_ data: [UInt8], limits: DecodeLimits) throws(ImagingError) {

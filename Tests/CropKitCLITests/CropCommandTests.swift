@@ -207,6 +207,50 @@ extension CropCommandTests {
 }
 
 extension CropCommandTests {
+    /// The image data CRCs are checked while the crop decodes, not before:
+    /// a broken last IDAT chunk, far below a 1x1 crop, must still refuse the
+    /// file with the same message, and leave nothing behind.
+    @Test func aBadCRCBelowTheCropStillRefusesTheFile() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var samples = [UInt8](repeating: 0, count: 700 * 600 * 3)  // noise: two 1 MB IDATs
+        var state: UInt32 = 5
+        for i in samples.indices {
+            state = state &* 1_103_515_245 &+ 12345
+            samples[i] = UInt8(truncatingIfNeeded: state >> 16)
+        }
+        let image = RasterImage(
+            width: 700, height: 600, colorType: .rgb, bitDepth: 8, samples: samples)
+        var bytes = try PNGEncoder(compressor: .zlib, level: 1).encode(image)
+        // The last IDAT: flip a byte of its CRC.
+        var offset = 8
+        var lastIDAT = -1
+        while offset + 8 <= bytes.count {
+            let length =
+                Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16
+                | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            if bytes[offset + 4..<offset + 8].elementsEqual("IDAT".utf8) { lastIDAT = offset }
+            offset += 12 + length
+        }
+        let length =
+            Int(bytes[lastIDAT]) << 24 | Int(bytes[lastIDAT + 1]) << 16
+            | Int(bytes[lastIDAT + 2]) << 8 | Int(bytes[lastIDAT + 3])
+        #expect(lastIDAT > 8 + 25 + 12, "more than one IDAT")
+        bytes[lastIDAT + 8 + length] ^= 0xFF
+        let input = folder.appendingPathComponent("bad.png").path
+        try Data(bytes).write(to: URL(fileURLWithPath: input))
+        let output = folder.appendingPathComponent("out.png").path
+        let run = cropkit("crop", input, "-o", output, "--pixels", "0,0,1,1")
+        #expect(run.status == 2)
+        #expect(
+            run.err
+                == "error: PNG chunk IDAT at byte \(lastIDAT) has a bad CRC (the file is corrupt)\n"
+        )
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["bad.png"])
+    }
+}
+
+extension CropCommandTests {
     @Test func limitFlagsRefuseLargeInputsAndSaySo() throws {
         let folder = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -172,7 +172,8 @@ struct CropCommand: Subcommand {
 
     func run(console: Console) -> Int32 {
         do throws(ImagingError) {
-            let file = try ImageSource.read(path: input, limits: limits)
+            // A PNG's image data CRCs are checked while the crop decodes.
+            let file = try ImageSource.read(path: input, limits: limits, deferringDataCRCs: true)
             let stored = file.storedSize
             let fileOrientation = ignoreOrientation ? .up : file.orientation
             var source: [JSONValue.Member] = [.init("format", .string(file.format.rawValue))]
