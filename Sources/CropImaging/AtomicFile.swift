@@ -1,3 +1,5 @@
+internal import CImagingShims
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -34,6 +36,9 @@ public enum AtomicFile {
         private let temporary: String
         private var descriptor: Int32
         private var committed = false
+        /// Bytes written so far, and how many of them are queued for disk.
+        private var written = 0
+        private var flushed = 0
 
         /// Checks that `path` may be written, then creates the temporary file.
         public init(path: String, replacing: Bool, protecting protected: String? = nil)
@@ -87,6 +92,16 @@ public enum AtomicFile {
                 }
             }
             if let failure { throw ImagingError(.output, failure) }
+            // Start the disk write of every full megabyte now, so the fsync
+            // in commit() waits for less.
+            let start = written
+            written += chunk.byteCount
+            if written / (1 << 20) > start / (1 << 20) {
+                let end = written - written % (1 << 20)
+                let from = flushed
+                ck_start_writeback(descriptor, Int64(from), Int64(end - from))
+                flushed = end
+            }
         }
 
         /// Flushes the file to disk and moves it into place.

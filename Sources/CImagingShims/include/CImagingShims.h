@@ -189,6 +189,11 @@ uint32_t ck_adler32(const uint8_t *data, size_t size);
 uint8_t ck_png_filter_row(const uint8_t *row, const uint8_t *prior, size_t count, size_t bpp, uint8_t *out,
                           uint8_t *scratch);
 
+/// Starts writing `count` bytes of the file at `offset` to disk without
+/// waiting (Linux: sync_file_range with SYNC_FILE_RANGE_WRITE; elsewhere
+/// nothing), so that a later fsync finds less to do.
+void ck_start_writeback(int descriptor, int64_t offset, int64_t count);
+
 /// free(3), for memory the shims allocate.
 void ck_free(void *pointer);
 
