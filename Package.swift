@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "CropKitCLI", dependencies: ["CropGeometry", "CropImaging"]),
         .executableTarget(name: "cropkit", dependencies: ["CropKitCLI"]),
         .testTarget(name: "CropGeometryTests", dependencies: ["CropGeometry"]),
-        .testTarget(name: "CropImagingTests", dependencies: ["CropImaging", "CropGeometry"]),
+        .testTarget(
+            name: "CropImagingTests",
+            dependencies: ["CropImaging", "CropGeometry", "CImagingShims"]),
         .testTarget(
             name: "CropKitCLITests", dependencies: ["CropKitCLI", "CropGeometry", "CropImaging"]),
         .executableTarget(

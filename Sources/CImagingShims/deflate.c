@@ -164,13 +164,169 @@ size_t ck_deflate_compress(struct libdeflate_compressor *compressor, const uint8
 
 static size_t ck_unfinalize(uint8_t *data, size_t size, int *unused);
 
+// Reading a DEFLATE stream's bits (least significant first), bounds-checked.
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+    uint64_t position;  // in bits
+} ck_bit_reader;
+
+static int ck_bits(ck_bit_reader *in, int count, unsigned *value) {
+    if (in->position + (uint64_t)count > (uint64_t)in->size * 8) return 0;
+    unsigned result = 0;
+    for (int i = 0; i < count; i++, in->position++)
+        result |= (unsigned)((in->data[in->position >> 3] >> (in->position & 7)) & 1) << i;
+    *value = result;
+    return 1;
+}
+
+// A canonical Huffman code, decoded a bit at a time (as zlib's puff.c does).
+typedef struct {
+    short count[16];    // codes of each length
+    short symbol[320];  // symbols in code order
+} ck_code;
+
+static int ck_code_build(ck_code *code, const uint8_t *lengths, int n) {
+    memset(code->count, 0, sizeof code->count);
+    for (int i = 0; i < n; i++) code->count[lengths[i]] += 1;
+    code->count[0] = 0;
+    int left = 1;
+    for (int length = 1; length < 16; length++) {
+        left = (left << 1) - code->count[length];
+        if (left < 0) return 0;
+    }
+    short offsets[16];
+    offsets[1] = 0;
+    for (int length = 1; length < 15; length++) offsets[length + 1] = (short)(offsets[length] + code->count[length]);
+    for (int i = 0; i < n; i++)
+        if (lengths[i] != 0) code->symbol[offsets[lengths[i]]++] = (short)i;
+    return 1;
+}
+
+static int ck_code_decode(ck_bit_reader *in, const ck_code *code) {
+    int value = 0, first = 0, index = 0;
+    for (int length = 1; length < 16; length++) {
+        unsigned bit;
+        if (!ck_bits(in, 1, &bit)) return -1;
+        value |= (int)bit;
+        int count = code->count[length];
+        if (value - count < first) return code->symbol[index + (value - first)];
+        index += count;
+        first = (first + count) << 1;
+        value <<= 1;
+    }
+    return -1;
+}
+
+// For a raw DEFLATE stream that is one final block (its first bit set):
+// sets `unused` to the padding bits in its last byte and returns 1, or 0 when
+// that cannot be told without decoding the block (a fixed-code block, whose
+// end-of-block code is seven zero bits, or an end that fits several
+// paddings). For a dynamic block the header gives the end-of-block code, and
+// the padding is the one count of trailing zero bits (0-7) that leaves that
+// code just before it.
+static int ck_single_block_padding(const uint8_t *data, size_t size, int *unused) {
+    ck_bit_reader in = {.data = data, .size = size, .position = 0};
+    unsigned final, type;
+    if (!ck_bits(&in, 1, &final) || !ck_bits(&in, 2, &type) || final != 1) return 0;
+    if (type == 0) {
+        // Stored: byte-aligned header, LEN, NLEN, LEN bytes; ends on a byte.
+        if (size < 5) return 0;
+        unsigned length = (unsigned)data[1] | (unsigned)data[2] << 8;
+        unsigned check = (unsigned)data[3] | (unsigned)data[4] << 8;
+        if ((length ^ 0xFFFF) != check || 5 + (size_t)length != size) return 0;
+        *unused = 0;
+        return 1;
+    }
+    if (type != 2) return 0;
+    unsigned literals, distances, codes;
+    if (!ck_bits(&in, 5, &literals) || !ck_bits(&in, 5, &distances) || !ck_bits(&in, 4, &codes)) return 0;
+    literals += 257, distances += 1, codes += 4;
+    if (literals > 286 || distances > 30) return 0;
+    static const uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    uint8_t lengths[320] = {0};
+    for (unsigned i = 0; i < codes; i++) {
+        unsigned length;
+        if (!ck_bits(&in, 3, &length)) return 0;
+        lengths[order[i]] = (uint8_t)length;
+    }
+    ck_code code;
+    if (!ck_code_build(&code, lengths, 19)) return 0;
+    unsigned total = literals + distances, i = 0;
+    memset(lengths, 0, sizeof lengths);
+    while (i < total) {
+        int symbol = ck_code_decode(&in, &code);
+        if (symbol < 0) return 0;
+        if (symbol < 16) {
+            lengths[i++] = (uint8_t)symbol;
+            continue;
+        }
+        unsigned repeat, extra;
+        uint8_t value = 0;
+        if (symbol == 16) {
+            if (i == 0 || !ck_bits(&in, 2, &extra)) return 0;
+            value = lengths[i - 1];
+            repeat = 3 + extra;
+        } else if (symbol == 17) {
+            if (!ck_bits(&in, 3, &extra)) return 0;
+            repeat = 3 + extra;
+        } else {
+            if (!ck_bits(&in, 7, &extra)) return 0;
+            repeat = 11 + extra;
+        }
+        if (i + repeat > total) return 0;
+        while (repeat-- > 0) lengths[i++] = value;
+    }
+    // The end-of-block code: canonical, so its value is the first code of its
+    // length plus the symbols of that length before it.
+    int length = lengths[256];
+    if (length == 0) return 0;
+    int per_length[16] = {0};
+    for (unsigned k = 0; k < literals; k++) per_length[lengths[k]] += 1;
+    per_length[0] = 0;
+    int next = 0;
+    for (int l = 1; l <= length; l++) next = (next + per_length[l - 1]) << 1;
+    int value = next;
+    for (unsigned k = 0; k < 256; k++)
+        if (lengths[k] == length) value += 1;
+    uint64_t bits = (uint64_t)size * 8;
+    int found = -1;
+    for (int padding = 0; padding < 8; padding++) {
+        uint64_t end = bits - (uint64_t)padding;
+        if (end < in.position + (uint64_t)length) break;
+        // The padding bits must be zero.
+        if (padding > 0 && (data[size - 1] >> (8 - padding)) != 0) continue;
+        int match = 1;
+        for (int k = 0; k < length && match; k++) {
+            uint64_t at = end - (uint64_t)length + (uint64_t)k;
+            int bit = (data[at >> 3] >> (at & 7)) & 1;
+            // Huffman codes go into the stream most significant bit first.
+            if (bit != ((value >> (length - 1 - k)) & 1)) match = 0;
+        }
+        if (!match) continue;
+        if (found >= 0) return 0;  // two paddings fit: cannot tell
+        found = padding;
+    }
+    if (found < 0) return 0;
+    *unused = found;
+    return 1;
+}
+
 size_t ck_deflate_make_continuable(uint8_t *data, size_t size) {
     // Clear the final-block bit and end on a byte boundary with an empty
     // stored block (3 zero header bits, padding, LEN 0000, NLEN FFFF). The
     // header fits in the unused bits if there are three; else it spills into
-    // one more zero byte.
+    // one more zero byte. A stream that is one block has its final-block bit
+    // first, and its padding can often be told from its header alone; other
+    // streams are walked with zlib.
     int unused = 0;
-    size_t kept = ck_unfinalize(data, size, &unused);
+    size_t kept;
+    if (size > 0 && (data[0] & 1) && ck_single_block_padding(data, size, &unused)) {
+        data[0] &= (uint8_t)~1u;
+        kept = size;
+    } else {
+        kept = ck_unfinalize(data, size, &unused);
+    }
     if (kept == 0) return 0;
     uint8_t *tail = data + kept;
     size_t extra = 0;
@@ -248,4 +404,31 @@ uint32_t ck_adler32(const uint8_t *data, size_t size) {
         size -= n;
     }
     return (uint32_t)adler;
+}
+
+int ck_deflate_continuable_selftest(const uint8_t *data, size_t size, int *fast) {
+    *fast = 0;
+    if (!ck_libdeflate_available()) return -1;
+    struct libdeflate_compressor *compressor = ck_deflate_alloc(1);
+    if (compressor == NULL) return -1;
+    size_t bound = ck_deflate_bound(compressor, size);
+    uint8_t *a = malloc(bound + 8), *b = malloc(bound + 8);
+    int result = -1;
+    if (a != NULL && b != NULL) {
+        size_t n = ck_deflate_compress(compressor, data, size, a, bound);
+        memcpy(b, a, n);
+        int unused = 0;
+        if (n > 0 && (a[0] & 1) && ck_single_block_padding(a, n, &unused)) {
+            *fast = 1;
+            int walked = 0;
+            size_t kept = ck_unfinalize(b, n, &walked);
+            result = kept == n && walked == unused ? 1 : 0;
+        } else {
+            result = 1;
+        }
+    }
+    free(a);
+    free(b);
+    ck_deflate_free(compressor);
+    return result;
 }

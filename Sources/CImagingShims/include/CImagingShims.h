@@ -194,6 +194,14 @@ uint8_t ck_png_filter_row(const uint8_t *row, const uint8_t *prior, size_t count
 /// nothing), so that a later fsync finds less to do.
 void ck_start_writeback(int descriptor, int64_t offset, int64_t count);
 
+/// For tests: compresses `data` with libdeflate at level 1 and, when the
+/// output is one block whose padding its header tells (the fast path of
+/// making a band continuable; `fast` says whether it applied), checks that
+/// padding and the stream's end against zlib's inflate(Z_BLOCK) walk.
+/// Returns 1 when they agree (or the fast path did not apply), 0 when they
+/// differ, -1 without libdeflate.
+int ck_deflate_continuable_selftest(const uint8_t *data, size_t size, int *fast);
+
 /// free(3), for memory the shims allocate.
 void ck_free(void *pointer);
 
