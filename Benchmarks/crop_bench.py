@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Times `cropkit crop` against libvips, ImageMagick and Pillow on the same
 crops of the same inputs, in one run, and prints a Markdown table: median
-wall time (perf_counter around the process), peak RSS (GNU time's maximum
-resident set size), output bytes, and
+wall time (perf_counter around the bare process), peak RSS (GNU time's
+maximum resident set size, in one more run), output bytes, and
 whether each tool's output holds exactly CropKit's pixels.
 
     crop_bench.py CROPKIT WORKDIR [--runs N] [--cases NAME,NAME]
@@ -70,17 +70,25 @@ def commands(tool, cropkit, src, out, rect, reference=None):
 
 
 def timed(command):
-    """Wall seconds (perf_counter around the process, microsecond resolution)
-    and peak RSS in KiB (GNU time's %M: a child forked from this Python
-    process would report Python's own RSS as its peak, since Linux keeps the
-    peak across exec). GNU time's start adds the same ~1 ms to every tool."""
+    """Wall seconds: perf_counter around the bare process (microsecond
+    resolution, nothing else started with it)."""
     start = time.perf_counter()
-    result = subprocess.run(["/usr/bin/time", "-f", "%M"] + command, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     seconds = time.perf_counter() - start
     if result.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed: {result.stderr.decode(errors='replace').strip()[-400:]}")
+    return seconds
+
+
+def peak_rss(command):
+    """Peak RSS in KiB, from GNU time's %M in a separate run (a child forked
+    from this Python process would report Python's own RSS as its peak,
+    since Linux keeps the peak across exec)."""
+    result = subprocess.run(["/usr/bin/time", "-f", "%M"] + command, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
         raise RuntimeError(f"{command[0]} failed: {result.stderr.strip()[-400:]}")
-    return seconds, int(result.stderr.strip().splitlines()[-1])
+    return int(result.stderr.strip().splitlines()[-1])
 
 
 def main():
@@ -103,9 +111,9 @@ def main():
         outputs = {tool: os.path.join(args.workdir, f"out-{case}-{tool}.png") for tool in tools}
         for _ in range(args.runs):
             for tool in tools:
-                seconds, kilobytes = timed(commands(tool, args.cropkit, src, outputs[tool], rect, args.reference))
-                times[tool].append(seconds)
-                rss[tool] = max(rss[tool], kilobytes)
+                times[tool].append(timed(commands(tool, args.cropkit, src, outputs[tool], rect, args.reference)))
+        for tool in tools:
+            rss[tool] = peak_rss(commands(tool, args.cropkit, src, outputs[tool], rect, args.reference))
         reference = Image.open(outputs["cropkit"])
         reference_pixels = reference.tobytes()
         raw_crop = rect[2] * rect[3] * len(mode)
