@@ -9,11 +9,20 @@
 // 8-bit JPEG input only; no metadata is copied. CROP_REF_TIMES=1 prints when
 // the decode ended and when the file was done. OUTPUT "-" decodes the crop
 // and writes nothing: the decoder's own floor.
+//
+// The same job as cropkit's, not less: a PNG's every chunk CRC is checked
+// (on a second thread, while the crop decodes, as cropkit checks its image
+// data), and the output is written atomically (a temporary file in the
+// output's folder, each full megabyte queued for disk, fsync, rename).
 //   crop_ref INPUT OUTPUT X Y W H [LEVEL] [THREADS]
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jpeglib.h>
 
@@ -39,8 +48,63 @@ static void chunk(FILE *f, const char *type, const uint8_t *data, size_t size) {
     put32(f, crc);
 }
 
+typedef struct {
+    FILE *file;
+    size_t written, queued;
+} output_file;
+
 static int write_band(void *context, const uint8_t *data, size_t size) {
-    return fwrite(data, 1, size, (FILE *)context) == size ? 0 : 1;
+    output_file *out = context;
+    if (fwrite(data, 1, size, out->file) != size) return 1;
+    out->written += size;
+    if (out->written >> 20 > out->queued >> 20) {
+        size_t end = out->written & ~(((size_t)1 << 20) - 1);
+        if (fflush(out->file) != 0) return 1;
+        ck_start_writeback(fileno(out->file), (int64_t)out->queued, (int64_t)(end - out->queued));
+        out->queued = end;
+    }
+    return 0;
+}
+
+// Checks every chunk's CRC of the PNG at `argument` (a path); returns
+// (void *)1 when all are right.
+static void *check_png_crcs(void *argument) {
+    int fd = open((const char *)argument, O_RDONLY);
+    if (fd < 0) return NULL;
+    off_t size = lseek(fd, 0, SEEK_END), offset = 8;
+    size_t capacity = (size_t)1 << 20;
+    uint8_t *buffer = malloc(capacity);
+    void *result = (void *)1;
+    while (buffer != NULL && offset + 12 <= size) {
+        uint8_t head[8];
+        if (pread(fd, head, 8, offset) != 8) break;
+        size_t length = (size_t)head[0] << 24 | head[1] << 16 | head[2] << 8 | head[3];
+        if (offset + 12 + (off_t)length > size) {
+            result = NULL;
+            break;
+        }
+        uint32_t crc = ck_crc32(0, head + 4, 4);
+        for (size_t done = 0; done < length;) {
+            size_t piece = length - done < capacity ? length - done : capacity;
+            if (pread(fd, buffer, piece, offset + 8 + (off_t)done) != (ssize_t)piece) {
+                result = NULL;
+                break;
+            }
+            crc = ck_crc32(crc, buffer, piece);
+            done += piece;
+        }
+        uint8_t stored[4];
+        if (result == NULL || pread(fd, stored, 4, offset + 8 + (off_t)length) != 4 ||
+            crc != ((uint32_t)stored[0] << 24 | stored[1] << 16 | stored[2] << 8 | stored[3])) {
+            result = NULL;
+            break;
+        }
+        if (memcmp(head + 4, "IEND", 4) == 0) break;
+        offset += 12 + (off_t)length;
+    }
+    free(buffer);
+    close(fd);
+    return result;
 }
 
 int main(int argc, char **argv) {
@@ -107,8 +171,18 @@ int main(int argc, char **argv) {
         jr.pixels = pixels, jr.pixels_size = row_bytes * h;
         return ck_jpeg_read_crop(input, &jr) == CK_STATUS_OK ? 0 : 2;
     }
-    FILE *out = fopen(output, "wb");
+    char temporary[4096];
+    const char *slash = strrchr(output, '/');
+    int folder = slash ? (int)(slash - output) : 0;
+    snprintf(temporary, sizeof temporary, "%.*s%s.%s.ref-XXXXXX", folder, output, slash ? "/" : "",
+             slash ? slash + 1 : output);
+    int descriptor = mkstemp(temporary);
+    if (descriptor < 0) return 2;
+    output_file destination = {.file = fdopen(descriptor, "wb")};
+    FILE *out = destination.file;
     if (!pixels || !out) return 2;
+    pthread_t checker;
+    int checking = png && pthread_create(&checker, NULL, check_png_crcs, (void *)input) == 0;
     fwrite("\x89PNG\r\n\x1a\n", 1, 8, out);
     uint8_t ihdr[13] = {(uint8_t)(w >> 24), (uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w,
                         (uint8_t)(h >> 24), (uint8_t)(h >> 16), (uint8_t)(h >> 8), (uint8_t)h,
@@ -124,7 +198,7 @@ int main(int argc, char **argv) {
     if (band_rows > h) band_rows = h;
     ck_stream_config config = {.pixels = pixels, .row_bytes = row_bytes, .height = h, .bpp = bpp,
                                .filter = color != 3, .level = level, .threads = threads,
-                               .band_rows = (uint32_t)band_rows, .write = write_band, .context = out};
+                               .band_rows = (uint32_t)band_rows, .write = write_band, .context = &destination};
     ck_stream *stream = ck_stream_start(&config);
     if (!stream) return 2;
     int status;
@@ -136,9 +210,16 @@ int main(int argc, char **argv) {
         status = ck_jpeg_read_crop(input, &jr);
     }
     double t1 = now();
-    if (ck_stream_finish(stream, status != CK_STATUS_OK, NULL, NULL) != CK_STATUS_OK || status != CK_STATUS_OK) return 2;
+    int failed = ck_stream_finish(stream, status != CK_STATUS_OK, NULL, NULL) != CK_STATUS_OK || status != CK_STATUS_OK;
+    void *crcs_right = (void *)1;
+    if (checking) pthread_join(checker, &crcs_right);
     chunk(out, "IEND", NULL, 0);
-    if (fclose(out) != 0) return 2;
+    if (failed || crcs_right == NULL || fflush(out) != 0 || fchmod(fileno(out), 0644) != 0 ||
+        fsync(fileno(out)) != 0 || fclose(out) != 0 ||
+        rename(temporary, output) != 0) {
+        unlink(temporary);
+        return 2;
+    }
     if (getenv("CROP_REF_TIMES"))
         fprintf(stderr, "decode done at %.1f ms, file done at %.1f ms\n", (t1 - t0) * 1e3, (now() - t0) * 1e3);
     return 0;
