@@ -43,7 +43,8 @@ struct ck_stream {
     uint32_t adler;       // of every band written so far
     uint32_t level_counts[13];  // bands written at each level
     size_t written;       // bytes written so far
-    int worker_count;
+    int planned_workers;  // set before any worker starts; read by them
+    int worker_count;     // started; read and written by the caller only
     pthread_t workers[64];
 };
 
@@ -209,7 +210,7 @@ static void ck_stream_run(ck_stream *stream) {
     }
     // At most this many bands done but not yet written: memory stays bounded
     // when one band is slow.
-    uint32_t ahead = 2 * (uint32_t)(stream->worker_count + 1);
+    uint32_t ahead = 2 * (uint32_t)(stream->planned_workers + 1);
     while (stream->status == CK_STATUS_OK && stream->next_claim < stream->band_count) {
         uint32_t band = stream->next_claim;
         if (stream->rows < ck_band_end(stream, band) || band >= stream->next_write + ahead) {
@@ -270,6 +271,7 @@ ck_stream *ck_stream_start(const ck_stream_config *config) {
     int wanted = config->threads - 1;
     if (wanted > 64) wanted = 64;
     if ((uint32_t)wanted > stream->band_count - 1) wanted = (int)stream->band_count - 1;
+    stream->planned_workers = wanted;
     for (int i = 0; i < wanted; i++) {
         if (pthread_create(&stream->workers[stream->worker_count], NULL, ck_stream_worker_main, stream) != 0) break;
         stream->worker_count += 1;
