@@ -64,28 +64,14 @@ public enum PNGDecoder {
         request.max_width = UInt32(min(limits.maxDimension, Int(UInt32.max)))
         request.max_height = UInt32(min(limits.maxDimension, Int(UInt32.max)))
         request.max_allocation = max(size, 1) * 4 + (64 << 20)
-        var streamFailure: ImagingError?
-        let status = samples.withUnsafeMutableBufferPointer { buffer in
+        let status = try samples.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
             request.pixels = buffer.baseAddress
             request.pixels_size = buffer.count
-            if let rows {
-                do throws(ImagingError) {
-                    request.stream = try rows.start(pixels: UnsafePointer(buffer.baseAddress!))
-                } catch {
-                    streamFailure = error
-                    return Int32(-1)
-                }
+            return try PNGRowStream.feed(rows, from: buffer.baseAddress!) { stream in
+                request.stream = stream
+                return ck_png_read_crop(path, &request)
             }
-            let status = ck_png_read_crop(path, &request)
-            do throws(ImagingError) {
-                // The buffer must outlive the compressing threads.
-                try rows?.finish(abandon: status != CK_STATUS_OK)
-            } catch {
-                streamFailure = error
-            }
-            return status
         }
-        if let streamFailure, status == CK_STATUS_OK || status == -1 { throw streamFailure }
         let message = cMessage(request.message)
         switch Int(status) {
         case CK_STATUS_OK:

@@ -86,6 +86,28 @@ final class PNGRowStream {
         return handle
     }
 
+    /// Runs `decode` (a C read given the stream to report rows to, or nil
+    /// without `rows`) into `pixels`, with `rows` compressing them meanwhile,
+    /// and returns the read's status. The stream is finished before this
+    /// returns, so `pixels` outlives the compressing threads; a failed read
+    /// abandons it.
+    ///
+    /// - Throws: the stream's ``ImagingError`` when the read succeeded but
+    ///   the stream failed (a decode error is the caller's to report).
+    static func feed(
+        _ rows: PNGRowStream?, from pixels: UnsafeMutablePointer<UInt8>,
+        _ decode: (OpaquePointer?) -> Int32
+    ) throws(ImagingError) -> Int32 {
+        guard let rows else { return decode(nil) }
+        let status = decode(try rows.start(pixels: UnsafePointer(pixels)))
+        do throws(ImagingError) {
+            try rows.finish(abandon: status != CK_STATUS_OK)
+        } catch {
+            if status == CK_STATUS_OK { throw error }
+        }
+        return status
+    }
+
     /// Ends the stream: with `abandon` false waits until every band is
     /// written, then writes IEND; with `abandon` true (the rows will never
     /// come) stops the threads and writes nothing more.
