@@ -13,8 +13,6 @@
 // declares them (libdeflate 1.x ABI).
 struct libdeflate_compressor;
 typedef struct libdeflate_compressor *(*ck_alloc_compressor_fn)(int level);
-typedef size_t (*ck_zlib_compress_fn)(struct libdeflate_compressor *, const void *, size_t, void *, size_t);
-typedef size_t (*ck_zlib_compress_bound_fn)(struct libdeflate_compressor *, size_t);
 typedef void (*ck_free_compressor_fn)(struct libdeflate_compressor *);
 typedef uint32_t (*ck_crc32_fn)(uint32_t, const void *, size_t);
 typedef uint32_t (*ck_adler32_fn)(uint32_t, const void *, size_t);
@@ -23,8 +21,6 @@ typedef size_t (*ck_deflate_compress_bound_fn)(struct libdeflate_compressor *, s
 
 static struct {
     ck_alloc_compressor_fn alloc;
-    ck_zlib_compress_fn compress;
-    ck_zlib_compress_bound_fn bound;
     ck_free_compressor_fn free;
     ck_crc32_fn crc32;
     ck_adler32_fn adler32;
@@ -41,14 +37,12 @@ static void ck_libdeflate_load(void) {
         void *handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
         if (handle == NULL) continue;
         ck_libdeflate.alloc = (ck_alloc_compressor_fn)dlsym(handle, "libdeflate_alloc_compressor");
-        ck_libdeflate.compress = (ck_zlib_compress_fn)dlsym(handle, "libdeflate_zlib_compress");
-        ck_libdeflate.bound = (ck_zlib_compress_bound_fn)dlsym(handle, "libdeflate_zlib_compress_bound");
         ck_libdeflate.free = (ck_free_compressor_fn)dlsym(handle, "libdeflate_free_compressor");
         ck_libdeflate.crc32 = (ck_crc32_fn)dlsym(handle, "libdeflate_crc32");
         ck_libdeflate.adler32 = (ck_adler32_fn)dlsym(handle, "libdeflate_adler32");
         ck_libdeflate.deflate_compress = (ck_deflate_compress_fn)dlsym(handle, "libdeflate_deflate_compress");
         ck_libdeflate.deflate_bound = (ck_deflate_compress_bound_fn)dlsym(handle, "libdeflate_deflate_compress_bound");
-        if (ck_libdeflate.alloc && ck_libdeflate.compress && ck_libdeflate.bound && ck_libdeflate.free &&
+        if (ck_libdeflate.alloc && ck_libdeflate.free &&
             ck_libdeflate.crc32 && ck_libdeflate.adler32 && ck_libdeflate.deflate_compress && ck_libdeflate.deflate_bound)
             return;
         ck_libdeflate.alloc = NULL;
@@ -59,24 +53,6 @@ static void ck_libdeflate_load(void) {
 int ck_libdeflate_available(void) {
     pthread_once(&ck_libdeflate_once, ck_libdeflate_load);
     return ck_libdeflate.alloc != NULL;
-}
-
-size_t ck_libdeflate_zlib_compress_bound(size_t in_size, int level) {
-    if (!ck_libdeflate_available()) return 0;
-    struct libdeflate_compressor *compressor = ck_libdeflate.alloc(level);
-    if (compressor == NULL) return 0;
-    size_t bound = ck_libdeflate.bound(compressor, in_size);
-    ck_libdeflate.free(compressor);
-    return bound;
-}
-
-size_t ck_libdeflate_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity, int level) {
-    if (!ck_libdeflate_available()) return 0;
-    struct libdeflate_compressor *compressor = ck_libdeflate.alloc(level);
-    if (compressor == NULL) return 0;
-    size_t written = ck_libdeflate.compress(compressor, in, in_size, out, out_capacity);
-    ck_libdeflate.free(compressor);
-    return written;
 }
 
 long ck_zlib_uncompress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity) {

@@ -18,44 +18,26 @@ public enum Compressor: String, Hashable, Sendable, CaseIterable {
         self == .automatic ? (Self.isLibdeflateAvailable ? .libdeflate : .zlib) : self
     }
 
-    /// A zlib stream of `data` at `level` (1–9 for zlib, 1–12 for libdeflate).
+    /// A zlib stream of `data`, compressed by zlib at `level` (0–9). (With
+    /// libdeflate, ``PNGEncoder`` compresses in bands through the C layer's
+    /// `ck_stream` instead.)
     ///
-    /// - Throws: ``ImagingError`` `.unsupported` when libdeflate is asked for
-    ///   but absent, `.outOfMemory` when compression fails.
-    func zlibStream(_ data: UnsafeBufferPointer<UInt8>, level: Int) throws(ImagingError) -> [UInt8]
+    /// - Throws: ``ImagingError`` `.outOfMemory` when compression fails.
+    static func zlibStream(_ data: UnsafeBufferPointer<UInt8>, level: Int) throws(ImagingError)
+        -> [UInt8]
     {
-        let implementation = resolved
-        let bound: Int
-        switch implementation {
-        case .libdeflate:
-            guard Self.isLibdeflateAvailable else {
-                throw ImagingError(
-                    .unsupported,
-                    "libdeflate is not installed (Debian: libdeflate0); use --compressor zlib")
-            }
-            bound = ck_libdeflate_zlib_compress_bound(data.count, Int32(min(max(level, 0), 12)))
-        default:
-            bound = ck_zlib_compress_bound(data.count)
-        }
+        let bound = ck_zlib_compress_bound(data.count)
         // Uninitialised: pages past the compressed size are never touched, so
         // the worst-case bound costs address space, not memory.
         var written = 0
         let out = [UInt8](unsafeUninitializedCapacity: max(bound, 64)) { buffer, count in
-            switch implementation {
-            case .libdeflate:
-                written = ck_libdeflate_zlib_compress(
-                    data.baseAddress, data.count, buffer.baseAddress, buffer.count,
-                    Int32(min(max(level, 0), 12)))
-            default:
-                written = ck_zlib_compress(
-                    data.baseAddress, data.count, buffer.baseAddress, buffer.count,
-                    Int32(min(max(level, 0), 9)))
-            }
+            written = ck_zlib_compress(
+                data.baseAddress, data.count, buffer.baseAddress, buffer.count,
+                Int32(min(max(level, 0), 9)))
             count = written
         }
         guard written > 0 else {
-            throw ImagingError(
-                .outOfMemory, "\(implementation.rawValue) could not compress the image data")
+            throw ImagingError(.outOfMemory, "zlib could not compress the image data")
         }
         return out
     }

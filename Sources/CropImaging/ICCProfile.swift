@@ -69,7 +69,7 @@ public enum ICCProfile {
                 UInt8($0.value)
             })
         let compressed = try profile.withUnsafeBufferPointer { bytes throws(ImagingError) in
-            try Compressor.zlib.zlibStream(bytes, level: 9)
+            try Compressor.zlibStream(bytes, level: 9)
         }
         return PNGChunk(
             type: "iCCP",

@@ -104,7 +104,7 @@ public struct PNGEncoder: Sendable {
                 width: image.width, height: image.height, colorType: image.colorType,
                 bitDepth: image.bitDepth, chunks: image.chunks)[...])
         let compressed = try filtered.withUnsafeBufferPointer { rows throws(ImagingError) in
-            try compressor.zlibStream(rows, level: level.zlibLevel)
+            try Compressor.zlibStream(rows, level: level.zlibLevel)
         }
         let piece = 1 << 20
         var start = 0

@@ -106,13 +106,6 @@ size_t ck_zlib_compress_bound(size_t in_size);
 /// libdeflate.so.0 and its usual names); loads it on the first call.
 int ck_libdeflate_available(void);
 
-/// libdeflate_zlib_compress at `level` (1-12); returns the bytes written, or 0
-/// when libdeflate is unavailable or `out` is too small.
-size_t ck_libdeflate_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity, int level);
-
-/// libdeflate_zlib_compress_bound, or 0 when libdeflate is unavailable.
-size_t ck_libdeflate_zlib_compress_bound(size_t in_size, int level);
-
 /// Receives the PNG file's IDAT chunks in order, each whole (length, type,
 /// data, CRC); returns 0 on success. Called by one thread at a time.
 typedef int (*ck_write_fn)(void *context, const uint8_t *data, size_t size);
