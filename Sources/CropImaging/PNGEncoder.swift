@@ -68,16 +68,16 @@ public struct PNGEncoder: Sendable {
     {
         var samples: [UInt8] = []
         swap(&samples, &image.samples)
+        if image.bitDepth < 8 {
+            samples = PNGEncoder.packedRows(
+                samples, width: image.width, height: image.height,
+                colorType: image.colorType, bitDepth: image.bitDepth)
+        }
         if compressor.resolved == .libdeflate {
             let stream = try PNGRowStream(
                 encoder: self, width: image.width, height: image.height,
                 colorType: image.colorType, bitDepth: image.bitDepth, chunks: image.chunks,
                 sink: sink)
-            if image.bitDepth < 8 {
-                samples = PNGEncoder.packedRows(
-                    samples, width: image.width, height: image.height,
-                    colorType: image.colorType, bitDepth: image.bitDepth)
-            }
             try samples.withUnsafeBufferPointer { buffer throws(ImagingError) in
                 let handle = try stream.start(pixels: buffer.baseAddress!)
                 ck_stream_rows_ready(handle, UInt32(image.height))
@@ -85,14 +85,12 @@ public struct PNGEncoder: Sendable {
             }
             return Written(bytes: stream.written, bandLevels: stream.bandLevels)
         }
-        let filtered =
-            image.bitDepth >= 8
-            ? PNGEncoder.filterInPlace(
-                &samples, width: image.width, height: image.height, colorType: image.colorType,
-                bitDepth: image.bitDepth)
-            : PNGEncoder.filteredRows(
-                samples, width: image.width, height: image.height, colorType: image.colorType,
-                bitDepth: image.bitDepth)
+        // Palette and sub-byte images compress best unfiltered.
+        let channels = image.colorType.channels
+        let filtered = PNGEncoder.filterInPlace(
+            &samples, rowBytes: (image.width * channels * image.bitDepth + 7) / 8,
+            height: image.height, bpp: max(1, channels * image.bitDepth / 8),
+            adaptive: image.bitDepth >= 8 && image.colorType != .palette)
         samples = []
         var written = 0
         func emit(_ chunk: any ByteChunk) throws(ImagingError) {
@@ -162,17 +160,16 @@ public struct PNGEncoder: Sendable {
         return end
     }()
 
-    /// Filters rows of 8- or 16-bit samples in place, from the bottom row up:
-    /// row y's filtered bytes go to `y·(rowBytes+1)`, past the raw row y−1
-    /// that filtering row y still reads and before the rows already done.
-    /// Uses the array's spare capacity for the extra byte a row.
+    /// Filters rows (as the file stores them: 8- or 16-bit samples, or
+    /// packed sub-byte ones) in place, from the bottom row up: row y's
+    /// filtered bytes go to `y·(rowBytes+1)`, past the raw row y−1 that
+    /// filtering row y still reads and before the rows already done. Each row
+    /// gets the filter `ck_png_filter_row` picks, or None when not
+    /// `adaptive`. Uses the array's spare capacity for the extra byte a row.
     static func filterInPlace(
-        _ samples: inout [UInt8], width: Int, height: Int, colorType: PNGColorType, bitDepth: Int
+        _ samples: inout [UInt8], rowBytes: Int, height: Int, bpp: Int, adaptive: Bool
     ) -> [UInt8] {
-        let rowBytes = width * colorType.channels * bitDepth / 8
         let rowStride = rowBytes + 1
-        let bpp = max(1, colorType.channels * bitDepth / 8)
-        let adaptive = colorType != .palette
         samples.append(contentsOf: repeatElement(0, count: height))
         var scratch = [UInt8](repeating: 0, count: rowBytes * 6)
         samples.withUnsafeMutableBufferPointer { buffer in
@@ -198,34 +195,6 @@ public struct PNGEncoder: Sendable {
             }
         }
         return samples
-    }
-
-    /// Every row packed to the file's bit depth and prefixed by its filter type
-    /// (None: sub-byte images are palette or gray, which compress best so).
-    static func filteredRows(
-        _ samples: [UInt8], width: Int, height: Int, colorType: PNGColorType, bitDepth: Int
-    ) -> [UInt8] {
-        let channels = colorType.channels
-        let unpackedRowBytes = width * channels * (bitDepth == 16 ? 2 : 1)
-        let packedRowBytes = (width * channels * bitDepth + 7) / 8
-        let stride = packedRowBytes + 1
-        var out = [UInt8](repeating: 0, count: stride * height)
-        var packed = [UInt8](repeating: 0, count: packedRowBytes)
-        samples.withUnsafeBufferPointer { samples in
-            for y in 0..<height {
-                pack(
-                    samples.baseAddress! + y * unpackedRowBytes, count: width * channels,
-                    depth: bitDepth, into: &packed)
-                out.withUnsafeMutableBufferPointer { out in
-                    out[y * stride] = 0
-                    packed.withUnsafeBufferPointer {
-                        (out.baseAddress! + y * stride + 1).update(
-                            from: $0.baseAddress!, count: packedRowBytes)
-                    }
-                }
-            }
-        }
-        return out
     }
 }
 
