@@ -9,8 +9,8 @@ public struct PNGEncoder: Sendable {
     /// The DEFLATE level: ``CompressionLevel/automatic`` (the default) or
     /// one fixed level.
     public var level: CompressionLevel
-    /// How many bands (and threads) libdeflate compresses in parallel; by
-    /// default one per core, up to 16.
+    /// How many threads filter and compress bands of rows with libdeflate
+    /// (the caller's included); by default one per core, up to 16.
     public var threads: Int
 
     public init(

@@ -140,9 +140,12 @@ typedef struct {
 /// on threads - 1 worker threads, as rows are reported with
 /// ck_stream_rows_ready. Bands are filtered into their own buffers (`pixels`
 /// is only read), compressed by libdeflate, made continuable (their final-
-/// block bit cleared, found with zlib's inflate(Z_BLOCK) as zlib's gzjoin
-/// does, then an empty stored block, as Z_SYNC_FLUSH writes), and written in
-/// order; the last ends with the Adler-32 of all the filtered data
+/// block bit cleared, then an empty stored block, as Z_SYNC_FLUSH writes),
+/// and written in order. The final-block bit is found with zlib's
+/// inflate(Z_BLOCK), as zlib's gzjoin does, except in a band the automatic
+/// level finds noisy: it is compressed as streams of at most 64 KiB of input,
+/// each a single block whose end its header tells (see
+/// ck_deflate_continuable_selftest); the last ends with the Adler-32 of all the filtered data
 /// (adler32_combine of the bands'). At most 2 * threads bands wait to be
 /// written. Returns NULL when libdeflate is missing, the configuration is
 /// invalid or memory is short. Always end it with ck_stream_finish.
