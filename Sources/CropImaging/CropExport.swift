@@ -43,31 +43,24 @@ public enum CropExport {
         let writer = try AtomicFile.Writer(path: output, replacing: replacing, protecting: input)
         let rect = (stored.x, stored.y, stored.width, stored.height)
         let upright = orientation.orientedSize(stored.size)
-        let (width, height) = (upright.width, upright.height)
-        let (bytes, bandLevels) = try whileCheckingCRCs(of: info, path: input) {
-            () throws(ImagingError) -> (Int, [Int: Int]) in
-            if let stream = try encoder.rowStream(
-                orientation: orientation, width: stored.width, height: stored.height,
-                colorType: info.colorType, bitDepth: info.bitDepth, chunks: info.carriedChunks,
-                sink: writer)
-            {
-                _ = try PNGDecoder.decode(
-                    path: input, rect: rect, info: info, limits: limits, rows: stream)
-                return (stream.written, stream.bandLevels)
+        let written = try whileCheckingCRCs(of: info, path: input) {
+            () throws(ImagingError) -> PNGEncoder.Written in
+            try encoder.writeCrop(
+                size: stored.size, orientation: orientation, colorType: info.colorType,
+                bitDepth: info.bitDepth, chunks: info.carriedChunks, to: writer
+            ) { rows throws(ImagingError) in
+                try PNGDecoder.decode(
+                    path: input, rect: rect, info: info, limits: limits, rows: rows)
             }
-            // One owner for the pixels, so the encoder can filter them in place.
-            var image = try PNGDecoder.decode(path: input, rect: rect, info: info, limits: limits)
-            if orientation != .up { image = image.oriented(orientation) }
-            return try encoder.write(taking: &image, to: writer).parts
         }
         try writer.commit()
         return Report(
-            output: output, bytes: bytes, width: width, height: height,
+            output: output, bytes: written.bytes, width: upright.width, height: upright.height,
             colorType: info.colorType, bitDepth: info.bitDepth,
             keptChunks: info.carriedChunks.map(\.type),
             droppedChunks: info.droppedChunkTypes, warnings: info.warnings,
             compressor: encoder.compressor.resolved,
-            level: encoder.level, bandLevels: bandLevels)
+            level: encoder.level, bandLevels: written.bandLevels)
     }
 
     /// Crops `stored` out of the JPEG at `input`, turns the crop upright for
@@ -101,38 +94,27 @@ public enum CropExport {
         let colorType: PNGColorType = info.components == 1 ? .gray : .rgb
         let rect = (stored.x, stored.y, stored.width, stored.height)
         let upright = orientation.orientedSize(stored.size)
-        let (width, height) = (upright.width, upright.height)
-        var warnings: [String]
-        let bytes: Int
-        let bandLevels: [Int: Int]
-        if let stream = try encoder.rowStream(
-            orientation: orientation, width: stored.width, height: stored.height,
-            colorType: colorType, bitDepth: 8, chunks: chunks, sink: writer)
-        {
-            warnings =
-                try JPEGDecoder.decode(
-                    path: input, rect: rect, info: info, limits: limits, maxScans: maxScans,
-                    lenient: lenient, rows: stream
-                ).warnings
-            (bytes, bandLevels) = (stream.written, stream.bandLevels)
-        } else {
-            var image: RasterImage
-            (image, warnings) = try JPEGDecoder.decode(
+        var warnings: [String] = []
+        let written = try encoder.writeCrop(
+            size: stored.size, orientation: orientation, colorType: colorType, bitDepth: 8,
+            chunks: chunks, to: writer
+        ) { rows throws(ImagingError) in
+            let decoded = try JPEGDecoder.decode(
                 path: input, rect: rect, info: info, limits: limits, maxScans: maxScans,
-                lenient: lenient)
-            image.chunks = chunks
-            if orientation != .up { image = image.oriented(orientation) }
-            (bytes, bandLevels) = try encoder.write(taking: &image, to: writer).parts
+                lenient: lenient, rows: rows)
+            warnings = decoded.warnings
+            return decoded.image
         }
         try writer.commit()
         if let profile = info.iccProfile, ICCProfile.description(of: profile) == nil {
             warnings.append("the ICC profile has no description CropKit can read")
         }
         return Report(
-            output: output, bytes: bytes, width: width, height: height, colorType: colorType,
-            bitDepth: 8,
+            output: output, bytes: written.bytes, width: upright.width, height: upright.height,
+            colorType: colorType, bitDepth: 8,
             keptChunks: chunks.map(\.type), droppedChunks: [], warnings: warnings,
-            compressor: encoder.compressor.resolved, level: encoder.level, bandLevels: bandLevels)
+            compressor: encoder.compressor.resolved, level: encoder.level,
+            bandLevels: written.bandLevels)
     }
 
     /// Runs `body` while another thread checks the image data CRCs that

@@ -120,23 +120,32 @@ public struct PNGEncoder: Sendable {
     package struct Written {
         package var bytes: Int
         package var bandLevels: [Int: Int]
-        var parts: (Int, [Int: Int]) { (bytes, bandLevels) }
     }
 
-    /// A stream that writes the PNG of a crop while it is decoded, when this
-    /// encoder can: libdeflate, 8- or 16-bit samples, and no orientation to
-    /// apply (rows go out in the order the decoder makes them). Writes the
-    /// head to `sink` at once; `nil` when the crop must be decoded first.
-    func rowStream(
-        orientation: EXIFOrientation, width: Int, height: Int, colorType: PNGColorType,
-        bitDepth: Int, chunks: [PNGChunk], sink: some PNGSink
-    ) throws(ImagingError) -> PNGRowStream? {
-        guard orientation == .up, bitDepth >= 8, compressor.resolved == .libdeflate else {
-            return nil
+    /// Writes the PNG of a crop of `size` stored pixels, turned upright for
+    /// `orientation`, with `chunks`. `decode` decodes the crop, reporting its
+    /// rows to the stream it is given: when this encoder can (libdeflate, 8-
+    /// or 16-bit samples, no orientation to apply, so rows go out in the
+    /// order the decoder makes them) the PNG is compressed while it decodes;
+    /// otherwise `decode` is given `nil` and the crop it returns is turned and
+    /// compressed after.
+    func writeCrop(
+        size: PixelSize<StoredPixels>, orientation: EXIFOrientation, colorType: PNGColorType,
+        bitDepth: Int, chunks: [PNGChunk], to sink: some PNGSink,
+        decode: (PNGRowStream?) throws(ImagingError) -> RasterImage
+    ) throws(ImagingError) -> Written {
+        if orientation == .up, bitDepth >= 8, compressor.resolved == .libdeflate {
+            let stream = try PNGRowStream(
+                encoder: self, width: size.width, height: size.height, colorType: colorType,
+                bitDepth: bitDepth, chunks: chunks, sink: sink)
+            _ = try decode(stream)
+            return Written(bytes: stream.written, bandLevels: stream.bandLevels)
         }
-        return try PNGRowStream(
-            encoder: self, width: width, height: height, colorType: colorType, bitDepth: bitDepth,
-            chunks: chunks, sink: sink)
+        // One owner for the pixels, so the encoder can filter them in place.
+        var image = try decode(nil)
+        image.chunks = chunks
+        if orientation != .up { image = image.oriented(orientation) }
+        return try write(taking: &image, to: sink)
     }
 
     /// The signature, IHDR and the carried chunks.
