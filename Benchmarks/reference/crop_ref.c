@@ -188,17 +188,11 @@ int main(int argc, char **argv) {
                         (uint8_t)(h >> 24), (uint8_t)(h >> 16), (uint8_t)(h >> 8), (uint8_t)h,
                         (uint8_t)depth,     (uint8_t)color,     0,                 0, 0};
     chunk(out, "IHDR", ihdr, 13);
-    // Bands as PNGEncoder.bandRows cuts them.
-    size_t total = (row_bytes + 1) * h;
-    size_t target = threads == 1 ? total : total / (size_t)(threads * 16);
-    if (threads > 1 && target < ((size_t)64 << 10)) target = (size_t)64 << 10;
-    if (target > ((size_t)2 << 20)) target = (size_t)2 << 20;
-    size_t band_rows = target / (row_bytes + 1);
-    if (band_rows < 1) band_rows = 1;
-    if (band_rows > h) band_rows = h;
+    // Bands as PNGEncoder.bandRows cuts them by default.
+    uint32_t band_rows = ck_stream_band_rows(row_bytes, h, threads, CK_STREAM_MIN_BAND_BYTES, CK_STREAM_MAX_BAND_BYTES);
     ck_stream_config config = {.pixels = pixels, .row_bytes = row_bytes, .height = h, .bpp = bpp,
                                .filter = color != 3, .level = level, .threads = threads,
-                               .band_rows = (uint32_t)band_rows, .write = write_band, .context = &destination};
+                               .band_rows = band_rows, .write = write_band, .context = &destination};
     ck_stream *stream = ck_stream_start(&config);
     if (!stream) return 2;
     int status;

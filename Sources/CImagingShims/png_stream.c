@@ -250,6 +250,18 @@ static void *ck_stream_worker_main(void *argument) {
     return NULL;
 }
 
+uint32_t ck_stream_band_rows(size_t row_bytes, uint32_t height, int threads, size_t min_bytes, size_t max_bytes) {
+    size_t stride = row_bytes + 1;
+    size_t total = stride * height;
+    size_t target = threads <= 1 ? total : total / ((size_t)threads * 16);
+    if (threads > 1 && target < min_bytes) target = min_bytes;
+    if (target > max_bytes) target = max_bytes;
+    size_t rows = target / stride;
+    if (rows < 1) rows = 1;
+    if (rows > height) rows = height;
+    return (uint32_t)rows;
+}
+
 ck_stream *ck_stream_start(const ck_stream_config *config) {
     if (!ck_libdeflate_available() || config->level < 0 || config->level > 12 || config->pixels == NULL || config->height == 0 || config->row_bytes == 0 ||
         config->band_rows == 0 || config->write == NULL || config->bpp == 0)

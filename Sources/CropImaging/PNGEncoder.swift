@@ -40,20 +40,17 @@ public struct PNGEncoder: Sendable {
     /// start sooner while a crop is decoded and spread better over threads;
     /// each band starts without the previous one's window, which costs a few
     /// hundred bytes.
-    package var maximumBandBytes = 2 << 20
+    package var maximumBandBytes = Int(CK_STREAM_MAX_BAND_BYTES)
     /// The fewest filtered bytes in a band (unless the image is smaller).
-    package var minimumBandBytes = 64 << 10
+    package var minimumBandBytes = Int(CK_STREAM_MIN_BAND_BYTES)
 
     /// Rows a band for an image of `height` rows of `rowBytes` bytes: about
-    /// sixteen bands a thread (the last band, compressed after the decode
-    /// ends, is short), within the band limits.
+    /// sixteen bands a thread, within the band limits
+    /// (`ck_stream_band_rows`, which the C reference uses too).
     package func bandRows(rowBytes: Int, height: Int) -> Int {
-        let total = (rowBytes + 1) * height
-        let target =
-            threads == 1
-            ? min(total, maximumBandBytes)
-            : min(max(total / (threads * 16), minimumBandBytes), maximumBandBytes)
-        return max(1, min(height, target / (rowBytes + 1)))
+        Int(
+            ck_stream_band_rows(
+                rowBytes, UInt32(height), Int32(threads), minimumBandBytes, maximumBandBytes))
     }
 
     /// Writes the PNG file for `image` to `sink` and returns its size.

@@ -136,6 +136,17 @@ typedef struct {
     void *context;
 } ck_stream_config;
 
+/// The band limits PNGEncoder uses by default: bytes of filtered rows.
+#define CK_STREAM_MIN_BAND_BYTES 65536
+#define CK_STREAM_MAX_BAND_BYTES 2097152
+
+/// Rows a band for `height` rows of `row_bytes` bytes compressed on
+/// `threads` threads: about sixteen bands a thread (the band left to
+/// compress after the decode ends is then short), at least `min_bytes` of
+/// filtered rows; on one thread as few bands as fit; never over `max_bytes`
+/// (but at least one row, at most `height`).
+uint32_t ck_stream_band_rows(size_t row_bytes, uint32_t height, int threads, size_t min_bytes, size_t max_bytes);
+
 /// Starts compressing `config`'s image as one zlib stream, in bands of rows,
 /// on threads - 1 worker threads, as rows are reported with
 /// ck_stream_rows_ready. Bands are filtered into their own buffers (`pixels`
