@@ -43,10 +43,8 @@ import Testing
     }
 
     static func encoder(_ level: CompressionLevel) -> PNGEncoder {
-        var encoder = PNGEncoder(compressor: .libdeflate, level: level, threads: 2)
-        encoder.minimumBandBytes = 64 * (256 * 3 + 1)
-        encoder.maximumBandBytes = 64 * (256 * 3 + 1)
-        return encoder
+        PNGEncoder(compressor: .libdeflate, level: level, threads: 2)
+            .withBands(ofRows: 64, rowBytes: 256 * 3)
     }
 
     @Test(arguments: [(0, [6: 4]), (128, [1: 2, 6: 2]), (256, [1: 4])])
@@ -96,9 +94,8 @@ import Testing
         }
         var image = RasterImage(
             width: 256, height: 256, colorType: .rgba, bitDepth: 8, samples: samples)
-        var encoder = PNGEncoder(compressor: .libdeflate, level: .automatic, threads: 2)
-        encoder.minimumBandBytes = 64 * (256 * 4 + 1)
-        encoder.maximumBandBytes = 64 * (256 * 4 + 1)
+        let encoder = PNGEncoder(compressor: .libdeflate, level: .automatic, threads: 2)
+            .withBands(ofRows: 64, rowBytes: 256 * 4)
         let copy = image
         let sink = Collector()
         #expect(try encoder.write(taking: &image, to: sink).bandLevels == [1: 4])

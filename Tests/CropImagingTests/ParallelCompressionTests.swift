@@ -33,7 +33,7 @@ import Testing
         }
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        // 640x480 RGBA: 1.2 MB filtered, about four bands a thread.
+        // 640x480 RGBA: 1.2 MB filtered, about sixteen bands a thread.
         let image = Self.image(width: 640, height: 480, pattern: pattern)
         for level in [1, 9] {
             let path = folder.appendingPathComponent("\(threads)-\(level).png")
@@ -47,16 +47,7 @@ import Testing
             // One IDAT per band.
             let bandRows = encoder.bandRows(rowBytes: 640 * 4, height: 480)
             #expect(bandRows < 480 / threads)
-            var idats = 0
-            var offset = 8
-            while offset + 8 <= bytes.count {
-                let length =
-                    Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2])
-                    << 8 | Int(bytes[offset + 3])
-                if bytes[offset + 4..<offset + 8].elementsEqual("IDAT".utf8) { idats += 1 }
-                offset += 12 + length
-            }
-            #expect(idats == (480 + bandRows - 1) / bandRows)
+            #expect(TestData.idatCount(bytes) == (480 + bandRows - 1) / bandRows)
         }
     }
 
@@ -70,10 +61,9 @@ import Testing
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let image = Self.image(width: 61, height: 480, pattern: 1)
-        var encoder = PNGEncoder(compressor: .libdeflate, level: 6, threads: threads)
         let rowBytes = 61 * 4
-        encoder.minimumBandBytes = rows * (rowBytes + 1)
-        encoder.maximumBandBytes = rows * (rowBytes + 1)
+        let encoder = PNGEncoder(compressor: .libdeflate, level: 6, threads: threads)
+            .withBands(ofRows: rows, rowBytes: rowBytes)
         #expect(encoder.bandRows(rowBytes: rowBytes, height: 480) == rows)
         let path = folder.appendingPathComponent("bands.png")
         try Data(encoder.encode(image)).write(to: path)

@@ -36,27 +36,10 @@ import Testing
         return out
     }
 
-    /// IDAT chunks in a PNG file.
-    static func idatCount(_ bytes: [UInt8]) -> Int {
-        var count = 0
-        var offset = 8
-        while offset + 8 <= bytes.count {
-            let length =
-                Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2])
-                << 8
-                | Int(bytes[offset + 3])
-            if bytes[offset + 4..<offset + 8].elementsEqual("IDAT".utf8) { count += 1 }
-            offset += 12 + length
-        }
-        return count
-    }
-
     /// An encoder whose bands are `rows` rows of a `rowBytes`-byte row.
     static func encoder(rows: Int, rowBytes: Int, threads: Int) -> PNGEncoder {
-        var encoder = PNGEncoder(compressor: .libdeflate, level: 6, threads: threads)
-        encoder.minimumBandBytes = rows * (rowBytes + 1)
-        encoder.maximumBandBytes = rows * (rowBytes + 1)
-        return encoder
+        PNGEncoder(compressor: .libdeflate, level: 6, threads: threads)
+            .withBands(ofRows: rows, rowBytes: rowBytes)
     }
 
     /// Files left in `folder` (a failed export must leave none).
@@ -83,7 +66,7 @@ import Testing
             encoder: encoder)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
         #expect(report.bytes == bytes.count)
-        #expect(Self.idatCount(bytes) == (200 + bandRows - 1) / bandRows)
+        #expect(TestData.idatCount(bytes) == (200 + bandRows - 1) / bandRows)
         let cropped = try PNGDecoder.decode(path: output)
         #expect(cropped.width == 250 && cropped.height == 200)
         #expect(cropped.samples == Self.cut(image, x: 17, y: 9, width: 250, height: 200))
@@ -109,7 +92,7 @@ import Testing
         let cropped = try PNGDecoder.decode(path: output)
         #expect(cropped.samples == Self.cut(full, x: 13, y: 7, width: 201, height: 131))
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
-        #expect(Self.idatCount(bytes) == (131 + bandRows - 1) / bandRows)
+        #expect(TestData.idatCount(bytes) == (131 + bandRows - 1) / bandRows)
     }
 
     /// Deflate data broken below the crop's first rows (with the chunk's CRC
