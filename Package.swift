@@ -27,12 +27,17 @@ let package = Package(
         .target(name: "CropImaging", dependencies: ["CropGeometry", "CImagingShims"]),
         .target(name: "CropKitCLI", dependencies: ["CropGeometry", "CropImaging"]),
         .executableTarget(name: "cropkit", dependencies: ["CropKitCLI"]),
+        // Fixtures, temporary folders and the corpora's location, shared by
+        // every test target (a plain target: test targets cannot depend on
+        // each other).
+        .target(name: "CropKitTestSupport", path: "Tests/CropKitTestSupport"),
         .testTarget(name: "CropGeometryTests", dependencies: ["CropGeometry"]),
         .testTarget(
             name: "CropImagingTests",
-            dependencies: ["CropImaging", "CropGeometry", "CImagingShims"]),
+            dependencies: ["CropImaging", "CropGeometry", "CImagingShims", "CropKitTestSupport"]),
         .testTarget(
-            name: "CropKitCLITests", dependencies: ["CropKitCLI", "CropGeometry", "CropImaging"]),
+            name: "CropKitCLITests",
+            dependencies: ["CropKitCLI", "CropGeometry", "CropImaging", "CropKitTestSupport"]),
         .executableTarget(
             name: "MappingBenchmark",
             dependencies: ["CropGeometry"],

@@ -4,7 +4,11 @@ import Testing
 /// Mixing coordinate spaces must not compile. Each snippet is type-checked
 /// against the CropGeometry module this test run built; a control snippet
 /// that must compile proves the harness itself works.
-@Suite struct TypeSafetyTests {
+@Suite(
+    .enabled(
+        if: Typechecker.modulesFolder != nil && Typechecker.swiftc != nil,
+        "no swiftc or no built CropGeometry module next to the test binary"))
+struct TypeSafetyTests {
     static let header = "import CropGeometry\n"
 
     static let mustCompile = """
@@ -38,6 +42,45 @@ import Testing
         ),
     ]
 
+    func typecheck(_ body: String) throws -> (status: Int32, output: String) {
+        let modules = try #require(Typechecker.modulesFolder)
+        let swiftc = try #require(Typechecker.swiftc)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cropkit-typecheck-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("snippet.swift")
+        try (Self.header + body + "\n").write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: swiftc)
+        process.arguments = [
+            "-typecheck", "-I", modules.path, "-module-cache-path", folder.path, file.path,
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(
+            decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    @Test func correctUseCompiles() throws {
+        let result = try typecheck(Self.mustCompile)
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test(arguments: mustNotCompile)
+    func mixingSpacesDoesNotCompile(what: String, body: String) throws {
+        let result = try typecheck(body)
+        #expect(result.status != 0, "\(what) compiled")
+        #expect(result.output.contains("error:"), "\(what): \(result.output)")
+    }
+}
+
+/// Where the compiler and the built modules are, for type-checking snippets.
+enum Typechecker {
     /// The folder holding CropGeometry.swiftmodule, next to the test bundle.
     static var modulesFolder: URL? {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -61,45 +104,5 @@ import Testing
                 "\($0)/swiftc"
             }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    func typecheck(_ body: String) throws -> (status: Int32, output: String)? {
-        guard let modules = Self.modulesFolder, let swiftc = Self.swiftc else {
-            print(
-                "TypeSafetyTests: skipped: no swiftc or no built CropGeometry module next to the test binary"
-            )
-            return nil
-        }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "cropkit-typecheck-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("snippet.swift")
-        try (Self.header + body + "\n").write(to: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: swiftc)
-        process.arguments = [
-            "-typecheck", "-I", modules.path, "-module-cache-path", folder.path, file.path,
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(
-            decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
-    }
-
-    @Test func correctUseCompiles() throws {
-        guard let result = try typecheck(Self.mustCompile) else { return }
-        #expect(result.status == 0, "\(result.output)")
-    }
-
-    @Test(arguments: mustNotCompile)
-    func mixingSpacesDoesNotCompile(what: String, body: String) throws {
-        guard let result = try typecheck(body) else { return }
-        #expect(result.status != 0, "\(what) compiled")
-        #expect(result.output.contains("error:"), "\(what): \(result.output)")
     }
 }

@@ -1,4 +1,5 @@
 import CropImaging
+import CropKitTestSupport
 import Foundation
 import Testing
 

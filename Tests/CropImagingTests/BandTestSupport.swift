@@ -1,4 +1,5 @@
 import CropImaging
+import CropKitTestSupport
 
 extension PNGEncoder {
     /// The same encoder with every band `rows` rows of a `rowBytes`-byte row.

@@ -1,4 +1,5 @@
 import CropImaging
+import CropKitTestSupport
 import Foundation
 import Testing
 
@@ -19,8 +20,8 @@ import Testing
             }
     }()
 
-    @Test func everyCorruptFileEndsInADecodeOrACleanError() throws {
-        if TestData.skipReason("everyCorruptFileEndsInADecodeOrACleanError") != nil { return }
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func everyCorruptFileEndsInADecodeOrACleanError() throws {
         #expect(Self.files.count > 1200)
         var decoded = 0
         var refused = 0
@@ -47,12 +48,14 @@ import Testing
 
     /// The 57-byte files whose text chunk declares about 1 GB: refused by the
     /// chunk scan before libpng sees them, with a message naming the chunk.
-    @Test(arguments: [
-        "huge_tEXt_chunk.png", "huge_iTXt_chunk.png", "huge_zTXt_chunk.png", "huge_sPLT_chunk.png",
-        "huge_pCAL_chunk.png",
-    ])
+    @Test(
+        .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+        arguments: [
+            "huge_tEXt_chunk.png", "huge_iTXt_chunk.png", "huge_zTXt_chunk.png",
+            "huge_sPLT_chunk.png",
+            "huge_pCAL_chunk.png",
+        ])
     func hugeChunkIsRefusedBeforeLibpng(name: String) throws {
-        if TestData.skipReason("hugeChunkIsRefusedBeforeLibpng") != nil { return }
         let path = TestData.path("corrupt/png-libpng-crashers/" + name)
         guard FileManager.default.fileExists(atPath: path) else { return }
         do {
@@ -65,8 +68,8 @@ import Testing
         }
     }
 
-    @Test func ztxtDeclaringNearlyAGigabyteIsRefused() throws {
-        if TestData.skipReason("ztxtDeclaringNearlyAGigabyteIsRefused") != nil { return }
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func ztxtDeclaringNearlyAGigabyteIsRefused() throws {
         let path = TestData.path(
             "corrupt/found-by-fuzzing/png_ztxt_declared_973MB_oom_libpng1639.png")
         #expect(throws: ImagingError.self) { try PNGDecoder.decode(path: path) }

@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropKitTestSupport
 import Foundation
 import Testing
 
@@ -15,9 +16,10 @@ import Testing
             orientation: orientation)
     }
 
-    @Test(arguments: EXIFOrientation.allCases)
+    @Test(
+        .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+        arguments: EXIFOrientation.allCases)
     func cropEqualsTheSameRegionOfTheUprightPhoto(orientation: EXIFOrientation) throws {
-        if TestData.skipReason("cropEqualsTheSameRegionOfTheUprightPhoto") != nil { return }
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = TestData.path("exif/generated/testorig_orientation\(orientation.rawValue).jpg")
@@ -48,9 +50,10 @@ import Testing
 
     /// The other sets: every orientation of a photo, turned upright, looks
     /// like its orientation-1 (or untagged) version, within JPEG error.
-    @Test(arguments: ["exif/recurser/Landscape", "exif/recurser/Portrait", "exif/pillow/hopper"])
+    @Test(
+        .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+        arguments: ["exif/recurser/Landscape", "exif/recurser/Portrait", "exif/pillow/hopper"])
     func otherSetsAgreeUpright(prefix: String) throws {
-        if TestData.skipReason("otherSetsAgreeUpright") != nil { return }
         let base =
             prefix.hasSuffix("hopper")
             ? TestData.path(prefix + ".jpg") : TestData.path(prefix + "_1.jpg")
@@ -82,8 +85,8 @@ import Testing
 /// An embedded ICC profile goes into the PNG as iCCP, and its description is
 /// read for reports.
 @Suite struct ICCProfileTests {
-    @Test func profileTravelsAsICCP() throws {
-        if TestData.skipReason("profileTravelsAsICCP") != nil { return }
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func profileTravelsAsICCP() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = TestData.path("jpeg/pillow/pil_sample_rgb.jpg")
@@ -102,8 +105,8 @@ import Testing
         #expect(ICCProfile.profile(fromICCP: iccp) == profile)
     }
 
-    @Test func scanLimitRefusesProgressiveFiles() throws {
-        if TestData.skipReason("scanLimitRefusesProgressiveFiles") != nil { return }
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func scanLimitRefusesProgressiveFiles() throws {
         let path = TestData.path("jpeg/generated/q90_420_progressive.jpg")
         do {
             _ = try JPEGDecoder.decode(path: path, maxScans: 2)

@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropKitTestSupport
 import Foundation
 import Testing
 
@@ -47,12 +48,10 @@ import Testing
         (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     }
 
-    @Test(arguments: [(1, 1), (3, 2), (40, 3), (1000, 2)])
+    @Test(
+        .enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"),
+        arguments: [(1, 1), (3, 2), (40, 3), (1000, 2)])
     func pngCropStreamsExactly(bandRows: Int, threads: Int) throws {
-        guard Compressor.isLibdeflateAvailable else {
-            print("pngCropStreamsExactly: skipped: libdeflate not installed (streaming needs it)")
-            return
-        }
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let image = Self.source(width: 300, height: 220)
@@ -72,13 +71,11 @@ import Testing
         #expect(cropped.samples == Self.cut(image, x: 17, y: 9, width: 250, height: 200))
     }
 
-    @Test(arguments: [(1, 2), (8, 3), (500, 1)])
+    @Test(
+        .enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"),
+        .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+        arguments: [(1, 2), (8, 3), (500, 1)])
     func jpegCropStreamsExactly(bandRows: Int, threads: Int) throws {
-        if TestData.skipReason("jpegCropStreamsExactly") != nil { return }
-        guard Compressor.isLibdeflateAvailable else {
-            print("jpegCropStreamsExactly: skipped: libdeflate not installed (streaming needs it)")
-            return
-        }
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = TestData.path("jpeg/generated/q90_422.jpg")
@@ -98,11 +95,8 @@ import Testing
     /// Deflate data broken below the crop's first rows (with the chunk's CRC
     /// made right, so only libpng finds it): bands are already being
     /// compressed and written when the decode fails.
-    @Test func pngDecodeFailingMidwayLeavesNothing() throws {
-        guard Compressor.isLibdeflateAvailable else {
-            print("pngDecodeFailingMidwayLeavesNothing: skipped: libdeflate not installed")
-            return
-        }
+    @Test(.enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"))
+    func pngDecodeFailingMidwayLeavesNothing() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var bytes = try PNGEncoder(compressor: .zlib, level: 0).encode(
@@ -144,12 +138,10 @@ import Testing
         #expect(Self.leftovers(folder) == ["broken.png"])
     }
 
-    @Test func jpegDecodeFailingMidwayLeavesNothing() throws {
-        if TestData.skipReason("jpegDecodeFailingMidwayLeavesNothing") != nil { return }
-        guard Compressor.isLibdeflateAvailable else {
-            print("jpegDecodeFailingMidwayLeavesNothing: skipped: libdeflate not installed")
-            return
-        }
+    @Test(
+        .enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"),
+        .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func jpegDecodeFailingMidwayLeavesNothing() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let whole = try Data(
@@ -177,12 +169,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 2, 4])
+    @Test(
+        .enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"),
+        arguments: [1, 2, 4])
     func writeFailureStopsTheStream(threads: Int) throws {
-        guard Compressor.isLibdeflateAvailable else {
-            print("writeFailureStopsTheStream: skipped: libdeflate not installed")
-            return
-        }
         var image = Self.source(width: 300, height: 220)
         let sink = FailingSink()
         #expect {

@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropKitTestSupport
 import Foundation
 import Testing
 

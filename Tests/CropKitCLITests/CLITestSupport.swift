@@ -1,4 +1,5 @@
 import CropKitCLI
+import CropKitTestSupport
 import Foundation
 
 /// What one in-process run of `cropkit` printed and returned.
@@ -22,9 +23,4 @@ func cropkit(_ arguments: [String], input: String? = nil) -> Run {
 }
 
 /// A fresh temporary folder, removed by the caller.
-func temporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "cropkit-test-\(UUID())")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-}
+func temporaryFolder() throws -> URL { try TestData.temporaryFolder() }

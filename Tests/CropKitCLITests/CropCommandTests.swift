@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropKitTestSupport
 import Foundation
 import Testing
 
@@ -106,11 +107,9 @@ import Testing
 
     /// PngSuite's broken files: exit 2 and no output, even for a one-pixel
     /// crop that would stop decoding before the broken part.
-    @Test func brokenPngSuiteFilesExitTwoWithNoOutput() throws {
-        guard let root = testDataRoot() else {
-            print("brokenPngSuiteFilesExitTwoWithNoOutput: skipped: test data not found")
-            return
-        }
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func brokenPngSuiteFilesExitTwoWithNoOutput() throws {
+        let root = try #require(TestData.root)
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let names = try FileManager.default.contentsOfDirectory(
@@ -161,25 +160,12 @@ import Testing
     }
 }
 
-func testDataRoot() -> URL? {
-    if let override = ProcessInfo.processInfo.environment["CROPKIT_TESTDATA"], !override.isEmpty {
-        return URL(fileURLWithPath: override)
-    }
-    let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .deletingLastPathComponent()
-    let shared = package.deletingLastPathComponent().appendingPathComponent("shared/testdata")
-    return FileManager.default.fileExists(atPath: shared.path) ? shared : nil
-}
-
 extension CropCommandTests {
     /// Zero-size, over-limit, truncated and bad-CRC PNGs: exit 2, a message,
     /// no output.
-    @Test func generatedBadPNGsExitTwoWithNoOutput() throws {
-        guard let root = testDataRoot() else {
-            print("generatedBadPNGsExitTwoWithNoOutput: skipped: test data not found")
-            return
-        }
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func generatedBadPNGsExitTwoWithNoOutput() throws {
+        let root = try #require(TestData.root)
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let generated = root.appendingPathComponent("corrupt/generated")
@@ -283,14 +269,13 @@ extension CropCommandTests {
 /// JPEG input through the command line: orientation, info, --source-file.
 @Suite struct JPEGCommandTests {
     static func photo(_ n: Int) -> String? {
-        testDataRoot()?.appendingPathComponent("exif/generated/testorig_orientation\(n).jpg").path
+        TestData.root?.appendingPathComponent("exif/generated/testorig_orientation\(n).jpg").path
     }
 
-    @Test func cropMapsAgainstTheImageAsSeen() throws {
-        guard let rotated = Self.photo(6), let upright = Self.photo(1) else {
-            print("cropMapsAgainstTheImageAsSeen: skipped: test data not found")
-            return
-        }
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func cropMapsAgainstTheImageAsSeen() throws {
+        let rotated = try #require(Self.photo(6))
+        let upright = try #require(Self.photo(1))
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let selection = ["--viewport", "300x300", "--selection", "60,80,120,90"]
@@ -311,11 +296,9 @@ extension CropCommandTests {
         #expect(try JSONValue(parsing: seen.out)["mapping"]?["result"]?["x"] == .number(45))
     }
 
-    @Test func infoAndSourceFileReadTheOrientation() throws {
-        guard let rotated = Self.photo(6) else {
-            print("infoAndSourceFileReadTheOrientation: skipped: test data not found")
-            return
-        }
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func infoAndSourceFileReadTheOrientation() throws {
+        let rotated = try #require(Self.photo(6))
         let info = cropkit("info", rotated, "--json")
         #expect(info.status == 0)
         let json = try JSONValue(parsing: info.out)
@@ -334,11 +317,9 @@ extension CropCommandTests {
         #expect(cropkit("info", "/nonexistent.jpg").status == 2)
     }
 
-    @Test func corruptJPEGsExitTwoWithNoOutput() throws {
-        guard let root = testDataRoot() else {
-            print("corruptJPEGsExitTwoWithNoOutput: skipped: test data not found")
-            return
-        }
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func corruptJPEGsExitTwoWithNoOutput() throws {
+        let root = try #require(TestData.root)
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let generated = root.appendingPathComponent("corrupt/generated")

@@ -1,3 +1,4 @@
+import CropKitTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import CropImaging
+import CropKitTestSupport
 import Foundation
 import Testing
 
@@ -18,13 +19,9 @@ import Testing
         return nil
     }
 
-    @Test func killedCropLeavesTheOldFileOrTheCompleteNewOne() throws {
-        guard let binary = Self.binary else {
-            print(
-                "killedCropLeavesTheOldFileOrTheCompleteNewOne: skipped: no cropkit binary beside the tests"
-            )
-            return
-        }
+    @Test(.enabled(if: binary != nil, "no cropkit binary beside the tests"))
+    func killedCropLeavesTheOldFileOrTheCompleteNewOne() throws {
+        let binary = try #require(Self.binary)
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("big.png").path

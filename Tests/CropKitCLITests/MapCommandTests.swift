@@ -1,4 +1,5 @@
 import CropGeometry
+import CropKitTestSupport
 import Foundation
 import Testing
 

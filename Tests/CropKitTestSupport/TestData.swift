@@ -1,9 +1,12 @@
 import Foundation
 
 /// The shared conformance corpora, read in place: `$CROPKIT_TESTDATA`, or
-/// `../shared/testdata` beside the package.
-enum TestData {
-    static let root: URL? = {
+/// `../shared/testdata` beside the package. Tests that need them are marked
+/// `@Test(.enabled(if: TestData.isPresent, …))`, so a run without them
+/// reports them as skipped, never as passed.
+public enum TestData {
+    /// The corpus folder, or `nil` when it is absent.
+    public static let root: URL? = {
         if let override = ProcessInfo.processInfo.environment["CROPKIT_TESTDATA"], !override.isEmpty
         {
             let url = URL(fileURLWithPath: override)
@@ -16,17 +19,16 @@ enum TestData {
         return FileManager.default.fileExists(atPath: shared.path) ? shared : nil
     }()
 
-    /// Says why a test is skipped when the corpora are absent.
-    static func skipReason(_ test: String) -> String? {
-        guard root == nil else { return nil }
-        let reason =
-            "\(test): skipped: test data not found (set CROPKIT_TESTDATA or place it at ../shared/testdata)"
-        print(reason)
-        return reason
-    }
+    /// Whether the corpora are there; the condition of every test that reads them.
+    public static var isPresent: Bool { root != nil }
 
-    /// Every file under `folder` with one of `extensions` (any case), sorted.
-    static func files(under folder: String, extensions: Set<String>? = ["png"]) -> [String] {
+    /// What a skipped test says.
+    public static let absent =
+        "test data not found (set CROPKIT_TESTDATA or place it at ../shared/testdata)"
+
+    /// Every file under `folder` with one of `extensions` (any case), sorted;
+    /// `nil` extensions take every file.
+    public static func files(under folder: String, extensions: Set<String>? = ["png"]) -> [String] {
         guard let root else { return [] }
         let base = root.appendingPathComponent(folder)
         guard let enumerator = FileManager.default.enumerator(atPath: base.path) else { return [] }
@@ -49,20 +51,28 @@ enum TestData {
         return out.sorted()
     }
 
-    static func path(_ relative: String) -> String {
-        root!.appendingPathComponent(relative).path
+    /// The absolute path of `relative` inside the corpora (which must be present).
+    public static func path(_ relative: String) -> String {
+        precondition(root != nil, "TestData.path needs the corpora; guard the test with isPresent")
+        return (root ?? URL(fileURLWithPath: "/")).appendingPathComponent(relative).path
     }
 
-    /// The expected outcomes (libpng 1.6.39 / libjpeg-turbo 2.1.5) by path.
-    struct Expectation {
-        var status: String
-        var width: Int?
-        var height: Int?
-        var hash: String?
-        var message: String
+    /// The expected outcome of one corpus file (libpng 1.6.39 / libjpeg-turbo 2.1.5).
+    public struct Expectation: Sendable {
+        /// `ok` or the failure kind the table records.
+        public var status: String
+        /// The decoded width, when it decodes.
+        public var width: Int?
+        /// The decoded height, when it decodes.
+        public var height: Int?
+        /// The hash of the decoded pixels, when given.
+        public var hash: String?
+        /// The reference decoder's message.
+        public var message: String
     }
 
-    static let expectations: [String: Expectation] = {
+    /// The expected outcomes by path.
+    public static let expectations: [String: Expectation] = {
         guard let root else { return [:] }
         let tsv = root.appendingPathComponent("EXPECTED-libpng1.6.39-libjpeg-turbo2.1.5.tsv")
         guard let text = try? String(contentsOf: tsv, encoding: .utf8) else { return [:] }
@@ -79,10 +89,10 @@ enum TestData {
         return out
     }()
 
-    /// A fresh temporary folder.
-    static func temporaryFolder() throws -> URL {
+    /// A fresh temporary folder; the caller removes it.
+    public static func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "cropkit-imaging-\(UUID())")
+            "cropkit-test-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
