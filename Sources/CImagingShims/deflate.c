@@ -45,7 +45,9 @@ static void ck_libdeflate_load(void) {
         if (ck_libdeflate.alloc && ck_libdeflate.free &&
             ck_libdeflate.crc32 && ck_libdeflate.adler32 && ck_libdeflate.deflate_compress && ck_libdeflate.deflate_bound)
             return;
-        ck_libdeflate.alloc = NULL;
+        // A library that lacks one of them is not used at all: every
+        // pointer is cleared before it is closed, none left dangling.
+        memset(&ck_libdeflate, 0, sizeof ck_libdeflate);
         dlclose(handle);
     }
 }

@@ -280,7 +280,10 @@ ck_stream *ck_stream_start(const ck_stream_config *config) {
     pthread_cond_init(&stream->changed, NULL);
     stream->decoding = 1;
     stream->status = CK_STATUS_OK;
+    // Clamped on both sides before any unsigned comparison: threads <= 0
+    // once made `wanted` -1, which the cast below turned into every band.
     int wanted = config->threads - 1;
+    if (wanted < 0) wanted = 0;
     if (wanted > 64) wanted = 64;
     if ((uint32_t)wanted > stream->band_count - 1) wanted = (int)stream->band_count - 1;
     stream->planned_workers = wanted;

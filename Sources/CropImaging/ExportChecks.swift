@@ -120,6 +120,18 @@ public enum ExportChecks {
             output.colorType == .rgb && output.bitDepth == 16,
             "the coordinates fixture is 16-bit RGB")
         let storedCrop = PixelSize<StoredPixels>(width: stored.width, height: stored.height)
+        // The pixels are looked up by the expected size: an output of
+        // another size fails here instead of being read out of bounds.
+        let expected = orientation.orientedSize(storedCrop)
+        guard output.width == expected.width, output.height == expected.height,
+            output.samples.count >= output.width * output.height * 6
+        else {
+            return ExportCheck(
+                name: "coordinates", passed: false,
+                detail:
+                    "exported \(output.width)x\(output.height), expected \(expected.width)x\(expected.height): pixels not compared"
+            )
+        }
         var wrong = 0
         var first: String?
         let blue = (UInt8(Fixture.coordinatesBlue >> 8), UInt8(Fixture.coordinatesBlue & 0xFF))

@@ -45,30 +45,34 @@ public enum Fixture {
         let arm = min(width, height) / 4
         let samples = [UInt8](unsafeUninitializedCapacity: width * height * 4 + height) {
             buffer, count in
-            let pixels = UnsafeMutableRawPointer(buffer.baseAddress!).bindMemory(
-                to: UInt32.self, capacity: width * height)
-            func word(_ color: [UInt8]) -> UInt32 {
-                UInt32(color[0]) | UInt32(color[1]) << 8 | UInt32(color[2]) << 16 | UInt32(color[3])
-                    << 24
-            }
-            pixels.update(repeating: word(background), count: width * height)
-            func paint(_ color: [UInt8], x: Int, y: Int, w: Int, h: Int) {
-                let value = word(color)
-                for row in max(0, y)..<min(height, y + h) {
-                    (pixels + row * width + max(0, x)).update(
-                        repeating: value, count: max(0, min(width, x + w) - max(0, x)))
+            // The bytes are seen as 32-bit pixels only inside this scope
+            // (withMemoryRebound), and every one is written before the count
+            // is set.
+            UnsafeMutableRawBufferPointer(buffer).withMemoryRebound(to: UInt32.self) { words in
+                guard let pixels = words.baseAddress else { return }
+                func word(_ color: [UInt8]) -> UInt32 {
+                    UInt32(color[0]) | UInt32(color[1]) << 8 | UInt32(color[2]) << 16
+                        | UInt32(color[3]) << 24
                 }
+                pixels.initialize(repeating: word(background), count: width * height)
+                func paint(_ color: [UInt8], x: Int, y: Int, w: Int, h: Int) {
+                    let value = word(color)
+                    for row in max(0, y)..<min(height, y + h) {
+                        (pixels + row * width + max(0, x)).update(
+                            repeating: value, count: max(0, min(width, x + w) - max(0, x)))
+                    }
+                }
+                // The cross first, so that markers win where they overlap;
+                // its bars are a hundredth of the shorter side thick, so it
+                // shows in a thumbnail too.
+                let bar = max(1, min(width, height) / 100)
+                paint(cross, x: cx - arm, y: cy - bar / 2, w: 2 * arm + 1, h: bar)
+                paint(cross, x: cx - bar / 2, y: cy - arm, w: bar, h: 2 * arm + 1)
+                paint(topLeft, x: 0, y: 0, w: side, h: side)
+                paint(topRight, x: width - side, y: 0, w: side, h: side)
+                paint(bottomLeft, x: 0, y: height - side, w: side, h: side)
+                paint(bottomRight, x: width - side, y: height - side, w: side, h: side)
             }
-            // The cross first, so that markers win where they overlap; its
-            // bars are a hundredth of the shorter side thick, so it shows in
-            // a thumbnail too.
-            let bar = max(1, min(width, height) / 100)
-            paint(cross, x: cx - arm, y: cy - bar / 2, w: 2 * arm + 1, h: bar)
-            paint(cross, x: cx - bar / 2, y: cy - arm, w: bar, h: 2 * arm + 1)
-            paint(topLeft, x: 0, y: 0, w: side, h: side)
-            paint(topRight, x: width - side, y: 0, w: side, h: side)
-            paint(bottomLeft, x: 0, y: height - side, w: side, h: side)
-            paint(bottomRight, x: width - side, y: height - side, w: side, h: side)
             count = width * height * 4
         }
         return RasterImage(

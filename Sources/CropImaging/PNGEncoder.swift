@@ -10,8 +10,13 @@ public struct PNGEncoder: Sendable {
     /// one fixed level.
     public var level: CompressionLevel
     /// How many threads filter and compress bands of rows with libdeflate
-    /// (the caller's included); by default one per core, up to 16.
-    public var threads: Int
+    /// (the caller's included); by default one per core. Any value is
+    /// clamped to 1...16.
+    public var threads: Int {
+        get { clampedThreads }
+        set { clampedThreads = max(1, min(newValue, 16)) }
+    }
+    private var clampedThreads = 1
 
     public init(
         compressor: Compressor = .automatic, level: CompressionLevel = .automatic,
@@ -19,7 +24,7 @@ public struct PNGEncoder: Sendable {
     ) {
         self.compressor = compressor
         self.level = level
-        self.threads = max(1, min(threads ?? ProcessInfo.processInfo.activeProcessorCount, 16))
+        self.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
     }
 
     /// The PNG file for `image`: its format, its carried chunks, its pixels.

@@ -13,11 +13,11 @@ extension RasterImage {
         let bpp = bytesPerPixel
         // Every byte is written below; the spare byte a row lets the encoder
         // filter in place.
-        var out = [UInt8](unsafeUninitializedCapacity: samples.count + size.height) { _, count in
-            count = samples.count
-        }
-        samples.withUnsafeBufferPointer { source in
-            out.withUnsafeMutableBufferPointer { target in
+        // Every byte is written before the count is set; the spare byte a
+        // row lets the encoder filter in place.
+        let out = [UInt8](unsafeUninitializedCapacity: samples.count + size.height) {
+            target, count in
+            samples.withUnsafeBufferPointer { source in
                 for y in 0..<height {
                     for x in 0..<width {
                         let seen = orientation.orientedPoint(x: x, y: y, storedSize: stored)
@@ -27,6 +27,7 @@ extension RasterImage {
                     }
                 }
             }
+            count = samples.count
         }
         return RasterImage(
             width: size.width, height: size.height, colorType: colorType, bitDepth: bitDepth,

@@ -91,6 +91,12 @@ import Testing
         #expect(
             !ExportChecks.size(of: oneShort, equals: PixelRect(x: 20, y: 10, width: 20, height: 20))
                 .passed)
+        // A coordinates export of the wrong size is a failed check, not a
+        // read past the end of its pixels.
+        let tooSmall = coordinates.cropped(to: (20, 10, 3, 2))
+        let check = ExportChecks.coordinates(in: tooSmall, stored: right, orientation: .up)
+        #expect(!check.passed)
+        #expect(check.detail.contains("exported 3x2, expected 20x20"))
         // A transparent line at the edge.
         var padded = corners.cropped(to: (0, 0, 40, 30))
         for x in 0..<40 { padded.samples[(29 * 40 + x) * 4 + 3] = 0 }

@@ -66,4 +66,23 @@ import Testing
         try Data(encoder.encode(image)).write(to: path)
         #expect(try PNGDecoder.decode(path: path.path) == image)
     }
+
+    /// A thread count below one, set on the public property, is one thread:
+    /// it once reached the C layer as 0 and started a worker per band past
+    /// the end of its 64-entry table (found under AddressSanitizer).
+    @Test(
+        .enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"),
+        arguments: [0, -3, Int.min])
+    func threadCountsBelowOneAreOneThread(threads: Int) throws {
+        let image = Self.image(width: 61, height: 480, pattern: 1)
+        var encoder = PNGEncoder(compressor: .libdeflate, level: .fixed(1))
+            .withBands(ofRows: 1, rowBytes: 61 * 4)
+        encoder.threads = threads
+        #expect(encoder.threads == 1)
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("one-thread.png")
+        try Data(encoder.encode(image)).write(to: path)
+        #expect(try PNGDecoder.decode(path: path.path) == image)
+    }
 }
