@@ -6,12 +6,16 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "CropGeometry", targets: ["CropGeometry"]),
+        .library(name: "CropRecords", targets: ["CropRecords"]),
         .library(name: "CropImaging", targets: ["CropImaging"]),
         .library(name: "CropKitCLI", targets: ["CropKitCLI"]),
         .executable(name: "cropkit", targets: ["cropkit"]),
     ],
     targets: [
         .target(name: "CropGeometry"),
+        // The failure-record format and its JSON codec; Foundation only, like
+        // CropGeometry, so an iOS test target can replay records too.
+        .target(name: "CropRecords", dependencies: ["CropGeometry"]),
         .systemLibrary(
             name: "CPNG", pkgConfig: "libpng16",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
@@ -25,22 +29,26 @@ let package = Package(
             name: "CImagingShims", dependencies: ["CPNG", "CZlib", "CJPEG"],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "CropImaging", dependencies: ["CropGeometry", "CImagingShims"]),
-        .target(name: "CropKitCLI", dependencies: ["CropGeometry", "CropImaging"]),
+        .target(name: "CropKitCLI", dependencies: ["CropGeometry", "CropRecords", "CropImaging"]),
         .executableTarget(name: "cropkit", dependencies: ["CropKitCLI"]),
         // Fixtures, temporary folders and the corpora's location, shared by
         // every test target (a plain target: test targets cannot depend on
         // each other).
-        .target(name: "CropKitTestSupport", path: "Tests/CropKitTestSupport"),
-        .testTarget(name: "CropGeometryTests", dependencies: ["CropGeometry"]),
+        .target(
+            name: "CropKitTestSupport", dependencies: ["CropGeometry", "CropImaging"],
+            path: "Tests/CropKitTestSupport"),
+        .testTarget(name: "CropGeometryTests", dependencies: ["CropGeometry", "CropRecords"]),
         .testTarget(
             name: "CropImagingTests",
             dependencies: ["CropImaging", "CropGeometry", "CImagingShims", "CropKitTestSupport"]),
         .testTarget(
             name: "CropKitCLITests",
-            dependencies: ["CropKitCLI", "CropGeometry", "CropImaging", "CropKitTestSupport"]),
+            dependencies: [
+                "CropKitCLI", "CropGeometry", "CropRecords", "CropImaging", "CropKitTestSupport",
+            ]),
         .executableTarget(
             name: "MappingBenchmark",
-            dependencies: ["CropGeometry"],
+            dependencies: ["CropGeometry", "CropRecords"],
             path: "Benchmarks/MappingBenchmark"
         ),
     ],

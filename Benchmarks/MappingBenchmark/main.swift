@@ -2,6 +2,7 @@
 // the same inputs, in one run, and prints the ratio. Build in release:
 //   swift run -c release MappingBenchmark [cases] [rounds]
 import CropGeometry
+import CropRecords
 import Foundation
 
 struct Generator {
@@ -53,9 +54,7 @@ if arguments.count > 2, arguments[1] == "--records", let count = Int(arguments[2
                 x: Double($0.rect.x), y: Double($0.rect.y), width: Double($0.rect.width),
                 height: Double($0.rect.height), stored: nil)
         }
-        out +=
-            JSONValue.object(CropRecord(request: request, expected: expected ?? .rejected).members)
-            .text + "\n"
+        out += CropRecord(request: request, expected: expected ?? .rejected).json.text + "\n"
         if out.utf8.count > 1 << 20 {
             print(out, terminator: "")
             out = ""

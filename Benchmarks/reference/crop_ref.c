@@ -122,6 +122,11 @@ int main(int argc, char **argv) {
     if (threads < 1 || threads > 64) threads = 1;
     FILE *in = fopen(input, "rb");
     if (!in) return 2;
+    // The readers take the bytes by position, as cropkit hands them over.
+    int source_fd = open(input, O_RDONLY);
+    struct stat source_stat;
+    if (source_fd < 0 || fstat(source_fd, &source_stat) != 0) return 2;
+    ck_input source = {.descriptor = source_fd, .bytes = NULL, .size = (uint64_t)source_stat.st_size};
     uint8_t head[33];
     size_t got = fread(head, 1, sizeof head, in);
     int png = got >= 33 && memcmp(head, "\x89PNG", 4) == 0;
@@ -166,10 +171,10 @@ int main(int argc, char **argv) {
     if (strcmp(output, "-") == 0) {
         if (png) {
             pr.pixels = pixels, pr.pixels_size = row_bytes * h;
-            return ck_png_read_crop(input, &pr) == CK_STATUS_OK ? 0 : 2;
+            return ck_png_read_crop(&source, &pr) == CK_STATUS_OK ? 0 : 2;
         }
         jr.pixels = pixels, jr.pixels_size = row_bytes * h;
-        return ck_jpeg_read_crop(input, &jr) == CK_STATUS_OK ? 0 : 2;
+        return ck_jpeg_read_crop(&source, &jr) == CK_STATUS_OK ? 0 : 2;
     }
     char temporary[4096];
     const char *slash = strrchr(output, '/');
@@ -197,11 +202,13 @@ int main(int argc, char **argv) {
     if (!stream) return 2;
     int status;
     if (png) {
-        pr.pixels = pixels, pr.pixels_size = row_bytes * h, pr.stream = stream;
-        status = ck_png_read_crop(input, &pr);
+        pr.pixels = pixels, pr.pixels_size = row_bytes * h;
+        pr.rows_ready = ck_stream_rows_ready_callback, pr.rows_context = stream;
+        status = ck_png_read_crop(&source, &pr);
     } else {
-        jr.pixels = pixels, jr.pixels_size = row_bytes * h, jr.stream = stream;
-        status = ck_jpeg_read_crop(input, &jr);
+        jr.pixels = pixels, jr.pixels_size = row_bytes * h;
+        jr.rows_ready = ck_stream_rows_ready_callback, jr.rows_context = stream;
+        status = ck_jpeg_read_crop(&source, &jr);
     }
     double t1 = now();
     int failed = ck_stream_finish(stream, status != CK_STATUS_OK, NULL, NULL) != CK_STATUS_OK || status != CK_STATUS_OK;

@@ -63,7 +63,8 @@ static void ck_jpeg_progress_monitor(j_common_ptr cinfo) {
 // buffer refill at a time) for an eighth of every buffer.
 typedef struct {
     struct jpeg_source_mgr manager;
-    FILE *file;
+    const ck_input *input;
+    uint64_t next;  // the input offset of the next fill
     JOCTET *buffer;
     int started;
 } ck_jpeg_source;
@@ -74,7 +75,10 @@ static void ck_source_init(j_decompress_ptr cinfo) { ((ck_jpeg_source *)cinfo->s
 
 static boolean ck_source_fill(j_decompress_ptr cinfo) {
     ck_jpeg_source *source = (ck_jpeg_source *)cinfo->src;
-    size_t got = fread(source->buffer, 1, ck_jpeg_source_size, source->file);
+    long read = ck_input_read(source->input, source->next, source->buffer, ck_jpeg_source_size);
+    if (read < 0) ERREXIT(cinfo, JERR_FILE_READ);
+    size_t got = (size_t)read;
+    source->next += got;
     if (got == 0) {
         // As jpeg_stdio_src does: an empty file is an error; at the end of
         // data, a warning and a fake EOI marker.
@@ -103,16 +107,11 @@ static void ck_source_skip(j_decompress_ptr cinfo, long count) {
 
 static void ck_source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 
-int ck_jpeg_read_crop(const char *path, ck_jpeg_read_request *request) {
+int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     request->warnings = 0;
     request->scans = 0;
     request->out_channels = 0;
     request->message[0] = '\0';
-    FILE *file = fopen(path, "rb");
-    if (file == NULL) {
-        snprintf(request->message, sizeof request->message, "cannot open the file");
-        return CK_STATUS_CANNOT_OPEN;
-    }
     struct jpeg_decompress_struct cinfo;
     ck_jpeg_error error;
     ck_jpeg_progress progress;
@@ -126,7 +125,6 @@ int ck_jpeg_read_crop(const char *path, ck_jpeg_read_request *request) {
     if (jumped) {
         free(row);
         jpeg_destroy_decompress(&cinfo);
-        fclose(file);
         return jumped == 2 ? CK_STATUS_LIMIT : status;
     }
     jpeg_create_decompress(&cinfo);
@@ -138,7 +136,8 @@ int ck_jpeg_read_crop(const char *path, ck_jpeg_read_request *request) {
                                                                            sizeof(ck_jpeg_source));
     source->buffer = (JOCTET *)(*cinfo.mem->alloc_large)((j_common_ptr)&cinfo, JPOOL_PERMANENT,
                                                          ck_jpeg_source_size);
-    source->file = file;
+    source->input = input;
+    source->next = 0;
     source->manager.init_source = ck_source_init;
     source->manager.fill_input_buffer = ck_source_fill;
     source->manager.skip_input_data = ck_source_skip;
@@ -220,13 +219,12 @@ int ck_jpeg_read_crop(const char *path, ck_jpeg_read_request *request) {
         } else {
             memcpy(target, source, crop_row_bytes);
         }
-        if (request->stream) ck_stream_rows_ready(request->stream, y + 1);
+        if (request->rows_ready) request->rows_ready(request->rows_context, y + 1);
     }
     free(row);
     row = NULL;
     // Rows below the crop are never decoded.
     jpeg_abort_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
-    fclose(file);
     return CK_STATUS_OK;
 }

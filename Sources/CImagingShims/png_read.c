@@ -39,21 +39,52 @@ static int ck_channels(int color_type) {
     }
 }
 
-int ck_png_read_crop(const char *path, ck_png_read_request *request) {
+// libpng's reads go through a 1 MiB buffer filled by position from the
+// input (libpng asks for 4- and 8-byte pieces between chunk data).
+typedef struct {
+    const ck_input *input;
+    uint64_t next;  // the input offset the buffer's end corresponds to
+    uint8_t *buffer;
+    size_t start, end;
+} ck_png_source;
+
+enum { ck_png_source_size = 1 << 20 };
+
+static void ck_png_read_data(png_structp png, png_bytep data, size_t length) {
+    ck_png_source *source = (ck_png_source *)png_get_io_ptr(png);
+    while (length > 0) {
+        if (source->start == source->end) {
+            long got = ck_input_read(source->input, source->next, source->buffer, ck_png_source_size);
+            if (got < 0) png_error(png, "cannot read the file");
+            if (got == 0) png_error(png, "unexpected end of the PNG file (truncated)");
+            source->next += (uint64_t)got;
+            source->start = 0;
+            source->end = (size_t)got;
+        }
+        size_t piece = source->end - source->start;
+        if (piece > length) piece = length;
+        memcpy(data, source->buffer + source->start, piece);
+        source->start += piece;
+        data += piece;
+        length -= piece;
+    }
+}
+
+int ck_png_read_crop(const ck_input *input, ck_png_read_request *request) {
     request->warnings = 0;
     request->rows_decoded = 0;
     request->message[0] = '\0';
 
-    FILE *file = fopen(path, "rb");
-    if (file == NULL) {
-        snprintf(request->message, sizeof request->message, "cannot open the file");
-        return CK_STATUS_CANNOT_OPEN;
+    ck_png_source source = {input, 0, malloc(ck_png_source_size), 0, 0};
+    if (source.buffer == NULL) {
+        snprintf(request->message, sizeof request->message, "out of memory for the read buffer");
+        return CK_STATUS_OUT_OF_MEMORY;
     }
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, request, ck_png_error, ck_png_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (png == NULL || info == NULL) {
         if (png) png_destroy_read_struct(&png, NULL, NULL);
-        fclose(file);
+        free(source.buffer);
         snprintf(request->message, sizeof request->message, "out of memory creating the PNG reader");
         return CK_STATUS_OUT_OF_MEMORY;
     }
@@ -66,11 +97,11 @@ int ck_png_read_crop(const char *path, ck_png_read_request *request) {
         free(row);
         free(kept_rows);
         png_destroy_read_struct(&png, &info, NULL);
-        fclose(file);
+        free(source.buffer);
         return status;
     }
 
-    png_init_io(png, file);
+    png_set_read_fn(png, &source, ck_png_read_data);
     // The caller's scan has already checked every chunk's CRC, so libpng need
     // not compute them again; zlib's Adler-32 of the pixel data is skipped for
     // the same reason (a crop stops before the stream's end anyway).
@@ -132,7 +163,7 @@ int ck_png_read_crop(const char *path, ck_png_read_request *request) {
             request->rows_decoded = y + 1;
             if (y >= first) {
                 memcpy(request->pixels + (size_t)(y - first) * crop_row_bytes, row + column_offset, crop_row_bytes);
-                if (request->stream) ck_stream_rows_ready(request->stream, y - first + 1);
+                if (request->rows_ready) request->rows_ready(request->rows_context, y - first + 1);
             }
         }
     } else {
@@ -159,13 +190,13 @@ int ck_png_read_crop(const char *path, ck_png_read_request *request) {
             memcpy(request->pixels + (size_t)y * crop_row_bytes, kept_rows + (size_t)y * row_bytes + column_offset,
                    crop_row_bytes);
         }
-        if (request->stream) ck_stream_rows_ready(request->stream, request->crop_height);
+        if (request->rows_ready) request->rows_ready(request->rows_context, request->crop_height);
     }
     free(row);
     row = NULL;
     free(kept_rows);
     kept_rows = NULL;
     png_destroy_read_struct(&png, &info, NULL);
-    fclose(file);
+    free(source.buffer);
     return CK_STATUS_OK;
 }

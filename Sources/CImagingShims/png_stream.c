@@ -294,6 +294,8 @@ ck_stream *ck_stream_start(const ck_stream_config *config) {
     return stream;
 }
 
+void ck_stream_rows_ready_callback(void *stream, uint32_t rows) { ck_stream_rows_ready((ck_stream *)stream, rows); }
+
 void ck_stream_rows_ready(ck_stream *stream, uint32_t rows) {
     pthread_mutex_lock(&stream->lock);
     uint32_t before = stream->rows;

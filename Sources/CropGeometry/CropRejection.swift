@@ -46,20 +46,20 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
         case .nonFinite(let field):
             "\(field) is not a finite number"
         case .sourceNotPositiveInteger(let w, let h):
-            "source size \(format(w))x\(format(h)) is not a positive whole number of pixels"
+            "source size \(numberText(w))x\(numberText(h)) is not a positive whole number of pixels"
         case .sourceTooLarge(let w, let h):
-            "source size \(format(w))x\(format(h)) exceeds 2^53 pixels on a side"
+            "source size \(numberText(w))x\(numberText(h)) exceeds 2^53 pixels on a side"
         case .viewportNotPositive(let w, let h):
-            "viewport \(format(w))x\(format(h)) must have a positive width and height"
+            "viewport \(numberText(w))x\(numberText(h)) must have a positive width and height"
         case .selectionSizeNotPositive(let w, let h):
-            "selection size \(format(w))x\(format(h)) must have a positive width and height"
+            "selection size \(numberText(w))x\(numberText(h)) must have a positive width and height"
                 + " (a negative size is rejected, not flipped)"
         case .zoomNotPositive(let z):
-            "zoom scale \(format(z)) must be positive"
+            "zoom scale \(numberText(z)) must be positive"
         case .imageScaleNotPositive(let s):
-            "image scale \(format(s)) must be positive"
+            "image scale \(numberText(s)) must be positive"
         case .orientationOutOfRange(let o):
-            "orientation \(format(o)) is not an EXIF orientation (1 to 8)"
+            "orientation \(numberText(o)) is not an EXIF orientation (1 to 8)"
         case .noImagePixels:
             "the selection covers no image pixel (it lies outside the visible image,"
                 + " in the padding, or along an edge)"
@@ -69,6 +69,12 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-private func format(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+/// The shortest text that reads back as `value`: whole numbers without a
+/// fraction (`300`, not `300.0`), others as Swift prints them, non-finite
+/// ones as `nan`, `inf`, `-inf`. Used wherever CropKit prints a number.
+package func numberText(_ value: Double) -> String {
+    if value.isNaN { return "nan" }
+    if value.isInfinite { return value < 0 ? "-inf" : "inf" }
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+    return String(value)
 }

@@ -26,7 +26,7 @@ public struct Rect<Space: CoordinateSpace>: Hashable, Sendable, CustomStringConv
 
     /// `x,y,width,height`, whole numbers without a fraction.
     public var description: String {
-        [x, y, width, height].map { $0.isFinite ? jsonNumberText($0) : "\($0)" }.joined(
+        [x, y, width, height].map { numberText($0) }.joined(
             separator: ",")
     }
 }
@@ -67,6 +67,11 @@ public struct PixelRect<Space: PixelSpace>: Hashable, Sendable, CustomStringConv
         self.y = y
         self.width = width
         self.height = height
+    }
+
+    /// The whole of an image of `size`: from 0,0, `size` wide and high.
+    public init(size: PixelSize<Space>) {
+        self.init(x: 0, y: 0, width: size.width, height: size.height)
     }
 
     public var maxX: Int { x + width }

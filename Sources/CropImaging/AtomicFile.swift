@@ -9,6 +9,13 @@ internal import CImagingShims
 /// Writes a file so that a reader, or a crash at any moment, sees either the
 /// old file (or none) or the complete new one: the bytes go to a temporary
 /// file in the same folder, are flushed to disk, then renamed into place.
+///
+/// The temporary is named `.NAME.cropkit-XXXXXX` and locked (`flock`) by its
+/// writer for as long as it exists. A writer killed before it could remove
+/// its temporary leaves it behind unlocked; the next writer in that folder
+/// removes such leftovers: only files of that naming, only when their lock
+/// can be taken (their writer is gone) and they are older than a minute
+/// (so a temporary created a moment ago, not yet locked, is never touched).
 public enum AtomicFile {
     /// Writes `bytes` to `path`.
     ///
@@ -16,21 +23,24 @@ public enum AtomicFile {
     ///   - replacing: Whether an existing file at `path` may be replaced.
     ///     Without it, an existing file is an error and is left untouched
     ///     (the final step is `link`, which fails rather than replace).
-    ///   - protecting: A file that must never be overwritten (the input).
-    /// - Throws: ``ImagingError`` `.output` or `.outputRefused`, with nothing
-    ///   left behind.
+    ///   - protected: A file that must never be overwritten (the input).
+    /// - Throws: ``ImagingError``, with nothing left behind.
     public static func write(
-        _ bytes: [UInt8], to path: String, replacing: Bool, protecting protected: String? = nil
+        _ bytes: [UInt8], to path: String, replacing: Bool, protecting protected: ImageInput? = nil
     ) throws(ImagingError) {
         let writer = try Writer(path: path, replacing: replacing, protecting: protected)
         try writer.write(bytes[...])
         try writer.commit()
     }
 
+    /// The suffix of a temporary file's name before its six random characters.
+    static let temporaryMarker = ".cropkit-"
+
     /// A file being written: bytes go to a temporary file in the target's
     /// folder; ``commit()`` flushes it and moves it into place. Dropped
     /// without a commit (an error, a throw), it removes the temporary file.
-    public final class Writer: PNGSink {
+    public final class Writer: ByteSink {
+        /// The file's final path.
         public let path: String
         private let replacing: Bool
         private let temporary: String
@@ -40,58 +50,79 @@ public enum AtomicFile {
         private var written = 0
         private var flushed = 0
 
-        /// Checks that `path` may be written, then creates the temporary file.
-        public init(path: String, replacing: Bool, protecting protected: String? = nil)
+        /// Checks that `path` may be written, removes stale temporaries of
+        /// earlier writers in its folder, then creates and locks the
+        /// temporary file.
+        ///
+        /// - Parameter protected: The input, which is never overwritten.
+        /// - Throws: ``ImagingError/outputIsInput(path:)``,
+        ///   ``ImagingError/outputExists(path:)`` or
+        ///   ``ImagingError/cannotWrite(path:reason:)``.
+        public init(path: String, replacing: Bool, protecting protected: ImageInput? = nil)
             throws(ImagingError)
         {
-            if let protected, isSameFile(protected, path) {
-                throw ImagingError(
-                    .outputRefused,
-                    "the output '\(path)' is the input file; CropKit never overwrites its input")
+            if let protected, protected.isSameFile(as: path) {
+                throw .outputIsInput(path: path)
             }
             if !replacing && access(path, F_OK) == 0 {
-                throw ImagingError(
-                    .outputRefused, "'\(path)' already exists; pass --force to replace it")
+                throw .outputExists(path: path)
             }
-            let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+            let folder: String
+            if let slash = path.lastIndex(of: "/") {
+                folder = slash == path.startIndex ? "/" : String(path[..<slash])
+            } else {
+                folder = "."
+            }
             let name = path.split(separator: "/").last.map(String.init) ?? path
+            AtomicFile.removeStaleTemporaries(in: folder)
             var template = Array(
-                "\(folder.isEmpty ? "/" : folder)/.\(name).cropkit-XXXXXX".utf8CString)
-            let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard descriptor >= 0 else {
-                throw ImagingError(
-                    .output,
-                    "cannot create a file in '\(folder)': \(String(cString: strerror(errno)))")
+                "\(folder)/.\(name)\(AtomicFile.temporaryMarker)XXXXXX".utf8CString)
+            let descriptor = template.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress.map { mkstemp($0) } ?? -1
             }
+            guard descriptor >= 0 else {
+                throw .cannotWrite(
+                    path: path,
+                    reason:
+                        "cannot create a file in '\(folder)': \(String(cString: strerror(errno)))"
+                )
+            }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            // Held until the temporary is renamed or removed: it tells a
+            // later writer's sweep that this one is alive.
+            _ = flock(descriptor, LOCK_EX | LOCK_NB)
             self.path = path
             self.replacing = replacing
             self.descriptor = descriptor
-            self.temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            self.temporary = String(decoding: template.dropLast().map(UInt8.init), as: UTF8.self)
         }
 
         deinit {
             if !committed {
-                if descriptor >= 0 { close(descriptor) }
                 unlink(temporary)
+                if descriptor >= 0 { close(descriptor) }
             }
         }
 
+        /// Appends `chunk` to the temporary file.
+        ///
+        /// - Throws: ``ImagingError/cannotWrite(path:reason:)``.
         public func write(_ chunk: any ByteChunk) throws(ImagingError) {
             var failure: String?
             chunk.withChunkBytes { raw in
+                guard let base = raw.baseAddress else { return }
                 var offset = 0
                 while offset < raw.count {
-                    let written = systemWrite(
-                        descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    let written = systemWrite(descriptor, base + offset, raw.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
-                        failure = "cannot write '\(path)': \(String(cString: strerror(errno)))"
+                        failure = String(cString: strerror(errno))
                         return
                     }
                     offset += written
                 }
             }
-            if let failure { throw ImagingError(.output, failure) }
+            if let failure { throw .cannotWrite(path: path, reason: failure) }
             // Start the disk write of every full megabyte now, so the fsync
             // in commit() waits for less.
             let start = written
@@ -104,34 +135,76 @@ public enum AtomicFile {
             }
         }
 
-        /// Flushes the file to disk and moves it into place.
+        /// Flushes the file to disk and moves it into place (while still
+        /// holding its lock, so no sweep can take it in between).
+        ///
+        /// - Throws: ``ImagingError``; the temporary is then removed.
         public func commit() throws(ImagingError) {
             guard fsync(descriptor) == 0 else {
-                throw ImagingError(
-                    .output, "cannot flush '\(path)' to disk: \(String(cString: strerror(errno)))")
+                throw .cannotWrite(
+                    path: path, reason: "cannot flush to disk: \(String(cString: strerror(errno)))")
             }
             fchmod(descriptor, 0o644)
-            close(descriptor)
-            descriptor = -1
             if replacing {
                 guard rename(temporary, path) == 0 else {
-                    throw ImagingError(
-                        .output,
-                        "cannot move the new file into place at '\(path)': \(String(cString: strerror(errno)))"
+                    throw .cannotWrite(
+                        path: path,
+                        reason:
+                            "cannot move the new file into place: \(String(cString: strerror(errno)))"
                     )
                 }
             } else if link(temporary, path) != 0 {
                 let code = errno
-                throw ImagingError(
-                    code == EEXIST ? .outputRefused : .output,
-                    code == EEXIST
-                        ? "'\(path)' already exists; pass --force to replace it"
-                        : "cannot create '\(path)': \(String(cString: strerror(code)))")
+                if code == EEXIST { throw .outputExists(path: path) }
+                throw .cannotWrite(path: path, reason: String(cString: strerror(code)))
             } else {
                 unlink(temporary)
             }
             committed = true
+            close(descriptor)
+            descriptor = -1
         }
+    }
+
+    /// Removes temporaries of this naming in `folder` whose writer is gone:
+    /// their lock can be taken, and they are older than a minute.
+    ///
+    /// - Returns: The names removed.
+    @discardableResult
+    static func removeStaleTemporaries(in folder: String, olderThan seconds: Int = 60) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var removed: [String] = []
+        let now = time(nil)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard isTemporaryName(name) else { continue }
+            let path = folder + "/" + name
+            let candidate = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard candidate >= 0 else { continue }
+            defer { close(candidate) }
+            var info = stat()
+            guard fstat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                Int(now) - modificationSeconds(info) >= seconds,
+                flock(candidate, LOCK_EX | LOCK_NB) == 0
+            else { continue }
+            if unlink(path) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
+    /// Whether `name` is `.NAME.cropkit-XXXXXX`, as a writer names its temporary.
+    static func isTemporaryName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        let marker = Array(temporaryMarker.utf8)
+        // "." + at least one byte of NAME + marker + six characters.
+        guard bytes.count >= 2 + marker.count + 6, bytes[0] == UInt8(ascii: ".") else {
+            return false
+        }
+        let start = bytes.count - 6 - marker.count
+        return bytes[start..<start + marker.count].elementsEqual(marker)
     }
 
     /// Whether two paths name the same existing file (same device and inode).
@@ -141,6 +214,15 @@ public enum AtomicFile {
         guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
         return first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
+}
+
+/// A file's modification time in whole seconds.
+private func modificationSeconds(_ info: stat) -> Int {
+    #if canImport(Darwin)
+        Int(info.st_mtimespec.tv_sec)
+    #else
+        Int(info.st_mtim.tv_sec)
+    #endif
 }
 
 /// `write(2)`, named so it does not clash with Swift's own `write`.

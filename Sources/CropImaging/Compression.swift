@@ -22,7 +22,7 @@ public enum Compressor: String, Hashable, Sendable, CaseIterable {
     /// libdeflate, ``PNGEncoder`` compresses in bands through the C layer's
     /// `ck_stream` instead.)
     ///
-    /// - Throws: ``ImagingError`` `.outOfMemory` when compression fails.
+    /// - Throws: ``ImagingError/outOfMemory(detail:)`` when compression fails.
     static func zlibStream(_ data: UnsafeBufferPointer<UInt8>, level: Int) throws(ImagingError)
         -> [UInt8]
     {
@@ -37,7 +37,7 @@ public enum Compressor: String, Hashable, Sendable, CaseIterable {
             count = written
         }
         guard written > 0 else {
-            throw ImagingError(.outOfMemory, "zlib could not compress the image data")
+            throw .outOfMemory(detail: "zlib could not compress the image data")
         }
         return out
     }

@@ -1,3 +1,5 @@
+import CropGeometry
+
 /// The most a decode may take on, checked before the big allocations.
 ///
 /// | limit | default | why |
@@ -7,67 +9,80 @@
 /// | `maxChunkBytes` | 16 MiB | one metadata chunk CropKit reads (an ICC profile is at most a few MB) |
 /// | `maxMetadataBytes` | 64 MiB | all metadata chunks CropKit reads together |
 /// | `maxFileBytes` | 2 GiB | the input file itself |
+/// | `maxScans` | 500 | a progressive JPEG's scans (a scan bomb repeats them; encoders write about 10) |
+///
+/// A limit that is exceeded throws ``ImagingError/limitExceeded(_:limit:actual:)``
+/// naming it.
 public struct DecodeLimits: Hashable, Sendable {
+    /// The most pixels an image may have.
     public var maxPixels: Int
+    /// The most pixels on either side.
     public var maxDimension: Int
+    /// The most bytes of one metadata chunk or segment that is read.
     public var maxChunkBytes: Int
+    /// The most bytes of metadata read in all.
     public var maxMetadataBytes: Int
+    /// The largest input file.
     public var maxFileBytes: Int
+    /// The most scans of a progressive JPEG.
+    public var maxScans: Int
 
+    /// Limits with the defaults in the table above, or the values given.
     public init(
         maxPixels: Int = 178_956_970, maxDimension: Int = 1_000_000, maxChunkBytes: Int = 16 << 20,
-        maxMetadataBytes: Int = 64 << 20, maxFileBytes: Int = 2 << 30
+        maxMetadataBytes: Int = 64 << 20, maxFileBytes: Int = 2 << 30, maxScans: Int = 500
     ) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
         self.maxChunkBytes = maxChunkBytes
         self.maxMetadataBytes = maxMetadataBytes
         self.maxFileBytes = maxFileBytes
+        self.maxScans = maxScans
     }
 
-    /// Refuses a file larger than ``maxFileBytes``.
-    func check(fileSize: Int, path: String) throws(ImagingError) {
-        guard fileSize <= maxFileBytes else {
-            throw ImagingError(
-                .limit,
-                "'\(path)' is \(describeBytes(fileSize)), over the \(describeBytes(maxFileBytes)) limit for an input file (--max-file-bytes)"
-            )
-        }
-    }
-
+    /// The defaults.
     public static let standard = DecodeLimits()
 
-    /// Refuses an image of `width`×`height` over these limits, naming the
-    /// limit and its flag.
-    ///
-    /// - Parameter format: "PNG" or "JPEG", for the message.
-    func check(width: Int, height: Int, format: String) throws(ImagingError) {
+    /// Refuses a file larger than ``maxFileBytes``.
+    func check(fileSize: Int) throws(ImagingError) {
+        guard fileSize <= maxFileBytes else {
+            throw .limitExceeded(.fileBytes, limit: maxFileBytes, actual: fileSize)
+        }
+    }
+
+    /// Refuses an image of `width`×`height` over these limits.
+    func check(width: Int, height: Int) throws(ImagingError) {
         guard width <= maxDimension, height <= maxDimension else {
-            throw ImagingError(
-                .limit,
-                "\(format) image is \(width)x\(height), over the \(maxDimension)-pixel limit on a side (--max-dimension)"
-            )
+            throw .limitExceeded(.dimension, limit: maxDimension, actual: max(width, height))
         }
-        guard width * height <= maxPixels else {
-            throw ImagingError(
-                .limit,
-                "\(format) image is \(width)x\(height) = \(width * height) pixels, over the \(maxPixels)-pixel limit (--max-pixels)"
-            )
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= maxPixels else {
+            throw .limitExceeded(.pixels, limit: maxPixels, actual: overflow ? Int.max : pixels)
         }
+    }
+
+    /// The bytes of a `rect` crop at `bytesPerPixel`, after refusing one
+    /// over ``maxPixels`` or one whose size overflows.
+    func cropBytes(_ rect: PixelRect<StoredPixels>, bytesPerPixel: Int) throws(ImagingError) -> Int
+    {
+        let (pixels, overflow) = rect.width.multipliedReportingOverflow(by: rect.height)
+        let (bytes, bytesOverflow) = (overflow ? Int.max : pixels).multipliedReportingOverflow(
+            by: bytesPerPixel)
+        guard !overflow, !bytesOverflow, pixels <= maxPixels else {
+            throw .limitExceeded(.pixels, limit: maxPixels, actual: overflow ? Int.max : pixels)
+        }
+        return bytes
     }
 }
 
-/// Refuses a crop that does not lie inside a `width`×`height` image.
-func checkCrop(_ crop: (x: Int, y: Int, width: Int, height: Int), inside width: Int, _ height: Int)
+/// Refuses a crop that does not lie inside an image of `size`.
+func checkCrop(_ crop: PixelRect<StoredPixels>, inside size: PixelSize<StoredPixels>)
     throws(ImagingError)
 {
-    guard crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0, crop.x + crop.width <= width,
-        crop.y + crop.height <= height
+    guard crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0,
+        crop.x <= size.width - crop.width, crop.y <= size.height - crop.height
     else {
-        throw ImagingError(
-            .invalidRequest,
-            "the crop \(crop.x),\(crop.y),\(crop.width),\(crop.height) does not lie inside the \(width)x\(height) image"
-        )
+        throw .cropOutsideImage(crop: crop, size: size)
     }
 }
 

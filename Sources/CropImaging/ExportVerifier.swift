@@ -1,114 +1,99 @@
 import CropGeometry
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// Runs the export checks for mappings of one source size: writes the two
-/// fixtures of that size once, exports each crop through the real file
-/// pipeline (``CropExport/cropPNG(input:stored:orientation:output:encoder:replacing:limits:)``),
-/// reads the output back and checks its pixels.
+/// Runs the export checks for mappings of one source size: makes the two
+/// fixtures of that size once, as PNG files in memory, exports each crop
+/// through the real pipeline (``CropJob``, ``CropPlan/export(to:)``), reads
+/// the output back and checks its pixels.
 public final class ExportVerifier {
+    /// The stored size of the fixtures.
     public let sourceSize: PixelSize<StoredPixels>
-    private let folder: String
-    private let cornersPath: String
-    private let coordinatesPath: String
-    private var counter = 0
+    private let corners: ImageSource
+    private let coordinates: ImageSource
 
-    /// Writes the fixtures for `sourceSize` into a new temporary folder.
+    /// The largest fixture side, and the most pixels, a verifier makes.
+    public static let maximumSide = 65536
+    /// The most pixels of a fixture.
+    public static let maximumPixels = 100_000_000
+
+    /// Makes the fixtures for `sourceSize`.
     ///
-    /// - Throws: ``ImagingError`` when the folder or the fixtures cannot be written.
+    /// - Throws: ``ImagingError/limitExceeded(_:limit:actual:)`` past
+    ///   ``maximumSide`` or ``maximumPixels``.
     public init(sourceSize: PixelSize<StoredPixels>) throws(ImagingError) {
-        guard sourceSize.width <= 65536, sourceSize.height <= 65536,
-            sourceSize.width * sourceSize.height <= 100_000_000
-        else {
-            throw ImagingError(
-                .limit,
-                "export checks use fixtures of at most 65536 pixels a side and 100 megapixels, not \(sourceSize)"
-            )
+        guard Self.canVerify(sourceSize) else {
+            let (pixels, overflow) = sourceSize.width.multipliedReportingOverflow(
+                by: sourceSize.height)
+            throw .limitExceeded(
+                .fixturePixels, limit: Self.maximumPixels, actual: overflow ? Int.max : pixels)
         }
         self.sourceSize = sourceSize
-        var template = Array("/tmp/cropkit-verify-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw ImagingError(
-                .output, "cannot create a temporary folder: \(String(cString: strerror(errno)))")
-        }
-        folder = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        cornersPath = folder + "/corners.png"
-        coordinatesPath = folder + "/coordinates.png"
         let fast = PNGEncoder(level: 1)
-        try AtomicFile.write(
-            try fast.encode(Fixture.corners(width: sourceSize.width, height: sourceSize.height)),
-            to: cornersPath,
-            replacing: true)
-        try AtomicFile.write(
-            try fast.encode(
-                Fixture.coordinates(width: sourceSize.width, height: sourceSize.height)),
-            to: coordinatesPath, replacing: true)
-    }
-
-    deinit {
-        for name in (try? listFolder(folder)) ?? [] { unlink(folder + "/" + name) }
-        rmdir(folder)
-    }
-
-    /// Exports `result`'s crop of the corners fixture to `path` (a PNG a
-    /// person can look at), replacing any file there.
-    public func exportCorners(_ result: CropResult, to path: String) throws(ImagingError) {
-        precondition(result.sourceSize == sourceSize, "the result is for another source size")
-        _ = try CropExport.cropPNG(
-            input: cornersPath, stored: result.stored, orientation: result.orientation,
-            output: path,
-            encoder: PNGEncoder(level: 1), replacing: true)
+        corners = try ImageSource(
+            ImageInput(
+                bytes: try fast.encode(
+                    Fixture.corners(width: sourceSize.width, height: sourceSize.height)),
+                name: "corners fixture"))
+        coordinates = try ImageSource(
+            ImageInput(
+                bytes: try fast.encode(
+                    Fixture.coordinates(width: sourceSize.width, height: sourceSize.height)),
+                name: "coordinates fixture"))
     }
 
     /// Whether fixtures of `size` are within what a verifier makes.
     public static func canVerify(_ size: PixelSize<StoredPixels>) -> Bool {
-        size.width <= 65536 && size.height <= 65536 && size.width * size.height <= 100_000_000
+        size.width <= maximumSide && size.height <= maximumSide
+            && size.width * size.height <= maximumPixels
+    }
+
+    /// Exports `result`'s crop of the corners fixture to `path` (a PNG a
+    /// person can look at), replacing any file there.
+    ///
+    /// - Throws: ``ImagingError``.
+    public func exportCorners(_ result: CropResult, to path: String) throws(ImagingError) {
+        _ = try plan(result, of: corners).write(to: path, replacing: true)
     }
 
     /// The four checks for one mapping result (whose source size must be this
     /// verifier's): size, corner markers, no transparency, coordinates.
+    ///
+    /// - Throws: ``ImagingError`` when an export or its read-back fails.
     public func check(_ result: CropResult) throws(ImagingError) -> [ExportCheck] {
-        precondition(result.sourceSize == sourceSize, "the result is for another source size")
-        counter += 1
-        let cornersOut = folder + "/out-corners-\(counter).png"
-        let coordinatesOut = folder + "/out-coordinates-\(counter).png"
-        defer {
-            unlink(cornersOut)
-            unlink(coordinatesOut)
-        }
-        _ = try CropExport.cropPNG(
-            input: cornersPath, stored: result.stored, orientation: result.orientation,
-            output: cornersOut,
-            encoder: PNGEncoder(level: 1), replacing: true)
-        _ = try CropExport.cropPNG(
-            input: coordinatesPath, stored: result.stored, orientation: result.orientation,
-            output: coordinatesOut,
-            encoder: PNGEncoder(level: 1), replacing: true)
-        let corners = try PNGDecoder.decode(path: cornersOut)
-        let coordinates = try PNGDecoder.decode(path: coordinatesOut)
+        let cornersOut = try exported(result, of: corners)
+        let coordinatesOut = try exported(result, of: coordinates)
         return [
-            ExportChecks.size(of: corners, equals: result.rect),
-            ExportChecks.cornerMarkers(in: corners, stored: result.stored, sourceSize: sourceSize),
-            ExportChecks.noTransparentPixels(in: corners),
+            ExportChecks.size(of: cornersOut, equals: result.rect),
+            ExportChecks.cornerMarkers(
+                in: cornersOut, stored: result.stored, sourceSize: sourceSize),
+            ExportChecks.noTransparentPixels(in: cornersOut),
             ExportChecks.coordinates(
-                in: coordinates, stored: result.stored, orientation: result.orientation),
+                in: coordinatesOut, stored: result.stored, orientation: result.orientation),
         ]
     }
-}
 
-private func listFolder(_ path: String) throws -> [String] {
-    guard let directory = opendir(path) else { return [] }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+    /// The plan for `result`'s crop of `fixture`: the rect as seen, with the
+    /// result's orientation, at the fastest level.
+    private func plan(_ result: CropResult, of fixture: ImageSource) throws(ImagingError)
+        -> CropPlan
+    {
+        precondition(result.sourceSize == sourceSize, "the result is for another source size")
+        let job = CropJob(
+            region: .pixels(result.rect), orientation: result.orientation,
+            format: .png(PNGEncoder(level: 1)))
+        do throws(CropPlanError) {
+            return try job.plan(for: fixture)
+        } catch {
+            // A result of this source size always lies inside it.
+            preconditionFailure("a result of the fixture's size has no plan: \(error)")
         }
-        if name != "." && name != ".." { names.append(name) }
     }
-    return names
+
+    /// `result`'s crop of `fixture`, exported to memory and decoded back.
+    private func exported(_ result: CropResult, of fixture: ImageSource) throws(ImagingError)
+        -> RasterImage
+    {
+        let sink = MemorySink()
+        _ = try plan(result, of: fixture).export(to: sink)
+        return try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop")).decode().image
+    }
 }

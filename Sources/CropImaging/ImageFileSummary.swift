@@ -3,7 +3,7 @@ import CropGeometry
 /// What `cropkit info` reports, and what `--source-file` takes: a file's
 /// format, stored and oriented size, orientation and colour.
 public struct ImageFileSummary: Sendable {
-    public var format: CropExport.Format
+    public var format: ImageFormat
     public var storedSize: PixelSize<StoredPixels>
     public var orientation: EXIFOrientation
     public var colorSpace: String
@@ -23,7 +23,7 @@ public struct ImageFileSummary: Sendable {
     public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
         -> ImageFileSummary
     {
-        ImageFileSummary(try ImageSource.read(path: path, limits: limits))
+        ImageFileSummary(try ImageSource.open(path: path, limits: limits))
     }
 
 }
@@ -31,7 +31,7 @@ public struct ImageFileSummary: Sendable {
 extension ImageFileSummary {
     /// The summary of a file already read.
     public init(_ source: ImageSource) {
-        switch source {
+        switch source.header {
         case .png(let info):
             // The iCCP profile's own description, else the chunk's name.
             let profile = info.carriedChunks.first(where: { $0.type == "iCCP" }).map { chunk in

@@ -1,37 +1,59 @@
 import CropGeometry
+import Dispatch
 
-/// An image file's header and metadata, read once: a PNG's chunk list or a
-/// JPEG's markers. What the crop, the batch and the summary all start from.
-public enum ImageSource: Sendable {
-    case png(PNGFileInfo)
-    case jpeg(JPEGFileInfo)
+/// An image opened once: its bytes (``ImageInput``) and what its header and
+/// metadata say (``ImageHeader``), read from those bytes.
+///
+/// Everything a crop needs comes from here: ``CropJob/plan(for:)`` plans
+/// against the header, ``CropPlan/export(to:)`` decodes from the same
+/// input. The path is never opened again.
+public struct ImageSource: Sendable {
+    /// The bytes.
+    public let input: ImageInput
+    /// What the header and metadata say.
+    public let header: ImageHeader
+    /// The limits the header was checked against, and the decode keeps to.
+    public let limits: DecodeLimits
 
-    /// Reads the file at `path` by its signature.
+    /// Opens the file at `path` and reads its header and metadata (no
+    /// pixels).
     ///
     /// - Throws: ``ImagingError``.
-    public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
+    public static func open(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
         -> ImageSource
     {
-        try read(path: path, limits: limits, deferringDataCRCs: false)
+        try ImageSource(ImageInput(path: path), limits: limits)
     }
 
-    /// ``read(path:limits:)``; with `deferringDataCRCs`, a PNG's image data
-    /// CRCs are checked later, by the crop, while it decodes (see
-    /// ``PNGFileInfo/read(path:limits:deferringDataCRCs:)``).
-    package static func read(path: String, limits: DecodeLimits, deferringDataCRCs: Bool)
-        throws(ImagingError) -> ImageSource
-    {
-        switch try CropExport.format(of: path) {
-        case .png:
-            .png(
-                try PNGFileInfo.read(
-                    path: path, limits: limits, deferringDataCRCs: deferringDataCRCs))
-        case .jpeg: .jpeg(try JPEGFileInfo.read(path: path, limits: limits))
+    /// Reads the header and metadata of `input`, by its signature.
+    ///
+    /// A PNG's image data CRCs are not read here: every decode checks them,
+    /// on another thread while it runs (reading a 30 MB file's image data
+    /// takes about 8 ms), and fails on a bad one.
+    ///
+    /// - Throws: ``ImagingError``, ``ImagingError/unknownFormat(path:)`` for
+    ///   a signature CropKit does not read.
+    public init(_ input: ImageInput, limits: DecodeLimits = .standard) throws(ImagingError) {
+        var head = [UInt8](repeating: 0, count: 8)
+        let got = try head.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
+            try input.read(at: 0, into: buffer)
         }
+        guard got > 0 else { throw .corrupt(format: .png, detail: "'\(input.name)' is empty") }
+        switch ImageFormat(signature: head.prefix(got)) {
+        case .png:
+            header = .png(try PNGFileInfo.read(input, limits: limits, deferringDataCRCs: true))
+        case .jpeg:
+            header = .jpeg(try JPEGFileInfo.read(input, limits: limits))
+        case nil:
+            throw .unknownFormat(path: input.name)
+        }
+        self.input = input
+        self.limits = limits
     }
 
-    public var format: CropExport.Format {
-        switch self {
+    /// The file's format.
+    public var format: ImageFormat {
+        switch header {
         case .png: .png
         case .jpeg: .jpeg
         }
@@ -39,7 +61,7 @@ public enum ImageSource: Sendable {
 
     /// The size as the file declares it.
     public var storedSize: PixelSize<StoredPixels> {
-        switch self {
+        switch header {
         case .png(let info): PixelSize(width: info.width, height: info.height)
         case .jpeg(let info): PixelSize(width: info.width, height: info.height)
         }
@@ -47,38 +69,115 @@ public enum ImageSource: Sendable {
 
     /// The file's own EXIF orientation (PNG: 1).
     public var orientation: EXIFOrientation {
-        switch self {
+        switch header {
         case .png: .up
         case .jpeg(let info): info.orientation
         }
     }
-}
 
-extension CropExport {
-    /// Crops `stored` out of `source` (read from `input`), turns the crop
-    /// upright for `orientation` and writes it as PNG, atomically: by
-    /// ``cropPNG(input:stored:orientation:output:encoder:replacing:limits:info:)``
-    /// or ``cropJPEG(input:info:stored:orientation:output:encoder:replacing:limits:maxScans:lenient:)``.
-    ///
-    /// - Throws: ``ImagingError``; on any error no output file is left.
-    public static func crop(
-        _ source: ImageSource, input: String, stored: PixelRect<StoredPixels>,
-        orientation: EXIFOrientation,
-        output: String, encoder: PNGEncoder = PNGEncoder(), replacing: Bool = false,
-        limits: DecodeLimits = .standard, maxScans: Int = JPEGDecoder.defaultMaxScans,
-        lenient: Bool = false
-    ) throws(ImagingError) -> Report {
-        switch source {
-        case .png(let info):
-            try cropPNG(
-                input: input, stored: stored, orientation: orientation, output: output,
-                encoder: encoder,
-                replacing: replacing, limits: limits, info: info)
-        case .jpeg(let info):
-            try cropJPEG(
-                input: input, info: info, stored: stored, orientation: orientation, output: output,
-                encoder: encoder, replacing: replacing, limits: limits, maxScans: maxScans,
-                lenient: lenient)
+    /// The colour type and bit depth a decode of this image gives.
+    public var pixelFormat: (colorType: PNGColorType, bitDepth: Int) {
+        switch header {
+        case .png(let info): (info.colorType, info.bitDepth)
+        case .jpeg(let info): (info.components == 1 ? .gray : .rgb, 8)
         }
     }
+
+    /// Problems reading the header that did not stop it.
+    public var warnings: [String] {
+        switch header {
+        case .png(let info): info.warnings
+        case .jpeg(let info): info.warnings
+        }
+    }
+}
+
+/// What an image file's header and metadata say: a PNG's chunk list or a
+/// JPEG's markers.
+public enum ImageHeader: Sendable {
+    /// A PNG's chunk list.
+    case png(PNGFileInfo)
+    /// A JPEG's markers up to its first scan.
+    case jpeg(JPEGFileInfo)
+}
+
+/// Pixels a decode gave, and what it had to step over.
+public struct DecodedImage: Sendable {
+    /// The pixels, in the stored grid.
+    public var image: RasterImage
+    /// Problems that did not stop the decode (the header's included).
+    public var warnings: [String]
+}
+
+extension ImageSource {
+    /// Decodes `rect` of the stored grid (by default the whole image).
+    ///
+    /// Only what the rect needs is decoded: rows below it are never read;
+    /// a JPEG decodes only the MCU columns it needs.
+    ///
+    /// - Parameters:
+    ///   - rect: The pixels to keep, in the stored grid.
+    ///   - lenient: Whether damaged JPEG data the decoder can step over is
+    ///     accepted (a warning); by default it is an error.
+    /// - Throws: ``ImagingError``.
+    public func decode(_ rect: PixelRect<StoredPixels>? = nil, lenient: Bool = false)
+        throws(ImagingError) -> DecodedImage
+    {
+        try decode(rect ?? PixelRect(size: storedSize), lenient: lenient, rows: nil)
+    }
+
+    /// ``decode(_:lenient:)``, reporting each finished row to `rows` while
+    /// it decodes: how a decoder feeds an encoder.
+    func decode(_ rect: PixelRect<StoredPixels>, lenient: Bool, rows: (any RowConsumer)?)
+        throws(ImagingError) -> DecodedImage
+    {
+        try checkCrop(rect, inside: storedSize)
+        switch header {
+        case .png(let info):
+            return try whileCheckingCRCs(of: info) { () throws(ImagingError) in
+                let image = try PNGDecoder.decode(
+                    input, info: info, rect: rect, limits: limits, rows: rows)
+                return DecodedImage(image: image, warnings: info.warnings)
+            }
+        case .jpeg(let info):
+            return try JPEGDecoder.decode(
+                input, info: info, rect: rect, limits: limits, lenient: lenient, rows: rows)
+        }
+    }
+
+    /// Runs `body` while another thread checks the image data CRCs that
+    /// the header read deferred. A bad CRC is thrown in preference to
+    /// `body`'s own error, as a full read would have met it first; the
+    /// caller commits its output only after this returns.
+    private func whileCheckingCRCs<T>(
+        of info: PNGFileInfo, _ body: () throws(ImagingError) -> T
+    ) throws(ImagingError) -> T {
+        guard !info.deferredCRCs.isEmpty else { return try body() }
+        let outcome = CRCOutcome()
+        let done = DispatchSemaphore(value: 0)
+        let input = input
+        DispatchQueue.global().async {
+            do throws(ImagingError) {
+                try info.checkDeferredCRCs(in: input)
+            } catch {
+                outcome.failure = error
+            }
+            done.signal()
+        }
+        let result: Result<T, ImagingError>
+        do throws(ImagingError) {
+            result = .success(try body())
+        } catch {
+            result = .failure(error)
+        }
+        done.wait()
+        if let failure = outcome.failure { throw failure }
+        return try result.get()
+    }
+}
+
+/// What the CRC thread found; written before its semaphore is signalled and
+/// read only after the wait, so no lock is needed.
+private final class CRCOutcome: @unchecked Sendable {
+    var failure: ImagingError?
 }

@@ -1,32 +1,147 @@
-/// Why an image could not be read, cropped or written: a switchable code and a
-/// message a person can act on.
-public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
+import CropGeometry
+
+/// Why an image could not be read, cropped or written: one case per kind of
+/// failure, with what a caller needs to act on it.
+///
+/// ``description`` is a sentence for a person that names no command-line
+/// flag; a tool maps the cases to its own advice (the `cropkit` command
+/// adds the flag that raises a limit, for instance). Switch on the cases,
+/// or on ``code`` for the broad kind.
+public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The file cannot be opened or read.
+    case cannotOpen(path: String, reason: String)
+    /// The path names something other than a regular file.
+    case notARegularFile(path: String)
+    /// The file's first bytes are no signature CropKit reads.
+    case unknownFormat(path: String)
+    /// The data is not a valid image: truncated, a bad checksum, malformed.
+    case corrupt(format: ImageFormat, detail: String)
+    /// Damaged data the decoder could step over (a libjpeg warning, such as
+    /// a premature end of data): refused unless the decode is lenient.
+    case recoverableCorruption(format: ImageFormat, detail: String)
+    /// A valid image, or a feature of one, that CropKit does not handle.
+    case unsupported(format: ImageFormat, detail: String)
+    /// Over one of the ``DecodeLimits``: which, its value, and what the
+    /// input needs.
+    case limitExceeded(Limit, limit: Int, actual: Int)
+    /// The memory needed could not be had.
+    case outOfMemory(detail: String)
+    /// A library loaded at run time is not installed.
+    case libraryMissing(library: String, package: String)
+    /// The output exists, and replacing it was not allowed.
+    case outputExists(path: String)
+    /// The output would overwrite the input, which is never done.
+    case outputIsInput(path: String)
+    /// The output could not be written.
+    case cannotWrite(path: String, reason: String)
+    /// The crop does not lie inside the image.
+    case cropOutsideImage(crop: PixelRect<StoredPixels>, size: PixelSize<StoredPixels>)
+
+    /// The limits a decode checks, each a field of ``DecodeLimits``.
+    public enum Limit: String, Hashable, Sendable, CaseIterable {
+        /// ``DecodeLimits/maxPixels``.
+        case pixels
+        /// ``DecodeLimits/maxDimension``.
+        case dimension
+        /// ``DecodeLimits/maxChunkBytes``.
+        case chunkBytes
+        /// ``DecodeLimits/maxMetadataBytes``.
+        case metadataBytes
+        /// ``DecodeLimits/maxFileBytes``.
+        case fileBytes
+        /// ``DecodeLimits/maxScans``.
+        case scans
+        /// Memory the format forces a decode to hold (an interlaced PNG's
+        /// rows, a progressive JPEG's coefficients).
+        case memory
+        /// The largest fixture an export check makes.
+        case fixturePixels
+    }
+
+    /// The broad kind of an error, for exit codes and tables.
     public enum Code: String, Hashable, Sendable {
         /// The file cannot be opened or read.
         case cannotOpen
-        /// The data is not a valid image (truncated, bad checksum, malformed).
+        /// The data is not a valid image.
         case corrupt
         /// A valid image this build does not handle.
         case unsupported
-        /// Over one of the decode limits; the message names the limit.
+        /// Over one of the decode limits.
         case limit
-        /// The memory needed could not be had.
+        /// The memory, or a library, needed could not be had.
         case outOfMemory
         /// The output could not be written.
         case output
         /// The output exists (and replacing was not allowed), or is the input.
         case outputRefused
-        /// The request itself does not fit the image (a crop outside it).
+        /// The request itself does not fit the image.
         case invalidRequest
     }
 
-    public var code: Code
-    public var message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+    /// The broad kind of this error.
+    public var code: Code {
+        switch self {
+        case .cannotOpen, .notARegularFile: .cannotOpen
+        case .corrupt, .recoverableCorruption: .corrupt
+        case .unknownFormat, .unsupported, .libraryMissing: .unsupported
+        case .limitExceeded: .limit
+        case .outOfMemory: .outOfMemory
+        case .cannotWrite: .output
+        case .outputExists, .outputIsInput: .outputRefused
+        case .cropOutsideImage: .invalidRequest
+        }
     }
 
-    public var description: String { message }
+    /// A sentence for a person; it names no command-line flag.
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open '\(path)': \(reason)"
+        case .notARegularFile(let path): "'\(path)' is not a regular file"
+        case .unknownFormat(let path):
+            "'\(path)' is neither PNG nor JPEG (unknown signature)"
+        case .corrupt(_, let detail): detail
+        case .recoverableCorruption(let format, let detail):
+            "\(format.name) data is corrupt: \(detail) (data the decoder can step over)"
+        case .unsupported(_, let detail): detail
+        case .limitExceeded(let limit, let value, let actual):
+            Self.describe(limit, limit: value, actual: actual)
+        case .outOfMemory(let detail): detail
+        case .libraryMissing(let library, let package):
+            "\(library) is not installed (Debian: \(package))"
+        case .outputExists(let path): "'\(path)' already exists"
+        case .outputIsInput(let path):
+            "the output '\(path)' is the input file; CropKit never overwrites its input"
+        case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
+        case .cropOutsideImage(let crop, let size):
+            "the crop \(crop) does not lie inside the \(size) image"
+        }
+    }
+
+    private static func describe(_ limit: Limit, limit value: Int, actual: Int) -> String {
+        switch limit {
+        case .pixels:
+            "the image has \(actual) pixels, over the limit of \(value)"
+        case .dimension:
+            "the image is \(actual) pixels on a side, over the limit of \(value)"
+        case .chunkBytes:
+            "a metadata chunk declares \(describeBytes(actual)), over the \(describeBytes(value)) limit for one"
+        case .metadataBytes:
+            "the metadata holds over \(describeBytes(value)), the limit for all of it (\(describeBytes(actual)) so far)"
+        case .fileBytes:
+            "the file is \(describeBytes(actual)), over the \(describeBytes(value)) limit for an input file"
+        case .scans:
+            "the progressive JPEG has more than \(value) scans"
+        case .memory:
+            "the decode needs \(describeBytes(actual)) of memory, over the \(describeBytes(value)) it may take"
+        case .fixturePixels:
+            "export checks make fixtures of at most \(value) pixels, not \(actual)"
+        }
+    }
+}
+
+/// "499 bytes", "973 MB".
+func describeBytes(_ count: Int) -> String {
+    if count < 10_000 { return "\(count) bytes" }
+    if count < 10_000_000 { return "\(count / 1000) kB" }
+    return "\(count / 1_000_000) MB"
 }

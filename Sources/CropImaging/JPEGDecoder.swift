@@ -1,54 +1,44 @@
 internal import CImagingShims
+import CropGeometry
 
 /// Reads JPEG pixels through libjpeg-turbo, decoding only a crop.
 public enum JPEGDecoder {
-    /// The most scans a progressive JPEG may have (a scan bomb repeats them).
-    public static let defaultMaxScans = 500
+    /// The pixels of `rect` (the stored grid; by default the whole image) of
+    /// the JPEG at `path`, as 8-bit gray or RGB. A convenience over
+    /// ``ImageSource/decode(_:lenient:)`` that also checks that the file is
+    /// a JPEG.
+    ///
+    /// - Throws: ``ImagingError``.
+    public static func decode(
+        path: String, rect: PixelRect<StoredPixels>? = nil, limits: DecodeLimits = .standard,
+        lenient: Bool = false
+    ) throws(ImagingError) -> DecodedImage {
+        let source = try ImageSource.open(path: path, limits: limits)
+        guard source.format == .jpeg else {
+            throw .unsupported(format: source.format, detail: "'\(path)' is not a JPEG file")
+        }
+        return try source.decode(rect, lenient: lenient)
+    }
 
-    /// The pixels of `rect` (the stored grid) of the JPEG at `path`, as 8-bit
-    /// gray (one-component files) or RGB (all others; CMYK and YCCK are
-    /// converted as Adobe's inverted CMYK).
+    /// The pixels of `rect` of the JPEG in `input`, whose markers are
+    /// `info`, as 8-bit gray (one-component files) or RGB (all others; CMYK
+    /// and YCCK are converted as Adobe's inverted CMYK), reporting each crop
+    /// row to `rows` as soon as it is final.
     ///
     /// Only the MCU columns the crop needs are decoded (with a margin that
     /// keeps the chroma upsampler's neighbours, so the result equals the same
     /// rect of a full decode bit for bit), rows above are skipped and decoding
     /// stops after the crop's last row.
     ///
-    /// - Parameters:
-    ///   - lenient: Whether corrupt data that libjpeg can step over (a
-    ///     warning, such as premature end of data) is accepted; by default it
-    ///     is an error.
-    /// - Throws: ``ImagingError``.
-    public static func decode(
-        path: String, rect: (x: Int, y: Int, width: Int, height: Int)? = nil,
-        info knownInfo: JPEGFileInfo? = nil,
-        limits: DecodeLimits = .standard, maxScans: Int = defaultMaxScans, lenient: Bool = false
-    ) throws(ImagingError) -> (image: RasterImage, warnings: [String]) {
-        try decode(
-            path: path, rect: rect, info: knownInfo, limits: limits, maxScans: maxScans,
-            lenient: lenient, rows: nil)
-    }
-
-    /// ``decode(path:rect:info:limits:maxScans:lenient:)``, reporting each
-    /// crop row to `rows` as soon as it is final.
+    /// - Parameter lenient: Whether damaged data that libjpeg can step over
+    ///   (a warning, such as premature end of data) is accepted; by default
+    ///   it is an error.
     static func decode(
-        path: String, rect: (x: Int, y: Int, width: Int, height: Int)?,
-        info knownInfo: JPEGFileInfo?, limits: DecodeLimits, maxScans: Int, lenient: Bool,
-        rows: PNGRowStream?
-    ) throws(ImagingError) -> (image: RasterImage, warnings: [String]) {
-        let info: JPEGFileInfo
-        if let knownInfo {
-            info = knownInfo
-        } else {
-            info = try JPEGFileInfo.read(path: path, limits: limits)
-        }
-        let crop = rect ?? (0, 0, info.width, info.height)
-        try checkCrop(crop, inside: info.width, info.height)
+        _ input: ImageInput, info: JPEGFileInfo, rect crop: PixelRect<StoredPixels>,
+        limits: DecodeLimits, lenient: Bool, rows: (any RowConsumer)?
+    ) throws(ImagingError) -> DecodedImage {
         let channels = info.components == 1 ? 1 : 3
-        let size = crop.width * crop.height * channels
-        var samples = [UInt8](unsafeUninitializedCapacity: size + crop.height) { _, count in
-            count = size
-        }
+        let size = try limits.cropBytes(crop, bytesPerPixel: channels)
         var request = ck_jpeg_read_request()
         request.crop_x = UInt32(crop.x)
         request.crop_y = UInt32(crop.y)
@@ -57,16 +47,16 @@ public enum JPEGDecoder {
         request.width = UInt32(info.width)
         request.height = UInt32(info.height)
         request.components = Int32(info.components)
-        request.max_scans = Int32(maxScans)
+        request.max_scans = Int32(clamping: limits.maxScans)
         request.max_memory = 512 << 20
         request.lenient = lenient ? 1 : 0
-        let status = try samples.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
-            request.pixels = buffer.baseAddress
-            request.pixels_size = buffer.count
-            return try PNGRowStream.feed(rows, from: buffer.baseAddress!) { stream in
-                request.stream = stream
-                return ck_jpeg_read_crop(path, &request)
-            }
+        let (samples, status) = try decodeRows(size: size, rows: crop.height, into: rows) {
+            pixels, ready, context in
+            request.pixels = pixels
+            request.pixels_size = size
+            request.rows_ready = ready
+            request.rows_context = context
+            return input.withCInput { ck_jpeg_read_crop($0, &request) }
         }
         let message = cMessage(request.message)
         switch Int(status) {
@@ -74,23 +64,21 @@ public enum JPEGDecoder {
             var warnings = info.warnings
             if request.warnings > 0 {
                 warnings.append(
-                    "libjpeg: \(message) (\(request.warnings) warning(s), accepted with --lenient)")
+                    "libjpeg: \(message) (\(request.warnings) warning(s), accepted as lenient)")
             }
             let image = RasterImage(
                 width: crop.width, height: crop.height, colorType: channels == 1 ? .gray : .rgb,
-                bitDepth: 8,
-                samples: samples)
-            return (image, warnings)
-        case CK_STATUS_CANNOT_OPEN:
-            throw ImagingError(.cannotOpen, "cannot open '\(path)'")
+                bitDepth: 8, samples: samples)
+            return DecodedImage(image: image, warnings: warnings)
         case CK_STATUS_LIMIT:
-            throw ImagingError(.limit, "JPEG: \(message)")
+            throw .limitExceeded(.scans, limit: limits.maxScans, actual: Int(request.scans))
         case CK_STATUS_OUT_OF_MEMORY:
-            throw ImagingError(.outOfMemory, "JPEG decode ran out of memory: \(message)")
+            throw .outOfMemory(detail: "JPEG decode ran out of memory: \(message)")
         default:
-            let hint =
-                request.warnings > 0 ? " (pass --lenient to accept data libjpeg can step over)" : ""
-            throw ImagingError(.corrupt, "JPEG data is corrupt: \(message) (libjpeg)\(hint)")
+            if request.warnings > 0 {
+                throw .recoverableCorruption(format: .jpeg, detail: "\(message) (libjpeg)")
+            }
+            throw .corrupt(format: .jpeg, detail: "JPEG data is corrupt: \(message) (libjpeg)")
         }
     }
 }

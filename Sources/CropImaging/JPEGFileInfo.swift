@@ -46,11 +46,19 @@ extension JPEGFileInfo {
     public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
         -> JPEGFileInfo
     {
-        let file = try BinaryFile(path: path)
-        try limits.check(fileSize: file.size, path: path)
-        guard let soi = file.read(2), soi == [0xFF, 0xD8] else {
-            throw ImagingError(
-                .corrupt, "'\(path)' is not a JPEG file (it does not start with SOI)")
+        try read(ImageInput(path: path), limits: limits)
+    }
+
+    /// ``read(path:limits:)`` from an input already open.
+    package static func read(_ input: ImageInput, limits: DecodeLimits) throws(ImagingError)
+        -> JPEGFileInfo
+    {
+        let file = InputCursor(input)
+        try limits.check(fileSize: file.size)
+        guard let soi = try file.read(2), soi == [0xFF, 0xD8] else {
+            throw .corrupt(
+                format: .jpeg,
+                detail: "'\(input.name)' is not a JPEG file (it does not start with SOI)")
         }
         var info = JPEGFileInfo(
             width: 0, height: 0, components: 0, frame: "", progressive: false,
@@ -64,43 +72,50 @@ extension JPEGFileInfo {
         var sawFrame = false
         while true {
             // Markers may be padded with any number of 0xFF bytes.
-            guard var byte = file.read(1)?.first else {
-                throw ImagingError(.corrupt, "JPEG file ends before its first scan (truncated)")
+            guard var byte = try file.read(1)?.first else {
+                throw ImagingError.corrupt(
+                    format: .jpeg, detail: "JPEG file ends before its first scan (truncated)")
             }
             guard byte == 0xFF else {
-                throw ImagingError(
-                    .corrupt, "JPEG data at byte \(file.offset - 1) is not a marker (corrupt)")
+                throw ImagingError.corrupt(
+                    format: .jpeg,
+                    detail: "JPEG data at byte \(file.offset - 1) is not a marker (corrupt)")
             }
             while byte == 0xFF {
-                guard let next = file.read(1)?.first else {
-                    throw ImagingError(.corrupt, "JPEG file ends inside a marker (truncated)")
+                guard let next = try file.read(1)?.first else {
+                    throw ImagingError.corrupt(
+                        format: .jpeg, detail: "JPEG file ends inside a marker (truncated)")
                 }
                 byte = next
             }
             let marker = byte
             if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { continue }
             if marker == 0xD9 {
-                throw ImagingError(.corrupt, "JPEG file ends (EOI) before any image data")
+                throw ImagingError.corrupt(
+                    format: .jpeg, detail: "JPEG file ends (EOI) before any image data")
             }
-            guard let lengthBytes = file.read(2) else {
-                throw ImagingError(.corrupt, "JPEG file ends inside a segment header (truncated)")
+            guard let lengthBytes = try file.read(2) else {
+                throw ImagingError.corrupt(
+                    format: .jpeg, detail: "JPEG file ends inside a segment header (truncated)")
             }
             let length = Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])
             guard length >= 2, length - 2 <= file.remaining else {
-                throw ImagingError(
-                    .corrupt,
-                    "JPEG segment 0x\(String(marker, radix: 16, uppercase: true)) declares \(length) bytes, the file has \(file.remaining + 2) left (truncated or corrupt)"
+                throw ImagingError.corrupt(
+                    format: .jpeg,
+                    detail:
+                        "JPEG segment 0x\(String(marker, radix: 16, uppercase: true)) declares \(length) bytes, the file has \(file.remaining + 2) left (truncated or corrupt)"
                 )
             }
             let bodyLength = length - 2
             switch marker {
             case 0xDA:  // SOS: the metadata ends here.
                 guard sawFrame else {
-                    throw ImagingError(.corrupt, "JPEG scan starts before a frame header")
+                    throw ImagingError.corrupt(
+                        format: .jpeg, detail: "JPEG scan starts before a frame header")
                 }
                 if iccCount > 0 {
                     if (1...iccCount).allSatisfy({ iccPieces[$0] != nil }) {
-                        info.iccProfile = (1...iccCount).flatMap { iccPieces[$0]! }
+                        info.iccProfile = (1...iccCount).flatMap { iccPieces[$0] ?? [] }
                     } else {
                         info.warnings.append(
                             "JPEG ICC profile is missing some of its \(iccCount) segments; ignored")
@@ -108,8 +123,9 @@ extension JPEGFileInfo {
                 }
                 return info
             case 0xC0, 0xC1, 0xC2, 0xC9, 0xCA:
-                guard let body = file.read(bodyLength), body.count >= 6 else {
-                    throw ImagingError(.corrupt, "JPEG frame header is truncated")
+                guard let body = try file.read(bodyLength), body.count >= 6 else {
+                    throw ImagingError.corrupt(
+                        format: .jpeg, detail: "JPEG frame header is truncated")
                 }
                 try info.parseFrame(marker: marker, body: body, limits: limits)
                 sawFrame = true
@@ -117,20 +133,19 @@ extension JPEGFileInfo {
                 let kind =
                     [0xC3: "lossless", 0xCB: "lossless arithmetic"][marker]
                     ?? "hierarchical (differential)"
-                throw ImagingError(
-                    .unsupported,
-                    "JPEG is \(kind) (SOF\(marker - 0xC0)), which this libjpeg-turbo does not decode"
+                throw ImagingError.unsupported(
+                    format: .jpeg,
+                    detail:
+                        "JPEG is \(kind) (SOF\(marker - 0xC0)), which this libjpeg-turbo does not decode"
                 )
             case 0xE1, 0xE2, 0xEE:
                 metadataBytes += bodyLength
                 guard metadataBytes <= limits.maxMetadataBytes else {
-                    throw ImagingError(
-                        .limit,
-                        "JPEG metadata is over the \(describeBytes(limits.maxMetadataBytes)) limit (--max-metadata-bytes)"
-                    )
+                    throw .limitExceeded(
+                        .metadataBytes, limit: limits.maxMetadataBytes, actual: metadataBytes)
                 }
-                guard let body = file.read(bodyLength) else {
-                    throw ImagingError(.corrupt, "JPEG segment is truncated")
+                guard let body = try file.read(bodyLength) else {
+                    throw ImagingError.corrupt(format: .jpeg, detail: "JPEG segment is truncated")
                 }
                 if marker == 0xE1, body.starts(with: Array("Exif\0\0".utf8)) {
                     info.readOrientation(exif: Array(body[6...]))
@@ -148,7 +163,7 @@ extension JPEGFileInfo {
                 }
             default:
                 guard file.skip(bodyLength) else {
-                    throw ImagingError(.corrupt, "JPEG segment is truncated")
+                    throw ImagingError.corrupt(format: .jpeg, detail: "JPEG segment is truncated")
                 }
             }
         }
@@ -159,22 +174,26 @@ extension JPEGFileInfo {
     {
         let precision = Int(body[0])
         guard precision == 8 else {
-            throw ImagingError(
-                .unsupported, "JPEG has \(precision)-bit samples; only 8-bit JPEG is supported")
+            throw ImagingError.unsupported(
+                format: .jpeg,
+                detail: "JPEG has \(precision)-bit samples; only 8-bit JPEG is supported")
         }
         let height = Int(body[1]) << 8 | Int(body[2])
         let width = Int(body[3]) << 8 | Int(body[4])
         let components = Int(body[5])
         guard width > 0, height > 0 else {
-            throw ImagingError(
-                height == 0 ? .unsupported : .corrupt,
-                "JPEG frame size \(width)x\(height) is not usable")
+            let detail = "JPEG frame size \(width)x\(height) is not usable"
+            // Height 0 is the DNL marker's way of giving it later, which
+            // libjpeg does not support.
+            throw height == 0
+                ? .unsupported(format: .jpeg, detail: detail)
+                : .corrupt(format: .jpeg, detail: detail)
         }
         guard [1, 3, 4].contains(components), body.count >= 6 + 3 * components else {
-            throw ImagingError(
-                .unsupported, "JPEG has \(components) components; 1, 3 or 4 are supported")
+            throw ImagingError.unsupported(
+                format: .jpeg, detail: "JPEG has \(components) components; 1, 3 or 4 are supported")
         }
-        try limits.check(width: width, height: height, format: "JPEG")
+        try limits.check(width: width, height: height)
         self.width = width
         self.height = height
         self.components = components

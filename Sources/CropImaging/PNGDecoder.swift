@@ -1,56 +1,38 @@
 internal import CImagingShims
+import CropGeometry
 
 /// Reads PNG pixels through libpng, keeping only a crop.
 public enum PNGDecoder {
-    /// The pixels of `rect` (the stored grid) of the PNG at `path`, in the
-    /// file's own format, with the chunks a crop carries.
+    /// The pixels of `rect` (the stored grid; by default the whole image)
+    /// of the PNG at `path`, in the file's own format, with the chunks a crop
+    /// carries. A convenience over ``ImageSource/decode(_:lenient:)`` that
+    /// also checks that the file is a PNG.
     ///
-    /// Rows above the crop are decoded and dropped and only the crop's columns
-    /// are kept; for a non-interlaced file decoding stops after the crop's
-    /// last row, so the rest of the file is not read. Memory is the crop's
-    /// bytes plus one row (an interlaced file also keeps the crop's full-width
-    /// rows until its last pass).
-    ///
-    /// - Parameters:
-    ///   - path: The PNG file.
-    ///   - rect: The crop as `(x, y, width, height)`; `nil` for the whole image.
-    ///   - info: The file's chunk list, if already read.
-    ///   - limits: Refused above these, before any large allocation.
     /// - Throws: ``ImagingError``.
     public static func decode(
-        path: String, rect: (x: Int, y: Int, width: Int, height: Int)? = nil,
-        info knownInfo: PNGFileInfo? = nil,
-        limits: DecodeLimits = .standard
+        path: String, rect: PixelRect<StoredPixels>? = nil, limits: DecodeLimits = .standard
     ) throws(ImagingError) -> RasterImage {
-        try decode(path: path, rect: rect, info: knownInfo, limits: limits, rows: nil)
+        let source = try ImageSource.open(path: path, limits: limits)
+        guard source.format == .png else {
+            throw .unsupported(format: source.format, detail: "'\(path)' is not a PNG file")
+        }
+        return try source.decode(rect).image
     }
 
-    /// ``decode(path:rect:info:limits:)``, reporting each crop row to `rows`
-    /// as soon as it is final.
+    /// The pixels of `rect` of the PNG in `input`, whose chunk list is
+    /// `info`, reporting each crop row to `rows` as soon as it is final.
+    ///
+    /// Rows above the crop are decoded and dropped and only the crop's
+    /// columns are kept; for a non-interlaced file decoding stops after the
+    /// crop's last row, so the rest of the file is not read. Memory is the
+    /// crop's bytes plus one row (an interlaced file also keeps the crop's
+    /// full-width rows until its last pass).
     static func decode(
-        path: String, rect: (x: Int, y: Int, width: Int, height: Int)?,
-        info knownInfo: PNGFileInfo?, limits: DecodeLimits, rows: PNGRowStream?
+        _ input: ImageInput, info: PNGFileInfo, rect crop: PixelRect<StoredPixels>,
+        limits: DecodeLimits, rows: (any RowConsumer)?
     ) throws(ImagingError) -> RasterImage {
-        let info: PNGFileInfo
-        if let given = knownInfo {
-            info = given
-        } else {
-            info = try PNGFileInfo.read(path: path, limits: limits)
-        }
-        let crop = rect ?? (0, 0, info.width, info.height)
-        try checkCrop(crop, inside: info.width, info.height)
         let bytesPerPixel = info.colorType.channels * (info.bitDepth == 16 ? 2 : 1)
-        let (size, overflow) = (crop.width * bytesPerPixel).multipliedReportingOverflow(
-            by: crop.height)
-        guard !overflow, crop.width * crop.height <= limits.maxPixels else {
-            throw ImagingError(
-                .limit, "the crop is over the \(limits.maxPixels)-pixel limit (--max-pixels)")
-        }
-        // Uninitialised (libpng writes every byte), with room for one more
-        // byte a row so the encoder can filter in place.
-        var samples = [UInt8](unsafeUninitializedCapacity: size + crop.height) { _, count in
-            count = size
-        }
+        let size = try limits.cropBytes(crop, bytesPerPixel: bytesPerPixel)
         var request = ck_png_read_request()
         request.crop_x = UInt32(crop.x)
         request.crop_y = UInt32(crop.y)
@@ -64,29 +46,84 @@ public enum PNGDecoder {
         request.max_width = UInt32(min(limits.maxDimension, Int(UInt32.max)))
         request.max_height = UInt32(min(limits.maxDimension, Int(UInt32.max)))
         request.max_allocation = max(size, 1) * 4 + (64 << 20)
-        let status = try samples.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
-            request.pixels = buffer.baseAddress
-            request.pixels_size = buffer.count
-            return try PNGRowStream.feed(rows, from: buffer.baseAddress!) { stream in
-                request.stream = stream
-                return ck_png_read_crop(path, &request)
-            }
+        let (samples, status) = try decodeRows(size: size, rows: crop.height, into: rows) {
+            pixels, ready, context in
+            request.pixels = pixels
+            request.pixels_size = size
+            request.rows_ready = ready
+            request.rows_context = context
+            return input.withCInput { ck_png_read_crop($0, &request) }
         }
         let message = cMessage(request.message)
         switch Int(status) {
         case CK_STATUS_OK:
             return RasterImage(
                 width: crop.width, height: crop.height, colorType: info.colorType,
-                bitDepth: info.bitDepth,
-                samples: samples, chunks: info.carriedChunks)
-        case CK_STATUS_CANNOT_OPEN:
-            throw ImagingError(.cannotOpen, "cannot open '\(path)'")
+                bitDepth: info.bitDepth, samples: samples, chunks: info.carriedChunks)
         case CK_STATUS_OUT_OF_MEMORY:
-            throw ImagingError(.outOfMemory, "PNG decode ran out of memory: \(message)")
+            throw .outOfMemory(detail: "PNG decode ran out of memory: \(message)")
         case CK_STATUS_LIMIT:
-            throw ImagingError(.limit, "PNG decode: \(message)")
+            let rowBytes = info.width * bytesPerPixel
+            throw .limitExceeded(
+                .memory, limit: Int(request.max_allocation),
+                actual: rowBytes.multipliedReportingOverflow(by: crop.height).partialValue)
         default:
-            throw ImagingError(.corrupt, "PNG data is corrupt: \(message) (libpng)")
+            throw .corrupt(format: .png, detail: "PNG data is corrupt: \(message) (libpng)")
         }
     }
+}
+
+/// Receives a decode's rows while they are decoded: told where the rows go
+/// before the first, of each row as it is final (through the C callback it
+/// hands out), and whether the decode succeeded. How a decoder feeds an
+/// encoder without the encoder calling the decoder.
+protocol RowConsumer: AnyObject {
+    /// Called once before the first row with the buffer the rows are written
+    /// to, top-down, which stays valid until ``end(succeeded:)``; returns the
+    /// callback to report finished rows to and its context.
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
+        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
+    /// Called once after the decode; with `succeeded` false the rows will
+    /// never all come.
+    func end(succeeded: Bool) throws(ImagingError)
+}
+
+/// Allocates a decode's output (`size` bytes, and one spare byte a row so an
+/// encoder can filter in place), runs `decode` to fill it while `consumer`
+/// (if any) is told of each finished row, and returns the bytes and the C
+/// status. The bytes count as written only once the decode succeeded; the
+/// consumer has ended before this returns, so the buffer outlives any thread
+/// reading it.
+///
+/// - Throws: the consumer's ``ImagingError`` when the decode succeeded but
+///   the consumer failed (a decode error is the caller's to report).
+func decodeRows(
+    size: Int, rows: Int, into consumer: (any RowConsumer)?,
+    _ decode: (UnsafeMutablePointer<UInt8>, ck_rows_ready_fn?, UnsafeMutableRawPointer?) -> Int32
+) throws(ImagingError) -> (bytes: [UInt8], status: Int32) {
+    var status = Int32(CK_STATUS_CORRUPT)
+    var failure: ImagingError?
+    let bytes = [UInt8](unsafeUninitializedCapacity: size + rows) { buffer, count in
+        count = 0
+        guard let pixels = buffer.baseAddress else { return }
+        guard let consumer else {
+            status = decode(pixels, nil, nil)
+            if status == CK_STATUS_OK { count = size }
+            return
+        }
+        do throws(ImagingError) {
+            let (ready, context) = try consumer.begin(pixels: UnsafePointer(pixels))
+            status = decode(pixels, ready, context)
+            do throws(ImagingError) {
+                try consumer.end(succeeded: status == CK_STATUS_OK)
+            } catch {
+                if status == CK_STATUS_OK { failure = error }
+            }
+        } catch {
+            failure = error
+        }
+        if status == CK_STATUS_OK && failure == nil { count = size }
+    }
+    if let failure { throw failure }
+    return (bytes, status)
 }

@@ -36,7 +36,7 @@ public struct PNGEncoder: Sendable {
     /// - Throws: ``ImagingError`` when compression fails.
     public func encode(_ image: RasterImage) throws(ImagingError) -> [UInt8] {
         var copy = image
-        let sink = ByteCollector()
+        let sink = MemorySink()
         _ = try write(taking: &copy, to: sink)
         return sink.bytes
     }
@@ -65,7 +65,7 @@ public struct PNGEncoder: Sendable {
     /// into one zlib stream, one IDAT chunk a band (``PNGRowStream``); with
     /// zlib they are filtered in place (no second image-sized buffer) and
     /// compressed in one piece.
-    package func write(taking image: inout RasterImage, to sink: some PNGSink) throws(ImagingError)
+    package func write(taking image: inout RasterImage, to sink: some ByteSink) throws(ImagingError)
         -> Written
     {
         var samples: [UInt8] = []
@@ -81,9 +81,12 @@ public struct PNGEncoder: Sendable {
                 colorType: image.colorType, bitDepth: image.bitDepth, chunks: image.chunks,
                 sink: sink)
             try samples.withUnsafeBufferPointer { buffer throws(ImagingError) in
-                let handle = try stream.start(pixels: buffer.baseAddress!)
-                ck_stream_rows_ready(handle, UInt32(image.height))
-                try stream.finish(abandon: false)
+                guard let pixels = buffer.baseAddress else {
+                    throw .outOfMemory(detail: "no pixels to compress")
+                }
+                let (ready, context) = try stream.begin(pixels: pixels)
+                ready(context, UInt32(image.height))
+                try stream.end(succeeded: true)
             }
             return Written(bytes: stream.written, bandLevels: stream.bandLevels)
         }
@@ -124,30 +127,17 @@ public struct PNGEncoder: Sendable {
         package var bandLevels: [Int: Int]
     }
 
-    /// Writes the PNG of a crop of `size` stored pixels, turned upright for
-    /// `orientation`, with `chunks`. `decode` decodes the crop, reporting its
-    /// rows to the stream it is given: when this encoder can (libdeflate, 8-
-    /// or 16-bit samples, no orientation to apply, so rows go out in the
-    /// order the decoder makes them) the PNG is compressed while it decodes;
-    /// otherwise `decode` is given `nil` and the crop it returns is turned and
-    /// compressed after.
-    func writeCrop(
-        size: PixelSize<StoredPixels>, orientation: EXIFOrientation, colorType: PNGColorType,
-        bitDepth: Int, chunks: [PNGChunk], to sink: some PNGSink,
-        decode: (PNGRowStream?) throws(ImagingError) -> RasterImage
-    ) throws(ImagingError) -> Written {
-        if orientation == .up, bitDepth >= 8, compressor.resolved == .libdeflate {
-            let stream = try PNGRowStream(
-                encoder: self, width: size.width, height: size.height, colorType: colorType,
-                bitDepth: bitDepth, chunks: chunks, sink: sink)
-            _ = try decode(stream)
-            return Written(bytes: stream.written, bandLevels: stream.bandLevels)
-        }
-        // One owner for the pixels, so the encoder can filter them in place.
-        var image = try decode(nil)
-        image.chunks = chunks
-        if orientation != .up { image = image.oriented(orientation) }
-        return try write(taking: &image, to: sink)
+    /// Starts writing the PNG of a crop described by `layout` to `sink`.
+    ///
+    /// When this encoder can compress rows in the order a decoder makes them
+    /// (libdeflate, 8- or 16-bit samples, no orientation to apply) the
+    /// writer hands out a ``RowConsumer`` and the PNG is compressed while
+    /// the crop decodes; otherwise the whole crop is turned and compressed
+    /// when ``PNGCropWriter/finish(_:)`` gets it.
+    func cropWriter(for layout: CropLayout, to sink: some ByteSink) throws(ImagingError)
+        -> PNGCropWriter
+    {
+        try PNGCropWriter(encoder: self, layout: layout, sink: sink)
     }
 
     /// The signature, IHDR and the carried chunks.
@@ -185,16 +175,15 @@ public struct PNGEncoder: Sendable {
         var scratch = [UInt8](repeating: 0, count: rowBytes * 6)
         samples.withUnsafeMutableBufferPointer { buffer in
             scratch.withUnsafeMutableBufferPointer { scratch in
-                let base = buffer.baseAddress!
-                let zeros = UnsafePointer(scratch.baseAddress! + 4 * rowBytes)
-                let filtered = scratch.baseAddress! + 5 * rowBytes
+                guard let base = buffer.baseAddress, let work = scratch.baseAddress else { return }
+                let zeros = UnsafePointer(work + 4 * rowBytes)
+                let filtered = work + 5 * rowBytes
                 for y in stride(from: height - 1, through: 0, by: -1) {
                     let row = UnsafePointer(base + y * rowBytes)
                     let prior = y > 0 ? UnsafePointer(base + (y - 1) * rowBytes) : zeros
                     let target = base + y * rowStride
                     if adaptive {
-                        let type = ck_png_filter_row(
-                            row, prior, rowBytes, bpp, filtered, scratch.baseAddress!)
+                        let type = ck_png_filter_row(row, prior, rowBytes, bpp, filtered, work)
                         (target + 1).update(from: filtered, count: rowBytes)
                         target[0] = type
                     } else {
@@ -220,9 +209,10 @@ extension PNGEncoder {
         var out = [UInt8](repeating: 0, count: packedRowBytes * height)
         var packed = [UInt8](repeating: 0, count: packedRowBytes)
         samples.withUnsafeBufferPointer { samples in
+            guard let base = samples.baseAddress else { return }
             for y in 0..<height {
                 pack(
-                    samples.baseAddress! + y * width * channels, count: width * channels,
+                    base + y * width * channels, count: width * channels,
                     depth: bitDepth, into: &packed)
                 out.replaceSubrange(
                     y * packedRowBytes..<(y + 1) * packedRowBytes, with: packed)
@@ -251,7 +241,7 @@ private func writeIDAT<Data: ByteChunk>(
     var frame = [UInt8]()
     frame.appendBigEndian(UInt32(data.byteCount))
     frame += Array("IDAT".utf8)
-    var crc = frame.withUnsafeBufferPointer { ck_crc32(0, $0.baseAddress! + 4, 4) }
+    var crc = ck_crc32(0, Array("IDAT".utf8), 4)
     crc = data.withChunkBytes { ck_crc32(crc, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
     var trailer = [UInt8]()
     trailer.appendBigEndian(crc)
@@ -268,7 +258,7 @@ func appendChunk<Data: Collection<UInt8>>(
     let start = out.count
     out += Array(type.utf8)
     out += data
-    let crc = out.withUnsafeBufferPointer { ck_crc32(0, $0.baseAddress! + start, $0.count - start) }
+    let crc = out[start...].withUnsafeBufferPointer { ck_crc32(0, $0.baseAddress, $0.count) }
     out.appendBigEndian(crc)
 }
 
@@ -278,5 +268,57 @@ extension [UInt8] {
             UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF),
             UInt8(value & 0xFF),
         ])
+    }
+}
+
+/// What a crop's output is made of, known before its pixels: the stored
+/// size of the crop, the turn to apply, the pixel format, and the chunks to
+/// carry.
+struct CropLayout {
+    var storedSize: PixelSize<StoredPixels>
+    var orientation: EXIFOrientation
+    var colorType: PNGColorType
+    var bitDepth: Int
+    var chunks: [PNGChunk]
+}
+
+/// One crop being written as PNG: made before the decode starts, fed rows
+/// while it runs (``rowConsumer``), finished with the decoded crop.
+final class PNGCropWriter {
+    private let encoder: PNGEncoder
+    private let layout: CropLayout
+    private let sink: any ByteSink
+    private let stream: PNGRowStream?
+
+    init(encoder: PNGEncoder, layout: CropLayout, sink: some ByteSink) throws(ImagingError) {
+        self.encoder = encoder
+        self.layout = layout
+        self.sink = sink
+        if layout.orientation == .up, layout.bitDepth >= 8,
+            encoder.compressor.resolved == .libdeflate
+        {
+            stream = try PNGRowStream(
+                encoder: encoder, width: layout.storedSize.width,
+                height: layout.storedSize.height, colorType: layout.colorType,
+                bitDepth: layout.bitDepth, chunks: layout.chunks, sink: sink)
+        } else {
+            stream = nil
+        }
+    }
+
+    /// Where the decoder reports rows, or `nil` when the whole crop is
+    /// needed first (a turn, sub-byte samples, zlib).
+    var rowConsumer: (any RowConsumer)? { stream }
+
+    /// Writes what is left: nothing but the end when the rows were streamed
+    /// (the stream ended with the decode), else the whole file from the
+    /// decoded crop, turned upright. Takes the crop's samples.
+    func finish(_ decoded: inout RasterImage) throws(ImagingError) -> PNGEncoder.Written {
+        if let stream {
+            return PNGEncoder.Written(bytes: stream.written, bandLevels: stream.bandLevels)
+        }
+        decoded.chunks = layout.chunks
+        if layout.orientation != .up { decoded = decoded.oriented(layout.orientation) }
+        return try encoder.write(taking: &decoded, to: sink)
     }
 }

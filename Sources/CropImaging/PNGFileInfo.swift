@@ -44,25 +44,28 @@ extension PNGFileInfo {
     public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
         -> PNGFileInfo
     {
-        try read(path: path, limits: limits, deferringDataCRCs: false)
+        try read(ImageInput(path: path), limits: limits, deferringDataCRCs: false)
     }
 
-    /// ``read(path:limits:)``; with `deferringDataCRCs`, the image data
-    /// chunks' CRCs are only recorded, to be checked by
-    /// ``checkDeferredCRCs(path:)`` while the crop is decoded, off the
-    /// critical path (reading a 30 MB file's IDAT chunks takes about 8 ms).
-    package static func read(path: String, limits: DecodeLimits, deferringDataCRCs: Bool)
+    /// ``read(path:limits:)`` from an input already open; with
+    /// `deferringDataCRCs`, the image data chunks' CRCs are only recorded,
+    /// to be checked by ``checkDeferredCRCs(in:)`` while the crop is
+    /// decoded, off the critical path (reading a 30 MB file's IDAT chunks
+    /// takes about 8 ms).
+    package static func read(_ input: ImageInput, limits: DecodeLimits, deferringDataCRCs: Bool)
         throws(ImagingError) -> PNGFileInfo
     {
-        let file = try BinaryFile(path: path)
-        try limits.check(fileSize: file.size, path: path)
+        let file = InputCursor(input)
+        try limits.check(fileSize: file.size)
         guard file.size > 0 else {
-            throw ImagingError(.corrupt, "'\(path)' is empty, not a PNG file")
+            throw .corrupt(format: .png, detail: "'\(input.name)' is empty, not a PNG file")
         }
-        guard let signature = file.read(8), signature == pngSignature else {
-            throw ImagingError(
-                .corrupt,
-                "'\(path)' is not a PNG file (its first 8 bytes are not the PNG signature)")
+        guard let signature = try file.read(8), signature == pngSignature else {
+            throw .corrupt(
+                format: .png,
+                detail:
+                    "'\(input.name)' is not a PNG file (its first 8 bytes are not the PNG signature)"
+            )
         }
         var info = PNGFileInfo(
             width: 0, height: 0, bitDepth: 0, colorType: .gray, interlaced: false,
@@ -76,8 +79,9 @@ extension PNGFileInfo {
             let chunkOffset = file.offset
             guard file.remaining > 0 else {
                 guard sawData else {
-                    throw ImagingError(
-                        .corrupt, "PNG file ends after \(file.size) bytes with no image data (IDAT)"
+                    throw ImagingError.corrupt(
+                        format: .png,
+                        detail: "PNG file ends after \(file.size) bytes with no image data (IDAT)"
                     )
                 }
                 info.warnings.append("PNG file has no IEND chunk")
@@ -85,11 +89,12 @@ extension PNGFileInfo {
             }
             // After image data, a truncated tail is left to libpng: it fails
             // only if the rows that the crop needs are missing.
-            guard file.remaining >= 8 || !sawData, let header = file.read(8) else {
+            guard file.remaining >= 8 || !sawData, let header = try file.read(8) else {
                 guard sawData else {
-                    throw ImagingError(
-                        .corrupt,
-                        "PNG file is truncated: it ends inside a chunk header at byte \(chunkOffset)"
+                    throw ImagingError.corrupt(
+                        format: .png,
+                        detail:
+                            "PNG file is truncated: it ends inside a chunk header at byte \(chunkOffset)"
                     )
                 }
                 info.warnings.append(
@@ -99,14 +104,16 @@ extension PNGFileInfo {
             let length = Int(header.bigEndianUInt32(at: 0))
             let typeBytes = Array(header[4..<8])
             guard typeBytes.allSatisfy({ (65...90).contains($0) || (97...122).contains($0) }) else {
-                throw ImagingError(
-                    .corrupt, "PNG chunk at byte \(chunkOffset) has an invalid type \(typeBytes)")
+                throw ImagingError.corrupt(
+                    format: .png,
+                    detail: "PNG chunk at byte \(chunkOffset) has an invalid type \(typeBytes)")
             }
             let type = String(decoding: typeBytes, as: UTF8.self)
             guard length <= Int(Int32.max) else {
-                throw ImagingError(
-                    .corrupt,
-                    "PNG chunk \(type) at byte \(chunkOffset) declares \(length) bytes, over the format's 2^31-1"
+                throw ImagingError.corrupt(
+                    format: .png,
+                    detail:
+                        "PNG chunk \(type) at byte \(chunkOffset) declares \(length) bytes, over the format's 2^31-1"
                 )
             }
             guard length + 4 <= file.remaining else {
@@ -115,23 +122,26 @@ extension PNGFileInfo {
                         "PNG file is truncated inside chunk \(type) at byte \(chunkOffset)")
                     break
                 }
-                throw ImagingError(
-                    .corrupt,
-                    "PNG chunk \(type) at byte \(chunkOffset) declares \(describeBytes(length)), the file has only \(describeBytes(max(0, file.remaining - 4))) left (truncated or corrupt)"
+                throw ImagingError.corrupt(
+                    format: .png,
+                    detail:
+                        "PNG chunk \(type) at byte \(chunkOffset) declares \(describeBytes(length)), the file has only \(describeBytes(max(0, file.remaining - 4))) left (truncated or corrupt)"
                 )
             }
             if !sawHeader {
                 guard type == "IHDR", length == 13 else {
-                    throw ImagingError(
-                        .corrupt,
-                        "PNG file does not start with a 13-byte IHDR chunk (found \(type), \(length) bytes)"
+                    throw ImagingError.corrupt(
+                        format: .png,
+                        detail:
+                            "PNG file does not start with a 13-byte IHDR chunk (found \(type), \(length) bytes)"
                     )
                 }
             }
             switch type {
             case "IHDR":
                 guard !sawHeader else {
-                    throw ImagingError(.corrupt, "PNG file has a second IHDR chunk")
+                    throw ImagingError.corrupt(
+                        format: .png, detail: "PNG file has a second IHDR chunk")
                 }
                 let data = try readChecked(
                     file, type: type, length: length, chunkOffset: chunkOffset, critical: true)
@@ -142,8 +152,9 @@ extension PNGFileInfo {
                 // Checked here, not only by libpng: a crop that stops decoding
                 // early would otherwise never look at the later chunks.
                 if deferringDataCRCs {
-                    guard file.skip(length), let crcBytes = file.read(4) else {
-                        throw ImagingError(.corrupt, "PNG file is truncated inside chunk \(type)")
+                    guard file.skip(length), let crcBytes = try file.read(4) else {
+                        throw ImagingError.corrupt(
+                            format: .png, detail: "PNG file is truncated inside chunk \(type)")
                     }
                     info.deferredCRCs.append(
                         DeferredCRC(
@@ -155,21 +166,17 @@ extension PNGFileInfo {
             case "IEND":
                 sawEnd = true
                 guard file.skip(length + 4) else {
-                    throw ImagingError(.corrupt, "PNG file is truncated inside IEND")
+                    throw ImagingError.corrupt(
+                        format: .png, detail: "PNG file is truncated inside IEND")
                 }
             case _ where PNGChunk.carriedTypes.contains(type) && !sawData:
                 guard length <= limits.maxChunkBytes else {
-                    throw ImagingError(
-                        .limit,
-                        "PNG chunk \(type) declares \(describeBytes(length)), over the \(describeBytes(limits.maxChunkBytes)) limit for one metadata chunk (--max-chunk-bytes)"
-                    )
+                    throw .limitExceeded(.chunkBytes, limit: limits.maxChunkBytes, actual: length)
                 }
                 metadataBytes += length
                 guard metadataBytes <= limits.maxMetadataBytes else {
-                    throw ImagingError(
-                        .limit,
-                        "PNG metadata chunks hold over \(describeBytes(limits.maxMetadataBytes)), the limit (--max-metadata-bytes)"
-                    )
+                    throw .limitExceeded(
+                        .metadataBytes, limit: limits.maxMetadataBytes, actual: metadataBytes)
                 }
                 let critical = type == "PLTE"
                 do throws(ImagingError) {
@@ -178,48 +185,54 @@ extension PNGFileInfo {
                         critical: critical)
                     if type == "PLTE" {
                         guard length % 3 == 0, length > 0, length <= 768 else {
-                            throw ImagingError(
-                                .corrupt,
-                                "PNG palette (PLTE) has \(length) bytes, not 1 to 256 RGB entries")
+                            throw ImagingError.corrupt(
+                                format: .png,
+                                detail:
+                                    "PNG palette (PLTE) has \(length) bytes, not 1 to 256 RGB entries"
+                            )
                         }
                     }
                     info.carriedChunks.append(PNGChunk(type: type, data: data))
                 } catch {
                     guard error.code == .corrupt, !critical else { throw error }
-                    info.warnings.append(error.message + "; the chunk was dropped")
+                    info.warnings.append(error.description + "; the chunk was dropped")
                 }
             default:
                 if type.first?.isUppercase == true && type != "PLTE" {
-                    throw ImagingError(
-                        .unsupported, "PNG file has an unknown critical chunk \(type)")
+                    throw ImagingError.unsupported(
+                        format: .png, detail: "PNG file has an unknown critical chunk \(type)")
                 }
                 if type != "PLTE" { info.droppedChunkTypes.append(type) }
                 guard file.skip(length + 4) else {
-                    throw ImagingError(.corrupt, "PNG file is truncated inside \(type)")
+                    throw ImagingError.corrupt(
+                        format: .png, detail: "PNG file is truncated inside \(type)")
                 }
             }
         }
         guard sawData else {
-            throw ImagingError(.corrupt, "PNG file has no image data (IDAT chunk)")
+            throw ImagingError.corrupt(
+                format: .png, detail: "PNG file has no image data (IDAT chunk)")
         }
         if info.colorType == .palette && !info.carriedChunks.contains(where: { $0.type == "PLTE" })
         {
-            throw ImagingError(
-                .corrupt, "PNG palette image has no palette (PLTE) before its image data")
+            throw ImagingError.corrupt(
+                format: .png,
+                detail: "PNG palette image has no palette (PLTE) before its image data")
         }
         return info
     }
 
-    /// Checks the CRCs a deferred read recorded, in file order.
+    /// Checks the CRCs a deferred read recorded, in file order, reading
+    /// `input` (the file the chunk list was read from) by position.
     ///
     /// - Throws: ``ImagingError`` `.corrupt` for the first bad one, with the
     ///   message a full read gives.
-    package func checkDeferredCRCs(path: String) throws(ImagingError) {
+    package func checkDeferredCRCs(in input: ImageInput) throws(ImagingError) {
         guard !deferredCRCs.isEmpty else { return }
-        let file = try BinaryFile(path: path)
+        let file = InputCursor(input, bufferSize: 1 << 18)
         for chunk in deferredCRCs {
             guard file.skip(chunk.chunkOffset + 8 - file.offset) else {
-                throw ImagingError(.corrupt, "PNG file is truncated inside chunk IDAT")
+                throw .corrupt(format: .png, detail: "PNG file is truncated inside chunk IDAT")
             }
             try checkCRC(file, type: "IDAT", length: chunk.length, chunkOffset: chunk.chunkOffset)
         }
@@ -229,24 +242,28 @@ extension PNGFileInfo {
         let width = Int(data.bigEndianUInt32(at: 0))
         let height = Int(data.bigEndianUInt32(at: 4))
         guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
-            throw ImagingError(
-                .corrupt,
-                "PNG image size \(width)x\(height) is invalid (each side must be 1 to 2^31-1)")
+            throw ImagingError.corrupt(
+                format: .png,
+                detail:
+                    "PNG image size \(width)x\(height) is invalid (each side must be 1 to 2^31-1)")
         }
         guard let colorType = PNGColorType(rawValue: data[9]) else {
-            throw ImagingError(
-                .corrupt, "PNG colour type \(data[9]) is invalid (allowed: 0, 2, 3, 4, 6)")
+            throw ImagingError.corrupt(
+                format: .png,
+                detail: "PNG colour type \(data[9]) is invalid (allowed: 0, 2, 3, 4, 6)")
         }
         let bitDepth = Int(data[8])
         guard colorType.allowedBitDepths.contains(bitDepth) else {
-            throw ImagingError(
-                .corrupt, "PNG bit depth \(bitDepth) is invalid for colour type \(colorType.name)")
+            throw ImagingError.corrupt(
+                format: .png,
+                detail: "PNG bit depth \(bitDepth) is invalid for colour type \(colorType.name)")
         }
         guard data[10] == 0, data[11] == 0, data[12] <= 1 else {
-            throw ImagingError(
-                .corrupt, "PNG header has an unknown compression, filter or interlace method")
+            throw ImagingError.corrupt(
+                format: .png,
+                detail: "PNG header has an unknown compression, filter or interlace method")
         }
-        try limits.check(width: width, height: height, format: "PNG")
+        try limits.check(width: width, height: height)
         self.width = width
         self.height = height
         self.bitDepth = bitDepth
@@ -256,49 +273,38 @@ extension PNGFileInfo {
 }
 
 /// Checks a chunk's CRC by streaming its data through crc32, without keeping it.
-private func checkCRC(_ file: BinaryFile, type: String, length: Int, chunkOffset: Int)
+private func checkCRC(_ file: InputCursor, type: String, length: Int, chunkOffset: Int)
     throws(ImagingError)
 {
     var crc = ck_crc32(0, Array(type.utf8), 4)
-    var left = length
-    while left > 0 {
-        let piece = min(left, 1 << 18)
-        guard let next = file.withBytes(piece, { ck_crc32(crc, $0.baseAddress, $0.count) }) else {
-            throw ImagingError(.corrupt, "PNG file is truncated inside chunk \(type)")
-        }
-        crc = next
-        left -= piece
-    }
-    guard let crcBytes = file.read(4) else {
-        throw ImagingError(.corrupt, "PNG file is truncated inside chunk \(type)")
+    guard
+        try file.forEachPiece(of: length, { crc = ck_crc32(crc, $0.baseAddress, $0.count) }),
+        let crcBytes = try file.read(4)
+    else {
+        throw .corrupt(format: .png, detail: "PNG file is truncated inside chunk \(type)")
     }
     guard crc == crcBytes.bigEndianUInt32(at: 0) else {
-        throw ImagingError(
-            .corrupt, "PNG chunk \(type) at byte \(chunkOffset) has a bad CRC (the file is corrupt)"
-        )
+        throw .corrupt(
+            format: .png,
+            detail: "PNG chunk \(type) at byte \(chunkOffset) has a bad CRC (the file is corrupt)")
     }
 }
 
 /// Reads a chunk's data and checks its CRC.
 private func readChecked(
-    _ file: BinaryFile, type: String, length: Int, chunkOffset: Int, critical: Bool
+    _ file: InputCursor, type: String, length: Int, chunkOffset: Int, critical: Bool
 ) throws(ImagingError) -> [UInt8] {
-    guard let data = file.read(length), let crcBytes = file.read(4) else {
-        throw ImagingError(.corrupt, "PNG file is truncated inside chunk \(type)")
+    guard let data = try file.read(length), let crcBytes = try file.read(4) else {
+        throw ImagingError.corrupt(
+            format: .png, detail: "PNG file is truncated inside chunk \(type)")
     }
     var crc = ck_crc32(0, Array(type.utf8), 4)
     crc = data.withUnsafeBufferPointer { ck_crc32(crc, $0.baseAddress, $0.count) }
     guard crc == crcBytes.bigEndianUInt32(at: 0) else {
-        throw ImagingError(
-            .corrupt, "PNG chunk \(type) at byte \(chunkOffset) has a bad CRC (the file is corrupt)"
+        throw ImagingError.corrupt(
+            format: .png,
+            detail: "PNG chunk \(type) at byte \(chunkOffset) has a bad CRC (the file is corrupt)"
         )
     }
     return data
-}
-
-/// "499 bytes", "973 MB".
-func describeBytes(_ count: Int) -> String {
-    if count < 10_000 { return "\(count) bytes" }
-    if count < 10_000_000 { return "\(count / 1000) kB" }
-    return "\(count / 1_000_000) MB"
 }

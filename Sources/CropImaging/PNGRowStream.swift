@@ -4,15 +4,15 @@ internal import CImagingShims
 /// (signature, IHDR, carried chunks) goes out at once, then the C layer's
 /// `ck_stream` filters and compresses bands of rows on ``PNGEncoder/threads``
 /// threads as soon as the decoder reports them final, and writes each band as
-/// an IDAT chunk, in order, through ``PNGSink``; ``finish(abandon:)`` waits
+/// an IDAT chunk, in order, through ``ByteSink``; ``finish(abandon:)`` waits
 /// for the last band and writes IEND.
 ///
 /// A crop is thus compressed while the rows below it are decoded: the
 /// decode, the filters and the compression overlap instead of following
 /// one another. Needs libdeflate.
-final class PNGRowStream {
+final class PNGRowStream: RowConsumer {
     private let encoder: PNGEncoder
-    private let sink: any PNGSink
+    private let sink: any ByteSink
     private let height: Int
     private let rowBytes: Int
     private let bytesPerPixel: Int
@@ -27,16 +27,14 @@ final class PNGRowStream {
 
     /// Writes the file's head to `sink`.
     ///
-    /// - Throws: ``ImagingError`` `.unsupported` when libdeflate is missing,
-    ///   or the sink's error.
+    /// - Throws: ``ImagingError/libraryMissing(library:package:)`` when
+    ///   libdeflate is missing, or the sink's error.
     init(
         encoder: PNGEncoder, width: Int, height: Int, colorType: PNGColorType, bitDepth: Int,
-        chunks: [PNGChunk], sink: some PNGSink
+        chunks: [PNGChunk], sink: some ByteSink
     ) throws(ImagingError) {
         guard Compressor.isLibdeflateAvailable else {
-            throw ImagingError(
-                .unsupported,
-                "libdeflate is not installed (Debian: libdeflate0); use --compressor zlib")
+            throw .libraryMissing(library: "libdeflate", package: "libdeflate0")
         }
         self.encoder = encoder
         self.sink = sink
@@ -57,8 +55,11 @@ final class PNGRowStream {
 
     /// Starts compressing `pixels` (`height` rows, packed as the file stores
     /// them), which must stay valid and unchanged in each row once reported,
-    /// until ``finish(abandon:)``. Returns the stream to report rows to.
-    func start(pixels: UnsafePointer<UInt8>) throws(ImagingError) -> OpaquePointer {
+    /// until ``end(succeeded:)``. Returns the callback to report finished
+    /// rows to (`ck_stream_rows_ready`) and its context.
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
+        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
+    {
         var config = ck_stream_config()
         config.pixels = pixels
         config.row_bytes = rowBytes
@@ -69,7 +70,8 @@ final class PNGRowStream {
         config.threads = Int32(encoder.threads)
         config.band_rows = UInt32(encoder.bandRows(rowBytes: rowBytes, height: height))
         config.write = { context, data, size in
-            let stream = Unmanaged<PNGRowStream>.fromOpaque(context!).takeUnretainedValue()
+            guard let context else { return 1 }
+            let stream = Unmanaged<PNGRowStream>.fromOpaque(context).takeUnretainedValue()
             do throws(ImagingError) {
                 try stream.sink.write(RawBytes(UnsafeRawBufferPointer(start: data, count: size)))
                 return 0
@@ -80,32 +82,16 @@ final class PNGRowStream {
         }
         config.context = Unmanaged.passUnretained(self).toOpaque()
         guard let handle = ck_stream_start(&config) else {
-            throw ImagingError(.outOfMemory, "cannot start compressing the image data")
+            throw .outOfMemory(detail: "cannot start compressing the image data")
         }
         self.handle = handle
-        return handle
+        return (ck_stream_rows_ready_callback, UnsafeMutableRawPointer(handle))
     }
 
-    /// Runs `decode` (a C read given the stream to report rows to, or nil
-    /// without `rows`) into `pixels`, with `rows` compressing them meanwhile,
-    /// and returns the read's status. The stream is finished before this
-    /// returns, so `pixels` outlives the compressing threads; a failed read
-    /// abandons it.
-    ///
-    /// - Throws: the stream's ``ImagingError`` when the read succeeded but
-    ///   the stream failed (a decode error is the caller's to report).
-    static func feed(
-        _ rows: PNGRowStream?, from pixels: UnsafeMutablePointer<UInt8>,
-        _ decode: (OpaquePointer?) -> Int32
-    ) throws(ImagingError) -> Int32 {
-        guard let rows else { return decode(nil) }
-        let status = decode(try rows.start(pixels: UnsafePointer(pixels)))
-        do throws(ImagingError) {
-            try rows.finish(abandon: status != CK_STATUS_OK)
-        } catch {
-            if status == CK_STATUS_OK { throw error }
-        }
-        return status
+    /// Ends the stream after the decode: ``finish(abandon:)`` with `abandon`
+    /// when the decode failed.
+    func end(succeeded: Bool) throws(ImagingError) {
+        try finish(abandon: !succeeded)
     }
 
     /// Ends the stream: with `abandon` false waits until every band is
@@ -126,7 +112,7 @@ final class PNGRowStream {
         if abandon { return }
         if let writeFailure { throw writeFailure }
         guard status == CK_STATUS_OK else {
-            throw ImagingError(.outOfMemory, "libdeflate could not compress the image data")
+            throw .outOfMemory(detail: "libdeflate could not compress the image data")
         }
         try sink.write(PNGEncoder.tail[...])
         written += PNGEncoder.tail.count

@@ -1,3 +1,5 @@
+import CropGeometry
+
 /// Pixels in a PNG's own format, unpacked: one byte per sample below 8 bits
 /// (the sample's value, not scaled), two bytes big-endian at 16 bits.
 ///
@@ -51,11 +53,11 @@ public struct RasterImage: Hashable, Sendable {
     public var palette: [UInt8]? { chunks.first(where: { $0.type == "PLTE" })?.data }
 
     /// A copy of the pixels in `rect` with the same format and chunks.
-    public func cropped(to rect: (x: Int, y: Int, width: Int, height: Int)) -> RasterImage {
+    public func cropped(to rect: PixelRect<StoredPixels>) -> RasterImage {
         precondition(
-            rect.x >= 0 && rect.y >= 0 && rect.width > 0 && rect.height > 0
-                && rect.x + rect.width <= width
-                && rect.y + rect.height <= height, "crop \(rect) is not inside \(width)x\(height)")
+            rect.width > 0 && rect.height > 0
+                && rect.isInside(PixelSize(width: width, height: height)),
+            "crop \(rect) is not inside \(width)x\(height)")
         var out = [UInt8]()
         out.reserveCapacity(rect.width * rect.height * bytesPerPixel)
         for y in rect.y..<rect.y + rect.height {

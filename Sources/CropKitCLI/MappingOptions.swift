@@ -1,18 +1,13 @@
 import CropGeometry
+import CropRecords
 
 /// The flags that describe one mapping, shared by every command that maps a
 /// view selection (`map`, and later `crop`, `verify`, `explain`).
 struct MappingOptions {
     var request: CropRequest
-    var aspect: AspectRequest?
+    var aspect: AspectChoice?
     /// Whether `--orientation` was given (a file's own orientation yields to it).
     var orientationGiven = false
-
-    /// `--aspect p:q` or `--aspect source`.
-    enum AspectRequest {
-        case ratio(AspectRatio)
-        case source
-    }
 
     static let specs: [OptionSpec] = [
         OptionSpec(
@@ -105,10 +100,8 @@ struct MappingOptions {
             orientationGiven = true
         }
         if let text = parsed.values["aspect"] {
-            if text == "source" {
-                aspect = .source
-            } else if let ratio = AspectRatio(parsing: text) {
-                aspect = .ratio(ratio)
+            if let choice = AspectChoice(parsing: text) {
+                aspect = choice
             } else {
                 throw UsageError(
                     message:
@@ -128,19 +121,11 @@ struct MappingOptions {
 
     /// The mapping, snapped to the aspect ratio when one was asked for.
     func map() -> Result<CropResult, CropRejection> {
-        Result { () throws(CropRejection) in
-            switch aspect {
-            case nil:
-                return try request.map()
-            case .ratio(let ratio):
-                return try request.map(aspectRatio: ratio)
-            case .source:
-                let oriented = request.orientation.orientedSize(try request.map().sourceSize)
-                return try request.map(
-                    aspectRatio: AspectRatio(width: oriented.width, height: oriented.height))
-            }
-        }
+        Result { () throws(CropRejection) in try request.map(aspect: aspect) }
     }
+
+    /// The record these flags describe, as `map --json` prints it.
+    var record: CropRecord { CropRecord(request: request, aspect: aspect, expected: nil) }
 }
 
 /// Splits `text` into `count` numbers; `nan`, `inf` and `-inf` are numbers too

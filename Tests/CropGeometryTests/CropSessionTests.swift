@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import Testing
 
 @Suite struct CropSessionTests {
@@ -91,7 +92,7 @@ import Testing
             zoom: Zoom(scale: 1.5, offset: Vector(dx: 20, dy: 40)))
         try session.select(Rect(x: 33.3, y: 420.7, width: 200, height: 250))
         let record = try #require(session.failureRecord(note: "the face was shifted up"))
-        let line = JSONValue.object(record.members).text
+        let line = record.json.text
         let replayed = try CropRecord(jsonLine: line)
         #expect(try replayed.replay().get() == session.crop().result)
         let json = try JSONValue(parsing: line)

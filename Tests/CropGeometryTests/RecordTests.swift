@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import Testing
 
 @Suite struct RecordTests {
@@ -116,7 +117,7 @@ import Testing
             zoom: Zoom(scale: 2.5, offset: Vector(dx: 12.5, dy: -3)), orientation: .left)
         let result = try request.map()
         let record = CropRecord(request: request, expected: nil)
-        let line = JSONValue.object(record.members).text
+        let line = record.json.text
         let replayed = try CropRecord(jsonLine: line)
         #expect(replayed.request == request)
         #expect(try replayed.replay().get() == result)

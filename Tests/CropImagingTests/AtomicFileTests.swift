@@ -10,10 +10,7 @@ import Testing
         let path = folder.appendingPathComponent("out.png").path
         try AtomicFile.write([1, 2, 3], to: path, replacing: false)
         #expect(FileManager.default.contents(atPath: path) == Data([1, 2, 3]))
-        #expect(
-            throws: ImagingError(
-                .outputRefused, "'\(path)' already exists; pass --force to replace it")
-        ) {
+        #expect(throws: ImagingError.outputExists(path: path)) {
             try AtomicFile.write([4], to: path, replacing: false)
         }
         #expect(FileManager.default.contents(atPath: path) == Data([1, 2, 3]))
@@ -28,8 +25,9 @@ import Testing
         let path = folder.appendingPathComponent("in.png").path
         try AtomicFile.write([9], to: path, replacing: false)
         let alias = folder.appendingPathComponent("./in.png").path
-        #expect(throws: ImagingError.self) {
-            try AtomicFile.write([1], to: alias, replacing: true, protecting: path)
+        #expect(throws: ImagingError.outputIsInput(path: alias)) {
+            try AtomicFile.write(
+                [1], to: alias, replacing: true, protecting: ImageInput(path: path))
         }
         #expect(FileManager.default.contents(atPath: path) == Data([9]))
     }

@@ -1,3 +1,4 @@
+import CropGeometry
 import CropImaging
 import CropKitTestSupport
 import Foundation
@@ -59,15 +60,15 @@ import Testing
         try AtomicFile.write(
             PNGEncoder(compressor: .zlib).encode(image), to: input, replacing: false)
         let output = folder.appendingPathComponent("out.png").path
-        let report = try CropExport.cropPNG(
-            input: input, stored: .init(x: 0, y: 0, width: 256, height: 256), output: output,
+        let report = try cropFile(
+            input: input, stored: PixelRect(x: 0, y: 0, width: 256, height: 256), output: output,
             encoder: Self.encoder(.automatic))
         #expect(report.level == .automatic)
         #expect(report.bandLevels == expected)
         #expect(try PNGDecoder.decode(path: output) == image)
         // A fixed level is used for every band.
-        let fixed = try CropExport.cropPNG(
-            input: input, stored: .init(x: 0, y: 0, width: 256, height: 256), output: output,
+        let fixed = try cropFile(
+            input: input, stored: PixelRect(x: 0, y: 0, width: 256, height: 256), output: output,
             encoder: Self.encoder(.fixed(9)), replacing: true)
         #expect(fixed.bandLevels == [9: 4])
         #expect(try PNGDecoder.decode(path: output) == image)
@@ -102,7 +103,7 @@ import Testing
         #expect(try PNGDecoder.decode(path: path.path) == copy)
     }
 
-    final class Collector: PNGSink {
+    final class Collector: ByteSink {
         var bytes: [UInt8] = []
 
         func write(_ chunk: any ByteChunk) throws(ImagingError) {

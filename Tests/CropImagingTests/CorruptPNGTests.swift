@@ -38,7 +38,7 @@ import Testing
                 }
             } catch {
                 refused += 1
-                #expect(!error.message.isEmpty, "\(file)")
+                #expect(!error.description.isEmpty, "\(file)")
             }
         }
         print("corrupt PNG gauntlet: \(decoded) decoded, \(refused) refused")
@@ -64,7 +64,7 @@ import Testing
         } catch {
             #expect(error.code == .corrupt)
             let type = String(name.dropFirst(5).prefix(4))
-            #expect(error.message.contains("PNG chunk \(type)"), "\(error.message)")
+            #expect(error.description.contains("PNG chunk \(type)"), "\(error.description)")
         }
     }
 

@@ -27,20 +27,23 @@ import Testing
         #expect(info.orientation == orientation)
         let result = try Self.request(info, orientation: info.orientation).map()
         let output = folder.appendingPathComponent("crop.png").path
-        _ = try CropExport.cropJPEG(
-            input: path, info: info, stored: result.stored, orientation: result.orientation,
+        _ = try cropFile(
+            input: path, stored: result.stored, orientation: result.orientation,
             output: output)
         let crop = try PNGDecoder.decode(path: output)
         let r = result.rect
         // Pixel for pixel the same region of the full decode turned upright.
-        let upright = try JPEGDecoder.decode(path: path, info: info).image.oriented(orientation)
+        let upright = try JPEGDecoder.decode(path: path).image.oriented(orientation)
         #expect(upright.width == 227 && upright.height == 149)
-        #expect(crop == upright.cropped(to: (r.x, r.y, r.width, r.height)))
+        #expect(
+            crop == upright.cropped(to: PixelRect(x: r.x, y: r.y, width: r.width, height: r.height))
+        )
         // Within JPEG error of the stored pixels before compression, turned upright.
         let stored = try PNGDecoder.decode(
             path: TestData.path(
                 "exif/generated/testorig_orientation\(orientation.rawValue)_stored.png"))
-        let truth = stored.oriented(orientation).cropped(to: (r.x, r.y, r.width, r.height))
+        let truth = stored.oriented(orientation).cropped(
+            to: PixelRect(x: r.x, y: r.y, width: r.width, height: r.height))
         var worst = 0
         for i in 0..<crop.samples.count {
             worst = max(worst, abs(Int(crop.samples[i]) - Int(truth.samples[i])))
@@ -64,7 +67,7 @@ import Testing
             let path = TestData.path(name)
             let info = try JPEGFileInfo.read(path: path)
             #expect(info.orientation.rawValue == n, "\(name)")
-            let upright = try JPEGDecoder.decode(path: path, info: info).image.oriented(
+            let upright = try JPEGDecoder.decode(path: path).image.oriented(
                 info.orientation)
             guard upright.width == reference.width, upright.height == reference.height else {
                 Issue.record(
@@ -94,8 +97,8 @@ import Testing
         let profile = try #require(info.iccProfile)
         #expect(ICCProfile.description(of: profile) == "sRGB IEC61966-2.1")
         let output = folder.appendingPathComponent("out.png").path
-        _ = try CropExport.cropJPEG(
-            input: path, info: info, stored: .init(x: 0, y: 0, width: 8, height: 8),
+        _ = try cropFile(
+            input: path, stored: PixelRect(x: 0, y: 0, width: 8, height: 8),
             orientation: .up, output: output)
         let iccp = try #require(
             try PNGFileInfo.read(path: output).carriedChunks.first { $0.type == "iCCP" })
@@ -108,12 +111,8 @@ import Testing
     @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
     func scanLimitRefusesProgressiveFiles() throws {
         let path = TestData.path("jpeg/generated/q90_420_progressive.jpg")
-        do {
-            _ = try JPEGDecoder.decode(path: path, maxScans: 2)
-            Issue.record("a progressive file with more than 2 scans was accepted")
-        } catch {
-            #expect(error.code == .limit)
-            #expect(error.message.contains("--max-scans"))
+        #expect(throws: ImagingError.limitExceeded(.scans, limit: 2, actual: 3)) {
+            try JPEGDecoder.decode(path: path, limits: DecodeLimits(maxScans: 2))
         }
         #expect(try JPEGDecoder.decode(path: path).image.width == 227)
     }

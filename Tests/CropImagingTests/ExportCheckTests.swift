@@ -78,35 +78,35 @@ import Testing
         let right = PixelRect<StoredPixels>(x: 20, y: 10, width: 20, height: 20)
         // A crop shifted one pixel up and left ("the exported face is shifted up").
         let shifted = PixelRect<StoredPixels>(x: 19, y: 9, width: 20, height: 20)
-        let shiftedCoordinates = coordinates.cropped(
-            to: (shifted.x, shifted.y, shifted.width, shifted.height))
+        let shiftedCoordinates = coordinates.cropped(to: shifted)
         #expect(
             !ExportChecks.coordinates(in: shiftedCoordinates, stored: right, orientation: .up)
                 .passed)
-        let wholeCorners = corners.cropped(to: (0, 0, 40, 30))
+        let wholeCorners = corners.cropped(to: PixelRect(x: 0, y: 0, width: 40, height: 30))
         #expect(
             !ExportChecks.cornerMarkers(in: wholeCorners, stored: right, sourceSize: size).passed)
         // A 514x513-style size error.
-        let oneShort = corners.cropped(to: (20, 10, 20, 19))
+        let oneShort = corners.cropped(to: PixelRect(x: 20, y: 10, width: 20, height: 19))
         #expect(
             !ExportChecks.size(of: oneShort, equals: PixelRect(x: 20, y: 10, width: 20, height: 20))
                 .passed)
         // A coordinates export of the wrong size is a failed check, not a
         // read past the end of its pixels.
-        let tooSmall = coordinates.cropped(to: (20, 10, 3, 2))
+        let tooSmall = coordinates.cropped(to: PixelRect(x: 20, y: 10, width: 3, height: 2))
         let check = ExportChecks.coordinates(in: tooSmall, stored: right, orientation: .up)
         #expect(!check.passed)
         #expect(check.detail.contains("exported 3x2, expected 20x20"))
         // A transparent line at the edge.
-        var padded = corners.cropped(to: (0, 0, 40, 30))
+        var padded = corners.cropped(to: PixelRect(x: 0, y: 0, width: 40, height: 30))
         for x in 0..<40 { padded.samples[(29 * 40 + x) * 4 + 3] = 0 }
         #expect(!ExportChecks.noTransparentPixels(in: padded).passed)
         // And the right crop passes all of them.
-        let good = corners.cropped(to: (20, 10, 20, 20))
+        let good = corners.cropped(to: PixelRect(x: 20, y: 10, width: 20, height: 20))
         #expect(ExportChecks.cornerMarkers(in: good, stored: right, sourceSize: size).passed)
         #expect(
             ExportChecks.coordinates(
-                in: coordinates.cropped(to: (20, 10, 20, 20)), stored: right, orientation: .up
+                in: coordinates.cropped(to: PixelRect(x: 20, y: 10, width: 20, height: 20)),
+                stored: right, orientation: .up
             ).passed)
     }
 

@@ -1,3 +1,4 @@
+import CropGeometry
 import CropImaging
 import CropKitTestSupport
 import Foundation
@@ -59,11 +60,13 @@ import Testing
             #expect(info.carriedChunks == image.chunks)
             #expect(try PNGDecoder.decode(path: source.path) == image)
             let output = folder.appendingPathComponent("crop-\(compressor).png")
-            _ = try CropExport.cropPNG(
-                input: source.path, stored: .init(x: 3, y: 5, width: 29, height: 11),
+            _ = try cropFile(
+                input: source.path, stored: PixelRect(x: 3, y: 5, width: 29, height: 11),
                 output: output.path,
                 encoder: PNGEncoder(compressor: compressor))
-            #expect(try PNGDecoder.decode(path: output.path) == image.cropped(to: (3, 5, 29, 11)))
+            #expect(
+                try PNGDecoder.decode(path: output.path)
+                    == image.cropped(to: PixelRect(x: 3, y: 5, width: 29, height: 11)))
         }
     }
 

@@ -13,19 +13,13 @@ import Testing
         .appendingPathComponent("gauntlet-outcomes.tsv")
 
     static func outcome(_ path: String) -> String {
-        do {
-            switch try CropExport.format(of: path) {
-            case .png:
-                let image = try PNGDecoder.decode(path: path)
-                return
-                    "decoded\t\(image.width)x\(image.height) \(image.colorType.name) \(image.bitDepth)-bit"
-            case .jpeg:
-                let image = try JPEGDecoder.decode(path: path).image
-                return "decoded\t\(image.width)x\(image.height) \(image.colorType.name) 8-bit"
-            }
+        do throws(ImagingError) {
+            let image = try ImageSource.open(path: path).decode().image
+            return
+                "decoded\t\(image.width)x\(image.height) \(image.colorType.name) \(image.bitDepth)-bit"
         } catch {
             // The message without the file's own path, which differs by machine.
-            let message = error.message.replacingOccurrences(of: path, with: "FILE")
+            let message = error.description.replacingOccurrences(of: path, with: "FILE")
             return "\(error.code.rawValue)\t\(message)"
         }
     }

@@ -1,3 +1,4 @@
+import CropGeometry
 import CropImaging
 import CropKitTestSupport
 import Foundation
@@ -44,12 +45,11 @@ import Testing
         for file in Self.validFiles {
             let path = TestData.path(file)
             let info = try PNGFileInfo.read(path: path)
-            let full = try PNGDecoder.decode(path: path, info: info)
-            let inner = (
+            let full = try PNGDecoder.decode(path: path)
+            let inner = PixelRect<StoredPixels>(
                 x: info.width / 4, y: info.height / 4, width: max(1, info.width / 2),
-                height: max(1, info.height / 2)
-            )
-            let crop = try PNGDecoder.decode(path: path, rect: inner, info: info)
+                height: max(1, info.height / 2))
+            let crop = try PNGDecoder.decode(path: path, rect: inner)
             // The crop-aware decode equals the same rect of a full decode.
             #expect(crop == full.cropped(to: inner), "\(file) crop-aware decode")
             for (index, compressor) in compressors.enumerated() {

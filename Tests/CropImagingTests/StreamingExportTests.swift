@@ -60,7 +60,7 @@ import Testing
             PNGEncoder(compressor: .zlib).encode(image), to: input, replacing: false)
         let output = folder.appendingPathComponent("out.png").path
         let encoder = Self.encoder(rows: bandRows, rowBytes: 250 * 3, threads: threads)
-        let report = try CropExport.cropPNG(
+        let report = try cropFile(
             input: input, stored: PixelRect(x: 17, y: 9, width: 250, height: 200), output: output,
             encoder: encoder)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
@@ -79,12 +79,11 @@ import Testing
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = TestData.path("jpeg/generated/q90_422.jpg")
-        let info = try JPEGFileInfo.read(path: input)
         let full = try JPEGDecoder.decode(path: input).image
         let output = folder.appendingPathComponent("out.png").path
         let encoder = Self.encoder(rows: bandRows, rowBytes: 201 * 3, threads: threads)
-        _ = try CropExport.cropJPEG(
-            input: input, info: info, stored: PixelRect(x: 13, y: 7, width: 201, height: 131),
+        _ = try cropFile(
+            input: input, stored: PixelRect(x: 13, y: 7, width: 201, height: 131),
             orientation: .up, output: output, encoder: encoder)
         let cropped = try PNGDecoder.decode(path: output)
         #expect(cropped.samples == Self.cut(full, x: 13, y: 7, width: 201, height: 131))
@@ -131,7 +130,7 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: input))
         let output = folder.appendingPathComponent("out.png").path
         #expect {
-            _ = try CropExport.cropPNG(
+            _ = try cropFile(
                 input: input, stored: PixelRect(x: 0, y: 0, width: 300, height: 220),
                 output: output, encoder: Self.encoder(rows: 2, rowBytes: 900, threads: 2))
         } throws: { ($0 as? ImagingError)?.code == .corrupt }
@@ -148,11 +147,10 @@ import Testing
             contentsOf: URL(fileURLWithPath: TestData.path("jpeg/generated/q90_422.jpg")))
         let input = folder.appendingPathComponent("cut.jpg").path
         try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: input))
-        let info = try JPEGFileInfo.read(path: input)
         let output = folder.appendingPathComponent("out.png").path
         #expect {
-            _ = try CropExport.cropJPEG(
-                input: input, info: info, stored: PixelRect(x: 0, y: 0, width: 227, height: 149),
+            _ = try cropFile(
+                input: input, stored: PixelRect(x: 0, y: 0, width: 227, height: 149),
                 orientation: .up, output: output,
                 encoder: Self.encoder(rows: 2, rowBytes: 227 * 3, threads: 2))
         } throws: { ($0 as? ImagingError)?.code == .corrupt }
@@ -160,12 +158,12 @@ import Testing
     }
 
     /// A sink that fails on its third write: the sink's own error comes back.
-    final class FailingSink: PNGSink {
+    final class FailingSink: ByteSink {
         var writes = 0
 
         func write(_ chunk: any ByteChunk) throws(ImagingError) {
             writes += 1
-            if writes == 3 { throw ImagingError(.output, "disk full (test)") }
+            if writes == 3 { throw ImagingError.cannotWrite(path: "test", reason: "disk full") }
         }
     }
 
@@ -178,7 +176,9 @@ import Testing
         #expect {
             _ = try Self.encoder(rows: 5, rowBytes: 900, threads: threads).write(
                 taking: &image, to: sink)
-        } throws: { ($0 as? ImagingError) == ImagingError(.output, "disk full (test)") }
+        } throws: {
+            ($0 as? ImagingError) == ImagingError.cannotWrite(path: "test", reason: "disk full")
+        }
         #expect(sink.writes == 3)
     }
 }

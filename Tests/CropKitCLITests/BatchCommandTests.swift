@@ -1,6 +1,7 @@
 import CropGeometry
 import CropImaging
 import CropKitTestSupport
+import CropRecords
 import Foundation
 import Testing
 
@@ -57,7 +58,10 @@ import Testing
         let square = try PNGDecoder.decode(path: folder.appendingPathComponent("out/v1.png").path)
         #expect(square.width == square.height)
         let pixels = try PNGDecoder.decode(path: folder.appendingPathComponent("out/p4.png").path)
-        #expect(pixels == Fixture.corners(width: 400, height: 300).cropped(to: (4, 4, 50, 40)))
+        #expect(
+            pixels
+                == Fixture.corners(width: 400, height: 300).cropped(
+                    to: PixelRect(x: 4, y: 4, width: 50, height: 40)))
     }
 
     /// A rerun skips what is complete; --force redoes it; a bad line fails

@@ -1,3 +1,4 @@
+import CropGeometry
 import CropImaging
 import CropKitTestSupport
 import Foundation
@@ -30,7 +31,7 @@ import Testing
         let old = Fixture.coordinates(width: 3, height: 3)
         let oldBytes = try PNGEncoder().encode(old)
         let expected = Fixture.coordinates(width: 2400, height: 2000).cropped(
-            to: (100, 100, 2200, 1800))
+            to: PixelRect(x: 100, y: 100, width: 2200, height: 1800))
         var sawOld = 0
         var sawNew = 0
         for delay in stride(from: 0.0, through: 0.9, by: 0.1) {

@@ -1,5 +1,6 @@
 import CropGeometry
 import CropKitTestSupport
+import CropRecords
 import Foundation
 import Testing
 

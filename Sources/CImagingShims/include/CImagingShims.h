@@ -24,6 +24,26 @@ enum {
 /// (see ck_stream_start).
 typedef struct ck_stream ck_stream;
 
+/// The bytes of one opened image: read with pread(2) from `descriptor` when
+/// `bytes` is NULL, else from `bytes`. `size` is the file's size when it was
+/// opened; nothing past it is read.
+typedef struct {
+    int descriptor;
+    const uint8_t *bytes;
+    uint64_t size;
+} ck_input;
+
+/// Reads up to `count` bytes at `offset` (pread, retried on EINTR and short
+/// reads): the bytes read (fewer only at the end), or -1 on a read error.
+long ck_input_read(const ck_input *input, uint64_t offset, uint8_t *buffer, size_t count);
+
+/// Told by a decoder that rows [0, rows) of its output are final.
+typedef void (*ck_rows_ready_fn)(void *context, uint32_t rows);
+
+/// ck_stream_rows_ready with the signature of ck_rows_ready_fn, so a
+/// decoder can feed a ck_stream directly.
+void ck_stream_rows_ready_callback(void *stream, uint32_t rows);
+
 /// One crop-aware PNG read: inputs first, results after.
 typedef struct {
     /// The rect to keep, in the stored grid; must lie inside the image.
@@ -40,20 +60,23 @@ typedef struct {
     /// byte each below 8 bits, 16-bit samples big-endian.
     uint8_t *pixels;
     size_t pixels_size;
-    /// When not NULL, told of every crop row as soon as it is final.
-    ck_stream *stream;
+    /// When not NULL, called with `rows_context` as soon as each crop row
+    /// is final (the decoder feeds an encoder this way).
+    ck_rows_ready_fn rows_ready;
+    void *rows_context;
     /// Results.
     int warnings;
     uint32_t rows_decoded;
     char message[512];
 } ck_png_read_request;
 
-/// Reads the crop of the PNG at `path` (libpng: png_read_info, png_read_row).
+/// Reads the crop of the PNG in `input` (libpng: png_set_read_fn,
+/// png_read_info, png_read_row), through a 1 MiB buffer.
 /// Rows above the crop are decoded and dropped; for non-interlaced files
 /// decoding stops after the crop's last row. Ancillary chunks are skipped
 /// unread by libpng (the caller copies the ones it keeps). Chunk CRCs and the
 /// Adler-32 are not checked here: the caller must have checked the CRCs.
-int ck_png_read_crop(const char *path, ck_png_read_request *request);
+int ck_png_read_crop(const ck_input *input, ck_png_read_request *request);
 
 /// One crop-aware JPEG read (libjpeg-turbo): inputs first, results after.
 typedef struct {
@@ -73,8 +96,10 @@ typedef struct {
     /// grayscale source, 3 (RGB) for every other.
     uint8_t *pixels;
     size_t pixels_size;
-    /// When not NULL, told of every crop row as soon as it is final.
-    ck_stream *stream;
+    /// When not NULL, called with `rows_context` as soon as each crop row
+    /// is final (the decoder feeds an encoder this way).
+    ck_rows_ready_fn rows_ready;
+    void *rows_context;
     /// Results: channels written a pixel (1 gray, 3 RGB), warnings seen.
     int out_channels;
     int warnings;
@@ -82,14 +107,14 @@ typedef struct {
     char message[512];
 } ck_jpeg_read_request;
 
-/// Reads the crop of the JPEG at `path`: jpeg_crop_scanline for the columns
+/// Reads the crop of the JPEG in `input`: jpeg_crop_scanline for the columns
 /// (widened by a margin so the chroma upsampler sees the same neighbours as
 /// in a full decode, then cut exactly), jpeg_skip_scanlines for the rows
 /// above, and no decoding past the crop's last row. Output is RGB (YCbCr, RGB
 /// and CMYK/YCCK sources; CMYK is converted as Adobe's inverted CMYK:
 /// R = C * K / 255 rounded) or gray. Returns a status; on error `message`
 /// says why.
-int ck_jpeg_read_crop(const char *path, ck_jpeg_read_request *request);
+int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request);
 
 /// zlib's compress at `level` into `out` (deflateInit2, deflate); returns
 /// the bytes written, or 0 when `out` is too small or zlib fails.

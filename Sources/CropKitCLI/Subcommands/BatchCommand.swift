@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropRecords
 import Dispatch
 import Foundation
 
@@ -29,22 +30,28 @@ struct BatchCommand: Subcommand {
         standard error when it is a terminal, and a summary always.
         Exit 1 when any line failed, 2 when the manifest cannot be read.
         """
-    static let options: [OptionSpec] = [
-        OptionSpec(
-            name: "shard", value: "I/N", help: "process only lines with index I modulo N (I from 0)"
-        ),
-        OptionSpec(name: "jobs", value: "J", help: "crops at once (default: the number of cores)"),
-        OptionSpec(
-            name: "report", value: "FILE.jsonl",
-            help: "write the per-line report here instead of standard output"),
-        OptionSpec(name: "force", value: nil, help: "redo outputs that already exist"),
-    ]
+    static let options: [OptionSpec] =
+        [
+            OptionSpec(
+                name: "shard", value: "I/N",
+                help: "process only lines with index I modulo N (I from 0)"
+            ),
+            OptionSpec(
+                name: "jobs", value: "J", help: "crops at once (default: the number of cores)"),
+            OptionSpec(
+                name: "report", value: "FILE.jsonl",
+                help: "write the per-line report here instead of standard output"),
+            OptionSpec(name: "force", value: nil, help: "redo outputs that already exist"),
+        ] + ImageOptions.specs + CompressionOptions.specs
 
     var manifest: String
     var shard: (index: Int, count: Int)
     var jobs: Int
     var reportPath: String?
     var force: Bool
+    var image: ImageOptions
+    /// One crop per job: each encodes on one thread, the jobs fill the cores.
+    var encoder: PNGEncoder
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -68,6 +75,8 @@ struct BatchCommand: Subcommand {
         }
         reportPath = parsed.values["report"]
         force = parsed.flags.contains("force")
+        image = try ImageOptions(parsed)
+        encoder = try CompressionOptions.encoder(parsed, threads: 1)
     }
 
     /// One manifest line's outcome.
@@ -132,16 +141,12 @@ struct BatchCommand: Subcommand {
         let started = Date()
         let total = work.count
         let results = Results(progress: terminal ? console.err : nil, total: total)
-        let force = force
-        // One crop per job; each encodes on one thread, the jobs fill the cores.
-        let encoder = PNGEncoder(threads: 1)
         let jobs = min(jobs, max(1, total))
         DispatchQueue.concurrentPerform(iterations: jobs) { worker in
             var index = worker
             while index < total {
                 let item = work[index]
-                let outcome = Self.process(
-                    line: item.line, text: item.text, base: base, encoder: encoder, force: force)
+                let outcome = process(line: item.line, text: item.text, base: base)
                 results.add(outcome)
                 index += jobs
             }
@@ -162,7 +167,7 @@ struct BatchCommand: Subcommand {
             do throws(ImagingError) {
                 try AtomicFile.write(Array(report.utf8), to: reportPath, replacing: true)
             } catch {
-                console.err.write("error: \(error.message)\n")
+                console.err.write("error: \(error.commandLineMessage)\n")
                 return ExitCode.badInput
             }
         } else {
@@ -178,15 +183,14 @@ struct BatchCommand: Subcommand {
         return failed > 0 ? ExitCode.failure : ExitCode.success
     }
 
-    /// One manifest line: parse, map, crop, write.
-    static func process(line: Int, text: String, base: String, encoder: PNGEncoder, force: Bool)
-        -> Outcome
-    {
+    /// One manifest line: parse, plan, crop, write; the same library calls
+    /// as `cropkit crop`.
+    func process(line: Int, text: String, base: String) -> Outcome {
         func failed(_ message: String, _ extra: [JSONValue.Member] = []) -> Outcome {
             Outcome(
                 line: line, status: "failed", members: extra + [.init("error", .string(message))])
         }
-        guard let json = try? JSONValue(parsing: text), case .object = json else {
+        guard let json = try? JSONValue(parsing: text), case .object(let members) = json else {
             return failed("not a JSON object")
         }
         guard case .string(let inputName)? = json["input"],
@@ -205,87 +209,76 @@ struct BatchCommand: Subcommand {
         if !force && FileManager.default.fileExists(atPath: output) {
             return Outcome(line: line, status: "skipped", members: paths)
         }
+        let job: CropJob
+        switch Self.job(from: json, members: members) {
+        case .failure(let message): return failed(message.text, paths)
+        case .success(let region):
+            job = CropJob(
+                region: region.region, orientation: region.orientation,
+                format: .png(encoder), lenient: image.lenient)
+        }
         do throws(ImagingError) {
-            let file = try ImageSource.read(path: input)
-            let stored = file.storedSize
-            let oriented = file.orientation.orientedSize(stored)
-            let result: CropResult
-            if let pixels = json["pixels"] {
-                guard case .number(_, let x)? = pixels["x"], case .number(_, let y)? = pixels["y"],
-                    case .number(_, let w)? = pixels["width"],
-                    case .number(_, let h)? = pixels["height"],
-                    [x, y, w, h].allSatisfy({ $0 == $0.rounded() && abs($0) < 1e9 })
-                else { return failed("\"pixels\" needs whole numbers x, y, width, height", paths) }
-                let rect = PixelRect<ImagePixels>(
-                    x: Int(x), y: Int(y), width: Int(w), height: Int(h))
-                guard rect.width > 0, rect.height > 0, rect.isInside(oriented) else {
-                    return failed(
-                        "\"pixels\" \(rect) is not inside the \(oriented) image", paths)
-                }
-                result = CropResult(
-                    rect: rect, orientation: file.orientation, sourceSize: stored)
-            } else {
-                // The record format, with the source taken from the file.
-                var members: [JSONValue.Member] = [
-                    .init(
-                        "source",
-                        .object([
-                            .init("width", .number(stored.width)),
-                            .init("height", .number(stored.height)),
-                        ]))
-                ]
-                if case .object(let given) = json {
-                    members += given.filter {
-                        !["source", "input", "output", "aspect"].contains($0.key)
-                    }
-                }
-                if json["orientation"] == nil {
-                    members.append(.init("orientation", .number(file.orientation.rawValue)))
-                }
-                let record: CropRecord
-                do {
-                    record = try CropRecord(jsonLine: JSONValue.object(members).text)
-                } catch {
-                    return failed("not a pixel rect or a view selection: \(error)", paths)
-                }
-                var request = record.request
-                guard let orientation = EXIFOrientation(exactly: record.orientationValue) else {
-                    return failed("orientation must be 1 to 8", paths)
-                }
-                request.orientation = orientation
-                var ratio: AspectRatio?
-                if case .string(let aspect)? = json["aspect"] {
-                    ratio =
-                        aspect == "source"
-                        ? AspectRatio(
-                            width: oriented.width, height: oriented.height)
-                        : AspectRatio(parsing: aspect)
-                    if ratio == nil {
-                        return failed("\"aspect\" must be \"p:q\" or \"source\"", paths)
-                    }
-                }
-                do {
-                    result = try request.map(aspectRatio: ratio)
-                } catch {
-                    return failed("no pixels: \(error)", paths)
-                }
+            let source = try ImageSource.open(path: input, limits: image.limits)
+            let plan: CropPlan
+            do throws(CropPlanError) {
+                plan = try job.plan(for: source)
+            } catch {
+                return failed("no pixels: \(error)", paths)
             }
-            let report = try CropExport.crop(
-                file, input: input, stored: result.stored, orientation: result.orientation,
-                output: output,
-                encoder: encoder, replacing: force)
+            let folder = (output as NSString).deletingLastPathComponent
+            if !folder.isEmpty {
+                try? FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true)
+            }
+            let report = try plan.write(to: output, replacing: force)
             return Outcome(
                 line: line, status: "written",
                 members: paths + [
-                    .init("pixels", result.json), .init("bytes", .number(report.bytes)),
+                    .init("pixels", plan.result.json), .init("bytes", .number(report.bytes)),
                 ])
         } catch {
             // Another task writing the same output first is not a failure.
-            if error.code == .outputRefused, !force, FileManager.default.fileExists(atPath: output)
-            {
+            if case .outputExists = error, !force {
                 return Outcome(line: line, status: "skipped", members: paths)
             }
-            return failed(error.message, paths)
+            return failed(error.commandLineMessage, paths)
+        }
+    }
+
+    /// Why a manifest line has no job.
+    struct LineProblem: Error {
+        var text: String
+    }
+
+    /// The region and orientation a manifest line asks for: `pixels`, or a
+    /// view selection in the record format (the source size comes from the
+    /// image; the orientation too, unless the line gives one).
+    static func job(from json: JSONValue, members: [JSONValue.Member])
+        -> Result<(region: CropJob.Region, orientation: EXIFOrientation?), LineProblem>
+    {
+        var orientation: EXIFOrientation?
+        if let value = json["orientation"] {
+            guard case .number(_, let number) = value, let given = EXIFOrientation(exactly: number)
+            else { return .failure(LineProblem(text: "orientation must be 1 to 8")) }
+            orientation = given
+        }
+        if let pixels = json["pixels"] {
+            guard case .number(_, let x)? = pixels["x"], case .number(_, let y)? = pixels["y"],
+                case .number(_, let w)? = pixels["width"],
+                case .number(_, let h)? = pixels["height"],
+                [x, y, w, h].allSatisfy({ $0 == $0.rounded() && abs($0) < 1e9 })
+            else {
+                return .failure(
+                    LineProblem(text: "\"pixels\" needs whole numbers x, y, width, height"))
+            }
+            let rect = PixelRect<ImagePixels>(x: Int(x), y: Int(y), width: Int(w), height: Int(h))
+            return .success((.pixels(rect), orientation))
+        }
+        do throws(CropRecordError) {
+            let record = try CropRecord(json: json, sourceGivenBy: "the image")
+            return .success((.view(record.request, aspect: record.aspect), orientation))
+        } catch {
+            return .failure(LineProblem(text: "not a pixel rect or a view selection: \(error)"))
         }
     }
 }

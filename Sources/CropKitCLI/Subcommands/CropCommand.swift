@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropRecords
 
 /// `cropkit crop`: cuts the selected pixels out of an image, losslessly.
 struct CropCommand: Subcommand {
@@ -37,55 +38,18 @@ struct CropCommand: Subcommand {
             OptionSpec(
                 name: "ignore-orientation", value: nil,
                 help: "treat a JPEG's pixels as upright, whatever its EXIF orientation"),
-            OptionSpec(
-                name: "lenient", value: nil,
-                help: "accept JPEG data libjpeg can step over (a warning), and say so"),
-            OptionSpec(
-                name: "max-scans", value: "N",
-                help: "refuse progressive JPEGs with more scans (default 500)"),
-            OptionSpec(
-                name: "compressor", value: "NAME",
-                help: "automatic (default: libdeflate if installed, else zlib), libdeflate or zlib"),
-            OptionSpec(
-                name: "level", value: "N",
-                help:
-                    "compression level: auto (default: 1 for noisy bands, else 6), zlib 1-9, libdeflate 1-12"
-            ),
-            OptionSpec(
-                name: "max-pixels", value: "N",
-                help: "refuse inputs of more pixels (default 178956970)"),
-            OptionSpec(
-                name: "max-dimension", value: "N",
-                help: "refuse inputs wider or taller (default 1000000)"),
-            OptionSpec(
-                name: "max-chunk-bytes", value: "N",
-                help: "refuse a metadata chunk larger than this (default 16777216)"),
-            OptionSpec(
-                name: "max-file-bytes", value: "N",
-                help: "refuse input files larger than this (default 2147483648)"),
-            OptionSpec(
-                name: "max-metadata-bytes", value: "N",
-                help: "refuse metadata chunks larger than this together (default 67108864)"),
+        ] + ImageOptions.specs + CompressionOptions.specs + [
             OptionSpec(
                 name: "json", value: nil,
-                help: "print a JSON report of the mapping and the written file"),
+                help: "print a JSON report of the mapping and the written file")
         ]
-
-    enum Region {
-        case pixels(PixelRect<ImagePixels>)
-        case view(MappingOptions)
-    }
 
     var input: String
     var output: String
-    var region: Region
+    var job: CropJob
     var force: Bool
     var json: Bool
-    var encoder: PNGEncoder
-    var limits: DecodeLimits
-    var ignoreOrientation: Bool
-    var lenient: Bool
-    var maxScans: Int
+    var image: ImageOptions
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -100,6 +64,8 @@ struct CropCommand: Subcommand {
         let viewFlags = [
             "viewport", "selection", "mode", "image-scale", "zoom", "offset", "aspect",
         ]
+        let region: CropJob.Region
+        var orientation: EXIFOrientation?
         if let pixels = parsed.values["pixels"] {
             if let flag = viewFlags.first(where: { parsed.values[$0] != nil }) {
                 throw UsageError(
@@ -117,163 +83,129 @@ struct CropCommand: Subcommand {
             }
             region = .pixels(
                 PixelRect(x: Int(p[0]), y: Int(p[1]), width: Int(p[2]), height: Int(p[3])))
+            if let text = parsed.values["orientation"] {
+                guard let value = Int(text), let given = EXIFOrientation(rawValue: value) else {
+                    throw UsageError(
+                        message: "--orientation must be a whole number from 1 to 8, not '\(text)'")
+                }
+                orientation = given
+            }
         } else if parsed.values["selection"] != nil || parsed.values["viewport"] != nil {
-            region = .view(try MappingOptions(parsed, sourceFromFile: true))
+            let mapping = try MappingOptions(parsed, sourceFromFile: true)
+            region = .view(mapping.request, aspect: mapping.aspect)
+            if mapping.orientationGiven { orientation = mapping.request.orientation }
         } else {
             throw UsageError(message: "give --pixels X,Y,W,H or --viewport WxH --selection X,Y,W,H")
         }
+        if parsed.flags.contains("ignore-orientation") {
+            guard orientation == nil else {
+                throw UsageError(
+                    message: "--ignore-orientation and --orientation do not go together")
+            }
+            orientation = .up
+        }
         force = parsed.flags.contains("force")
         json = parsed.flags.contains("json")
-        let compressorName = parsed.values["compressor"] ?? "automatic"
-        guard let compressor = Compressor(rawValue: compressorName) else {
-            throw UsageError(
-                message:
-                    "unknown --compressor '\(compressorName)'; use automatic, libdeflate or zlib")
-        }
-        let level =
-            try parsed.values["level"].map { text throws(UsageError) -> CompressionLevel in
-                if text == "auto" { return .automatic }
-                guard let level = Int(text), (1...12).contains(level),
-                    compressor != .zlib || level <= 9
-                else {
-                    throw UsageError(
-                        message:
-                            "--level must be auto, 1-9 for zlib or 1-12 for libdeflate, not '\(text)'"
-                    )
-                }
-                return .fixed(level)
-            } ?? .automatic
-        encoder = PNGEncoder(compressor: compressor, level: level)
-        ignoreOrientation = parsed.flags.contains("ignore-orientation")
-        lenient = parsed.flags.contains("lenient")
-        maxScans = JPEGDecoder.defaultMaxScans
-        if let text = parsed.values["max-scans"] {
-            guard let value = Int(text), value > 0 else {
-                throw UsageError(
-                    message: "--max-scans must be a positive whole number, not '\(text)'")
-            }
-            maxScans = value
-        }
-        limits = DecodeLimits()
-        for (flag, path) in [
-            ("max-pixels", \DecodeLimits.maxPixels), ("max-dimension", \DecodeLimits.maxDimension),
-            ("max-chunk-bytes", \DecodeLimits.maxChunkBytes),
-            ("max-file-bytes", \DecodeLimits.maxFileBytes),
-            ("max-metadata-bytes", \DecodeLimits.maxMetadataBytes),
-        ] {
-            guard let text = parsed.values[flag] else { continue }
-            guard let value = Int(text), value > 0 else {
-                throw UsageError(
-                    message: "--\(flag) must be a positive whole number, not '\(text)'")
-            }
-            limits[keyPath: path] = value
-        }
+        image = try ImageOptions(parsed)
+        job = CropJob(
+            region: region, orientation: orientation,
+            format: .png(try CompressionOptions.encoder(parsed)), lenient: image.lenient)
     }
 
     func run(console: Console) -> Int32 {
         do throws(ImagingError) {
-            // A PNG's image data CRCs are checked while the crop decodes.
-            let file = try ImageSource.read(path: input, limits: limits, deferringDataCRCs: true)
-            let stored = file.storedSize
-            let fileOrientation = ignoreOrientation ? .up : file.orientation
-            var source: [JSONValue.Member] = [.init("format", .string(file.format.rawValue))]
-            if case .jpeg(let info) = file {
-                source.append(.init("orientation", .number(info.orientation.rawValue)))
-                if let profile = info.iccProfile {
-                    source.append(
-                        .init(
-                            "profile",
-                            .string(ICCProfile.description(of: profile) ?? "(no description)")))
-                }
+            let source = try ImageSource.open(path: input, limits: image.limits)
+            let plan: CropPlan
+            do throws(CropPlanError) {
+                plan = try job.plan(for: source)
+            } catch {
+                return Self.refused(error, console: console, json: json)
             }
-            source += [
-                .init("width", .number(stored.width)), .init("height", .number(stored.height)),
-            ]
-            var mappingJSON: JSONValue = .null
-            let result: CropResult
-            switch region {
-            case .pixels(let rect):
-                let oriented = fileOrientation.orientedSize(stored)
-                guard rect.isInside(oriented) else {
-                    console.err.write(
-                        "error: --pixels \(rect) is not inside the \(oriented) image (as seen)\n")
-                    return ExitCode.failure
-                }
-                result = CropResult(rect: rect, orientation: fileOrientation, sourceSize: stored)
-                mappingJSON = .object([.init("pixels", result.json)])
-            case .view(var mapping):
-                mapping.request.sourceSize = Size(
-                    width: Double(stored.width), height: Double(stored.height))
-                if !mapping.orientationGiven { mapping.request.orientation = fileOrientation }
-                switch mapping.map() {
-                case .failure(let rejection):
-                    console.err.write("rejected (\(rejection.code)): \(rejection)\n")
-                    if json {
-                        console.out.write(
-                            CropRecord(request: mapping.request, expected: nil).jsonLine(
-                                replaying: .failure(rejection))
-                                + "\n")
-                    }
-                    return ExitCode.failure
-                case .success(let mapped):
-                    result = mapped
-                    mappingJSON =
-                        (try? JSONValue(
-                            parsing: CropRecord(request: mapping.request, expected: nil).jsonLine(
-                                replaying: .success(mapped)))) ?? .null
-                }
-            }
-            let report = try CropExport.crop(
-                file, input: input, stored: result.stored, orientation: result.orientation,
-                output: output,
-                encoder: encoder, replacing: force, limits: limits, maxScans: maxScans,
-                lenient: lenient)
+            let report = try plan.write(to: output, replacing: force)
             if json {
-                var object = Self.reportJSON(input: input, mapping: mappingJSON, report: report)
-                if case .object(var members) = object {
-                    members.insert(.init("source", .object(source)), at: 1)
-                    object = .object(members)
-                }
-                console.out.write(object.text + "\n")
+                console.out.write(
+                    Self.reportJSON(input: input, plan: plan, report: report).text + "\n")
             } else {
                 console.out.write(
-                    "wrote \(output): \(report.width)x\(report.height) \(report.colorType.name) \(report.bitDepth)-bit PNG, \(report.bytes) bytes (pixels \(result.rect) of \(input) as seen)\n"
+                    "wrote \(output): \(report.size.width)x\(report.size.height) \(report.colorType.name) \(report.bitDepth)-bit PNG, \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
                 )
             }
             for warning in report.warnings { console.err.write("warning: \(warning)\n") }
             return ExitCode.success
         } catch {
-            console.err.write("error: \(error.message)\n")
-            return error.code == .outputRefused ? ExitCode.usage : ExitCode.badInput
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return error.exitCode
         }
     }
 
-    static func reportJSON(input: String, mapping: JSONValue, report: CropExport.Report)
-        -> JSONValue
-    {
-        .object([
-            .init("input", .string(input)),
-            .init("mapping", mapping),
-            .init(
-                "written",
-                .object([
-                    .init("path", .string(report.output)), .init("bytes", .number(report.bytes)),
-                    .init("format", .string("png")), .init("width", .number(report.width)),
-                    .init("height", .number(report.height)),
-                    .init("colorType", .string(report.colorType.name)),
-                    .init("bitDepth", .number(report.bitDepth)),
-                    .init("chunks", .array(report.keptChunks.map { .string($0) })),
-                    .init("droppedChunks", .array(report.droppedChunks.map { .string($0) })),
-                    .init("compressor", .string(report.compressor.rawValue)),
-                    .init("level", .string(report.level.description)),
+    /// Says why a job has no plan: exit 1, the selection covers no pixel.
+    static func refused(_ error: CropPlanError, console: Console, json: Bool) -> Int32 {
+        switch error {
+        case .rejected(let rejection, let request):
+            console.err.write("rejected (\(rejection.code)): \(rejection)\n")
+            if json {
+                console.out.write(
+                    CropRecord(request: request, expected: nil).jsonLine(
+                        replaying: .failure(rejection)) + "\n")
+            }
+        case .notInsideImage:
+            console.err.write("error: --pixels: \(error)\n")
+        }
+        return ExitCode.failure
+    }
+
+    /// The `--json` report: the input, the source, the mapping, the file written.
+    static func reportJSON(input: String, plan: CropPlan, report: CropReport) -> JSONValue {
+        let source = plan.source
+        var sourceMembers: [JSONValue.Member] = [.init("format", .string(source.format.rawValue))]
+        if case .jpeg(let info) = source.header {
+            sourceMembers.append(.init("orientation", .number(info.orientation.rawValue)))
+            if let profile = info.iccProfile {
+                sourceMembers.append(
                     .init(
-                        "bandLevels",
-                        .object(
-                            report.bandLevels.sorted { $0.key < $1.key }.map {
-                                .init("\($0.key)", .number($0.value))
-                            })),
-                ])),
+                        "profile",
+                        .string(ICCProfile.description(of: profile) ?? "(no description)")))
+            }
+        }
+        sourceMembers += [
+            .init("width", .number(source.storedSize.width)),
+            .init("height", .number(source.storedSize.height)),
+        ]
+        let mapping: JSONValue
+        if let request = plan.request {
+            mapping = CropRecord(request: request, aspect: plan.aspect, expected: nil).replayed(
+                .success(plan.result))
+        } else {
+            mapping = .object([.init("pixels", plan.result.json)])
+        }
+        return .object([
+            .init("input", .string(input)),
+            .init("source", .object(sourceMembers)),
+            .init("mapping", mapping),
+            .init("written", writtenJSON(report)),
             .init("warnings", .array(report.warnings.map { .string($0) })),
+        ])
+    }
+
+    /// What a report says of the file written.
+    static func writtenJSON(_ report: CropReport) -> JSONValue {
+        .object([
+            .init("path", report.output.map { .string($0) } ?? .null),
+            .init("bytes", .number(report.bytes)),
+            .init("format", .string(report.format)), .init("width", .number(report.size.width)),
+            .init("height", .number(report.size.height)),
+            .init("colorType", .string(report.colorType.name)),
+            .init("bitDepth", .number(report.bitDepth)),
+            .init("chunks", .array(report.keptChunks.map { .string($0) })),
+            .init("droppedChunks", .array(report.droppedChunks.map { .string($0) })),
+            .init("compressor", .string(report.compressor.rawValue)),
+            .init("level", .string(report.level.description)),
+            .init(
+                "bandLevels",
+                .object(
+                    report.bandLevels.sorted { $0.key < $1.key }.map {
+                        .init("\($0.key)", .number($0.value))
+                    })),
         ])
     }
 }

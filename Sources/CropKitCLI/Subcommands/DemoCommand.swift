@@ -1,4 +1,6 @@
 import CropGeometry
+import CropImaging
+import CropRecords
 import Foundation
 
 /// `cropkit demo`: the article's scenario end to end, on embedded numbers.
@@ -79,6 +81,12 @@ struct DemoCommand: Subcommand {
     }()
 
     func run(console: Console) -> Int32 {
+        Self.run(Self.cases, in: folder, console: console)
+    }
+
+    /// The demo of `cases` into `folder`: the library calls behind it, with
+    /// no command line in between (a test runs it on small cases).
+    static func run(_ cases: [Case], in folder: String, console: Console) -> Int32 {
         let files = FileManager.default
         let diagrams = folder + "/diagrams"
         let exports = folder + "/exports"
@@ -106,8 +114,8 @@ struct DemoCommand: Subcommand {
         }
         console.out.write(
             "CropKit demo: exact crops of what a person selected, checked pixel by pixel\n\n")
-        var records: [String] = []
-        for (index, demoCase) in Self.cases.enumerated() {
+        var records: [CropRecord] = []
+        for (index, demoCase) in cases.enumerated() {
             let r = demoCase.request
             let outcome = r.result()
             let number = String(format: "%02d", index + 1)
@@ -123,12 +131,9 @@ struct DemoCommand: Subcommand {
                 case .failure: .rejected
                 }
             records.append(
-                JSONValue.object(
-                    CropRecord(
-                        request: r, expected: expected,
-                        extra: [.init("case", .string(demoCase.title))]
-                    ).members
-                ).text)
+                CropRecord(
+                    request: r, expected: expected, extra: [.init("case", .string(demoCase.title))])
+            )
             console.out.write("\(number) \(demoCase.title)\n")
             console.out.write(
                 "   source \(format(r.sourceSize.width))x\(format(r.sourceSize.height)), view \(format(r.viewport.width))x\(format(r.viewport.height)), selection \(r.selection)\n"
@@ -141,18 +146,28 @@ struct DemoCommand: Subcommand {
             }
         }
         let recordsPath = folder + "/records.jsonl"
-        try? Data((records.joined(separator: "\n") + "\n").utf8).write(
+        try? Data((records.map(\.json.text).joined(separator: "\n") + "\n").utf8).write(
             to: URL(fileURLWithPath: recordsPath))
-        // Export and check every case through the replay machinery: fixtures
-        // of each case's size, the real crop pipeline, the four checks.
-        let replayOut = StringSink()
-        let replayErr = StringSink()
-        let status = CropKitTool.run(
-            ["replay", recordsPath, "--export", exports, "--report", folder + "/report.html"],
-            console: Console(out: replayOut, err: replayErr))
-        try? Data(replayOut.text.utf8).write(to: URL(fileURLWithPath: folder + "/replayed.jsonl"))
-        let summary = replayErr.text.split(separator: "\n").last.map(String.init) ?? "?"
-        let trap = Self.doubleTrap
+        // Export and check every case as `cropkit replay --export` does:
+        // fixtures of each case's size, the real crop pipeline, the checks.
+        var replayer = RecordReplayer(exportFolder: exports, defaultOrientation: nil)
+        var report = ReplayReport()
+        var replayed: [String] = []
+        var (passed, failed) = (0, 0)
+        for (index, record) in records.enumerated() {
+            let outcome = replayer.replay(record, line: index + 1)
+            if outcome.passed { passed += 1 } else { failed += 1 }
+            replayed.append(outcome.line.text)
+            report.add(
+                RecordReplayer.reportRow(outcome, line: index + 1, text: record.json.text))
+        }
+        try? Data((replayed.joined(separator: "\n") + "\n").utf8).write(
+            to: URL(fileURLWithPath: folder + "/replayed.jsonl"))
+        try? Data(
+            report.html(title: "CropKit demo", passed: passed, failed: failed).utf8
+        ).write(to: URL(fileURLWithPath: folder + "/report.html"))
+        let summary = "\(passed) passed, \(failed) failed"
+        let trap = doubleTrap
         let article = articleCropPixels(
             source: trap.source, viewport: trap.viewport, selection: trap.selection)
         let exact = cropPixels(
@@ -175,7 +190,7 @@ struct DemoCommand: Subcommand {
               records.jsonl    replayable records: cropkit replay \(recordsPath)
 
             """)
-        return status == ExitCode.success ? ExitCode.success : ExitCode.failure
+        return failed == 0 ? ExitCode.success : ExitCode.failure
     }
 
     static let doubleTrap = (

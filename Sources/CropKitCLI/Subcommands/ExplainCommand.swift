@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropRecords
 
 /// `cropkit explain`: an SVG picture of one mapping.
 struct ExplainCommand: Subcommand {
@@ -80,11 +81,7 @@ struct ExplainCommand: Subcommand {
                     return ExitCode.badInput
                 }
                 do {
-                    var record = try CropRecord(jsonLine: found)
-                    if let orientation = EXIFOrientation(exactly: record.orientationValue) {
-                        record.request.orientation = orientation
-                    }
-                    request = record.request
+                    request = try CropRecord(jsonLine: found).orientedRequest
                 } catch {
                     console.err.write(
                         "error: line \(number) of '\(path)' is not a valid record: \(error)\n")
@@ -102,8 +99,8 @@ struct ExplainCommand: Subcommand {
             console.out.write("wrote \(output)\n")
             return ExitCode.success
         } catch {
-            console.err.write("error: \(error.message)\n")
-            return error.code == .outputRefused ? ExitCode.usage : ExitCode.badInput
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return error.exitCode
         }
     }
 }

@@ -1,4 +1,5 @@
 import CropImaging
+import CropRecords
 
 /// `cropkit fixture`: writes a test image of an exact pixel size.
 struct FixtureCommand: Subcommand {
@@ -65,7 +66,7 @@ struct FixtureCommand: Subcommand {
             )
             return ExitCode.success
         } catch {
-            console.err.write("error: \(error.message)\n")
+            console.err.write("error: \(error.commandLineMessage)\n")
             return error.code == .outputRefused ? ExitCode.usage : ExitCode.badInput
         }
     }

@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropRecords
 
 /// `cropkit info`: what an image file is, without decoding its pixels.
 struct InfoCommand: Subcommand {
@@ -72,8 +73,8 @@ struct InfoCommand: Subcommand {
             }
             return ExitCode.success
         } catch {
-            console.err.write("error: \(error.message)\n")
-            return ExitCode.badInput
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return error.exitCode
         }
     }
 }

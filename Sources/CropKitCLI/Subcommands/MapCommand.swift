@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropRecords
 
 /// `cropkit map`: one mapping from flags.
 struct MapCommand: Subcommand {
@@ -48,26 +49,19 @@ struct MapCommand: Subcommand {
         var mapping = mapping
         if let sourceFile {
             do throws(ImagingError) {
-                let summary = try ImageFileSummary.read(path: sourceFile)
+                let source = try ImageSource.open(path: sourceFile)
                 mapping.request.sourceSize = Size(
-                    width: Double(summary.storedSize.width),
-                    height: Double(summary.storedSize.height))
-                if !mapping.orientationGiven { mapping.request.orientation = summary.orientation }
+                    width: Double(source.storedSize.width),
+                    height: Double(source.storedSize.height))
+                if !mapping.orientationGiven { mapping.request.orientation = source.orientation }
             } catch {
-                console.err.write("error: \(error.message)\n")
-                return ExitCode.badInput
+                console.err.write("error: \(error.commandLineMessage)\n")
+                return error.exitCode
             }
         }
         let outcome = mapping.map()
         if json {
-            var extra: [JSONValue.Member] = []
-            switch mapping.aspect {
-            case .ratio(let ratio)?: extra.append(.init("aspect", .string(ratio.description)))
-            case .source?: extra.append(.init("aspect", .string("source")))
-            case nil: break
-            }
-            let record = CropRecord(request: mapping.request, expected: nil, extra: extra)
-            console.out.write(record.jsonLine(replaying: outcome) + "\n")
+            console.out.write(mapping.record.jsonLine(replaying: outcome) + "\n")
         } else {
             console.out.write(Self.describe(mapping.request, outcome))
         }
@@ -93,6 +87,5 @@ struct MapCommand: Subcommand {
     }
 }
 
-func format(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-}
+/// A number as CropKit prints it (`300`, not `300.0`).
+func format(_ value: Double) -> String { numberText(value) }

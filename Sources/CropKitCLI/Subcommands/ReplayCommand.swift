@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropRecords
 import Foundation
 
 /// `cropkit replay`: replays failure records (JSON Lines) and checks them.
@@ -70,10 +71,10 @@ struct ReplayCommand: Subcommand {
         var fileOrientation: EXIFOrientation?
         if let sourceFile {
             do throws(ImagingError) {
-                fileOrientation = try ImageFileSummary.read(path: sourceFile).orientation
+                fileOrientation = try ImageSource.open(path: sourceFile).orientation
             } catch {
-                console.err.write("error: \(error.message)\n")
-                return ExitCode.badInput
+                console.err.write("error: \(error.commandLineMessage)\n")
+                return error.exitCode
             }
         }
         if let exportFolder {
@@ -87,8 +88,6 @@ struct ReplayCommand: Subcommand {
                 return ExitCode.badInput
             }
         }
-        var verifier: ExportVerifier?
-        var report = ReplayReport()
         let reader: LineReader
         if path == "-" {
             guard let input = console.input() else {
@@ -104,6 +103,9 @@ struct ReplayCommand: Subcommand {
                 return ExitCode.badInput
             }
         }
+        var replayer = RecordReplayer(
+            exportFolder: exportFolder, defaultOrientation: fileOrientation)
+        var report = ReplayReport()
         var passed = 0
         var failed = 0
         var unchecked = 0
@@ -111,7 +113,7 @@ struct ReplayCommand: Subcommand {
         while let line = reader.nextLine() {
             lineNumber += 1
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            var record: CropRecord
+            let record: CropRecord
             do {
                 record = try CropRecord(jsonLine: line)
             } catch {
@@ -124,92 +126,21 @@ struct ReplayCommand: Subcommand {
                 report.add(
                     ReplayReport.Row(
                         line: lineNumber, record: line, outcome: "not a valid record",
-                        passed: false,
-                        problems: [error.description], svg: nil, thumbnail: nil))
+                        passed: false, problems: [error.description], svg: nil, thumbnail: nil))
                 continue
             }
-            if let fileOrientation, !record.members.contains(where: { $0.key == "orientation" }) {
-                record.orientationValue = Double(fileOrientation.rawValue)
-                record.request.orientation = fileOrientation
-                record.members.append(.init("orientation", .number(fileOrientation.rawValue)))
-            }
-            let outcome = record.replay()
-            var problems = record.mismatches(outcome)
-            var exportMembers: [JSONValue.Member] = []
-            if let exportFolder, case .success(let result) = outcome {
-                let file = exportFolder + "/line-\(lineNumber).png"
-                if !ExportVerifier.canVerify(result.sourceSize) {
-                    exportMembers.append(
-                        .init(
-                            "export",
-                            .object([.init("skipped", .string("source too large for fixtures"))])))
-                } else {
-                    do throws(ImagingError) {
-                        if verifier?.sourceSize != result.sourceSize {
-                            verifier = nil
-                            verifier = try ExportVerifier(sourceSize: result.sourceSize)
-                        }
-                        let checks = try verifier!.check(result)
-                        try verifier!.exportCorners(result, to: file)
-                        let failedChecks = checks.filter { !$0.passed }
-                        problems += failedChecks.map { "export check \($0.name): \($0.detail)" }
-                        exportMembers.append(
-                            .init(
-                                "export",
-                                .object([
-                                    .init("file", .string(file)),
-                                    .init("passed", .bool(failedChecks.isEmpty)),
-                                    .init(
-                                        "checks",
-                                        .array(
-                                            checks.map {
-                                                .object([
-                                                    .init("name", .string($0.name)),
-                                                    .init("passed", .bool($0.passed)),
-                                                    .init("detail", .string($0.detail)),
-                                                ])
-                                            })),
-                                ])))
-                    } catch {
-                        problems.append("export failed: \(error.message)")
-                    }
-                }
-            }
-            var extra: [JSONValue.Member] = exportMembers
-            if record.expected == nil && problems.isEmpty {
-                unchecked += 1
+            let outcome = replayer.replay(record, line: lineNumber)
+            if outcome.passed {
                 passed += 1
-            } else if problems.isEmpty {
-                passed += 1
-                extra.append(.init("check", .string("passed")))
+                if record.expected == nil { unchecked += 1 }
             } else {
                 failed += 1
-                extra.append(.init("check", .string("failed")))
-                extra.append(.init("mismatches", .array(problems.map { .string($0) })))
                 console.err.write(
-                    "line \(lineNumber): failed: \(problems.joined(separator: "; "))\n")
+                    "line \(lineNumber): failed: \(outcome.problems.joined(separator: "; "))\n")
             }
-            console.out.write(record.jsonLine(replaying: outcome, extra: extra) + "\n")
+            console.out.write(outcome.line.text + "\n")
             if reportPath != nil {
-                let outcomeText: String
-                switch outcome {
-                case .success(let result):
-                    outcomeText =
-                        "result \(result.rect)"
-                        + (result.orientation != .up ? ", stored \(result.stored)" : "")
-                case .failure(let rejection): outcomeText = "rejected: \(rejection.code)"
-                }
-                var request = record.request
-                if let orientation = EXIFOrientation(exactly: record.orientationValue) {
-                    request.orientation = orientation
-                }
-                let file = exportFolder.map { $0 + "/line-\(lineNumber).png" }
-                report.add(
-                    ReplayReport.Row(
-                        line: lineNumber, record: line, outcome: outcomeText,
-                        passed: problems.isEmpty,
-                        problems: problems, svg: CropDiagram.svg(for: request, width: 360),
-                        thumbnail: file.flatMap { FileManager.default.contents(atPath: $0) }))
+                report.add(RecordReplayer.reportRow(outcome, line: lineNumber, text: line))
             }
         }
         if unchecked > 0 {
@@ -222,7 +153,7 @@ struct ReplayCommand: Subcommand {
                 try AtomicFile.write(Array(html.utf8), to: reportPath, replacing: true)
                 console.err.write("report: \(reportPath)\n")
             } catch {
-                console.err.write("error: \(error.message)\n")
+                console.err.write("error: \(error.commandLineMessage)\n")
             }
         }
         console.err.write("\(passed) passed, \(failed) failed\n")

@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropRecords
 
 /// `cropkit verify`: exports crops of fixtures and checks their pixels.
 struct VerifyCommand: Subcommand {
@@ -55,7 +56,7 @@ struct VerifyCommand: Subcommand {
             case .failure(let rejection):
                 if json {
                     console.out.write(
-                        CropRecord(request: mapping.request, expected: nil).jsonLine(
+                        mapping.record.jsonLine(
                             replaying: .failure(rejection), extra: [.init("checks", .array([]))])
                             + "\n")
                 } else {
@@ -68,22 +69,21 @@ struct VerifyCommand: Subcommand {
                 result = mapped
             }
             do throws(ImagingError) {
-                if verifier == nil { verifier = try ExportVerifier(sourceSize: result.sourceSize) }
-                let checks = try verifier!.check(result)
+                let current: ExportVerifier
+                if let verifier {
+                    current = verifier
+                } else {
+                    current = try ExportVerifier(sourceSize: result.sourceSize)
+                }
+                verifier = current
+                let checks = try current.check(result)
                 let ok = checks.allSatisfy(\.passed)
                 if ok { passed += 1 } else { failed += 1 }
                 if json {
-                    let checksJSON = JSONValue.array(
-                        checks.map {
-                            .object([
-                                .init("name", .string($0.name)), .init("passed", .bool($0.passed)),
-                                .init("detail", .string($0.detail)),
-                            ])
-                        })
                     console.out.write(
-                        CropRecord(request: mapping.request, expected: nil).jsonLine(
-                            replaying: .success(result), extra: [.init("checks", checksJSON)])
-                            + "\n")
+                        mapping.record.jsonLine(
+                            replaying: .success(result),
+                            extra: [.init("checks", .array(checks.map(\.json)))]) + "\n")
                 } else {
                     console.out.write(
                         "selection \(selection) -> pixels \(result.rect): \(ok ? "passed" : "FAILED")\n"
@@ -94,7 +94,7 @@ struct VerifyCommand: Subcommand {
                     }
                 }
             } catch {
-                console.err.write("error: \(error.message)\n")
+                console.err.write("error: \(error.commandLineMessage)\n")
                 return ExitCode.badInput
             }
         }

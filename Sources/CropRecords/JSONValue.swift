@@ -1,3 +1,5 @@
+import CropGeometry
+
 /// A parsed JSON value that remembers the text of its numbers and the order
 /// of its object members, so a record can be written back as it was given.
 public indirect enum JSONValue: Hashable, Sendable {
@@ -71,10 +73,7 @@ public indirect enum JSONValue: Hashable, Sendable {
 /// JSON text for a finite `Double`; non-finite values are written as the
 /// strings `"nan"`, `"inf"` and `"-inf"`, as failure records spell them.
 func jsonNumberText(_ value: Double) -> String {
-    if value.isNaN { return "\"nan\"" }
-    if value.isInfinite { return value < 0 ? "\"-inf\"" : "\"inf\"" }
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
-    return String(value)
+    value.isFinite ? numberText(value) : "\"\(numberText(value))\""
 }
 
 private func writeJSONString(_ s: String, to out: inout String) {

@@ -1,7 +1,15 @@
-/// One failure record (a line of JSON Lines, per DESIGN.md): the numbers of a
-/// mapping, what it should give, and whatever else the app wrote.
+import CropGeometry
+
+/// One failure record, a line of JSON Lines: the numbers of a mapping, what
+/// it should give, and whatever else the app wrote.
 ///
-/// Replaying a record needs no photo: only the pixel size matters.
+/// Replaying a record needs no photo: only the pixel size matters. A record
+/// is one immutable value: the request parsed from it, and the JSON object
+/// it came from, kept verbatim (member order, number text, unknown fields)
+/// so a replay can echo it as it was given. Parsing to `Double` and writing
+/// back would change `0.1` into `0.1000000000000000055511151231257827`'s
+/// shortest form at best and drop an app's own fields at worst; a record
+/// tool must hand back what it was handed.
 public struct CropRecord: Hashable, Sendable {
     /// What the record says the answer should be.
     public enum Expectation: Hashable, Sendable {
@@ -13,28 +21,76 @@ public struct CropRecord: Hashable, Sendable {
 
     /// An expected rect in the stored grid.
     public struct StoredExpectation: Hashable, Sendable {
-        public var x, y, width, height: Double
+        /// The expected stored rect's left edge.
+        public var x: Double
+        /// The expected stored rect's top edge.
+        public var y: Double
+        /// The expected stored rect's width.
+        public var width: Double
+        /// The expected stored rect's height.
+        public var height: Double
     }
 
-    /// The request, with the orientation as a bare number (validated on replay).
-    public var request: CropRequest
-    public var orientationValue: Double
-    public var expected: Expectation?
-    /// Every member of the record as given, in order.
-    public var members: [JSONValue.Member]
+    /// The request (its orientation is `up` when the record's is not 1 to 8:
+    /// see ``orientationValue``).
+    public let request: CropRequest
+    /// The orientation as the record gives it, validated on replay.
+    public let orientationValue: Double
+    /// The aspect ratio the record snaps to, if any (`"aspect"`).
+    public let aspect: AspectChoice?
+    /// What the record expects, if it says.
+    public let expected: Expectation?
+    /// The JSON object the record came from, verbatim.
+    public let json: JSONValue
 
     /// The record's mapping: its rejection, checked in the contract's order,
-    /// or its result.
+    /// or its result (snapped to ``aspect`` when it has one).
     public func replay() -> Result<CropResult, CropRejection> {
         if let orientation = EXIFOrientation(exactly: orientationValue) {
             var request = request
             request.orientation = orientation
-            return request.result()
+            return Result { () throws(CropRejection) in try request.map(aspect: aspect) }
         }
         let withoutOrientation = request.result()
         if case .failure = withoutOrientation { return withoutOrientation }
         if !orientationValue.isFinite { return .failure(.nonFinite(field: "orientation")) }
         return .failure(.orientationOutOfRange(orientationValue))
+    }
+
+    /// The request with the record's orientation when it is valid (else
+    /// `up`): what a diagram of the record draws.
+    public var orientedRequest: CropRequest {
+        var request = request
+        if let orientation = EXIFOrientation(exactly: orientationValue) {
+            request.orientation = orientation
+        }
+        return request
+    }
+
+    /// Whether the record gives an orientation of its own.
+    public var hasOrientation: Bool { json["orientation"] != nil }
+
+    /// This record with `orientation` where it gives none (the photo's own,
+    /// for a record that came without it), as if it had said so.
+    public func defaultingOrientation(to orientation: EXIFOrientation) -> CropRecord {
+        guard !hasOrientation, case .object(let members) = json else { return self }
+        var request = request
+        request.orientation = orientation
+        return CropRecord(
+            request: request, orientationValue: Double(orientation.rawValue), aspect: aspect,
+            expected: expected,
+            json: .object(members + [.init("orientation", .number(orientation.rawValue))]))
+    }
+
+    private init(
+        request: CropRequest, orientationValue: Double, aspect: AspectChoice?,
+        expected: Expectation?, json: JSONValue
+    ) {
+        self.request = request
+        self.orientationValue = orientationValue
+        self.aspect = aspect
+        self.expected = expected
+        self.json = json
     }
 
     /// How `outcome` differs from ``expected``: empty when it matches or
@@ -79,19 +135,23 @@ extension EXIFOrientation {
 
 /// A line that is not a valid record, and why.
 public struct CropRecordError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong, naming the field.
     public var description: String
 
+    /// An error saying `description`.
     public init(description: String) {
         self.description = description
     }
 }
 
 extension CropRecord {
-    /// Builds a record for `request`, as an app writes one when a crop fails.
-    public init(request: CropRequest, expected: Expectation?, extra: [JSONValue.Member] = []) {
-        self.request = request
-        self.orientationValue = Double(request.orientation.rawValue)
-        self.expected = expected
+    /// Builds a record for `request`, as an app writes one when a crop
+    /// fails: its numbers, `aspect` when given, `expected` when given, then
+    /// `extra`.
+    public init(
+        request: CropRequest, aspect: AspectChoice? = nil, expected: Expectation?,
+        extra: [JSONValue.Member] = []
+    ) {
         var members: [JSONValue.Member] = [
             .init("source", sizeJSON(request.sourceSize.width, request.sourceSize.height)),
             .init("viewport", sizeJSON(request.viewport.width, request.viewport.height)),
@@ -118,8 +178,11 @@ extension CropRecord {
         if request.orientation != .up {
             members.append(.init("orientation", .number(request.orientation.rawValue)))
         }
+        if let aspect { members.append(.init("aspect", .string(aspect.description))) }
         if let expected { members.append(.init("expected", expected.json)) }
-        self.members = members + extra
+        self.init(
+            request: request, orientationValue: Double(request.orientation.rawValue),
+            aspect: aspect, expected: expected, json: .object(members + extra))
     }
 
     /// Parses one line of JSON Lines.
@@ -132,10 +195,23 @@ extension CropRecord {
         } catch {
             throw CropRecordError(description: "not valid JSON: \(error)")
         }
-        guard case .object(let members) = value else {
+        try self.init(json: value)
+    }
+
+    /// Reads a record from a parsed JSON object, keeping the object
+    /// verbatim.
+    ///
+    /// - Parameter sourceGivenBy: When not `nil`, the object may leave out
+    ///   `source` because something else gives it (a manifest line's image,
+    ///   named here); the request's source size is then 1x1 until replaced.
+    /// - Throws: ``CropRecordError`` naming the field that is missing or malformed.
+    public init(json value: JSONValue, sourceGivenBy: String? = nil) throws(CropRecordError) {
+        guard case .object = value else {
             throw CropRecordError(description: "a record must be a JSON object")
         }
-        let source = try size(value["source"], "source")
+        let source =
+            sourceGivenBy != nil && value["source"] == nil
+            ? (1, 1) : try size(value["source"], "source")
         let viewport = try size(value["viewport"], "viewport")
         let selection = try rect(value["selection"], "selection")
         var mode = ContentMode.aspectFit
@@ -174,30 +250,38 @@ extension CropRecord {
         if let expectedValue = value["expected"] {
             expected = try expectation(expectedValue)
         }
-        self.request = CropRequest(
-            sourceSize: Size(width: source.0, height: source.1),
-            viewport: Size(width: viewport.0, height: viewport.1),
-            selection: Rect(
-                x: selection.0, y: selection.1, width: selection.2, height: selection.3),
-            mode: mode, imageScale: imageScale, zoom: zoom,
-            orientation: EXIFOrientation(exactly: orientation) ?? .up)
-        self.orientationValue = orientation
-        self.expected = expected
-        self.members = members
+        var aspect: AspectChoice?
+        if let aspectValue = value["aspect"] {
+            guard case .string(let text) = aspectValue, let parsed = AspectChoice(parsing: text)
+            else {
+                throw CropRecordError(
+                    description: "aspect must be \"P:Q\" with positive whole numbers or \"source\"")
+            }
+            aspect = parsed
+        }
+        self.init(
+            request: CropRequest(
+                sourceSize: Size(width: source.0, height: source.1),
+                viewport: Size(width: viewport.0, height: viewport.1),
+                selection: Rect(
+                    x: selection.0, y: selection.1, width: selection.2, height: selection.3),
+                mode: mode, imageScale: imageScale, zoom: zoom,
+                orientation: EXIFOrientation(exactly: orientation) ?? .up),
+            orientationValue: orientation, aspect: aspect, expected: expected, json: value)
     }
 
     /// The record as given plus the replay's answer: `result` (null when
-    /// rejected; with `stored` when the orientation is not 1) and `reason`.
-    /// A `result` the app wrote is kept, renamed `recordedResult`; an earlier
-    /// `reason` is replaced.
-    public func jsonLine(
-        replaying outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = []
-    )
-        -> String
-    {
+    /// rejected; with `stored` when the orientation is not 1) and `reason`,
+    /// then `extra`. A `result` the app wrote is kept, renamed
+    /// `recordedResult`; an earlier `reason` is replaced.
+    public func replayed(
+        _ outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = []
+    ) -> JSONValue {
         var out: [JSONValue.Member] = []
-        for member in members where member.key != "reason" && member.key != "recordedResult" {
-            out.append(member.key == "result" ? .init("recordedResult", member.value) : member)
+        if case .object(let members) = json {
+            for member in members where member.key != "reason" && member.key != "recordedResult" {
+                out.append(member.key == "result" ? .init("recordedResult", member.value) : member)
+            }
         }
         switch outcome {
         case .success(let result):
@@ -212,7 +296,14 @@ extension CropRecord {
                         .init("message", .string(rejection.description)),
                     ])))
         }
-        return JSONValue.object(out + extra).text
+        return .object(out + extra)
+    }
+
+    /// ``replayed(_:extra:)`` as one line of JSON text.
+    public func jsonLine(
+        replaying outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = []
+    ) -> String {
+        replayed(outcome, extra: extra).text
     }
 }
 

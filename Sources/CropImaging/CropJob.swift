@@ -1,0 +1,97 @@
+import CropGeometry
+
+/// What a person asked to crop out of an image, before the image is known:
+/// a region (pixels, or a view selection), the orientation to see it with,
+/// the output format.
+///
+/// ``plan(for:)`` turns it into a ``CropPlan`` against an opened image. Every
+/// command (`crop`, `batch`, `replay --export`, `verify`) goes through it,
+/// so the same request gives the same pixels whichever way it came.
+public struct CropJob: Sendable {
+    /// Where the crop is.
+    public enum Region: Sendable {
+        /// Pixels of the image as the person sees it (after the orientation).
+        case pixels(PixelRect<ImagePixels>)
+        /// A selection in a view, mapped by the contract; the request's
+        /// source size is replaced by the image's and its orientation by the
+        /// job's. With an aspect, the mapped rect is snapped to it.
+        case view(CropRequest, aspect: AspectChoice?)
+    }
+
+    /// Where the crop is.
+    public var region: Region
+    /// The EXIF orientation the image is seen with; `nil` for the file's
+    /// own (``EXIFOrientation/up`` treats the stored pixels as upright).
+    public var orientation: EXIFOrientation?
+    /// The output format and its settings.
+    public var format: OutputFormat
+    /// Whether damaged JPEG data the decoder can step over is accepted.
+    public var lenient: Bool
+
+    /// A job for `region`, seen with the file's own orientation unless
+    /// `orientation` is given, written as `format`.
+    public init(
+        region: Region, orientation: EXIFOrientation? = nil,
+        format: OutputFormat = .png(PNGEncoder()), lenient: Bool = false
+    ) {
+        self.region = region
+        self.orientation = orientation
+        self.format = format
+        self.lenient = lenient
+    }
+
+    /// The plan for cropping `source`: which stored pixels to decode, how to
+    /// turn them, the output's size. Pure: nothing is decoded or written.
+    ///
+    /// The one rule for orientation and aspect: the image is seen with
+    /// ``orientation`` (the file's own by default); a view selection is
+    /// mapped against the image's stored size seen that way; an
+    /// ``AspectChoice/source`` aspect is the image's ratio as seen.
+    ///
+    /// - Throws: ``CropPlanError``: the selection covers no pixel, or the
+    ///   pixel rect is not inside the image.
+    public func plan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
+        let stored = source.storedSize
+        let seen = orientation ?? source.orientation
+        switch region {
+        case .pixels(let rect):
+            let oriented = seen.orientedSize(stored)
+            guard rect.width > 0, rect.height > 0, rect.isInside(oriented) else {
+                throw .notInsideImage(rect, image: oriented)
+            }
+            return CropPlan(
+                source: source,
+                result: CropResult(rect: rect, orientation: seen, sourceSize: stored),
+                request: nil, aspect: nil, format: format, lenient: lenient)
+        case .view(var request, let aspect):
+            request.sourceSize = Size(width: Double(stored.width), height: Double(stored.height))
+            request.orientation = seen
+            do throws(CropRejection) {
+                let result = try request.map(aspect: aspect)
+                return CropPlan(
+                    source: source, result: result, request: request, aspect: aspect,
+                    format: format, lenient: lenient)
+            } catch {
+                throw .rejected(error, request: request)
+            }
+        }
+    }
+}
+
+/// Why a job has no plan for an image.
+public enum CropPlanError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The view selection, mapped against the image (`request`, with the
+    /// image's size and orientation), covers no pixel or breaks a rule.
+    case rejected(CropRejection, request: CropRequest)
+    /// The pixel rect does not lie inside the image as seen.
+    case notInsideImage(PixelRect<ImagePixels>, image: PixelSize<ImagePixels>)
+
+    /// A sentence for a person.
+    public var description: String {
+        switch self {
+        case .rejected(let rejection, _): "rejected (\(rejection.code)): \(rejection)"
+        case .notInsideImage(let rect, let image):
+            "the rect \(rect) is not inside the \(image) image (as seen): x and y from 0, x + width up to \(image.width), y + height up to \(image.height)"
+        }
+    }
+}

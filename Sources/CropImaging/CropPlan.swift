@@ -1,0 +1,133 @@
+import CropGeometry
+
+/// A crop worked out against one opened image, before any pixel is decoded:
+/// the source, the stored rect to decode, the turn to apply, the output's
+/// size and format.
+///
+/// Made by ``CropJob/plan(for:)``; carried out by ``export(to:)`` or
+/// ``write(to:replacing:)``.
+public struct CropPlan: Sendable {
+    /// The opened image.
+    public let source: ImageSource
+    /// The crop: the rect as seen, the stored rect, the orientation.
+    public let result: CropResult
+    /// The view request as mapped (with the image's size and orientation),
+    /// or `nil` for a pixel rect.
+    public let request: CropRequest?
+    /// The aspect the mapped rect was snapped to, if any.
+    public let aspect: AspectChoice?
+    /// The output format and its settings.
+    public let format: OutputFormat
+    /// Whether damaged JPEG data the decoder can step over is accepted.
+    public let lenient: Bool
+
+    /// The rect a decoder cuts, in the stored grid.
+    public var stored: PixelRect<StoredPixels> { result.stored }
+    /// The turn applied to the crop (never to the whole image).
+    public var orientation: EXIFOrientation { result.orientation }
+    /// The output's size: the rect as seen.
+    public var outputSize: PixelSize<ImagePixels> { result.rect.size }
+}
+
+/// What an export wrote.
+public struct CropReport: Sendable {
+    /// The file written, or `nil` for another sink.
+    public var output: String?
+    /// The output's size in bytes.
+    public var bytes: Int
+    /// The output's width and height: the crop as seen.
+    public var size: PixelSize<ImagePixels>
+    /// The output format's name ("png").
+    public var format: String
+    /// The output's PNG colour type.
+    public var colorType: PNGColorType
+    /// The output's bits a sample.
+    public var bitDepth: Int
+    /// The chunks carried into the output, in order.
+    public var keptChunks: [String]
+    /// The input's ancillary chunks the output does not carry.
+    public var droppedChunks: [String]
+    /// Problems that did not stop the export.
+    public var warnings: [String]
+    /// The DEFLATE implementation that compressed the pixels.
+    public var compressor: Compressor
+    /// The DEFLATE level asked for.
+    public var level: CompressionLevel
+    /// How many bands libdeflate compressed at each level (empty with zlib):
+    /// what ``CompressionLevel/automatic`` chose.
+    public var bandLevels: [Int: Int]
+}
+
+extension CropPlan {
+    /// Decodes the crop and writes it to `sink` in the plan's format: the
+    /// decoder feeds the encoder row by row where the encoder can take rows
+    /// as they come (a PNG without a turn, with libdeflate), else the
+    /// encoder takes the whole crop, turned upright.
+    ///
+    /// A PNG input keeps its colour type, bit depth, palette, tRNS and
+    /// colour chunks; a JPEG input gives 8-bit gray or RGB with its ICC
+    /// profile as iCCP. Pixels are moved, never changed.
+    ///
+    /// - Throws: ``ImagingError``; what was written to `sink` before then
+    ///   is incomplete.
+    public func export(to sink: some ByteSink) throws(ImagingError) -> CropReport {
+        var warnings: [String] = []
+        let (chunks, dropped) = try carriedChunks(warnings: &warnings)
+        let pixelFormat = source.pixelFormat
+        let layout = CropLayout(
+            storedSize: stored.size, orientation: orientation,
+            colorType: pixelFormat.colorType, bitDepth: pixelFormat.bitDepth, chunks: chunks)
+        switch format {
+        case .png(let encoder):
+            let writer = try encoder.cropWriter(for: layout, to: sink)
+            var decoded = try source.decode(stored, lenient: lenient, rows: writer.rowConsumer)
+            let written = try writer.finish(&decoded.image)
+            return CropReport(
+                output: nil, bytes: written.bytes, size: outputSize, format: format.name,
+                colorType: layout.colorType, bitDepth: layout.bitDepth,
+                keptChunks: chunks.map(\.type), droppedChunks: dropped,
+                warnings: decoded.warnings + warnings,
+                compressor: encoder.compressor.resolved, level: encoder.level,
+                bandLevels: written.bandLevels)
+        }
+    }
+
+    /// ``export(to:)`` into a file at `path`, written atomically: a reader,
+    /// or a crash at any moment, sees the old file (or none) or the whole
+    /// new one.
+    ///
+    /// - Parameter replacing: Whether an existing file may be replaced.
+    /// - Throws: ``ImagingError``, ``ImagingError/outputExists(path:)`` or
+    ///   ``ImagingError/outputIsInput(path:)``; on any error no output is
+    ///   left.
+    public func write(to path: String, replacing: Bool = false) throws(ImagingError)
+        -> CropReport
+    {
+        let writer = try AtomicFile.Writer(
+            path: path, replacing: replacing, protecting: source.input)
+        var report = try export(to: writer)
+        try writer.commit()
+        report.output = path
+        return report
+    }
+
+    /// The chunks the output carries (and the types it drops): a PNG's own
+    /// carried chunks, a JPEG's ICC profile as iCCP.
+    private func carriedChunks(warnings: inout [String]) throws(ImagingError)
+        -> ([PNGChunk], [String])
+    {
+        switch source.header {
+        case .png(let info):
+            return (info.carriedChunks, info.droppedChunkTypes)
+        case .jpeg(let info):
+            guard let profile = info.iccProfile else { return ([], []) }
+            let description = ICCProfile.description(of: profile)
+            if description == nil {
+                warnings.append("the ICC profile has no description CropKit can read")
+            }
+            return (
+                [try ICCProfile.iCCPChunk(profile, name: description ?? "ICC profile")], []
+            )
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// The image formats CropKit reads, recognised by their first bytes.
+public enum ImageFormat: String, Hashable, Sendable, CaseIterable {
+    /// PNG, through libpng.
+    case png
+    /// JPEG (JFIF, EXIF), through libjpeg-turbo.
+    case jpeg
+
+    /// The format's name in messages: "PNG", "JPEG".
+    public var name: String { rawValue.uppercased() }
+
+    /// The format whose signature `head` (the file's first bytes) starts
+    /// with, if any.
+    public init?(signature head: some Collection<UInt8>) {
+        if head.starts(with: [137, 80, 78, 71]) {
+            self = .png
+        } else if head.starts(with: [0xFF, 0xD8]) {
+            self = .jpeg
+        } else {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import CropImaging
+
+/// The options that govern reading an image, shared by every command that
+/// decodes one (`crop`, `batch`): the decode limits and leniency. Declared
+/// once and parsed once.
+struct ImageOptions {
+    var limits = DecodeLimits()
+    var lenient = false
+
+    /// The limit flags, each with the ``DecodeLimits`` field it sets. (Key
+    /// paths are not Sendable; the table is immutable.)
+    nonisolated(unsafe) static let limitFlags:
+        [(flag: String, limit: ImagingError.Limit, path: WritableKeyPath<DecodeLimits, Int>)] = [
+            ("max-pixels", .pixels, \.maxPixels), ("max-dimension", .dimension, \.maxDimension),
+            ("max-chunk-bytes", .chunkBytes, \.maxChunkBytes),
+            ("max-file-bytes", .fileBytes, \.maxFileBytes),
+            ("max-metadata-bytes", .metadataBytes, \.maxMetadataBytes),
+            ("max-scans", .scans, \.maxScans),
+        ]
+
+    /// The flag that raises `limit`, if there is one.
+    static func flag(for limit: ImagingError.Limit) -> String? {
+        limitFlags.first { $0.limit == limit }?.flag
+    }
+
+    static let specs: [OptionSpec] = [
+        OptionSpec(
+            name: "lenient", value: nil,
+            help: "accept JPEG data libjpeg can step over (a warning), and say so"),
+        OptionSpec(
+            name: "max-scans", value: "N",
+            help:
+                "refuse progressive JPEGs with more scans (default \(DecodeLimits.standard.maxScans))"
+        ),
+        OptionSpec(
+            name: "max-pixels", value: "N",
+            help: "refuse inputs of more pixels (default \(DecodeLimits.standard.maxPixels))"),
+        OptionSpec(
+            name: "max-dimension", value: "N",
+            help: "refuse inputs wider or taller (default \(DecodeLimits.standard.maxDimension))"),
+        OptionSpec(
+            name: "max-chunk-bytes", value: "N",
+            help:
+                "refuse a metadata chunk larger than this (default \(DecodeLimits.standard.maxChunkBytes))"
+        ),
+        OptionSpec(
+            name: "max-file-bytes", value: "N",
+            help:
+                "refuse input files larger than this (default \(DecodeLimits.standard.maxFileBytes))"
+        ),
+        OptionSpec(
+            name: "max-metadata-bytes", value: "N",
+            help:
+                "refuse metadata chunks larger than this together (default \(DecodeLimits.standard.maxMetadataBytes))"
+        ),
+    ]
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        lenient = parsed.flags.contains("lenient")
+        for (flag, _, path) in Self.limitFlags {
+            guard let text = parsed.values[flag] else { continue }
+            guard let value = Int(text), value > 0 else {
+                throw UsageError(
+                    message: "--\(flag) must be a positive whole number, not '\(text)'")
+            }
+            limits[keyPath: path] = value
+        }
+    }
+}
+
+/// The PNG compression options, shared by `crop` and `batch`.
+enum CompressionOptions {
+    static let specs: [OptionSpec] = [
+        OptionSpec(
+            name: "compressor", value: "NAME",
+            help: "automatic (default: libdeflate if installed, else zlib), libdeflate or zlib"),
+        OptionSpec(
+            name: "level", value: "N",
+            help:
+                "compression level: auto (default: 1 for noisy bands, else 6), zlib 1-9, libdeflate 1-12"
+        ),
+    ]
+
+    /// The encoder the flags ask for, on `threads` threads (by default one a core).
+    static func encoder(_ parsed: ParsedArguments, threads: Int? = nil) throws(UsageError)
+        -> PNGEncoder
+    {
+        let compressorName = parsed.values["compressor"] ?? "automatic"
+        guard let compressor = Compressor(rawValue: compressorName) else {
+            throw UsageError(
+                message:
+                    "unknown --compressor '\(compressorName)'; use automatic, libdeflate or zlib")
+        }
+        var level = CompressionLevel.automatic
+        if let text = parsed.values["level"], text != "auto" {
+            guard let fixed = Int(text), (1...12).contains(fixed),
+                compressor != .zlib || fixed <= 9
+            else {
+                throw UsageError(
+                    message:
+                        "--level must be auto, 1-9 for zlib or 1-12 for libdeflate, not '\(text)'")
+            }
+            level = .fixed(fixed)
+        }
+        return PNGEncoder(compressor: compressor, level: level, threads: threads)
+    }
+}

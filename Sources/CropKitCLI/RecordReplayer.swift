@@ -1,0 +1,124 @@
+import CropGeometry
+import CropImaging
+import CropRecords
+import Foundation
+
+/// Replays failure records one at a time: the mapping and its expected
+/// result, and with an export folder the crop exported from fixtures of the
+/// record's size and checked. What `cropkit replay` and `cropkit demo` both
+/// run, record by record, through the library.
+struct RecordReplayer {
+    /// Where each record's export goes (`line-N.png`), or `nil` for none.
+    var exportFolder: String?
+    /// The orientation for records that give none (a photo's own).
+    var defaultOrientation: EXIFOrientation?
+    private var verifier: ExportVerifier?
+
+    init(exportFolder: String?, defaultOrientation: EXIFOrientation?) {
+        self.exportFolder = exportFolder
+        self.defaultOrientation = defaultOrientation
+    }
+
+    /// One record's replay.
+    struct Outcome {
+        /// The record as replayed (with the default orientation applied).
+        var record: CropRecord
+        var result: Result<CropResult, CropRejection>
+        /// What differs from the record's expectation, and failed export checks.
+        var problems: [String]
+        /// The export checks, when the crop was exported.
+        var checks: [ExportCheck]
+        /// The exported file, when there is one.
+        var exportedFile: String?
+        /// The `export` member of the output line, if any.
+        var exportJSON: JSONValue?
+
+        var passed: Bool { problems.isEmpty }
+
+        /// The output line: the record as given, the answer, and the verdict.
+        var line: JSONValue {
+            var extra: [JSONValue.Member] = []
+            if let exportJSON { extra.append(.init("export", exportJSON)) }
+            if record.expected != nil || !problems.isEmpty {
+                extra.append(.init("check", .string(passed ? "passed" : "failed")))
+            }
+            if !passed { extra.append(.init("mismatches", .array(problems.map { .string($0) }))) }
+            return record.replayed(result, extra: extra)
+        }
+
+        /// "result 1000,500,2000,2000" or "rejected: noImagePixels".
+        var summary: String {
+            switch result {
+            case .success(let result):
+                "result \(result.rect)"
+                    + (result.orientation != .up ? ", stored \(result.stored)" : "")
+            case .failure(let rejection): "rejected: \(rejection.code)"
+            }
+        }
+    }
+
+    /// Replays `record`, numbered `line`.
+    mutating func replay(_ given: CropRecord, line: Int) -> Outcome {
+        let record = defaultOrientation.map { given.defaultingOrientation(to: $0) } ?? given
+        let result = record.replay()
+        var outcome = Outcome(
+            record: record, result: result, problems: record.mismatches(result), checks: [])
+        guard let exportFolder, case .success(let mapped) = result else { return outcome }
+        guard ExportVerifier.canVerify(mapped.sourceSize) else {
+            outcome.exportJSON = .object([
+                .init("skipped", .string("source too large for fixtures"))
+            ])
+            return outcome
+        }
+        let file = exportFolder + "/line-\(line).png"
+        do throws(ImagingError) {
+            let verifier = try verifier(for: mapped.sourceSize)
+            let checks = try verifier.check(mapped)
+            try verifier.exportCorners(mapped, to: file)
+            outcome.checks = checks
+            outcome.exportedFile = file
+            let failedChecks = checks.filter { !$0.passed }
+            outcome.problems += failedChecks.map { "export check \($0.name): \($0.detail)" }
+            outcome.exportJSON = .object([
+                .init("file", .string(file)),
+                .init("passed", .bool(failedChecks.isEmpty)),
+                .init("checks", .array(checks.map(\.json))),
+            ])
+        } catch {
+            outcome.problems.append("export failed: \(error.commandLineMessage)")
+        }
+        return outcome
+    }
+
+    /// The verifier for fixtures of `size`, made once for a run of records
+    /// of one size.
+    private mutating func verifier(for size: PixelSize<StoredPixels>) throws(ImagingError)
+        -> ExportVerifier
+    {
+        if let verifier, verifier.sourceSize == size { return verifier }
+        verifier = nil
+        let made = try ExportVerifier(sourceSize: size)
+        verifier = made
+        return made
+    }
+
+    /// The report row for an outcome: its diagram, and its export as a
+    /// thumbnail.
+    static func reportRow(_ outcome: Outcome, line: Int, text: String) -> ReplayReport.Row {
+        ReplayReport.Row(
+            line: line, record: text, outcome: outcome.summary, passed: outcome.passed,
+            problems: outcome.problems,
+            svg: CropDiagram.svg(for: outcome.record.orientedRequest, width: 360),
+            thumbnail: outcome.exportedFile.flatMap { FileManager.default.contents(atPath: $0) })
+    }
+}
+
+extension ExportCheck {
+    /// `{"name","passed","detail"}`.
+    var json: JSONValue {
+        .object([
+            .init("name", .string(name)), .init("passed", .bool(passed)),
+            .init("detail", .string(detail)),
+        ])
+    }
+}
