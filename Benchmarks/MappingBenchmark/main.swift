@@ -115,6 +115,37 @@ func runCropKit(_ inputs: [Input]) -> Double {
     return checksum
 }
 
+/// The general mapping (zoom, orientation, every mode) on the same inputs,
+/// and the exact path alone: what the fast path buys a replay or a batch.
+let requests = inputs.map { input in
+    CropRequest(
+        sourceSize: Size(width: Double(input.source.width), height: Double(input.source.height)),
+        viewport: Size(width: Double(input.viewport.width), height: Double(input.viewport.height)),
+        selection: Rect(
+            x: Double(input.selection.origin.x), y: Double(input.selection.origin.y),
+            width: Double(input.selection.size.width), height: Double(input.selection.size.height)),
+        mode: .aspectFill, zoom: Zoom(scale: 1.5, offset: Vector(dx: 20, dy: 10)),
+        orientation: .right)
+}
+
+@inline(never)
+func runMap(_ requests: [CropRequest]) -> Double {
+    var checksum = 0.0
+    for request in requests {
+        if let r = try? request.map() { checksum += Double(r.rect.x + r.rect.width) }
+    }
+    return checksum
+}
+
+@inline(never)
+func runExact(_ requests: ArraySlice<CropRequest>) -> Double {
+    var checksum = 0.0
+    for request in requests {
+        if let r = try? request.mapExactly() { checksum += Double(r.rect.x + r.rect.width) }
+    }
+    return checksum
+}
+
 func seconds(_ body: () -> Double) -> (Double, Double) {
     let start = DispatchTime.now().uptimeNanoseconds
     let checksum = body()
@@ -123,6 +154,9 @@ func seconds(_ body: () -> Double) -> (Double, Double) {
 
 var articleTimes: [Double] = []
 var cropKitTimes: [Double] = []
+var mapTimes: [Double] = []
+var exactTimes: [Double] = []
+let exactCount = min(caseCount, 20_000)
 var checksums: (Double, Double) = (0, 0)
 for _ in 0..<rounds {
     // Alternate so that neither side always runs on a warmer machine.
@@ -130,6 +164,8 @@ for _ in 0..<rounds {
     let c = seconds { runCropKit(inputs) }
     articleTimes.append(a.0)
     cropKitTimes.append(c.0)
+    mapTimes.append(seconds { runMap(requests) }.0)
+    exactTimes.append(seconds { runExact(requests.prefix(exactCount)) }.0)
     checksums = (a.1, c.1)
 }
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
@@ -150,6 +186,14 @@ print(
         format: "| article's cropPixels (plain Double) | %.1f |", article / Double(caseCount) * 1e9)
 )
 print(String(format: "| CropKit cropPixels (exact) | %.1f |", cropKit / Double(caseCount) * 1e9))
+print(
+    String(
+        format: "| CropRequest.map() (aspectFill, zoom, orientation 6) | %.1f |",
+        median(mapTimes) / Double(caseCount) * 1e9))
+print(
+    String(
+        format: "| the same, exact path alone (first %d inputs) | %.1f |", exactCount,
+        median(exactTimes) / Double(exactCount) * 1e9))
 print(String(format: "\nratio CropKit / article: %.2f", cropKit / article))
 print(
     "answers that differ (first 200,000 inputs): \(disagreements) (\(String(format: "%.2f", Double(disagreements) / 2000))%)"

@@ -20,7 +20,13 @@ public struct AspectRatio: Hashable, Sendable, CustomStringConvertible {
         self.init(width: p, height: q)
     }
 
-    public static let square = AspectRatio(width: 1, height: 1)!
+    public static let square = AspectRatio(reduced: 1, 1)
+
+    /// A ratio already in lowest terms, both positive (not checked).
+    private init(reduced width: Int, _ height: Int) {
+        self.width = width
+        self.height = height
+    }
 
     public var description: String { "\(width):\(height)" }
 }

@@ -14,16 +14,6 @@ import Foundation
 /// - Returns: The pixel rect, or `nil` when the input is invalid or the
 ///   selection covers no pixel. ``CropRequest/result()`` says which.
 public func cropPixels(source: CGSize, viewport: CGSize, selection: CGRect) -> CGRect? {
-    // The common case needs no request: decided in Double when the error
-    // bound allows, as CropRequest.map() would decide it.
-    if let (left, top, right, bottom) = aspectFitFastPath(
-        sw: Double(source.width), sh: Double(source.height), vw: Double(viewport.width),
-        vh: Double(viewport.height), x: Double(selection.origin.x), y: Double(selection.origin.y),
-        w: Double(selection.size.width), h: Double(selection.size.height))
-    {
-        guard bit(right > left) & bit(bottom > top) == 1 else { return nil }
-        return CGRect(x: left, y: top, width: right - left, height: bottom - top)
-    }
     let request = CropRequest(
         sourceSize: Size(width: Double(source.width), height: Double(source.height)),
         viewport: Size(width: Double(viewport.width), height: Double(viewport.height)),

@@ -27,10 +27,9 @@ extension CropRequest {
         let oriented = orientation.orientedSize(source)
         let ow = Double(oriented.width)
         let oh = Double(oriented.height)
-        let (dx, dy, dw, dh) = displayRectInDouble(ow: ow, oh: oh)
-        let z = zoom.scale
-        let (originX, originY) = (dx * z - zoom.offset.dx, dy * z - zoom.offset.dy)
-        let (extentX, extentY) = (dw * z, dh * z)
+        let display = zoomedDisplayRect(ow: ow, oh: oh, as: Double.self)
+        let (originX, originY) = (display.x, display.y)
+        let (extentX, extentY) = (display.width, display.height)
         // Multiply before dividing: a pixel boundary lands on the exact view
         // coordinate whenever the product is exact.
         let left = originX + rect.x * extentX / ow
@@ -64,10 +63,8 @@ extension CropRequest {
     public func displayRect() throws(CropRejection) -> Rect<ViewPoints> {
         let source = try validatedLayout()
         let oriented = orientation.orientedSize(source)
-        let (dx, dy, dw, dh) = displayRectInDouble(
-            ow: Double(oriented.width), oh: Double(oriented.height))
-        let z = zoom.scale
-        return Rect(
-            x: dx * z - zoom.offset.dx, y: dy * z - zoom.offset.dy, width: dw * z, height: dh * z)
+        let display = zoomedDisplayRect(
+            ow: Double(oriented.width), oh: Double(oriented.height), as: Double.self)
+        return Rect(x: display.x, y: display.y, width: display.width, height: display.height)
     }
 }

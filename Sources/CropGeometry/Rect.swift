@@ -41,10 +41,10 @@ extension Rect where Space: PixelSpace {
     /// - Returns: `nil` when a value is not finite or the result is too large
     ///   for `Int`.
     public func roundedOutward() -> PixelRect<Space>? {
-        let left = (x + 1e-6).rounded(.down)
-        let top = (y + 1e-6).rounded(.down)
-        let right = (x + width - 1e-6).rounded(.up)
-        let bottom = (y + height - 1e-6).rounded(.up)
+        let left = (x + snapTolerance).rounded(.down)
+        let top = (y + snapTolerance).rounded(.down)
+        let right = (x + width - snapTolerance).rounded(.up)
+        let bottom = (y + height - snapTolerance).rounded(.up)
         let limit = 9.0e15
         guard [left, top, right, bottom].allSatisfy({ $0.isFinite && abs($0) < limit }) else {
             return nil

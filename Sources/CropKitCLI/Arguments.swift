@@ -63,7 +63,8 @@ struct ParsedArguments {
                 } else {
                     guard index < arguments.count else {
                         throw UsageError(
-                            message: "option '--\(name)' needs a value (\(spec.value!))")
+                            message: "option '--\(name)' needs a value (\(spec.value ?? "a value"))"
+                        )
                     }
                     value = arguments[index]
                     index += 1

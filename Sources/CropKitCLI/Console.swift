@@ -26,7 +26,8 @@ public final class StandardStream: TextSink {
         var offset = 0
         while offset < buffer.count {
             let written = buffer.withUnsafeBytes { raw in
-                Foundation.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                guard let base = raw.baseAddress else { return 0 }
+                return Foundation.write(descriptor, base + offset, raw.count - offset)
             }
             if written <= 0 { break }
             offset += written

@@ -127,7 +127,8 @@ extension CropPixelsAgreementTests {
     @Test func cropPixelsAgreesWithTheExactPathOnExtremeInputs() {
         var generator = SeededGenerator(seed: 0xE7)
         let awkward: [Double] = [
-            0, -0.0, 1e-300, 5e-324, 1e300, 0x1p40, 0x1p53, 0.1, 1.0 / 3, 2.0 / 3, 37.5, 262.5,
+            0, -0.0, 1e-300, .leastNonzeroMagnitude, 1e300, 0x1p40, 0x1p53, 0.1, 1.0 / 3, 2.0 / 3,
+            37.5, 262.5,
             1e-9, -1e-9,
             .nan, .infinity, -.infinity, 4000.5, 3, 299.99999999999994,
         ]
