@@ -63,7 +63,8 @@ public struct DecodeLimits: Hashable, Sendable {
 
     /// The bytes of a `rect` crop at `bytesPerPixel`, after refusing one
     /// over ``maxPixels`` or one whose size overflows.
-    func cropBytes(_ rect: PixelRect<StoredPixels>, bytesPerPixel: Int) throws(ImagingError) -> Int
+    package func cropBytes(_ rect: PixelRect<StoredPixels>, bytesPerPixel: Int) throws(ImagingError)
+        -> Int
     {
         let (pixels, overflow) = rect.width.multipliedReportingOverflow(by: rect.height)
         let (bytes, bytesOverflow) = (overflow ? Int.max : pixels).multipliedReportingOverflow(

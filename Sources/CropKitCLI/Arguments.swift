@@ -1,31 +1,37 @@
 /// A command line that does not follow a subcommand's usage: exit 64.
-struct UsageError: Error {
-    var message: String
+package struct UsageError: Error {
+    /// What is wrong with it.
+    package var message: String
 }
 
 /// One option a subcommand accepts.
-struct OptionSpec {
-    var name: String
+package struct OptionSpec: Sendable {
+    /// Its long name, without the dashes.
+    package var name: String
     /// The placeholder for its value, or `nil` for a flag.
-    var value: String?
-    var help: String
+    package var value: String?
+    /// One line for the help table.
+    package var help: String
     /// A one-letter alias (`-o`).
-    var short: Character? = nil
+    package var short: Character? = nil
     /// Whether it may be given more than once.
-    var repeatable = false
+    package var repeatable = false
 }
 
 /// A command line split into options, flags and positional arguments.
-struct ParsedArguments {
-    var values: [String: String] = [:]
+package struct ParsedArguments {
+    /// Each option's value (the last, for a repeatable one).
+    package var values: [String: String] = [:]
     /// Every value of a repeatable option, in order.
-    var repeated: [String: [String]] = [:]
-    var flags: Set<String> = []
-    var positionals: [String] = []
+    package var repeated: [String: [String]] = [:]
+    /// The flags given.
+    package var flags: Set<String> = []
+    /// The arguments that are not options.
+    package var positionals: [String] = []
 
     /// Parses `--name value`, `--name=value` and `--flag`; `-` alone and words
     /// not starting with `--` are positional. Each option at most once.
-    init(_ arguments: [String], specs: [OptionSpec]) throws(UsageError) {
+    package init(_ arguments: [String], specs: [OptionSpec]) throws(UsageError) {
         var index = 0
         while index < arguments.count {
             var argument = arguments[index]

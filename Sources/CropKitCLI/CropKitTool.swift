@@ -1,6 +1,7 @@
 /// The `cropkit` command line: dispatches to a subcommand.
 public enum CropKitTool {
-    static let subcommands: [any Subcommand.Type] = [
+    /// Every subcommand, in the order `cropkit --help` lists them.
+    package static let subcommands: [any Subcommand.Type] = [
         MapCommand.self, ReplayCommand.self, CropCommand.self, BatchCommand.self, InfoCommand.self,
         ExplainCommand.self,
         FixtureCommand.self,

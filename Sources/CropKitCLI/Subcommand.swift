@@ -1,10 +1,12 @@
 /// One `cropkit` subcommand: parsed and validated once, then run.
-protocol Subcommand: Sendable {
+package protocol Subcommand: Sendable {
+    /// The word after `cropkit`.
     static var name: String { get }
     /// One line for `cropkit --help`.
     static var summary: String { get }
     /// The usage line(s) and discussion shown above the options.
     static var usage: String { get }
+    /// The options it accepts, which its help lists.
     static var options: [OptionSpec] { get }
 
     /// Validates the command line; a problem is a usage error (exit 64).
@@ -15,7 +17,8 @@ protocol Subcommand: Sendable {
 }
 
 extension Subcommand {
-    static var help: String {
+    /// The whole `--help` text: usage, then the options table.
+    package static var help: String {
         usage + "\n\nOptions:\n"
             + optionsHelp(options + [OptionSpec(name: "help", value: nil, help: "show this help")])
             + "\n"

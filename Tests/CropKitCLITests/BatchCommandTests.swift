@@ -84,3 +84,24 @@ import Testing
         #expect(cropkit("batch", folder.appendingPathComponent("nope.jsonl").path).status == 2)
     }
 }
+
+extension BatchCommandTests {
+    /// An output folder that does not exist yet is made.
+    @Test func missingOutputFoldersAreCreated() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(
+            cropkit("fixture", "40x30", "-o", folder.appendingPathComponent("a.png").path).status
+                == 0)
+        let manifest = folder.appendingPathComponent("m.jsonl").path
+        try Data(
+            #"{"input":"a.png","output":"new/deeper/c.png","pixels":{"x":1,"y":2,"width":5,"height":4}}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: manifest))
+        let run = cropkit("batch", manifest)
+        #expect(run.status == 0, "\(run.out)")
+        let crop = try PNGDecoder.decode(
+            path: folder.appendingPathComponent("new/deeper/c.png").path)
+        #expect(crop.width == 5 && crop.height == 4)
+    }
+}

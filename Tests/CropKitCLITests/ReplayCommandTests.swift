@@ -163,3 +163,26 @@ extension ReplayCommandTests {
         #expect(!html.contains("<script") && !html.contains("https://"))
     }
 }
+
+extension ReplayCommandTests {
+    /// A record that `map --json` prints replays to the same result, aspect
+    /// included (replay once ignored "aspect" and gave 791x792 here).
+    @Test(arguments: ["1:1", "source", "16:9"])
+    func mapRecordsReplayToTheSameResult(aspect: String) throws {
+        let map = cropkit(
+            "map", "--source", "791x792", "--viewport", "250x250", "--selection", "0,0,250,250",
+            "--mode", "aspectFill", "--orientation", "6", "--aspect", aspect, "--json")
+        #expect(map.status == 0)
+        let mapped = try JSONValue(parsing: map.out)
+        #expect(mapped["aspect"] == .string(aspect))
+        let replay = cropkit(["replay", "-"], input: map.out)
+        #expect(replay.status == 0, "\(replay.err)")
+        let replayed = try JSONValue(parsing: replay.out)
+        #expect(replayed["result"] == mapped["result"])
+        #expect(replayed["recordedResult"] == mapped["result"])
+        if aspect == "1:1" {
+            #expect(replayed["result"]?["width"] == .number(791))
+            #expect(replayed["result"]?["height"] == .number(791))
+        }
+    }
+}

@@ -38,11 +38,9 @@ struct DemoCommand: Subcommand {
         folder = parsed.values["output"] ?? "cropkit-demo"
     }
 
-    struct Case {
-        var title: String
-        var request: CropRequest
-    }
+    typealias Case = DemoCase
 
+    /// The article's scenario and one case of each input category.
     static let cases: [Case] = {
         func request(
             _ source: (Double, Double), _ view: (Double, Double),
@@ -201,4 +199,35 @@ struct DemoCommand: Subcommand {
 
 private func describe(_ rect: CGRect) -> String {
     "\(format(Double(rect.origin.x))),\(format(Double(rect.origin.y))),\(format(Double(rect.size.width))),\(format(Double(rect.size.height)))"
+}
+
+/// One scenario of the demo: a title and the mapping it shows.
+package struct DemoCase: Sendable {
+    /// What the case shows.
+    package var title: String
+    /// The numbers an app would have.
+    package var request: CropRequest
+
+    /// A case titled `title` for `request`.
+    package init(title: String, request: CropRequest) {
+        self.title = title
+        self.request = request
+    }
+}
+
+extension CropKitTool {
+    /// The demo's cases: the article's scenario and one of each input category.
+    package static var demoCases: [DemoCase] { DemoCommand.cases }
+
+    /// Runs the demo on `cases` (the real ones by default) into `folder`,
+    /// as `cropkit demo --output FOLDER` does; for tests, which run it on
+    /// small images.
+    ///
+    /// - Returns: The exit code.
+    package static func demo(
+        _ cases: [DemoCase] = DemoCommand.cases, in folder: String, console: Console
+    ) -> Int32 {
+        defer { console.flush() }
+        return DemoCommand.run(cases, in: folder, console: console)
+    }
 }
