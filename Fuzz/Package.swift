@@ -10,12 +10,26 @@ let package = Package(
     name: "CropKitFuzz",
     dependencies: [.package(name: "CropKit", path: "..")],
     targets: [
+        // Images are fuzzed in memory (ImageInput(bytes:)), through the
+        // same pipeline a file takes.
+        .target(
+            name: "FuzzImageSupport",
+            dependencies: [
+                .product(name: "CropImaging", package: "CropKit"),
+                .product(name: "CropGeometry", package: "CropKit"),
+            ]),
         .executableTarget(
-            name: "FuzzPNG", dependencies: [.product(name: "CropImaging", package: "CropKit")]),
+            name: "FuzzPNG",
+            dependencies: ["FuzzImageSupport", .product(name: "CropImaging", package: "CropKit")]),
         .executableTarget(
-            name: "FuzzJPEG", dependencies: [.product(name: "CropImaging", package: "CropKit")]),
+            name: "FuzzJPEG",
+            dependencies: ["FuzzImageSupport", .product(name: "CropImaging", package: "CropKit")]),
         .executableTarget(
-            name: "FuzzRecord", dependencies: [.product(name: "CropGeometry", package: "CropKit")]),
+            name: "FuzzRecord",
+            dependencies: [
+                .product(name: "CropGeometry", package: "CropKit"),
+                .product(name: "CropRecords", package: "CropKit"),
+            ]),
         .executableTarget(
             name: "FuzzMapFlags", dependencies: [.product(name: "CropKitCLI", package: "CropKit")]),
     ],

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 
 /// libFuzzer entry: the bytes as one JSON Lines record, parsed, replayed and
 /// written back.
