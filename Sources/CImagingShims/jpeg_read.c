@@ -52,7 +52,7 @@ static void ck_jpeg_progress_monitor(j_common_ptr cinfo) {
     }
     if (decompress->progressive_mode && decompress->input_scan_number > progress->request->max_scans) {
         snprintf(progress->request->message, sizeof progress->request->message,
-                 "progressive JPEG has more than %d scans (--max-scans)", progress->request->max_scans);
+                 "progressive JPEG has more than %d scans", progress->request->max_scans);
         longjmp(((ck_jpeg_error *)cinfo->err)->jump, 2);
     }
 }

@@ -16,7 +16,7 @@ public struct PNGFileInfo: Hashable, Sendable {
     /// dropped, a missing IEND is tolerated).
     public var warnings: [String]
     /// The image data chunks whose CRCs a deferred read left to
-    /// ``checkDeferredCRCs(path:)``; empty after a full read.
+    /// ``checkDeferredCRCs(in:)``; empty after a full read.
     package var deferredCRCs: [DeferredCRC] = []
 
     /// An IDAT chunk whose CRC is yet to be checked.

@@ -190,7 +190,7 @@ struct BatchCommand: Subcommand {
             Outcome(
                 line: line, status: "failed", members: extra + [.init("error", .string(message))])
         }
-        guard let json = try? JSONValue(parsing: text), case .object(let members) = json else {
+        guard let json = try? JSONValue(parsing: text), case .object = json else {
             return failed("not a JSON object")
         }
         guard case .string(let inputName)? = json["input"],
@@ -210,7 +210,7 @@ struct BatchCommand: Subcommand {
             return Outcome(line: line, status: "skipped", members: paths)
         }
         let job: CropJob
-        switch Self.job(from: json, members: members) {
+        switch Self.job(from: json) {
         case .failure(let message): return failed(message.text, paths)
         case .success(let region):
             job = CropJob(
@@ -253,7 +253,7 @@ struct BatchCommand: Subcommand {
     /// The region and orientation a manifest line asks for: `pixels`, or a
     /// view selection in the record format (the source size comes from the
     /// image; the orientation too, unless the line gives one).
-    static func job(from json: JSONValue, members: [JSONValue.Member])
+    static func job(from json: JSONValue)
         -> Result<(region: CropJob.Region, orientation: EXIFOrientation?), LineProblem>
     {
         var orientation: EXIFOrientation?
