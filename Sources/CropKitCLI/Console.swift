@@ -2,7 +2,17 @@ import Foundation
 
 /// Where a command's text goes.
 public protocol TextSink: AnyObject {
+    /// Appends `text`.
     func write(_ text: String)
+    /// Appends text given as UTF-8 bytes (what the JSON writer makes).
+    func write(utf8 bytes: [UInt8])
+}
+
+extension TextSink {
+    /// Appends text given as UTF-8 bytes, through ``write(_:)``.
+    public func write(utf8 bytes: [UInt8]) {
+        write(String(decoding: bytes, as: UTF8.self))
+    }
 }
 
 /// A buffered standard output or standard error.
@@ -19,6 +29,12 @@ public final class StandardStream: TextSink {
 
     public func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// Appends the bytes as they are, with no `String` between.
+    public func write(utf8 bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 16 { flush() }
     }
 
@@ -111,25 +127,35 @@ public final class LineReader {
     /// The next line without its line break (a trailing CR is dropped too), or
     /// `nil` at the end.
     public func nextLine() -> String? {
+        nextLineBytes().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// ``nextLine()`` as its UTF-8 bytes, with no `String` made of them:
+    /// valid until the next call.
+    public func nextLineBytes() -> ArraySlice<UInt8>? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+            // Only the bytes not yet searched are searched: a long line read
+            // in many pieces costs linear time.
+            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
                 var end = newline
                 if end > start, buffer[end - 1] == 0x0D { end -= 1 }
-                let line = String(decoding: buffer[start..<end], as: UTF8.self)
+                let line = buffer[start..<end]
                 start = newline + 1
+                scanned = start
                 return line
             }
+            scanned = buffer.count
             if finished {
                 guard start < buffer.count else { return nil }
-                let line = String(decoding: buffer[start...], as: UTF8.self)
+                let line = buffer[start...]
                 start = buffer.count
                 return line
             }
             if start > 0 {
                 buffer.removeFirst(start)
+                scanned -= start
                 start = 0
             }
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count <= 0 {
                 finished = true
@@ -138,6 +164,11 @@ public final class LineReader {
             }
         }
     }
+
+    /// Where the search for the next line break goes on from.
+    private var scanned = 0
+    /// The read buffer, reused.
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
 }
 
 /// A file that could not be opened, with the system's reason.

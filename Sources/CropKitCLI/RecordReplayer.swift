@@ -28,6 +28,9 @@ struct RecordReplayer {
         var problems: [String]
         /// The export checks, when the crop was exported.
         var checks: [ExportCheck]
+        /// Whether the record is the one read (no default orientation was
+        /// added), so the text it was read from can be echoed.
+        var isAsRead = true
         /// The exported file, when there is one.
         var exportedFile: String?
         /// The `export` member of the output line, if any.
@@ -36,14 +39,23 @@ struct RecordReplayer {
         var passed: Bool { problems.isEmpty }
 
         /// The output line: the record as given, the answer, and the verdict.
-        var line: JSONValue {
+        var line: JSONValue { record.replayed(result, extra: extra) }
+
+        /// What the replay adds after the answer: the export, the verdict.
+        private var extra: [JSONValue.Member] {
             var extra: [JSONValue.Member] = []
             if let exportJSON { extra.append(.init("export", exportJSON)) }
             if record.expected != nil || !problems.isEmpty {
                 extra.append(.init("check", .string(passed ? "passed" : "failed")))
             }
             if !passed { extra.append(.init("mismatches", .array(problems.map { .string($0) }))) }
-            return record.replayed(result, extra: extra)
+            return extra
+        }
+
+        /// Appends ``line`` to `out`, echoing the bytes the record was read
+        /// from (``CropRecord/writeReplayed(_:extra:echoing:to:)``).
+        func writeLine(echoing text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+            record.writeReplayed(result, extra: extra, echoing: isAsRead ? text : nil, to: &out)
         }
 
         /// "result 1000,500,2000,2000" or "rejected: noImagePixels".
@@ -62,7 +74,8 @@ struct RecordReplayer {
         let record = defaultOrientation.map { given.defaultingOrientation(to: $0) } ?? given
         let result = record.replay()
         var outcome = Outcome(
-            record: record, result: result, problems: record.mismatches(result), checks: [])
+            record: record, result: result, problems: record.mismatches(result), checks: [],
+            isAsRead: defaultOrientation == nil || given.hasOrientation)
         guard let exportFolder, case .success(let mapped) = result else { return outcome }
         guard ExportVerifier.canVerify(mapped.sourceSize) else {
             outcome.exportJSON = .object([

@@ -198,6 +198,19 @@ extension CropRecord {
         try self.init(json: value)
     }
 
+    /// Parses one line of JSON Lines given as UTF-8 bytes.
+    ///
+    /// - Throws: ``CropRecordError`` naming the field that is missing or malformed.
+    public init(jsonLine bytes: UnsafeBufferPointer<UInt8>) throws(CropRecordError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsingUTF8: bytes)
+        } catch {
+            throw CropRecordError(description: "not valid JSON: \(error)")
+        }
+        try self.init(json: value)
+    }
+
     /// Reads a record from a parsed JSON object, keeping the object
     /// verbatim.
     ///
@@ -206,16 +219,33 @@ extension CropRecord {
     ///   named here); the request's source size is then 1x1 until replaced.
     /// - Throws: ``CropRecordError`` naming the field that is missing or malformed.
     public init(json value: JSONValue, sourceGivenBy: String? = nil) throws(CropRecordError) {
-        guard case .object = value else {
+        guard case .object(let members) = value else {
             throw CropRecordError(description: "a record must be a JSON object")
         }
+        // One pass over the members (the first of a name counts), not one
+        // search per field: replay reads hundreds of thousands a second.
+        var fields = RecordFields()
+        for member in members {
+            switch member.key {
+            case "source": if fields.source == nil { fields.source = member.value }
+            case "viewport": if fields.viewport == nil { fields.viewport = member.value }
+            case "selection": if fields.selection == nil { fields.selection = member.value }
+            case "mode": if fields.mode == nil { fields.mode = member.value }
+            case "imageScale": if fields.imageScale == nil { fields.imageScale = member.value }
+            case "zoom": if fields.zoom == nil { fields.zoom = member.value }
+            case "orientation": if fields.orientation == nil { fields.orientation = member.value }
+            case "expected": if fields.expected == nil { fields.expected = member.value }
+            case "aspect": if fields.aspect == nil { fields.aspect = member.value }
+            default: break
+            }
+        }
         let source =
-            sourceGivenBy != nil && value["source"] == nil
-            ? (1, 1) : try size(value["source"], "source")
-        let viewport = try size(value["viewport"], "viewport")
-        let selection = try rect(value["selection"], "selection")
+            sourceGivenBy != nil && fields.source == nil
+            ? (1, 1) : try size(fields.source, "source")
+        let viewport = try size(fields.viewport, "viewport")
+        let selection = try rect(fields.selection, "selection")
         var mode = ContentMode.aspectFit
-        if let modeValue = value["mode"] {
+        if let modeValue = fields.mode {
             guard case .string(let name) = modeValue, let parsed = ContentMode(rawValue: name)
             else {
                 let names = ContentMode.allCases.map(\.rawValue).joined(separator: ", ")
@@ -224,10 +254,10 @@ extension CropRecord {
             mode = parsed
         }
         let imageScale =
-            try value["imageScale"].map { v throws(CropRecordError) in try number(v, "imageScale") }
+            try fields.imageScale.map { v throws(CropRecordError) in try number(v, "imageScale") }
             ?? 1
         var zoom = Zoom.identity
-        if let zoomValue = value["zoom"] {
+        if let zoomValue = fields.zoom {
             guard case .object = zoomValue else {
                 throw CropRecordError(
                     description:
@@ -244,14 +274,14 @@ extension CropRecord {
             }
         }
         let orientation =
-            try value["orientation"].map { v throws(CropRecordError) in try number(v, "orientation")
+            try fields.orientation.map { v throws(CropRecordError) in try number(v, "orientation")
             } ?? 1
         var expected: Expectation?
-        if let expectedValue = value["expected"] {
+        if let expectedValue = fields.expected {
             expected = try expectation(expectedValue)
         }
         var aspect: AspectChoice?
-        if let aspectValue = value["aspect"] {
+        if let aspectValue = fields.aspect {
             guard case .string(let text) = aspectValue, let parsed = AspectChoice(parsing: text)
             else {
                 throw CropRecordError(
@@ -283,20 +313,55 @@ extension CropRecord {
                 out.append(member.key == "result" ? .init("recordedResult", member.value) : member)
             }
         }
+        out += Self.answer(outcome)
+        return .object(out + extra)
+    }
+
+    /// Appends ``replayed(_:extra:)`` to `out` as JSON text, echoing
+    /// `line` (the text this record was parsed from) byte for byte where
+    /// that gives the same record: when it has no `result`, `reason` or
+    /// `recordedResult` of its own, the answer's members are written after
+    /// its last member. Spacing, number text and string escapes stay as the
+    /// app wrote them, and replaying a million records does not re-write
+    /// every one of them.
+    public func writeReplayed(
+        _ outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = [],
+        echoing line: UnsafeBufferPointer<UInt8>?, to out: inout [UInt8]
+    ) {
+        guard let line, case .object(let members) = json, !members.isEmpty,
+            !members.contains(where: {
+                $0.key == "result" || $0.key == "reason" || $0.key == "recordedResult"
+            }),
+            let close = line.lastIndex(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }),
+            line[close] == UInt8(ascii: "}")
+        else {
+            replayed(outcome, extra: extra).write(to: &out)
+            return
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<close]))
+        for member in Self.answer(outcome) + extra {
+            out.append(UInt8(ascii: ","))
+            JSONValue.object([member]).writeMembers(to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `result` (and `reason` when rejected), as the replay adds them.
+    private static func answer(_ outcome: Result<CropResult, CropRejection>) -> [JSONValue.Member] {
         switch outcome {
         case .success(let result):
-            out.append(.init("result", result.json))
+            return [.init("result", result.json)]
         case .failure(let rejection):
-            out.append(.init("result", .null))
-            out.append(
+            return [
+                .init("result", .null),
                 .init(
                     "reason",
                     .object([
                         .init("code", .string(rejection.code)),
                         .init("message", .string(rejection.description)),
-                    ])))
+                    ])),
+            ]
         }
-        return .object(out + extra)
     }
 
     /// ``replayed(_:extra:)`` as one line of JSON text.
@@ -364,17 +429,34 @@ private func rectJSON(_ r: Rect<ViewPoints>) -> JSONValue {
     ])
 }
 
+/// The members of a record that its parser reads, found in one pass.
+private struct RecordFields {
+    var source: JSONValue?
+    var viewport: JSONValue?
+    var selection: JSONValue?
+    var mode: JSONValue?
+    var imageScale: JSONValue?
+    var zoom: JSONValue?
+    var orientation: JSONValue?
+    var expected: JSONValue?
+    var aspect: JSONValue?
+}
+
 /// A record number: a JSON number, or one of the strings "nan", "inf", "-inf".
-private func number(_ value: JSONValue?, _ field: String) throws(CropRecordError) -> Double {
+/// The field's name is made only for an error message (`@autoclosure`):
+/// building "selection.x" for every number cost a tenth of a replay.
+private func number(_ value: JSONValue?, _ field: @autoclosure () -> String)
+    throws(CropRecordError) -> Double
+{
     switch value {
     case .number(_, let v)?: return v
     case .string("nan")?: return .nan
     case .string("inf")?: return .infinity
     case .string("-inf")?: return -.infinity
-    case nil: throw CropRecordError(description: "\(field) is missing")
+    case nil: throw CropRecordError(description: "\(field()) is missing")
     default:
         throw CropRecordError(
-            description: "\(field) must be a number (or \"nan\", \"inf\", \"-inf\")")
+            description: "\(field()) must be a number (or \"nan\", \"inf\", \"-inf\")")
     }
 }
 

@@ -2,19 +2,33 @@ import CropGeometry
 
 /// A parsed JSON value that remembers the text of its numbers and the order
 /// of its object members, so a record can be written back as it was given.
-public indirect enum JSONValue: Hashable, Sendable {
+///
+/// Not `indirect`: arrays and objects already hold their elements in a heap
+/// buffer, so a value needs no box of its own, and parsing a record costs a
+/// handful of allocations rather than one per value (replay reads hundreds
+/// of thousands of records a second).
+public enum JSONValue: Hashable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number: its text as written, and its nearest `Double`.
     case number(text: String, value: Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, its members in the order given.
     case object([Member])
 
+    /// One member of an object.
     public struct Member: Hashable, Sendable {
+        /// The member's name.
         public var key: String
+        /// Its value.
         public var value: JSONValue
 
+        /// The member `key`: `value`.
         public init(_ key: String, _ value: JSONValue) {
             self.key = key
             self.value = value
@@ -27,6 +41,7 @@ public indirect enum JSONValue: Hashable, Sendable {
         .number(text: jsonNumberText(value), value: value)
     }
 
+    /// A whole number.
     public static func number(_ value: Int) -> JSONValue {
         .number(text: String(value), value: Double(value))
     }
@@ -39,33 +54,54 @@ public indirect enum JSONValue: Hashable, Sendable {
 
     /// Compact JSON text.
     public var text: String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
+    /// Appends the compact JSON text of this value to `out`.
     public func write(to out: inout String) {
+        out += text
+    }
+
+    /// Appends the compact JSON text of this value, as UTF-8, to `out`.
+    public func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let text, _): out += text
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let text, _): out.append(contentsOf: text.utf8)
         case .string(let s): writeJSONString(s, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 writeJSONString(member.key, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 member.value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+}
+
+extension JSONValue {
+    /// Appends an object's members as `"key":value` pairs separated by
+    /// commas, without the braces (nothing for other values).
+    func writeMembers(to out: inout [UInt8]) {
+        guard case .object(let members) = self else { return }
+        for (i, member) in members.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            writeJSONString(member.key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            member.value.write(to: &out)
         }
     }
 }
@@ -76,61 +112,109 @@ func jsonNumberText(_ value: Double) -> String {
     value.isFinite ? numberText(value) : "\"\(numberText(value))\""
 }
 
-private func writeJSONString(_ s: String, to out: inout String) {
-    out += "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
+private let hexDigits = Array("0123456789abcdef".utf8)
+
+/// Appends `s` as a JSON string: quotes, backslashes and control
+/// characters escaped, everything else as its UTF-8 bytes.
+private func writeJSONString(_ s: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    let written: Void? = s.utf8.withContiguousStorageIfAvailable { bytes in
+        appendEscaped(bytes, to: &out)
     }
-    out += "\""
+    if written == nil { appendEscaped(Array(s.utf8), to: &out) }
+    out.append(UInt8(ascii: "\""))
+}
+
+/// Appends `bytes` with quotes, backslashes and control characters escaped;
+/// runs without any are copied whole.
+private func appendEscaped<Bytes: RandomAccessCollection<UInt8>>(
+    _ bytes: Bytes, to out: inout [UInt8]
+) where Bytes.Index == Int {
+    var runStart = bytes.startIndex
+    var i = bytes.startIndex
+    while i < bytes.endIndex {
+        let byte = bytes[i]
+        if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
+            i += 1
+            continue
+        }
+        out.append(contentsOf: bytes[runStart..<i])
+        switch byte {
+        case 0x22: out.append(contentsOf: [0x5C, 0x22])
+        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        default:
+            out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0x0F)])
+        }
+        i += 1
+        runStart = i
+    }
+    out.append(contentsOf: bytes[runStart..<bytes.endIndex])
 }
 
 /// A JSON syntax error, with the byte offset where it was found.
 public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Where, from 0.
     public var offset: Int
+    /// What is wrong there.
     public var problem: String
 
+    /// "PROBLEM at byte N", counting from 1.
     public var description: String { "\(problem) at byte \(offset + 1)" }
 }
 
 extension JSONValue {
     /// Parses one JSON text (RFC 8259), nested at most 64 deep.
     public init(parsing text: String) throws(JSONSyntaxError) {
-        var parser = JSONParser(bytes: Array(text.utf8))
+        var text = text
+        let parsed = text.withUTF8 { bytes in
+            Result { () throws(JSONSyntaxError) in try JSONValue(parsingUTF8: bytes) }
+        }
+        self = try parsed.get()
+    }
+
+    /// Parses one JSON text given as UTF-8 bytes (a line straight from a
+    /// file, with no `String` made of it).
+    public init(parsingUTF8 bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
+        var parser = JSONParser(bytes: bytes)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
         parser.skipSpace()
-        guard parser.index == parser.bytes.count else {
+        guard parser.index == bytes.count else {
             throw parser.error("unexpected text after the JSON value")
         }
         self = value
     }
 }
 
+/// 10^k for k in 0...22: every one exact in a `Double`.
+private let exactPowersOfTen: [Double] = (0...22).map { k in
+    var value = 1.0
+    for _ in 0..<k { value *= 10 }
+    return value
+}
+
 private struct JSONParser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     func error(_ problem: String) -> JSONSyntaxError {
         JSONSyntaxError(offset: index, problem: problem)
     }
 
     mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
@@ -153,12 +237,12 @@ private struct JSONParser {
         }
     }
 
-    mutating func literal(_ word: String) throws(JSONSyntaxError) {
-        let expected = Array(word.utf8)
-        guard index + expected.count <= bytes.count,
-            Array(bytes[index..<index + expected.count]) == expected
+    mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count,
+            memcmpEqual(bytes.baseAddress.map { $0 + index }, word.utf8Start, count)
         else { throw error("invalid literal") }
-        index += expected.count
+        index += count
     }
 
     mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
@@ -169,6 +253,7 @@ private struct JSONParser {
             index += 1
             return .object(members)
         }
+        members.reserveCapacity(8)
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -217,43 +302,47 @@ private struct JSONParser {
         }
     }
 
+    /// A string: its bytes as they are up to the closing quote when it has
+    /// no escape (the common case), else decoded escape by escape.
     mutating func string() throws(JSONSyntaxError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var run: [UInt8] = []
-        func flush() {
-            if !run.isEmpty {
-                scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
-                run.removeAll(keepingCapacity: true)
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return text
             }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw error("control character in a string") }
+            index += 1
         }
+        var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                flush()
-                return String(scalars)
+                return String(decoding: out, as: UTF8.self)
             }
             if byte < 0x20 { throw error("control character in a string") }
             if byte != UInt8(ascii: "\\") {
-                run.append(byte)
+                out.append(byte)
                 index += 1
                 continue
             }
-            flush()
             index += 1
             guard index < bytes.count else { break }
             let escape = bytes[index]
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
                 var code = try hex4()
                 if (0xD800..<0xDC00).contains(code), index + 1 < bytes.count,
@@ -265,7 +354,7 @@ private struct JSONParser {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                 }
-                scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+                out.append(contentsOf: String(Unicode.Scalar(code) ?? "\u{FFFD}").utf8)
             default: throw error("invalid escape in a string")
             }
         }
@@ -273,44 +362,87 @@ private struct JSONParser {
     }
 
     mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
-        guard index + 4 <= bytes.count,
-            let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
-        else { throw error("invalid \\u escape") }
+        guard index + 4 <= bytes.count else { throw error("invalid \\u escape") }
+        var code: UInt32 = 0
+        for byte in bytes[index..<index + 4] {
+            let digit: UInt32
+            switch byte {
+            case 0x30...0x39: digit = UInt32(byte - 0x30)
+            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
+            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
+            default: throw error("invalid \\u escape")
+            }
+            code = code << 4 | digit
+        }
         index += 4
         return code
     }
 
     mutating func number() throws(JSONSyntaxError) -> JSONValue {
         let start = index
-        func digits() -> Int {
+        // The digits, as one integer while it has at most 15 of them: with
+        // at most 22 after the point it then converts exactly, by a single
+        // correctly rounded division (the classic fast path).
+        var mantissa: Int64 = 0
+        var significant = 0
+        var fractionDigits = 0
+        func digits(_ fraction: Bool) -> Int {
             let from = index
-            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            while index < bytes.count, bytes[index] &- 0x30 < 10 {
+                if significant < 16 {
+                    mantissa = mantissa * 10 + Int64(bytes[index] &- 0x30)
+                    if mantissa != 0 { significant += 1 }
+                    if fraction { fractionDigits += 1 }
+                } else {
+                    significant += 1
+                }
+                index += 1
+            }
             return index - from
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         let integerStart = index
-        guard digits() > 0 else { throw error("invalid JSON value") }
+        guard digits(false) > 0 else { throw error("invalid JSON value") }
         if bytes[integerStart] == UInt8(ascii: "0"), index - integerStart > 1 {
             throw error("a number may not start with 0")
         }
+        var simple = true
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard digits() > 0 else { throw error("expected digits after '.'") }
+            guard digits(true) > 0 else { throw error("expected digits after '.'") }
         }
         if index < bytes.count,
             bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")
         {
+            simple = false
             index += 1
             if index < bytes.count,
                 bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
             {
                 index += 1
             }
-            guard digits() > 0 else { throw error("expected digits in the exponent") }
+            guard digits(false) > 0 else { throw error("expected digits in the exponent") }
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        // Double(String) rounds correctly; a value beyond Double's range is infinite.
-        let value = Double(text) ?? (text.hasPrefix("-") ? -.infinity : .infinity)
+        let text = String(
+            decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        let value: Double
+        if simple, significant <= 15, fractionDigits <= 22 {
+            let magnitude = Double(mantissa) / exactPowersOfTen[fractionDigits]
+            value = negative ? -magnitude : magnitude
+        } else {
+            // Double(String) rounds correctly; beyond Double's range is infinite.
+            value = Double(text) ?? (negative ? -.infinity : .infinity)
+        }
         return .number(text: text, value: value)
     }
+}
+
+/// Whether `count` bytes at `a` equal those at `b`.
+private func memcmpEqual(_ a: UnsafePointer<UInt8>?, _ b: UnsafePointer<UInt8>, _ count: Int)
+    -> Bool
+{
+    guard let a else { return count == 0 }
+    for i in 0..<count where a[i] != b[i] { return false }
+    return true
 }

@@ -132,3 +132,50 @@ import Testing
         #expect(try JSONValue(parsing: "\"\\u00e9\\ud83d\\ude00\"") == .string("é😀"))
     }
 }
+
+/// The JSON codec's fast paths against the slow, obviously right ones.
+@Suite struct JSONCodecTests {
+    /// Numbers with at most 15 significant digits and 22 decimals are read
+    /// by one correctly rounded division; every other by `Double(String)`.
+    /// Both must give what `Double(String)` gives.
+    @Test func numbersReadAsDoubleReadsThem() throws {
+        var generator = SeededGenerator(seed: 0x150)
+        for _ in 0..<20_000 {
+            let digits = Int(generator.next() % 20) + 1
+            var text = generator.next() % 2 == 0 ? "-" : ""
+            let point = Int(generator.next() % UInt64(digits + 1))
+            for i in 0..<digits {
+                if i == point && i > 0 { text += "." }
+                let digit = i == 0 && point != 1 ? 1 + generator.next() % 9 : generator.next() % 10
+                text += String(digit)
+            }
+            if generator.next() % 10 == 0 { text += "e\(Int(generator.next() % 40) - 20)" }
+            let parsed = try JSONValue(parsing: text)
+            guard case .number(let kept, let value) = parsed else {
+                Issue.record("\(text) is not a number")
+                continue
+            }
+            #expect(kept == text)
+            let expected = try #require(Double(text))
+            #expect(
+                value.bitPattern == expected.bitPattern, "\(text): \(value) against \(expected)")
+        }
+        for text in ["0", "-0", "0.1", "0.3", "123456789012345.6", "1e400", "-1e400", "5e-324"] {
+            guard case .number(_, let value) = try JSONValue(parsing: text) else { continue }
+            #expect(
+                value.bitPattern
+                    == (Double(text) ?? (text.hasPrefix("-") ? -.infinity : .infinity)).bitPattern,
+                "\(text)")
+        }
+    }
+
+    /// Strings round-trip through escapes, and control characters come out
+    /// escaped.
+    @Test func stringsRoundTrip() throws {
+        let text = #"{"a":"plain","b":"q\"b\\s\/n\nt\tu\u00e9\ud83d\ude00","c":""}"#
+        let value = try JSONValue(parsing: text)
+        #expect(value["b"] == .string("q\"b\\s/n\nt\tué😀"))
+        #expect(try JSONValue(parsing: value.text) == value)
+        #expect(JSONValue.string("\u{01}").text == #""\u0001""#)
+    }
+}

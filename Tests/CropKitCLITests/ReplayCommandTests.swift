@@ -186,3 +186,51 @@ extension ReplayCommandTests {
         }
     }
 }
+
+extension ReplayCommandTests {
+    /// A record is echoed byte for byte (its spacing, number text and
+    /// escapes), with the answer after its last member.
+    @Test func recordsAreEchoedAsWritten() {
+        let record =
+            #"{ "source" : {"width":4000, "height":3000}, "viewport":{"width":300,"height":300},"selection":{"x":75.0,"y":75,"width":150,"height":150},"note":"caf\u00e9" }"#
+        let run = cropkit(["replay", "-"], input: record + "\n")
+        #expect(run.status == 0)
+        #expect(
+            run.out
+                == #"{ "source" : {"width":4000, "height":3000}, "viewport":{"width":300,"height":300},"selection":{"x":75.0,"y":75,"width":150,"height":150},"note":"caf\u00e9" ,"result":{"x":1000,"y":500,"width":2000,"height":2000}}"#
+                + "\n")
+    }
+
+    /// Replaying on every core writes exactly what one core writes: the same
+    /// lines, in the same order, with the same complaints, across blocks.
+    @Test func parallelReplayEqualsTheSequentialOne() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var lines: [String] = []
+        for i in 0..<20_000 {
+            switch i % 97 {
+            case 0: lines.append("not json \(i)")
+            case 1: lines.append("")
+            default:
+                let x = Double(i % 300) + 0.25
+                let expected = i % 5 == 0 ? #","expected":{"x":1,"y":2,"width":3,"height":4}"# : ""
+                lines.append(
+                    #"{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":\#(x),"y":75,"width":40,"height":40},"orientation":\#(1 + i % 8)\#(expected)}"#
+                )
+            }
+        }
+        let path = folder.appendingPathComponent("r.jsonl").path
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let parallel = cropkit("replay", path)
+        // --report replays one record at a time.
+        let sequential = cropkit(
+            "replay", path, "--report", folder.appendingPathComponent("r.html").path)
+        #expect(parallel.status == 1)
+        #expect(parallel.out == sequential.out)
+        #expect(
+            parallel.err.split(separator: "\n").filter { $0.hasPrefix("line ") }
+                == sequential.err.split(separator: "\n").filter { $0.hasPrefix("line ") })
+        #expect(parallel.out.split(separator: "\n").count == 20_000 - 207)
+        #expect(parallel.err.hasSuffix("15669 passed, 4124 failed\n"), "\(parallel.err.suffix(80))")
+    }
+}

@@ -1,6 +1,7 @@
 import CropGeometry
 import CropImaging
 import CropRecords
+import Dispatch
 import Foundation
 
 /// `cropkit replay`: replays failure records (JSON Lines) and checks them.
@@ -106,43 +107,28 @@ struct ReplayCommand: Subcommand {
         var replayer = RecordReplayer(
             exportFolder: exportFolder, defaultOrientation: fileOrientation)
         var report = ReplayReport()
-        var passed = 0
-        var failed = 0
-        var unchecked = 0
+        var tally = Tally()
         var lineNumber = 0
-        while let line = reader.nextLine() {
-            lineNumber += 1
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            let record: CropRecord
-            do {
-                record = try CropRecord(jsonLine: line)
-            } catch {
-                failed += 1
-                console.err.write("line \(lineNumber): not a valid record: \(error)\n")
-                let errorLine = JSONValue.object([
-                    .init("line", .number(lineNumber)), .init("error", .string(error.description)),
-                ])
-                console.out.write(errorLine.text + "\n")
-                report.add(
-                    ReplayReport.Row(
-                        line: lineNumber, record: line, outcome: "not a valid record",
-                        passed: false, problems: [error.description], svg: nil, thumbnail: nil))
-                continue
-            }
-            let outcome = replayer.replay(record, line: lineNumber)
-            if outcome.passed {
-                passed += 1
-                if record.expected == nil { unchecked += 1 }
-            } else {
-                failed += 1
-                console.err.write(
-                    "line \(lineNumber): failed: \(outcome.problems.joined(separator: "; "))\n")
-            }
-            console.out.write(outcome.line.text + "\n")
-            if reportPath != nil {
-                report.add(RecordReplayer.reportRow(outcome, line: lineNumber, text: line))
+        if exportFolder == nil && reportPath == nil {
+            // Nothing but mapping: blocks of lines on every core, written in order.
+            tally = Self.replayInParallel(
+                reader, defaultOrientation: fileOrientation, console: console)
+        } else {
+            var output = Tally.Output()
+            while let bytes = reader.nextLineBytes() {
+                lineNumber += 1
+                let row = bytes.withUnsafeBufferPointer { line in
+                    Self.replay(
+                        line, number: lineNumber, with: &replayer, into: &output, tally: &tally,
+                        reporting: reportPath != nil)
+                }
+                if let row { report.add(row) }
+                console.out.write(utf8: output.out)
+                console.err.write(utf8: output.err)
+                output.clear()
             }
         }
+        let (passed, failed, unchecked) = (tally.passed, tally.failed, tally.unchecked)
         if unchecked > 0 {
             console.err.write("\(unchecked) record(s) had no \"expected\": replayed, not checked\n")
         }
@@ -159,4 +145,146 @@ struct ReplayCommand: Subcommand {
         console.err.write("\(passed) passed, \(failed) failed\n")
         return failed > 0 ? ExitCode.failure : ExitCode.success
     }
+
+    /// Counts of a replay, and where a stretch of it writes.
+    struct Tally {
+        var passed = 0
+        var failed = 0
+        var unchecked = 0
+
+        /// Standard output's and standard error's bytes for some lines.
+        struct Output {
+            var out: [UInt8] = []
+            var err: [UInt8] = []
+
+            mutating func clear() {
+                out.removeAll(keepingCapacity: true)
+                err.removeAll(keepingCapacity: true)
+            }
+        }
+
+        static func + (a: Tally, b: Tally) -> Tally {
+            Tally(
+                passed: a.passed + b.passed, failed: a.failed + b.failed,
+                unchecked: a.unchecked + b.unchecked)
+        }
+    }
+
+    /// Replays one line (blank lines are skipped), appending its output line
+    /// and any complaint to `output`; returns its report row when
+    /// `reporting`.
+    static func replay(
+        _ bytes: UnsafeBufferPointer<UInt8>, number: Int, with replayer: inout RecordReplayer,
+        into output: inout Tally.Output, tally: inout Tally, reporting: Bool
+    ) -> ReplayReport.Row? {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+        // The line's text is made only where it is shown.
+        var line: String { String(decoding: bytes, as: UTF8.self) }
+        let record: CropRecord
+        do {
+            record = try CropRecord(jsonLine: bytes)
+        } catch {
+            tally.failed += 1
+            output.err += Array("line \(number): not a valid record: \(error)\n".utf8)
+            JSONValue.object([
+                .init("line", .number(number)), .init("error", .string(error.description)),
+            ]).write(to: &output.out)
+            output.out.append(0x0A)
+            guard reporting else { return nil }
+            return ReplayReport.Row(
+                line: number, record: line, outcome: "not a valid record", passed: false,
+                problems: [error.description], svg: nil, thumbnail: nil)
+        }
+        let outcome = replayer.replay(record, line: number)
+        if outcome.passed {
+            tally.passed += 1
+            if record.expected == nil { tally.unchecked += 1 }
+        } else {
+            tally.failed += 1
+            output.err += Array(
+                "line \(number): failed: \(outcome.problems.joined(separator: "; "))\n".utf8)
+        }
+        outcome.writeLine(echoing: bytes, to: &output.out)
+        output.out.append(0x0A)
+        return reporting ? RecordReplayer.reportRow(outcome, line: number, text: line) : nil
+    }
+
+    /// Replays every line of `reader` on all cores: lines are read in blocks,
+    /// each block split into one stretch a core, and the stretches' output
+    /// written in order, so the output is the same as one core's.
+    static func replayInParallel(
+        _ reader: LineReader, defaultOrientation: EXIFOrientation?, console: Console
+    ) -> Tally {
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let blockLines = 4096 * workers
+        var tally = Tally()
+        var firstLine = 1
+        var block: [UInt8] = []
+        var ends: [Int] = []
+        while true {
+            block.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+            while ends.count < blockLines, let bytes = reader.nextLineBytes() {
+                block += bytes
+                ends.append(block.count)
+            }
+            if ends.isEmpty { break }
+            let parts = min(workers, ends.count)
+            let results = ParallelResults<(Tally, Tally.Output)>(count: parts)
+            let (lines, lineEnds, first) = (block, ends, firstLine)
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                var replayer = RecordReplayer(
+                    exportFolder: nil, defaultOrientation: defaultOrientation)
+                var partTally = Tally()
+                var output = Tally.Output()
+                output.out.reserveCapacity(lineEnds.count / parts * 256)
+                lines.withUnsafeBufferPointer { all in
+                    for index
+                        in (lineEnds.count * part / parts)..<(lineEnds.count * (part + 1)
+                        / parts)
+                    {
+                        let start = index == 0 ? 0 : lineEnds[index - 1]
+                        _ = Self.replay(
+                            UnsafeBufferPointer(rebasing: all[start..<lineEnds[index]]),
+                            number: first + index, with: &replayer, into: &output,
+                            tally: &partTally, reporting: false)
+                    }
+                }
+                results.set(part, (partTally, output))
+            }
+            for (partTally, output) in results.values {
+                tally = tally + partTally
+                console.out.write(utf8: output.out)
+                console.err.write(utf8: output.err)
+            }
+            firstLine += ends.count
+        }
+        return tally
+    }
+}
+
+/// One result slot per concurrent part, each written by its own part only.
+///
+/// The slots are raw memory, not an array property: two parts writing their
+/// own slots of one array at once would be two overlapping accesses to the
+/// property, which Swift's exclusivity checks trap.
+final class ParallelResults<Value>: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<Value?>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    /// Part `index`'s result (each part writes only its own slot, before
+    /// concurrentPerform returns; the slots are read only after).
+    func set(_ index: Int, _ value: Value) { slots[index] = value }
+
+    /// The results in part order.
+    var values: [Value] { slots.compactMap { $0 } }
 }
