@@ -6,10 +6,13 @@
 // level `auto` gives it.
 // Prints TSV. Built and run by Benchmarks/run-level-bands.
 //   level_bands FILE.png...
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../Sources/CImagingShims/deflate_internal.h"
 #include "CImagingShims.h"
@@ -50,7 +53,14 @@ int main(int argc, char **argv) {
         uint8_t *pixels = malloc(row_bytes * r.height), *filtered = malloc(stride * r.height);
         uint8_t *scratch = malloc(row_bytes * 4 + 1), *zeros = calloc(row_bytes, 1);
         r.pixels = pixels, r.pixels_size = row_bytes * r.height;
-        if (ck_png_read_crop(argv[a], &r) != CK_STATUS_OK) return 2;
+        // The reader takes the bytes by position, as cropkit hands them over.
+        int fd = open(argv[a], O_RDONLY);
+        struct stat info;
+        if (fd < 0 || fstat(fd, &info) != 0) return 2;
+        ck_input input = {.descriptor = fd, .bytes = NULL, .size = (uint64_t)info.st_size};
+        int status = ck_png_read_crop(&input, &r);
+        close(fd);
+        if (status != CK_STATUS_OK) return 2;
         for (uint32_t y = 0; y < r.height; y++)
             filtered[y * stride] = ck_png_filter_row(pixels + y * row_bytes, y ? pixels + (y - 1) * row_bytes : zeros,
                                                      row_bytes, bpp, filtered + y * stride + 1, scratch);

@@ -95,7 +95,8 @@ int ck_stream_automatic_level(const uint8_t *filtered, size_t rows, size_t row_b
         }
         if (bits > noisiest) noisiest = bits;
     }
-    return noisiest >= CK_STREAM_NOISE_BITS ? 1 : 6;
+    if (noisiest >= CK_STREAM_NOISE_BITS) return 1;
+    return noisiest < CK_STREAM_FLAT_BITS ? 6 : 2;
 }
 
 // Filters and compresses one band into `result`; returns a status.

@@ -77,7 +77,7 @@ enum CompressionOptions {
         OptionSpec(
             name: "level", value: "N",
             help:
-                "compression level: auto (default: 1 for noisy bands, else 6), zlib 1-9, libdeflate 1-12"
+                "auto (default: 2; 1 for noisy bands, 6 for flat ones), best (smallest), zlib 1-9, libdeflate 1-12"
         ),
     ]
 
@@ -92,13 +92,16 @@ enum CompressionOptions {
                     "unknown --compressor '\(compressorName)'; use automatic, libdeflate or zlib")
         }
         var level = CompressionLevel.automatic
-        if let text = parsed.values["level"], text != "auto" {
+        if parsed.values["level"] == "best" {
+            level = compressor.resolved == .zlib ? .fixed(9) : .best
+        } else if let text = parsed.values["level"], text != "auto" {
             guard let fixed = Int(text), (1...12).contains(fixed),
                 compressor != .zlib || fixed <= 9
             else {
                 throw UsageError(
                     message:
-                        "--level must be auto, 1-9 for zlib or 1-12 for libdeflate, not '\(text)'")
+                        "--level must be auto, best, 1-9 for zlib or 1-12 for libdeflate, not '\(text)'"
+                )
             }
             level = .fixed(fixed)
         }

@@ -70,7 +70,15 @@ import Testing
             "crop", input, "-o", output, "--pixels", "0,0,4,3", "--force", "--level", "0")
         #expect(bad.status == 64)
         #expect(
-            bad.err.contains("--level must be auto, 1-9 for zlib or 1-12 for libdeflate, not '0'"))
+            bad.err.contains(
+                "--level must be auto, best, 1-9 for zlib or 1-12 for libdeflate, not '0'"))
+        let best = cropkit(
+            "crop", input, "-o", output, "--pixels", "0,0,400,300", "--json", "--force",
+            "--level", "best")
+        #expect(best.status == 0, "\(best.err)")
+        #expect(
+            try JSONValue(parsing: best.out)["written"]?["level"]
+                == .string(Compressor.isLibdeflateAvailable ? "12" : "9"))
     }
 
     @Test func cropsPixelsAndRefusesToOverwrite() throws {

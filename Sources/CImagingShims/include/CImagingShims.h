@@ -189,6 +189,8 @@ ck_stream *ck_stream_start(const ck_stream_config *config);
 
 /// Order-0 entropy, in bits a byte, from which a band counts as noise.
 #define CK_STREAM_NOISE_BITS 5.7
+/// Order-0 entropy, in bits a byte, below which a band counts as nearly flat.
+#define CK_STREAM_FLAT_BITS 1.0
 
 /// The level the automatic setting gives a band of `rows` filtered rows (each
 /// its filter-type byte then `row_bytes` bytes): 1 when the noisiest byte of
