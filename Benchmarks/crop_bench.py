@@ -7,7 +7,8 @@ whether each tool's output holds exactly CropKit's pixels.
 
     crop_bench.py CROPKIT WORKDIR [--runs N] [--cases NAME,NAME]
 
-Each case is an input file and a crop rect; inputs are made by make_photo.py.
+Each case is an input file and a crop rect; inputs are real phone photos,
+made by make_inputs.py from the HEICs in the shared test data.
 Tools run in turn within each round, so no tool always gets a warmer machine.
 """
 import argparse
@@ -21,30 +22,36 @@ from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# name: (input, width, height, mode, (x, y, w, h))
+# name: (input made by make_inputs.py from a real phone photo, mode, (x, y, w, h)).
+# 12 MP: the iPhone 13 Pro photo (4032x3024) unless named; 24 MP: the
+# iPhone 16 photo (portrait, 4284x5712). Every input is a real photo; the
+# synthetic generator (make_photo.py) is kept only for sizes no real photo
+# here has, and no case uses it now.
 CASES = {
-    "png-rgba-12mp-centre": ("photo12_rgba.png", 4000, 3000, "RGBA", (1000, 750, 2000, 1500)),
-    "png-rgb-12mp-centre": ("photo12_rgb.png", 4000, 3000, "RGB", (1000, 750, 2000, 1500)),
-    "png-rgba-12mp-small-top-left": ("photo12_rgba.png", 4000, 3000, "RGBA", (0, 0, 300, 300)),
-    "png-rgba-12mp-small-bottom-right": ("photo12_rgba.png", 4000, 3000, "RGBA", (3700, 2700, 300, 300)),
-    "png-rgba-12mp-full": ("photo12_rgba.png", 4000, 3000, "RGBA", (0, 0, 4000, 3000)),
-    "jpeg-12mp-centre": ("photo12.jpg", 4000, 3000, "RGB", (1000, 750, 2000, 1500)),
-    "jpeg-24mp-small-centre": ("photo24.jpg", 6000, 4000, "RGB", (2850, 1850, 300, 300)),
-    "jpeg-24mp-small-top-left": ("photo24.jpg", 6000, 4000, "RGB", (0, 0, 300, 300)),
-    "jpeg-24mp-small-bottom-right": ("photo24.jpg", 6000, 4000, "RGB", (5700, 3700, 300, 300)),
-    "jpeg-12mp-full": ("photo12.jpg", 4000, 3000, "RGB", (0, 0, 4000, 3000)),
-    "jpeg-24mp-centre": ("photo24.jpg", 6000, 4000, "RGB", (1500, 1000, 3000, 2000)),
-    "png-rgb-12mp-small-top-left": ("photo12_rgb.png", 4000, 3000, "RGB", (0, 0, 300, 300)),
-    "png-rgb-12mp-small-bottom-right": ("photo12_rgb.png", 4000, 3000, "RGB", (3700, 2700, 300, 300)),
+    "png-rgba-12mp-centre": ("iphone13pro_rgba.png", "RGBA", (1016, 762, 2000, 1500)),
+    "png-rgb-12mp-centre": ("iphone13pro_rgb.png", "RGB", (1016, 762, 2000, 1500)),
+    "png-rgba-12mp-small-top-left": ("iphone13pro_rgba.png", "RGBA", (0, 0, 300, 300)),
+    "png-rgba-12mp-small-bottom-right": ("iphone13pro_rgba.png", "RGBA", (3732, 2724, 300, 300)),
+    "png-rgba-12mp-full": ("iphone13pro_rgba.png", "RGBA", (0, 0, 4032, 3024)),
+    "jpeg-12mp-centre": ("iphone13pro.jpg", "RGB", (1016, 762, 2000, 1500)),
+    "jpeg-12mp-iphone7plus-centre": ("iphone7plus.jpg", "RGB", (1016, 762, 2000, 1500)),
+    "jpeg-12mp-iphone8plus-centre": ("iphone8plus.jpg", "RGB", (512, 1266, 2000, 1500)),
+    "jpeg-12mp-full": ("iphone13pro.jpg", "RGB", (0, 0, 4032, 3024)),
+    "jpeg-24mp-centre": ("iphone16.jpg", "RGB", (642, 1856, 3000, 2000)),
+    "jpeg-24mp-iphone16-2000x1500-centre": ("iphone16.jpg", "RGB", (1142, 2106, 2000, 1500)),
+    "jpeg-24mp-small-centre": ("iphone16.jpg", "RGB", (1992, 2706, 300, 300)),
+    "jpeg-24mp-small-top-left": ("iphone16.jpg", "RGB", (0, 0, 300, 300)),
+    "jpeg-24mp-small-bottom-right": ("iphone16.jpg", "RGB", (3984, 5412, 300, 300)),
+    "png-rgb-12mp-small-top-left": ("iphone13pro_rgb.png", "RGB", (0, 0, 300, 300)),
+    "png-rgb-12mp-small-bottom-right": ("iphone13pro_rgb.png", "RGB", (3732, 2724, 300, 300)),
 }
 
 
-def ensure_input(workdir, name, width, height, mode):
+def ensure_input(workdir, testdata, name):
+    """The real-photo input, made once by make_inputs.py."""
     path = os.path.join(workdir, name)
     if not os.path.exists(path):
-        subprocess.run(
-            [sys.executable, os.path.join(HERE, "make_photo.py"), str(width), str(height), path, "--mode", mode],
-            check=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "make_inputs.py"), testdata, workdir], check=True)
     return path
 
 
@@ -96,6 +103,7 @@ def main():
     parser.add_argument("cropkit")
     parser.add_argument("workdir")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--testdata", default=os.path.join(HERE, "..", "..", "shared", "testdata"))
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--reference", help="the C reference binary (Benchmarks/reference/build)")
     parser.add_argument("--chart", help="write a PNG chart of the time ratios here")
@@ -104,8 +112,8 @@ def main():
     tools = ["cropkit", "libvips", "imagemagick", "pillow"] + (["c-reference", "decode-only"] if args.reference else [])
     rows = []
     for case in args.cases.split(","):
-        name, width, height, mode, rect = CASES[case]
-        src = ensure_input(args.workdir, name, width, height, mode)
+        name, mode, rect = CASES[case]
+        src = ensure_input(args.workdir, args.testdata, name)
         times = {tool: [] for tool in tools}
         rss = {tool: 0 for tool in tools}
         outputs = {tool: os.path.join(args.workdir, f"out-{case}-{tool}.png") for tool in tools}
@@ -160,7 +168,7 @@ def goals(rows, cases):
     for case in cases:
         r = {row[1]: row[2] for row in rows if row[0] == case}
         jpeg = case.startswith("jpeg")
-        big = "centre" in case or "full" in case
+        big = ("centre" in case and "small" not in case) or "full" in case
         vips_factor = 3 if jpeg else (2 if big else 1)
         other_factor = 10 if jpeg else (5 if big else None)
 

@@ -13,9 +13,10 @@ struct ReplayCommand: Subcommand {
 
         Reads one failure record per line (DESIGN.md's format; '-' reads standard
         input) and writes, per record, one line to standard output: the record as
-        given plus "result" (null when rejected; with "stored" when the orientation
-        is not 1) and "reason" when rejected. A "result" already in the record (what
-        the app computed) is kept as "recordedResult".
+        given, byte for byte, with "result" (null when rejected; with "stored" when
+        the orientation is not 1) and "reason" when rejected added at its end. A
+        "result" already in the record (what the app computed) is kept as
+        "recordedResult". Records are replayed on every core, in order.
 
         A record with "expected" is checked field by field (x, y, width, height, and
         stored when expected has it; null means rejected). A line that is not a valid
