@@ -14,6 +14,9 @@ public struct ImageSource: Sendable {
     public let header: ImageHeader
     /// The limits the header was checked against, and the decode keeps to.
     public let limits: DecodeLimits
+    /// Which inflater decodes a PNG's image data (by default ISA-L where it
+    /// is installed and takes the image, else libpng).
+    public var inflater: Inflater = .automatic
 
     /// Opens the file at `path` and reads its header and metadata (no
     /// pixels).
@@ -136,7 +139,7 @@ extension ImageSource {
         case .png(let info):
             return try whileCheckingCRCs(of: info) { () throws(ImagingError) in
                 let image = try PNGDecoder.decode(
-                    input, info: info, rect: rect, limits: limits, rows: rows)
+                    input, info: info, rect: rect, limits: limits, inflater: inflater, rows: rows)
                 return DecodedImage(image: image, warnings: info.warnings)
             }
         case .jpeg(let info):

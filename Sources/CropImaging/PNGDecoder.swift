@@ -10,9 +10,11 @@ public enum PNGDecoder {
     ///
     /// - Throws: ``ImagingError``.
     public static func decode(
-        path: String, rect: PixelRect<StoredPixels>? = nil, limits: DecodeLimits = .standard
+        path: String, rect: PixelRect<StoredPixels>? = nil, limits: DecodeLimits = .standard,
+        inflater: Inflater = .automatic
     ) throws(ImagingError) -> RasterImage {
-        let source = try ImageSource.open(path: path, limits: limits)
+        var source = try ImageSource.open(path: path, limits: limits)
+        source.inflater = inflater
         guard source.format == .png else {
             throw .unsupported(format: source.format, detail: "'\(path)' is not a PNG file")
         }
@@ -27,10 +29,20 @@ public enum PNGDecoder {
     /// crop's last row, so the rest of the file is not read. Memory is the
     /// crop's bytes plus one row (an interlaced file also keeps the crop's
     /// full-width rows until its last pass).
+    ///
+    /// The image data is inflated by ISA-L and unfiltered by CropKit's own C
+    /// (`ck_png_read_crop_isal`) when `inflater` allows and the image is
+    /// non-interlaced with 8 or 16 bits a sample; otherwise by libpng.
     static func decode(
         _ input: ImageInput, info: PNGFileInfo, rect crop: PixelRect<StoredPixels>,
-        limits: DecodeLimits, rows: (any RowConsumer)?
+        limits: DecodeLimits, inflater: Inflater, rows: (any RowConsumer)?
     ) throws(ImagingError) -> RasterImage {
+        if inflater == .isal && !Inflater.isISALAvailable {
+            throw .libraryMissing(library: "ISA-L", package: "libisal2")
+        }
+        let useISAL =
+            inflater != .zlib && !info.interlaced && info.bitDepth >= 8
+            && Inflater.isISALAvailable
         let bytesPerPixel = info.colorType.channels * (info.bitDepth == 16 ? 2 : 1)
         let size = try limits.cropBytes(crop, bytesPerPixel: bytesPerPixel)
         var request = ck_png_read_request()
@@ -52,7 +64,15 @@ public enum PNGDecoder {
             request.pixels_size = size
             request.rows_ready = ready
             request.rows_context = context
-            return input.withCInput { ck_png_read_crop($0, &request) }
+            guard useISAL else { return input.withCInput { ck_png_read_crop($0, &request) } }
+            let spans = info.imageData.map {
+                ck_data_span(offset: UInt64($0.offset), length: UInt32(clamping: $0.length))
+            }
+            return input.withCInput { source in
+                spans.withUnsafeBufferPointer {
+                    ck_png_read_crop_isal(source, $0.baseAddress, $0.count, &request)
+                }
+            }
         }
         let message = cMessage(request.message)
         switch Int(status) {
@@ -68,7 +88,9 @@ public enum PNGDecoder {
                 .memory, limit: Int(request.max_allocation),
                 actual: rowBytes.multipliedReportingOverflow(by: crop.height).partialValue)
         default:
-            throw .corrupt(format: .png, detail: "PNG data is corrupt: \(message) (libpng)")
+            throw .corrupt(
+                format: .png,
+                detail: "PNG data is corrupt: \(message) (\(useISAL ? "ISA-L" : "libpng"))")
         }
     }
 }

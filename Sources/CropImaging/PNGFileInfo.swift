@@ -15,9 +15,18 @@ public struct PNGFileInfo: Hashable, Sendable {
     /// Problems that did not stop the read (a carried chunk with a bad CRC is
     /// dropped, a missing IEND is tolerated).
     public var warnings: [String]
+    /// Where each image data chunk's data lies, in file order (what an
+    /// inflater other than libpng's reads).
+    package var imageData: [DataSpan] = []
     /// The image data chunks whose CRCs a deferred read left to
     /// ``checkDeferredCRCs(in:)``; empty after a full read.
     package var deferredCRCs: [DeferredCRC] = []
+
+    /// Where one IDAT chunk's data lies in the file.
+    package struct DataSpan: Hashable, Sendable {
+        var offset: Int
+        var length: Int
+    }
 
     /// An IDAT chunk whose CRC is yet to be checked.
     package struct DeferredCRC: Hashable, Sendable {
@@ -75,6 +84,7 @@ extension PNGFileInfo {
         var sawData = false
         var sawEnd = false
         var metadataBytes = 0
+        var lastType = ""
         while !sawEnd {
             let chunkOffset = file.offset
             guard file.remaining > 0 else {
@@ -109,6 +119,7 @@ extension PNGFileInfo {
                     detail: "PNG chunk at byte \(chunkOffset) has an invalid type \(typeBytes)")
             }
             let type = String(decoding: typeBytes, as: UTF8.self)
+            defer { lastType = type }
             guard length <= Int(Int32.max) else {
                 throw ImagingError.corrupt(
                     format: .png,
@@ -148,6 +159,11 @@ extension PNGFileInfo {
                 try info.parseHeader(data, limits: limits)
                 sawHeader = true
             case "IDAT":
+                // Only the first run of IDAT chunks is image data, as libpng
+                // reads it: one after another chunk is not.
+                if !sawData || lastType == "IDAT" {
+                    info.imageData.append(DataSpan(offset: chunkOffset + 8, length: length))
+                }
                 sawData = true
                 // Checked here, not only by libpng: a crop that stops decoding
                 // early would otherwise never look at the later chunks.

@@ -1,14 +1,22 @@
 import CropImaging
 
 /// The options that govern reading an image, shared by every command that
-/// decodes one (`crop`, `batch`): the decode limits and leniency. Declared
-/// once and parsed once.
+/// decodes one (`crop`, `batch`): the decode limits, leniency and the PNG
+/// inflater. Declared once and parsed once.
 struct ImageOptions {
     var limits = DecodeLimits()
     var lenient = false
+    var inflater = Inflater.automatic
 
     /// The limit flags, each with the ``DecodeLimits`` field it sets. (Key
     /// paths are not Sendable; the table is immutable.)
+    /// Opens `path` with these options.
+    func open(_ path: String) throws(ImagingError) -> ImageSource {
+        var source = try ImageSource.open(path: path, limits: limits)
+        source.inflater = inflater
+        return source
+    }
+
     nonisolated(unsafe) static let limitFlags:
         [(flag: String, limit: ImagingError.Limit, path: WritableKeyPath<DecodeLimits, Int>)] = [
             ("max-pixels", .pixels, \.maxPixels), ("max-dimension", .dimension, \.maxDimension),
@@ -24,6 +32,9 @@ struct ImageOptions {
     }
 
     static let specs: [OptionSpec] = [
+        OptionSpec(
+            name: "inflater", value: "NAME",
+            help: "PNG input: automatic (default: ISA-L if installed, else libpng), isal or zlib"),
         OptionSpec(
             name: "lenient", value: nil,
             help: "accept JPEG data libjpeg can step over (a warning), and say so"),
@@ -57,6 +68,13 @@ struct ImageOptions {
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         lenient = parsed.flags.contains("lenient")
+        if let name = parsed.values["inflater"] {
+            guard let chosen = Inflater(rawValue: name == "auto" ? "automatic" : name) else {
+                throw UsageError(
+                    message: "unknown --inflater '\(name)'; use automatic, isal or zlib")
+            }
+            inflater = chosen
+        }
         for (flag, _, path) in Self.limitFlags {
             guard let text = parsed.values[flag] else { continue }
             guard let value = Int(text), value > 0 else {

@@ -78,6 +78,25 @@ typedef struct {
 /// Adler-32 are not checked here: the caller must have checked the CRCs.
 int ck_png_read_crop(const ck_input *input, ck_png_read_request *request);
 
+/// Whether ISA-L's shared library (libisal.so.2) could be loaded; loads it
+/// on the first call.
+int ck_isal_available(void);
+
+/// Where one IDAT chunk's data lies in the file.
+typedef struct {
+    uint64_t offset;
+    uint32_t length;
+} ck_data_span;
+
+/// ck_png_read_crop without libpng: the image data (the IDAT chunks'
+/// `spans`, in order) inflated by ISA-L and unfiltered here, for
+/// non-interlaced images of 8 or 16 bits a sample. Rows below the crop are
+/// never inflated. Neither the chunk CRCs nor the Adler-32 are checked here.
+/// CK_STATUS_CANNOT_OPEN without ISA-L, CK_STATUS_MISMATCH for an image it
+/// does not take.
+int ck_png_read_crop_isal(const ck_input *input, const ck_data_span *spans, size_t span_count,
+                          ck_png_read_request *request);
+
 /// One crop-aware JPEG read (libjpeg-turbo): inputs first, results after.
 typedef struct {
     /// The rect to keep, in the stored grid; must lie inside the image.

@@ -218,7 +218,7 @@ struct BatchCommand: Subcommand {
                 format: .png(encoder), lenient: image.lenient)
         }
         do throws(ImagingError) {
-            let source = try ImageSource.open(path: input, limits: image.limits)
+            let source = try image.open(input)
             let plan: CropPlan
             do throws(CropPlanError) {
                 plan = try job.plan(for: source)

@@ -114,7 +114,7 @@ struct CropCommand: Subcommand {
 
     func run(console: Console) -> Int32 {
         do throws(ImagingError) {
-            let source = try ImageSource.open(path: input, limits: image.limits)
+            let source = try image.open(input)
             let plan: CropPlan
             do throws(CropPlanError) {
                 plan = try job.plan(for: source)
