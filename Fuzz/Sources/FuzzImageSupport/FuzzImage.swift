@@ -6,15 +6,20 @@ import CropImaging
 public func fuzzImage(_ bytes: [UInt8], format: ImageFormat) {
     let limits = DecodeLimits(
         maxPixels: 16 << 20, maxDimension: 1 << 14, maxScans: 50)
-    guard let source = try? ImageSource(ImageInput(bytes: bytes), limits: limits),
+    guard var source = try? ImageSource(ImageInput(bytes: bytes), limits: limits),
         source.format == format
     else { return }
     let size = source.storedSize
     let third = PixelRect<StoredPixels>(
         x: size.width / 3, y: size.height / 3, width: max(1, size.width / 3),
         height: max(1, size.height / 3))
-    _ = try? source.decode()
-    _ = try? source.decode(third, lenient: true)
+    // Both PNG inflaters (ISA-L's reader when it is installed, and libpng).
+    for inflater in [Inflater.automatic, .zlib] {
+        source.inflater = inflater
+        _ = try? source.decode()
+        _ = try? source.decode(third, lenient: true)
+    }
+    source.inflater = .automatic
     let job = CropJob(
         region: .pixels(
             PixelRect(x: third.y, y: third.x, width: third.height, height: third.width)),
