@@ -36,8 +36,11 @@ import Testing
         let image = Self.image(width: 640, height: 480, pattern: pattern)
         for level in [1, 9] {
             let path = folder.appendingPathComponent("\(threads)-\(level).png")
-            let encoder = PNGEncoder(
+            var encoder = PNGEncoder(
                 compressor: .libdeflate, level: .fixed(level), threads: threads)
+            // Bands of at least 64 KiB, not the default 512 KiB, so that a
+            // 1.2 MB image is cut into many.
+            encoder.minimumBandBytes = 1 << 16
             let bytes = try encoder.encode(image)
             try Data(bytes).write(to: path)
             #expect(

@@ -181,7 +181,7 @@ typedef struct {
 } ck_stream_config;
 
 /// The band limits PNGEncoder uses by default: bytes of filtered rows.
-#define CK_STREAM_MIN_BAND_BYTES 65536
+#define CK_STREAM_MIN_BAND_BYTES 524288
 #define CK_STREAM_MAX_BAND_BYTES 2097152
 
 /// Rows a band for `height` rows of `row_bytes` bytes compressed on
@@ -216,7 +216,9 @@ ck_stream *ck_stream_start(const ck_stream_config *config);
 /// the pixel (`bpp` bytes; a channel, or half of a 16-bit one) has an order-0
 /// entropy of at least CK_STREAM_NOISE_BITS over the band (noise: few strings
 /// of three bytes miss a noisy byte, and libdeflate's deeper searches were
-/// measured to save nothing there), else 6.
+/// measured to save nothing there); 6 when even that byte is nearly flat
+/// (under CK_STREAM_FLAT_BITS); else 4 when the flattest byte of the pixel
+/// is nearly flat (an opaque alpha), else 2 (a photograph's bands).
 int ck_stream_automatic_level(const uint8_t *filtered, size_t rows, size_t row_bytes, size_t bpp);
 
 /// Rows [0, rows) of the image are final.
