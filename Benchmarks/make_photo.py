@@ -2,7 +2,12 @@
 """Writes a photo-like test image: smooth light, texture and noise, so that it
 compresses like a photograph rather than like flat colour.
 
-    make_photo.py WIDTH HEIGHT OUT.(png|jpg) [--mode RGB|RGBA] [--seed N]
+    "$(scripts/python-venv)" Benchmarks/make_photo.py WIDTH HEIGHT OUT.(png|jpg) [--mode RGB|RGBA] [--seed N]
+
+Its grain compresses unlike a real photo (every band looks like noise), so
+the benchmarks now crop real phone photos (make_inputs.py); this is kept for
+sizes no real photo here has. It needs Pillow: run it with the project's
+own Python (scripts/python-venv), not the system's.
 """
 import argparse
 
