@@ -70,6 +70,7 @@ extension JPEGFileInfo {
         var iccCount = 0
         var metadataBytes = 0
         var sawFrame = false
+        var sawExif = false
         while true {
             // Markers may be padded with any number of 0xFF bytes.
             guard var byte = try file.read(1)?.first else {
@@ -148,7 +149,16 @@ extension JPEGFileInfo {
                     throw ImagingError.corrupt(format: .jpeg, detail: "JPEG segment is truncated")
                 }
                 if marker == 0xE1, body.starts(with: Array("Exif\0\0".utf8)) {
-                    info.readOrientation(exif: Array(body[6...]))
+                    // The first EXIF segment counts, as Pillow and exiftool
+                    // read it; a second one (an editor's leftover) is named.
+                    if sawExif {
+                        info.warnings.append(
+                            "JPEG has a second EXIF segment (APP1); the first one's orientation is used"
+                        )
+                    } else {
+                        info.readOrientation(exif: Array(body[6...]))
+                    }
+                    sawExif = true
                 } else if marker == 0xE2, body.starts(with: Array("ICC_PROFILE\0".utf8)),
                     body.count >= 14
                 {
@@ -237,7 +247,10 @@ extension JPEGFileInfo {
             let at = ifd + 2 + 12 * entry
             guard let tag = u16(at) else { break }
             guard tag == 0x0112 else { continue }
-            guard let type = u16(at + 2), type == 3, let value = u16(at + 8) else {
+            // SHORT, as the EXIF standard says; LONG is accepted too, as
+            // Pillow accepts it (some writers use it; the value is the same).
+            let type = u16(at + 2)
+            guard let value = type == 3 ? u16(at + 8) : type == 4 ? u32(at + 8) : nil else {
                 warnings.append("EXIF orientation has an invalid type; orientation 1")
                 return
             }

@@ -224,18 +224,27 @@ extension CropRecord {
         }
         // One pass over the members (the first of a name counts), not one
         // search per field: replay reads hundreds of thousands a second.
+        // A field given twice is ambiguous (JSON leaves it to the reader,
+        // and readers differ), so the record is refused.
         var fields = RecordFields()
+        func set(_ field: inout JSONValue?, _ member: JSONValue.Member) throws(CropRecordError) {
+            guard field == nil else {
+                throw CropRecordError(
+                    description: "\(member.key) is given twice (ambiguous); give it once")
+            }
+            field = member.value
+        }
         for member in members {
             switch member.key {
-            case "source": if fields.source == nil { fields.source = member.value }
-            case "viewport": if fields.viewport == nil { fields.viewport = member.value }
-            case "selection": if fields.selection == nil { fields.selection = member.value }
-            case "mode": if fields.mode == nil { fields.mode = member.value }
-            case "imageScale": if fields.imageScale == nil { fields.imageScale = member.value }
-            case "zoom": if fields.zoom == nil { fields.zoom = member.value }
-            case "orientation": if fields.orientation == nil { fields.orientation = member.value }
-            case "expected": if fields.expected == nil { fields.expected = member.value }
-            case "aspect": if fields.aspect == nil { fields.aspect = member.value }
+            case "source": try set(&fields.source, member)
+            case "viewport": try set(&fields.viewport, member)
+            case "selection": try set(&fields.selection, member)
+            case "mode": try set(&fields.mode, member)
+            case "imageScale": try set(&fields.imageScale, member)
+            case "zoom": try set(&fields.zoom, member)
+            case "orientation": try set(&fields.orientation, member)
+            case "expected": try set(&fields.expected, member)
+            case "aspect": try set(&fields.aspect, member)
             default: break
             }
         }
@@ -465,10 +474,32 @@ private func size(_ value: JSONValue?, _ field: String) throws(CropRecordError) 
     guard case .object? = value else {
         throw CropRecordError(description: "\(field) must be an object {\"width\":w,\"height\":h}")
     }
-    return (
+    let size = (
         try number(value?["width"], "\(field).width"),
         try number(value?["height"], "\(field).height")
     )
+    if field == "source" {
+        try exactWhole(value?["width"], "source.width")
+        try exactWhole(value?["height"], "source.height")
+    }
+    return size
+}
+
+/// Refuses a whole number written in a record that a `Double` cannot hold
+/// exactly (9007199254740993 would silently become 2^53): a pixel count
+/// must be the one the app wrote.
+private func exactWhole(_ value: JSONValue?, _ field: String) throws(CropRecordError) {
+    guard case .number(let text, let parsed)? = value,
+        text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") })
+    else { return }
+    let digits = text.drop(while: { $0 == "-" || $0 == "0" })
+    let exact = Int(String(digits)).map { Double(exactly: $0) == abs(parsed) } ?? false
+    guard digits.isEmpty || exact else {
+        throw CropRecordError(
+            description:
+                "\(field) \(text) is not exactly representable (over 2^53); a pixel count must be exact"
+        )
+    }
 }
 
 private func rect(_ value: JSONValue?, _ field: String) throws(CropRecordError) -> (

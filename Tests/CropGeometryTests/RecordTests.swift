@@ -179,3 +179,29 @@ import Testing
         #expect(JSONValue.string("\u{01}").text == #""\u0001""#)
     }
 }
+
+extension RecordTests {
+    /// A field given twice is ambiguous and refused; a source size that a
+    /// Double cannot hold exactly is refused, not rounded.
+    @Test func ambiguousAndInexactRecordsAreRefused() {
+        let twice =
+            #"{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150},"orientation":1,"orientation":6}"#
+        #expect(
+            throws: CropRecordError(
+                description: "orientation is given twice (ambiguous); give it once")
+        ) {
+            try CropRecord(jsonLine: twice)
+        }
+        let inexact =
+            #"{"source":{"width":9007199254740993,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150}}"#
+        #expect(throws: CropRecordError.self) { try CropRecord(jsonLine: inexact) }
+        let exact =
+            #"{"source":{"width":9007199254740992,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150}}"#
+        #expect((try? CropRecord(jsonLine: exact)) != nil)
+        #expect(
+            (try? CropRecord(
+                jsonLine:
+                    #"{"source":{"width":4000.0,"height":3e3},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150}}"#
+            )) != nil)
+    }
+}

@@ -117,3 +117,46 @@ import Testing
         #expect(try JPEGDecoder.decode(path: path).image.width == 227)
     }
 }
+
+extension EXIFOrientationTests {
+    /// An APP1 EXIF segment holding only the orientation tag, as `type`
+    /// (3 SHORT, 4 LONG), big-endian.
+    static func exifSegment(orientation: Int, type: UInt8) -> [UInt8] {
+        var tiff: [UInt8] =
+            Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, type, 0, 0, 0, 1]
+        tiff += type == 3 ? [0, UInt8(orientation), 0, 0] : [0, 0, 0, UInt8(orientation)]
+        tiff += [0, 0, 0, 0]
+        let body = Array("Exif\0\0".utf8) + tiff
+        return [0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+    }
+
+    /// The first of two EXIF segments gives the orientation (Pillow and
+    /// exiftool agree; CropKit once took the last), with a warning; an
+    /// orientation stored as LONG is read.
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func theFirstEXIFSegmentCountsAndLongIsRead() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // testorig without any EXIF: SOI, then the rest.
+        let plain = try [UInt8](
+            Data(
+                contentsOf: URL(
+                    fileURLWithPath: TestData.path("exif/generated/testorig_orientation1.jpg"))))
+        #expect(
+            try JPEGFileInfo.read(path: TestData.path("exif/generated/testorig_orientation1.jpg"))
+                .orientation == .up)
+        let rest = Array(plain[2...])
+        let twice =
+            [0xFF, 0xD8] + Self.exifSegment(orientation: 6, type: 3)
+            + Self.exifSegment(orientation: 3, type: 3) + rest
+        let twicePath = folder.appendingPathComponent("twice.jpg").path
+        try Data(twice).write(to: URL(fileURLWithPath: twicePath))
+        let info = try JPEGFileInfo.read(path: twicePath)
+        #expect(info.orientation == .right)
+        #expect(info.warnings.contains { $0.contains("second EXIF segment") })
+        let long = [0xFF, 0xD8] + Self.exifSegment(orientation: 8, type: 4) + rest
+        let longPath = folder.appendingPathComponent("long.jpg").path
+        try Data(long).write(to: URL(fileURLWithPath: longPath))
+        #expect(try JPEGFileInfo.read(path: longPath).orientation == .left)
+    }
+}
