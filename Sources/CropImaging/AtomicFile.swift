@@ -64,8 +64,22 @@ public enum AtomicFile {
             if let protected, protected.isSameFile(as: path) {
                 throw .outputIsInput(path: path)
             }
-            if !replacing && access(path, F_OK) == 0 {
-                throw .outputExists(path: path)
+            // What is there now: only a regular file (or a link to one, whose
+            // link is what is replaced) may be; its mode and owner carry over.
+            var existing = stat()
+            var replaced: stat?
+            if lstat(path, &existing) == 0 {
+                var target = existing
+                if (existing.st_mode & S_IFMT) == S_IFLNK, stat(path, &target) != 0 {
+                    target = existing  // a dangling link: its link is replaced
+                    target.st_mode = S_IFREG | 0o644
+                }
+                let kind = target.st_mode & S_IFMT
+                guard kind == S_IFREG else {
+                    throw .outputNotAFile(path: path, kind: AtomicFile.describe(kind))
+                }
+                guard replacing else { throw .outputExists(path: path) }
+                replaced = target
             }
             let folder: String
             if let slash = path.lastIndex(of: "/") {
@@ -75,8 +89,15 @@ public enum AtomicFile {
             }
             let name = path.split(separator: "/").last.map(String.init) ?? path
             AtomicFile.removeStaleTemporaries(in: folder)
+            // The temporary's name keeps at most 64 bytes of the output's, so
+            // an output name near the 255-byte limit still has room for it.
+            var short = ""
+            for scalar in name.unicodeScalars {
+                guard short.utf8.count + String(scalar).utf8.count <= 64 else { break }
+                short.unicodeScalars.append(scalar)
+            }
             var template = Array(
-                "\(folder)/.\(name)\(AtomicFile.temporaryMarker)XXXXXX".utf8CString)
+                "\(folder)/.\(short)\(AtomicFile.temporaryMarker)XXXXXX".utf8CString)
             let descriptor = template.withUnsafeMutableBufferPointer { buffer in
                 buffer.baseAddress.map { mkstemp($0) } ?? -1
             }
@@ -91,6 +112,15 @@ public enum AtomicFile {
             // Held until the temporary is renamed or removed: it tells a
             // later writer's sweep that this one is alive.
             _ = flock(descriptor, LOCK_EX | LOCK_NB)
+            // A new file gets the mode the umask leaves of 0666, as any
+            // program's would; a replaced one keeps its mode and, where
+            // permitted, its owner.
+            if let replaced {
+                fchmod(descriptor, replaced.st_mode & 0o7777)
+                _ = fchown(descriptor, replaced.st_uid, replaced.st_gid)
+            } else {
+                fchmod(descriptor, 0o666 & ~AtomicFile.processUmask)
+            }
             self.path = path
             self.replacing = replacing
             self.descriptor = descriptor
@@ -144,7 +174,6 @@ public enum AtomicFile {
                 throw .cannotWrite(
                     path: path, reason: "cannot flush to disk: \(String(cString: strerror(errno)))")
             }
-            fchmod(descriptor, 0o644)
             if replacing {
                 guard rename(temporary, path) == 0 else {
                     throw .cannotWrite(
@@ -193,6 +222,26 @@ public enum AtomicFile {
             if unlink(path) == 0 { removed.append(name) }
         }
         return removed
+    }
+
+    /// The process's umask, read once (setting it to read it is not safe
+    /// while other threads create files).
+    static let processUmask: mode_t = {
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
+    }()
+
+    /// "folder", "character device", ... for a file type of `st_mode`.
+    static func describe(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFDIR: "folder"
+        case S_IFCHR: "character device"
+        case S_IFBLK: "block device"
+        case S_IFIFO: "pipe"
+        case S_IFSOCK: "socket"
+        default: "special file"
+        }
     }
 
     /// Whether `name` is `.NAME.cropkit-XXXXXX`, as a writer names its temporary.

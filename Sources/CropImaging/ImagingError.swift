@@ -32,6 +32,9 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     case outputExists(path: String)
     /// The output would overwrite the input, which is never done.
     case outputIsInput(path: String)
+    /// The output names something other than a regular file (a folder, a
+    /// device, a pipe), or a link to one: it is never replaced.
+    case outputNotAFile(path: String, kind: String)
     /// The output could not be written.
     case cannotWrite(path: String, reason: String)
     /// The crop does not lie inside the image.
@@ -87,7 +90,7 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case .limitExceeded: .limit
         case .outOfMemory: .outOfMemory
         case .cannotWrite: .output
-        case .outputExists, .outputIsInput: .outputRefused
+        case .outputExists, .outputIsInput, .outputNotAFile: .outputRefused
         case .cropOutsideImage: .invalidRequest
         }
     }
@@ -111,6 +114,10 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case .outputExists(let path): "'\(path)' already exists"
         case .outputIsInput(let path):
             "the output '\(path)' is the input file; CropKit never overwrites its input"
+        case .outputNotAFile(let path, let kind):
+            kind == "folder"
+                ? "'\(path)' is a folder; name a file"
+                : "'\(path)' is a \(kind), not a regular file; only a regular file is ever replaced"
         case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
         case .cropOutsideImage(let crop, let size):
             "the crop \(crop) does not lie inside the \(size) image"

@@ -76,4 +76,71 @@ import Testing
                 "crop.png.cropkit-AbC123", "new.png",
             ])
     }
+
+    /// Only a regular file is ever replaced, or a link's own link when it
+    /// points to one: a folder, a device, or a link to a device is refused,
+    /// with `replacing` too.
+    @Test func onlyRegularFilesAreReplaced() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sub = folder.appendingPathComponent("sub").path
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+        #expect(throws: ImagingError.outputNotAFile(path: sub, kind: "folder")) {
+            try AtomicFile.write([1], to: sub, replacing: true)
+        }
+        let device = folder.appendingPathComponent("stdout").path
+        try FileManager.default.createSymbolicLink(atPath: device, withDestinationPath: "/dev/null")
+        #expect(throws: ImagingError.outputNotAFile(path: device, kind: "character device")) {
+            try AtomicFile.write([1], to: device, replacing: true)
+        }
+        #expect(throws: ImagingError.outputNotAFile(path: "/dev/null", kind: "character device")) {
+            try AtomicFile.write([1], to: "/dev/null", replacing: true)
+        }
+        // A link to a regular file: the link is replaced, its target kept.
+        let target = folder.appendingPathComponent("target.png").path
+        try AtomicFile.write([7], to: target, replacing: false)
+        let link = folder.appendingPathComponent("link.png").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        try AtomicFile.write([8], to: link, replacing: true)
+        #expect(FileManager.default.contents(atPath: target) == Data([7]))
+        #expect(FileManager.default.contents(atPath: link) == Data([8]))
+        #expect(
+            (try FileManager.default.attributesOfItem(atPath: link)[.type] as? FileAttributeType)
+                == .typeRegular)
+    }
+
+    /// A new file's mode is what the umask leaves of 0666 (it was 0644
+    /// whatever the umask); a replaced file keeps its own.
+    @Test func modesFollowTheUmaskAndSurviveReplacement() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func mode(_ path: String) throws -> Int {
+            try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+                ?? -1
+        }
+        let mask = umask(0o022)
+        umask(mask)
+        let fresh = folder.appendingPathComponent("new.png").path
+        try AtomicFile.write([1], to: fresh, replacing: false)
+        #expect(try mode(fresh) == Int(0o666 & ~mask))
+        let secret = folder.appendingPathComponent("secret.png").path
+        try AtomicFile.write([1], to: secret, replacing: false)
+        chmod(secret, 0o600)
+        try AtomicFile.write([2], to: secret, replacing: true)
+        #expect(try mode(secret) == 0o600)
+        #expect(FileManager.default.contents(atPath: secret) == Data([2]))
+    }
+
+    /// An output name of 250 bytes works: the temporary keeps only 64
+    /// bytes of it (it failed with "File name too long").
+    @Test func longOutputNamesWork() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let name = String(repeating: "é", count: 123) + ".png"
+        #expect(name.utf8.count == 250)
+        let path = folder.appendingPathComponent(name).path
+        try AtomicFile.write([3], to: path, replacing: false)
+        #expect(FileManager.default.contents(atPath: path) == Data([3]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [name])
+    }
 }
