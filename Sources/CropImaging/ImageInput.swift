@@ -140,16 +140,7 @@ final class InputCursor {
         guard count >= 0, count <= remaining else { return nil }
         var out = [UInt8]()
         out.reserveCapacity(count)
-        var left = count
-        while left > 0 {
-            try fill()
-            let start = offset - bufferStart
-            let piece = min(left, bufferCount - start)
-            guard piece > 0 else { return nil }
-            out.append(contentsOf: buffer[start..<start + piece])
-            offset += piece
-            left -= piece
-        }
+        guard try forEachPiece(of: count, { out.append(contentsOf: $0) }) else { return nil }
         return out
     }
 
