@@ -89,6 +89,14 @@ public struct Console {
 
 /// Reads lines from a file descriptor or from text, without holding the whole input.
 public final class LineReader {
+    /// The longest line read, in bytes; a longer one ends the reading
+    /// with ``failure`` set, so one endless line cannot take all memory.
+    public var maxLineBytes = LineReader.defaultMaxLineBytes
+    /// The default ``maxLineBytes``: 64 MiB, far beyond any record or
+    /// manifest line.
+    public static let defaultMaxLineBytes = 64 << 20
+    /// Why reading stopped before the end, if it did.
+    public private(set) var failure: String?
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private var buffer: [UInt8] = []
@@ -150,6 +158,14 @@ public final class LineReader {
                 let line = buffer[start...]
                 start = buffer.count
                 return line
+            }
+            if buffer.count - start > maxLineBytes {
+                failure = "a line is longer than \(maxLineBytes) bytes (the limit for one line)"
+                buffer = []
+                start = 0
+                scanned = 0
+                finished = true
+                return nil
             }
             if start > 0 {
                 buffer.removeFirst(start)

@@ -234,3 +234,29 @@ extension ReplayCommandTests {
         #expect(parallel.err.hasSuffix("15669 passed, 4124 failed\n"), "\(parallel.err.suffix(80))")
     }
 }
+
+extension ReplayCommandTests {
+    /// A line longer than --max-line-bytes ends the run with exit 2 and a
+    /// message naming the flag, for replay and for batch.
+    @Test func overlongLinesAreRefused() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let record =
+            #"{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150}}"#
+        let long = #"{"pad":""# + String(repeating: "x", count: 300_000) + #""}"#
+        let path = folder.appendingPathComponent("r.jsonl").path
+        try Data((record + "\n" + long + "\n" + record + "\n").utf8).write(
+            to: URL(fileURLWithPath: path))
+        let refused = cropkit("replay", path, "--max-line-bytes", "100000")
+        #expect(refused.status == 2)
+        #expect(refused.err.contains("a line is longer than 100000 bytes"), "\(refused.err)")
+        #expect(refused.err.contains("--max-line-bytes"))
+        // Within the default limit the long line is read (and is not a record).
+        let read = cropkit("replay", path)
+        #expect(read.status == 1)
+        #expect(read.err.hasSuffix("2 passed, 1 failed\n"), "\(read.err.suffix(60))")
+        let batch = cropkit("batch", path, "--max-line-bytes", "100000")
+        #expect(batch.status == 2)
+        #expect(batch.err.contains("--max-line-bytes"))
+    }
+}

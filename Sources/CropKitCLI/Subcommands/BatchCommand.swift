@@ -28,7 +28,8 @@ struct BatchCommand: Subcommand {
         GNU parallel) share a manifest without overlap. One JSON line per manifest
         line goes to --report (or standard output); a progress bar goes to
         standard error when it is a terminal, and a summary always.
-        Exit 1 when any line failed, 2 when the manifest cannot be read.
+        Exit 1 when any line failed, 2 when the manifest cannot be read (or has a
+        line longer than --max-line-bytes).
         """
     static let options: [OptionSpec] =
         [
@@ -42,6 +43,11 @@ struct BatchCommand: Subcommand {
                 name: "report", value: "FILE.jsonl",
                 help: "write the per-line report here instead of standard output"),
             OptionSpec(name: "force", value: nil, help: "redo outputs that already exist"),
+            OptionSpec(
+                name: "max-line-bytes", value: "N",
+                help:
+                    "refuse a manifest line longer than this (default \(LineReader.defaultMaxLineBytes))"
+            ),
         ] + ImageOptions.specs + CompressionOptions.specs
 
     var manifest: String
@@ -77,7 +83,16 @@ struct BatchCommand: Subcommand {
         force = parsed.flags.contains("force")
         image = try ImageOptions(parsed)
         encoder = try CompressionOptions.encoder(parsed, threads: 1)
+        if let text = parsed.values["max-line-bytes"] {
+            guard let value = Int(text), value > 0 else {
+                throw UsageError(
+                    message: "--max-line-bytes must be a positive whole number, not '\(text)'")
+            }
+            maxLineBytes = value
+        }
     }
+
+    var maxLineBytes = LineReader.defaultMaxLineBytes
 
     /// One manifest line's outcome.
     struct Outcome: Sendable {
@@ -128,8 +143,14 @@ struct BatchCommand: Subcommand {
             console.err.write("error: \(error)\n")
             return ExitCode.badInput
         case .success(let reader):
+            reader.maxLineBytes = maxLineBytes
             var all: [String] = []
             while let line = reader.nextLine() { all.append(line) }
+            if let failure = reader.failure {
+                console.err.write(
+                    "error: \(manifest): \(failure); raise it with --max-line-bytes\n")
+                return ExitCode.badInput
+            }
             lines = all
         }
         let base = (manifest as NSString).deletingLastPathComponent

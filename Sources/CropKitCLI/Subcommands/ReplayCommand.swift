@@ -47,6 +47,9 @@ struct ReplayCommand: Subcommand {
                 "write a self-contained HTML page: numbers, verdict, diagram and export of each record"
         ),
         OptionSpec(
+            name: "max-line-bytes", value: "N",
+            help: "refuse a line longer than this (default \(LineReader.defaultMaxLineBytes))"),
+        OptionSpec(
             name: "export", value: "DIR",
             help:
                 "export each record's crop from fixtures of its size into DIR and check the pixels"),
@@ -67,7 +70,16 @@ struct ReplayCommand: Subcommand {
         sourceFile = parsed.values["source-file"]
         exportFolder = parsed.values["export"]
         reportPath = parsed.values["report"]
+        if let text = parsed.values["max-line-bytes"] {
+            guard let value = Int(text), value > 0 else {
+                throw UsageError(
+                    message: "--max-line-bytes must be a positive whole number, not '\(text)'")
+            }
+            maxLineBytes = value
+        }
     }
+
+    var maxLineBytes = LineReader.defaultMaxLineBytes
 
     func run(console: Console) -> Int32 {
         var fileOrientation: EXIFOrientation?
@@ -105,6 +117,7 @@ struct ReplayCommand: Subcommand {
                 return ExitCode.badInput
             }
         }
+        reader.maxLineBytes = maxLineBytes
         var replayer = RecordReplayer(
             exportFolder: exportFolder, defaultOrientation: fileOrientation)
         var report = ReplayReport()
@@ -130,6 +143,12 @@ struct ReplayCommand: Subcommand {
             }
         }
         let (passed, failed, unchecked) = (tally.passed, tally.failed, tally.unchecked)
+        if let failure = reader.failure {
+            console.err.write(
+                "error: \(path): \(failure); raise it with --max-line-bytes\n\(passed) passed, \(failed) failed\n"
+            )
+            return ExitCode.badInput
+        }
         if unchecked > 0 {
             console.err.write("\(unchecked) record(s) had no \"expected\": replayed, not checked\n")
         }
