@@ -235,6 +235,7 @@ extension PNGFileInfo {
                 format: .png,
                 detail: "PNG palette image has no palette (PLTE) before its image data")
         }
+        info.dropInvalidChunks(metadataLimit: limits.maxChunkBytes)
         return info
     }
 
@@ -251,6 +252,24 @@ extension PNGFileInfo {
                 throw .corrupt(format: .png, detail: "PNG file is truncated inside chunk IDAT")
             }
             try checkCRC(file, type: "IDAT", length: chunk.length, chunkOffset: chunk.chunkOffset)
+        }
+    }
+
+    /// Drops the carried chunks that break the PNG specification (a 1-byte
+    /// tRNS, a gAMA of zero, an iCCP that does not inflate, ...), with a
+    /// warning each: a crop must open in every decoder, and Pillow refuses
+    /// such files.
+    private mutating func dropInvalidChunks(metadataLimit: Int) {
+        let paletteEntries = (carriedChunks.first { $0.type == "PLTE" }?.data.count ?? 0) / 3
+        carriedChunks = carriedChunks.filter { chunk in
+            guard chunk.type != "PLTE",
+                let problem = chunk.problem(
+                    colorType: colorType, bitDepth: bitDepth, paletteEntries: paletteEntries,
+                    metadataLimit: metadataLimit)
+            else { return true }
+            warnings.append("PNG chunk \(chunk.type) \(problem); the chunk was dropped")
+            droppedChunkTypes.append(chunk.type)
+            return false
         }
     }
 
