@@ -105,3 +105,52 @@ extension BatchCommandTests {
         #expect(crop.width == 5 && crop.height == 4)
     }
 }
+
+extension BatchCommandTests {
+    /// A manifest that would lose work is refused whole, before the first
+    /// crop, with the lines named: two lines with one output, an output that
+    /// is an input, a report that is the manifest or an input, and a line
+    /// that is not UTF-8 (two such paths once became one).
+    @Test func manifestsThatWouldLoseWorkAreRefusedWhole() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(
+            cropkit("fixture", "40x30", "-o", folder.appendingPathComponent("a.png").path).status
+                == 0)
+        let manifest = folder.appendingPathComponent("m.jsonl")
+        func line(_ input: String, _ output: String) -> String {
+            #"{"input":"\#(input)","output":"\#(output)","pixels":{"x":0,"y":0,"width":4,"height":4}}"#
+        }
+        func run(_ lines: [String], _ extra: [String] = []) throws -> Run {
+            try Data(lines.joined(separator: "\n").utf8).write(to: manifest)
+            return cropkit(["batch", manifest.path] + extra)
+        }
+        let twice = try run([
+            line("a.png", "b.png"), line("a.png", "c.png"), line("a.png", "./b.png"),
+        ])
+        #expect(twice.status == 2)
+        #expect(twice.err.contains("lines 1 and 3 both write"), "\(twice.err)")
+        #expect(
+            !FileManager.default.fileExists(atPath: folder.appendingPathComponent("c.png").path))
+        let overInput = try run([line("a.png", "b.png"), line("b.png", "a.png")])
+        #expect(overInput.status == 2)
+        #expect(overInput.err.contains("line 1 writes"), "\(overInput.err)")
+        #expect(overInput.err.contains("the input of line 2"))
+        let intoManifest = try run([line("a.png", "b.png")], ["--report", manifest.path])
+        #expect(intoManifest.status == 2)
+        #expect(intoManifest.err.contains("is the manifest itself"))
+        #expect(try String(contentsOf: manifest, encoding: .utf8) == line("a.png", "b.png"))
+        let intoInput = try run(
+            [line("a.png", "b.png")], ["--report", folder.appendingPathComponent("a.png").path])
+        #expect(intoInput.status == 2)
+        #expect(intoInput.err.contains("is the input of line 1"))
+        var bytes = Array(line("u\u{1}.png", "x.png").utf8)
+        if let mark = bytes.firstIndex(of: 1) { bytes[mark] = 0xFF }
+        try Data(bytes).write(to: manifest)
+        let notUTF8 = cropkit("batch", manifest.path)
+        #expect(notUTF8.status == 2)
+        #expect(notUTF8.err.contains("line 1 is not valid UTF-8"))
+        // The same lines without the conflicts run.
+        #expect(try run([line("a.png", "b.png"), line("a.png", "c.png")]).status == 0)
+    }
+}

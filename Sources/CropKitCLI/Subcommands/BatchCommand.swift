@@ -28,6 +28,10 @@ struct BatchCommand: Subcommand {
         GNU parallel) share a manifest without overlap. One JSON line per manifest
         line goes to --report (or standard output); a progress bar goes to
         standard error when it is a terminal, and a summary always.
+        The whole manifest is checked before the first crop, and refused (exit 2,
+        the lines named) when two lines write one output, a line writes a line's
+        input or the manifest, --report is the manifest, an input or an output,
+        or a line is not UTF-8.
         Exit 1 when any line failed, 2 when the manifest cannot be read (or has a
         line longer than --max-line-bytes).
         """
@@ -145,7 +149,19 @@ struct BatchCommand: Subcommand {
         case .success(let reader):
             reader.maxLineBytes = maxLineBytes
             var all: [String] = []
-            while let line = reader.nextLine() { all.append(line) }
+            var number = 0
+            while let bytes = reader.nextLineBytes() {
+                number += 1
+                // Paths are bytes: a line that is not UTF-8 would have its
+                // bytes replaced by U+FFFD, and two outputs could become one.
+                guard let line = String(validating: bytes, as: UTF8.self) else {
+                    console.err.write(
+                        "error: \(manifest): line \(number) is not valid UTF-8; paths must be UTF-8 text\n"
+                    )
+                    return ExitCode.badInput
+                }
+                all.append(line)
+            }
             if let failure = reader.failure {
                 console.err.write(
                     "error: \(manifest): \(failure); raise it with --max-line-bytes\n")
@@ -154,6 +170,12 @@ struct BatchCommand: Subcommand {
             lines = all
         }
         let base = (manifest as NSString).deletingLastPathComponent
+        if let conflict = Self.conflicts(
+            in: lines, base: base, manifest: manifest, report: reportPath)
+        {
+            console.err.write("error: \(manifest): \(conflict); nothing was cropped\n")
+            return ExitCode.badInput
+        }
         // Non-blank lines are numbered from 1 and indexed from 0 for sharding.
         let work = lines.enumerated().filter { !$0.element.allSatisfy(\.isWhitespace) }
             .enumerated().filter { $0.offset % shard.count == shard.index }
@@ -264,6 +286,72 @@ struct BatchCommand: Subcommand {
             }
             return failed(error.commandLineMessage, paths)
         }
+    }
+
+    /// What in the whole manifest would lose work, checked before the first
+    /// crop (of every shard): two lines with one output, an output that is
+    /// a line's input, a report that is the manifest or an input. Paths are
+    /// compared after resolving them against the manifest's folder and
+    /// standardizing, and by device and inode where the files exist.
+    static func conflicts(in lines: [String], base: String, manifest: String, report: String?)
+        -> String?
+    {
+        func resolve(_ path: String) -> String {
+            let full = path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
+            return (full as NSString).standardizingPath
+        }
+        // A file that exists is known by its device and inode too, so two
+        // spellings of one file (a link, "a/../b") meet.
+        func identity(_ path: String) -> String? {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            return "\(info.st_dev):\(info.st_ino)"
+        }
+        var inputLine: [String: Int] = [:]
+        var outputLine: [String: Int] = [:]
+        func keys(_ path: String) -> [String] { [path] + (identity(path).map { [$0] } ?? []) }
+        var outputs: [(line: Int, path: String)] = []
+        for (index, text) in lines.enumerated() {
+            guard let json = try? JSONValue(parsing: text) else { continue }
+            if case .string(let input)? = json["input"] {
+                for key in keys(resolve(input)) where inputLine[key] == nil {
+                    inputLine[key] = index + 1
+                }
+            }
+            if case .string(let output)? = json["output"] {
+                let path = resolve(output)
+                for key in keys(path) {
+                    if let earlier = outputLine[key] {
+                        return "lines \(earlier) and \(index + 1) both write '\(path)'"
+                    }
+                    outputLine[key] = index + 1
+                }
+                outputs.append((index + 1, path))
+            }
+        }
+        let manifestKeys = Set(keys((manifest as NSString).standardizingPath))
+        for output in outputs {
+            let outputKeys = keys(output.path)
+            if let input = outputKeys.compactMap({ inputLine[$0] }).first {
+                return "line \(output.line) writes '\(output.path)', the input of line \(input)"
+            }
+            if !manifestKeys.isDisjoint(with: outputKeys) {
+                return "line \(output.line) writes the manifest itself"
+            }
+        }
+        if let report {
+            let reportKeys = keys((report as NSString).standardizingPath)
+            if !manifestKeys.isDisjoint(with: reportKeys) {
+                return "--report '\(report)' is the manifest itself"
+            }
+            if let input = reportKeys.compactMap({ inputLine[$0] }).first {
+                return "--report '\(report)' is the input of line \(input)"
+            }
+            if let output = reportKeys.compactMap({ outputLine[$0] }).first {
+                return "--report '\(report)' is the output of line \(output)"
+            }
+        }
+        return nil
     }
 
     /// Why a manifest line has no job.
