@@ -224,9 +224,24 @@ public enum AtomicFile {
         return removed
     }
 
-    /// The process's umask, read once (setting it to read it is not safe
-    /// while other threads create files).
+    /// The process's umask, read once. Linux tells it in /proc/self/status;
+    /// elsewhere it is read by setting it and back, which is done once only,
+    /// since other threads may be creating files meanwhile.
     static let processUmask: mode_t = {
+        if let status = fopen("/proc/self/status", "r") {
+            defer { fclose(status) }
+            var line = [CChar](repeating: 0, count: 256)
+            while fgets(&line, Int32(line.count), status) != nil {
+                let text = String(
+                    decoding: line.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) },
+                    as: UTF8.self)
+                if text.hasPrefix("Umask:"),
+                    let mask = mode_t(text.dropFirst(6).trimmingWhitespace(), radix: 8)
+                {
+                    return mask
+                }
+            }
+        }
         let mask = umask(0o022)
         umask(mask)
         return mask
@@ -262,6 +277,14 @@ public enum AtomicFile {
         var second = stat()
         guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
         return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces, tabs and line breaks.
+    func trimmingWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 }
 
