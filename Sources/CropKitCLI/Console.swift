@@ -1,3 +1,4 @@
+import CropImaging
 import Foundation
 
 /// Where a command's text goes.
@@ -52,6 +53,38 @@ public final class StandardStream: TextSink {
     }
 }
 
+/// Bytes written straight to a file descriptor (`write(2)`, retried on
+/// EINTR and short writes).
+public final class DescriptorSink: ByteSink {
+    private let descriptor: Int32
+
+    /// A sink writing to `descriptor`.
+    public init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Writes `chunk` whole.
+    ///
+    /// - Throws: ``ImagingError/cannotWrite(path:reason:)``.
+    public func write(_ chunk: any ByteChunk) throws(ImagingError) {
+        var failure: Int32 = 0
+        chunk.withChunkBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.write(descriptor, base + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure != 0 {
+            throw .cannotWrite(path: "standard output", reason: String(cString: strerror(failure)))
+        }
+    }
+}
+
 /// Text collected in memory, for tests.
 public final class StringSink: TextSink {
     public private(set) var text = ""
@@ -63,22 +96,32 @@ public final class StringSink: TextSink {
 
 /// The streams a command talks to.
 public struct Console {
+    /// Standard output, for text.
     public var out: TextSink
+    /// Standard error.
     public var err: TextSink
     /// Standard input, when the command reads `-`.
     public var input: () -> LineReader?
+    /// Standard output for bytes (an image written with `-o -`), when there
+    /// is one.
+    public var binaryOut: () -> (any ByteSink)?
 
-    public init(out: TextSink, err: TextSink, input: @escaping () -> LineReader? = { nil }) {
+    /// A console of these streams.
+    public init(
+        out: TextSink, err: TextSink, input: @escaping () -> LineReader? = { nil },
+        binaryOut: @escaping () -> (any ByteSink)? = { nil }
+    ) {
         self.out = out
         self.err = err
         self.input = input
+        self.binaryOut = binaryOut
     }
 
     /// The process's own standard streams.
     public static func standard() -> Console {
         Console(
             out: StandardStream(descriptor: 1), err: StandardStream(descriptor: 2),
-            input: { LineReader(descriptor: 0) })
+            input: { LineReader(descriptor: 0) }, binaryOut: { DescriptorSink(descriptor: 1) })
     }
 
     func flush() {

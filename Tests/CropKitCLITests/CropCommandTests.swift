@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropKitCLI
 import CropKitTestSupport
 import CropRecords
 import Foundation
@@ -365,5 +366,34 @@ extension CropCommandTests {
             folder.appendingPathComponent("strict.png").path, "--pixels", "0,0,10,10")
         #expect(strict.status == 2)
         #expect(strict.err.hasSuffix("; pass --lenient to accept it\n"), "\(strict.err)")
+    }
+}
+
+extension CropCommandTests {
+    /// `-o -` writes the PNG to standard output, whole, and the report to
+    /// standard error; a crop that fails writes nothing there.
+    @Test func dashWritesThePNGToStandardOutput() throws {
+        let folder = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("corners.png").path
+        let bytes = MemorySink()
+        let out = StringSink()
+        let err = StringSink()
+        let console = Console(out: out, err: err, binaryOut: { bytes })
+        let status = CropKitTool.run(
+            ["crop", input, "-o", "-", "--pixels", "10,20,30,40"], console: console)
+        #expect(status == 0, "\(err.text)")
+        #expect(out.text.isEmpty)
+        #expect(err.text.contains("wrote the crop to standard output: 30x40 PNG"))
+        let image = try ImageSource(ImageInput(bytes: bytes.bytes)).decode().image
+        let expected = try PNGDecoder.decode(
+            path: input, rect: PixelRect(x: 10, y: 20, width: 30, height: 40))
+        #expect(image == expected)
+        let failed = MemorySink()
+        let refused = CropKitTool.run(
+            ["crop", input, "-o", "-", "--pixels", "0,0,10,10", "--max-pixels", "10"],
+            console: Console(out: StringSink(), err: StringSink(), binaryOut: { failed }))
+        #expect(refused == 2)
+        #expect(failed.bytes.isEmpty)
     }
 }

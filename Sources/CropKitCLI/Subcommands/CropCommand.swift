@@ -21,7 +21,9 @@ struct CropCommand: Subcommand {
         Only the rows and columns the crop needs are decoded.
 
         The output is written to a temporary file in the same folder and renamed
-        into place: it is complete or absent, never half-written. An existing
+        into place: it is complete or absent, never half-written. With -o - the
+        PNG is made in memory, then written whole to standard output (and the
+        report to standard error); a failure writes nothing. An existing
         output is replaced only with --force; the input is never the output.
         Exit codes: 0 written, 1 the selection covers no pixel, 2 unreadable or
         corrupt input or the output could not be written, 64 usage (including an
@@ -29,7 +31,9 @@ struct CropCommand: Subcommand {
         """
     static let options: [OptionSpec] =
         [
-            OptionSpec(name: "output", value: "OUT.png", help: "the PNG file to write", short: "o"),
+            OptionSpec(
+                name: "output", value: "OUT.png",
+                help: "the PNG file to write; - for standard output", short: "o"),
             OptionSpec(
                 name: "pixels", value: "X,Y,W,H",
                 help: "the rect to keep, in pixels of the image as seen"),
@@ -120,6 +124,25 @@ struct CropCommand: Subcommand {
                 plan = try job.plan(for: source)
             } catch {
                 return Self.refused(error, console: console, json: json)
+            }
+            if output == "-" {
+                // The image is standard output: the report goes to standard error.
+                guard let sink = console.binaryOut() else {
+                    console.err.write("error: no standard output to write the image to\n")
+                    return ExitCode.badInput
+                }
+                // Made in memory first, so a failure writes nothing at all.
+                let memory = MemorySink()
+                let report = try plan.export(to: memory)
+                console.flush()
+                try sink.write(memory.bytes[...])
+                console.err.write(
+                    json
+                        ? Self.reportJSON(input: input, plan: plan, report: report).text + "\n"
+                        : "wrote the crop to standard output: \(report.size.width)x\(report.size.height) PNG, \(report.bytes) bytes\n"
+                )
+                for warning in report.warnings { console.err.write("warning: \(warning)\n") }
+                return ExitCode.success
             }
             let report = try plan.write(to: output, replacing: force)
             if json {
