@@ -76,12 +76,7 @@ struct ImageOptions {
             inflater = chosen
         }
         for (flag, _, path) in Self.limitFlags {
-            guard let text = parsed.values[flag] else { continue }
-            guard let value = Int(text), value > 0 else {
-                throw UsageError(
-                    message: "--\(flag) must be a positive whole number, not '\(text)'")
-            }
-            limits[keyPath: path] = value
+            if let value = try positiveInteger(parsed, flag) { limits[keyPath: path] = value }
         }
     }
 }
@@ -125,4 +120,16 @@ enum CompressionOptions {
         }
         return PNGEncoder(compressor: compressor, level: level, threads: threads)
     }
+}
+
+/// The value of `--flag` as a positive whole number, or `nil` when it is not
+/// given.
+///
+/// - Throws: ``UsageError`` naming the flag when the value is not one.
+func positiveInteger(_ parsed: ParsedArguments, _ flag: String) throws(UsageError) -> Int? {
+    guard let text = parsed.values[flag] else { return nil }
+    guard let value = Int(text), value > 0 else {
+        throw UsageError(message: "--\(flag) must be a positive whole number, not '\(text)'")
+    }
+    return value
 }

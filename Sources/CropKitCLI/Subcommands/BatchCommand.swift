@@ -87,13 +87,7 @@ struct BatchCommand: Subcommand {
         force = parsed.flags.contains("force")
         image = try ImageOptions(parsed)
         encoder = try CompressionOptions.encoder(parsed, threads: 1)
-        if let text = parsed.values["max-line-bytes"] {
-            guard let value = Int(text), value > 0 else {
-                throw UsageError(
-                    message: "--max-line-bytes must be a positive whole number, not '\(text)'")
-            }
-            maxLineBytes = value
-        }
+        maxLineBytes = try positiveInteger(parsed, "max-line-bytes") ?? maxLineBytes
     }
 
     var maxLineBytes = LineReader.defaultMaxLineBytes

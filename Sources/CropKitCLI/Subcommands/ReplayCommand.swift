@@ -70,13 +70,7 @@ struct ReplayCommand: Subcommand {
         sourceFile = parsed.values["source-file"]
         exportFolder = parsed.values["export"]
         reportPath = parsed.values["report"]
-        if let text = parsed.values["max-line-bytes"] {
-            guard let value = Int(text), value > 0 else {
-                throw UsageError(
-                    message: "--max-line-bytes must be a positive whole number, not '\(text)'")
-            }
-            maxLineBytes = value
-        }
+        maxLineBytes = try positiveInteger(parsed, "max-line-bytes") ?? maxLineBytes
     }
 
     var maxLineBytes = LineReader.defaultMaxLineBytes
