@@ -372,9 +372,11 @@ static size_t ck_unfinalize(uint8_t *data, size_t size, int *unused) {
     return kept;
 }
 
-uint32_t ck_adler32(const uint8_t *data, size_t size) {
-    if (ck_libdeflate_available()) return ck_libdeflate.adler32(1, data, size);
-    uLong adler = adler32(0L, Z_NULL, 0);
+uint32_t ck_adler32(const uint8_t *data, size_t size) { return ck_adler32_update(1, data, size); }
+
+uint32_t ck_adler32_update(uint32_t start, const uint8_t *data, size_t size) {
+    if (ck_libdeflate_available()) return ck_libdeflate.adler32(start, data, size);
+    uLong adler = start;
     while (size > 0) {
         uInt n = size > (1u << 30) ? (1u << 30) : (uInt)size;
         adler = adler32(adler, data, n);

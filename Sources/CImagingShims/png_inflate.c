@@ -22,8 +22,9 @@ typedef struct {
     uint32_t avail_out;
     uint32_t total_out;
     const uint8_t *next_in;
-    uint64_t read_in;
+    uint64_t read_in;  // bits read ahead of the stream, the next one lowest
     uint32_t avail_in;
+    int32_t read_in_length;  // how many bits of read_in are valid
 } ck_isal_state_head;
 
 enum { ck_isal_state_bytes = 1 << 20 };
@@ -175,10 +176,133 @@ static int ck_unfilter(uint8_t type, uint8_t *row, const uint8_t *prior, size_t 
     }
 }
 
+// The image data (the IDAT spans, in order) fed to ISA-L piece by piece,
+// its 2-byte zlib header checked and skipped.
+typedef struct {
+    const ck_input *input;
+    const ck_data_span *spans;
+    size_t span_count;
+    size_t span;         // the span being read
+    uint64_t span_done;  // bytes of it read
+    size_t header_left;
+    uint8_t header[2];
+    uint8_t *buffer;
+} ck_idat_reader;
+
+enum { ck_idat_buffer_bytes = 1 << 18 };
+
+// Gives ISA-L the next piece once it has used the last: 1 when it did, 0 at
+// the end of the data, -1 on an error (`message` says which).
+static int ck_idat_refill(ck_idat_reader *reader, ck_isal_state_head *head, char *message, size_t size) {
+    while (head->avail_in == 0) {
+        while (reader->span < reader->span_count && reader->span_done == reader->spans[reader->span].length) {
+            reader->span += 1;
+            reader->span_done = 0;
+        }
+        if (reader->span == reader->span_count) return 0;
+        const ck_data_span *span = &reader->spans[reader->span];
+        uint64_t want = span->length - reader->span_done;
+        if (want > ck_idat_buffer_bytes) want = ck_idat_buffer_bytes;
+        long got = ck_input_read(reader->input, span->offset + reader->span_done, reader->buffer, (size_t)want);
+        if (got <= 0) {
+            snprintf(message, size, "cannot read the image data");
+            return -1;
+        }
+        reader->span_done += (uint64_t)got;
+        size_t skip = 0;
+        while (reader->header_left > 0 && skip < (size_t)got)
+            reader->header[2 - reader->header_left--] = reader->buffer[skip++];
+        if (reader->header_left == 0 && skip > 0) {
+            // CM 8 (deflate), a window of at most 32 KiB, a valid check, no
+            // preset dictionary: what PNG allows.
+            const uint8_t *h = reader->header;
+            if ((h[0] & 0x0F) != 8 || (h[0] >> 4) > 7 || ((h[0] << 8) | h[1]) % 31 != 0 || (h[1] & 0x20)) {
+                snprintf(message, size, "the image data has an invalid zlib header");
+                return -1;
+            }
+        }
+        head->next_in = reader->buffer + skip;
+        head->avail_in = (uint32_t)((size_t)got - skip);
+    }
+    return 1;
+}
+
+// The image data left unread: what ISA-L holds and the rest of the spans.
+static uint64_t ck_idat_left(const ck_idat_reader *reader, const ck_isal_state_head *head) {
+    uint64_t left = head->avail_in;
+    for (size_t i = reader->span; i < reader->span_count; i++)
+        left += reader->spans[i].length - (i == reader->span ? reader->span_done : 0);
+    return left;
+}
+
+// After the image's last row: whether the stream ends there (its Adler-32
+// checked against `adler`, the sum of every byte inflated), or goes on. What
+// follows the last row is never inflated beyond one small buffer.
+static int ck_idat_finish(ck_idat_reader *reader, void *state, uint32_t adler, ck_png_read_request *request) {
+    ck_isal_state_head *head = (ck_isal_state_head *)state;
+    uint8_t scratch[64];
+    request->unread_bytes = 0;
+    for (;;) {
+        int more = ck_idat_refill(reader, head, request->message, sizeof request->message);
+        if (more < 0) return CK_STATUS_CORRUPT;
+        head->next_out = scratch;
+        head->avail_out = sizeof scratch;
+        uint32_t before_in = head->avail_in;
+        int result = ck_isal.inflate(state);
+        if (result < 0) {
+            snprintf(request->message, sizeof request->message,
+                     "the image data is not valid DEFLATE after its last row (ISA-L %d)", result);
+            return CK_STATUS_CORRUPT;
+        }
+        if (head->avail_out < sizeof scratch) {
+            // More pixels than the image has: stop here.
+            request->checksum = CK_CHECKSUM_EXTRA_DATA;
+            request->unread_bytes = ck_idat_left(reader, head);
+            return CK_STATUS_OK;
+        }
+        // The stream has ended when ISA-L takes nothing more (it hands back
+        // the bytes it read ahead of the final block's end).
+        if (head->avail_in == before_in && (head->avail_in > 0 || more == 0)) break;
+    }
+    // ISA-L reads ahead whole words: the bytes after the final block's end
+    // (past its padding bits) may be in read_in rather than next_in.
+    uint8_t stored[4];
+    size_t have = 0;
+    int32_t bits = head->read_in_length;
+    if (bits < 0 || bits > 64) bits = 0;
+    uint64_t ahead = bits == 64 ? head->read_in : head->read_in & ((UINT64_C(1) << bits) - 1);
+    ahead >>= bits % 8;
+    for (int32_t byte = 0; byte < bits / 8; byte++, ahead >>= 8) {
+        if (have < 4) stored[have++] = (uint8_t)ahead;
+        else request->unread_bytes += 1;
+    }
+    while (have < 4) {
+        if (head->avail_in == 0 && ck_idat_refill(reader, head, request->message, sizeof request->message) <= 0) {
+            if (request->message[0] != '\0') return CK_STATUS_CORRUPT;
+            snprintf(request->message, sizeof request->message,
+                     "the image data ends before its Adler-32 checksum (truncated)");
+            return CK_STATUS_CORRUPT;
+        }
+        stored[have++] = *head->next_in++;
+        head->avail_in -= 1;
+    }
+    uint32_t expected = (uint32_t)stored[0] << 24 | (uint32_t)stored[1] << 16 | (uint32_t)stored[2] << 8 | stored[3];
+    if (expected != adler) {
+        snprintf(request->message, sizeof request->message,
+                 "the image data's Adler-32 checksum does not match (stored %08x, computed %08x)", expected, adler);
+        return CK_STATUS_CORRUPT;
+    }
+    request->checksum = CK_CHECKSUM_VERIFIED;
+    request->unread_bytes += ck_idat_left(reader, head);
+    return CK_STATUS_OK;
+}
+
 int ck_png_read_crop_isal(const ck_input *input, const ck_data_span *spans, size_t span_count,
                           ck_png_read_request *request) {
     request->warnings = 0;
     request->rows_decoded = 0;
+    request->checksum = CK_CHECKSUM_NOT_REACHED;
+    request->unread_bytes = 0;
     request->message[0] = '\0';
     if (!ck_isal_available()) {
         snprintf(request->message, sizeof request->message, "ISA-L (libisal.so.2) is not installed");
@@ -199,61 +323,31 @@ int ck_png_read_crop_isal(const ck_input *input, const ck_data_span *spans, size
         snprintf(request->message, sizeof request->message, "the crop or its buffer does not fit the image");
         return CK_STATUS_MISMATCH;
     }
-    enum { input_bytes = 1 << 18 };
-    uint8_t *in = malloc(input_bytes);
+    ck_idat_reader reader = {input, spans, span_count, 0, 0, 2, {0, 0}, malloc(ck_idat_buffer_bytes)};
     uint8_t *rows = calloc(2, row_bytes + 1);
     uint8_t *zeros = calloc(1, row_bytes + 1);
     void *state = calloc(1, ck_isal_state_bytes);
     int status = CK_STATUS_CORRUPT;
-    if (in == NULL || rows == NULL || zeros == NULL || state == NULL) {
+    if (reader.buffer == NULL || rows == NULL || zeros == NULL || state == NULL) {
         status = CK_STATUS_OUT_OF_MEMORY;
         snprintf(request->message, sizeof request->message, "out of memory for the image data reader");
         goto done;
     }
     ck_isal.inflate_init(state);
     ck_isal_state_head *head = (ck_isal_state_head *)state;
-    size_t span = 0;
-    uint64_t span_done = 0;
-    size_t header_left = 2;  // the zlib header (CMF, FLG), checked then skipped
-    uint8_t header[2];
     uint8_t *current = rows, *prior = zeros;
     uint32_t end = request->crop_y + request->crop_height;
+    // The checksum covers every byte inflated: summed only when the crop
+    // reaches the last row, the one case where the stream's end is read.
+    int reaches_end = end == request->height;
+    uint32_t adler = 1;
     size_t column = (size_t)request->crop_x * bpp;
     for (uint32_t y = 0; y < end; y++) {
         head->next_out = current;
         head->avail_out = (uint32_t)(row_bytes + 1);
         while (head->avail_out > 0) {
-            if (head->avail_in == 0) {
-                while (span < span_count && span_done == spans[span].length) {
-                    span += 1;
-                    span_done = 0;
-                }
-            }
-            if (head->avail_in == 0 && span < span_count) {
-                uint64_t want = spans[span].length - span_done;
-                if (want > input_bytes) want = input_bytes;
-                long got = ck_input_read(input, spans[span].offset + span_done, in, (size_t)want);
-                if (got <= 0) {
-                    snprintf(request->message, sizeof request->message, "cannot read the image data");
-                    goto done;
-                }
-                span_done += (uint64_t)got;
-                size_t skip = 0;
-                while (header_left > 0 && skip < (size_t)got) header[2 - header_left--] = in[skip++];
-                if (header_left == 0 && skip > 0) {
-                    // CM 8 (deflate), a window of at most 32 KiB, a valid
-                    // check, no preset dictionary: what PNG allows.
-                    if ((header[0] & 0x0F) != 8 || (header[0] >> 4) > 7 || ((header[0] << 8) | header[1]) % 31 != 0 ||
-                        (header[1] & 0x20)) {
-                        snprintf(request->message, sizeof request->message,
-                                 "the image data has an invalid zlib header");
-                        goto done;
-                    }
-                }
-                head->next_in = in + skip;
-                head->avail_in = (uint32_t)((size_t)got - skip);
-                if (head->avail_in == 0) continue;
-            }
+            int more = ck_idat_refill(&reader, head, request->message, sizeof request->message);
+            if (more < 0) goto done;
             // With no input left ISA-L may still hold bits it read: it is
             // asked once more, and only no progress means the data ended.
             uint32_t before_out = head->avail_out, before_in = head->avail_in;
@@ -269,6 +363,7 @@ int ck_png_read_crop_isal(const ck_input *input, const ck_data_span *spans, size
                 goto done;
             }
         }
+        if (reaches_end) adler = ck_adler32_update(adler, current, row_bytes + 1);
         if (!ck_unfilter(current[0], current + 1, prior + 1, row_bytes, bpp)) {
             snprintf(request->message, sizeof request->message, "row %u has an invalid filter type %u", y + 1,
                      current[0]);
@@ -278,14 +373,21 @@ int ck_png_read_crop_isal(const ck_input *input, const ck_data_span *spans, size
         if (y >= request->crop_y) {
             memcpy(request->pixels + (size_t)(y - request->crop_y) * crop_row_bytes, current + 1 + column,
                    crop_row_bytes);
-            if (request->rows_ready) request->rows_ready(request->rows_context, y - request->crop_y + 1);
+            // The last row is final only once the stream's end is checked.
+            if (request->rows_ready && !(reaches_end && y + 1 == end))
+                request->rows_ready(request->rows_context, y - request->crop_y + 1);
         }
         prior = current;
         current = current == rows ? rows + row_bytes + 1 : rows;
     }
+    if (reaches_end) {
+        status = ck_idat_finish(&reader, state, adler, request);
+        if (status != CK_STATUS_OK) goto done;
+        if (request->rows_ready) request->rows_ready(request->rows_context, request->crop_height);
+    }
     status = CK_STATUS_OK;
 done:
-    free(in);
+    free(reader.buffer);
     free(rows);
     free(zeros);
     free(state);

@@ -15,6 +15,9 @@ static void ck_png_error(png_structp png, png_const_charp message) {
 
 static void ck_png_warning(png_structp png, png_const_charp message) {
     ck_png_read_request *request = (ck_png_read_request *)png_get_error_ptr(png);
+    // zlib's check of the Adler-32 after the last row: a benign error to
+    // libpng, corrupt data to CropKit.
+    if (message != NULL && strstr(message, "incorrect data check") != NULL) request->checksum = -1;
     if (request->warnings == 0 && request->message[0] == '\0') {
         snprintf(request->message, sizeof request->message, "%s", message ? message : "libpng warning");
     }
@@ -46,12 +49,38 @@ typedef struct {
     uint64_t next;  // the input offset the buffer's end corresponds to
     uint8_t *buffer;
     size_t start, end;
+    // After the last row libpng inflates what is left of the stream to reach
+    // its end: a budget for what it may read then, and whether it ran out.
+    uint32_t height;
+    int interlaced;
+    size_t finish_read;
+    int stopped;
 } ck_png_source;
 
 enum { ck_png_source_size = 1 << 20 };
 
+// What libpng may still read after the image's last row to reach the
+// stream's end: its Adler-32 and the end of a block, usually a few bytes;
+// a stream that goes on past this much is not inflated further. 64 KiB of
+// DEFLATE inflates to at most 66 MB (1032:1), a few hundredths of a second.
+enum { ck_png_finish_budget = 1 << 16 };
+
+// Whether libpng has read the last row and is finishing the stream
+// (png_read_finish_IDAT): past the last pass, or past the last row.
+static int ck_png_finishing(png_structp png, const ck_png_source *source) {
+    if (source->interlaced) return png_get_current_pass_number(png) >= 7;
+    return png_get_current_row_number(png) >= source->height;
+}
+
 static void ck_png_read_data(png_structp png, png_bytep data, size_t length) {
     ck_png_source *source = (ck_png_source *)png_get_io_ptr(png);
+    if (ck_png_finishing(png, source)) {
+        source->finish_read += length;
+        if (source->finish_read > ck_png_finish_budget) {
+            source->stopped = 1;
+            png_error(png, "the image data goes on after the last row");
+        }
+    }
     while (length > 0) {
         if (source->start == source->end) {
             long got = ck_input_read(source->input, source->next, source->buffer, ck_png_source_size);
@@ -73,9 +102,11 @@ static void ck_png_read_data(png_structp png, png_bytep data, size_t length) {
 int ck_png_read_crop(const ck_input *input, ck_png_read_request *request) {
     request->warnings = 0;
     request->rows_decoded = 0;
+    request->checksum = CK_CHECKSUM_NOT_REACHED;
+    request->unread_bytes = 0;
     request->message[0] = '\0';
 
-    ck_png_source source = {input, 0, malloc(ck_png_source_size), 0, 0};
+    ck_png_source source = {input, 0, malloc(ck_png_source_size), 0, 0, request->height, request->interlaced, 0, 0};
     if (source.buffer == NULL) {
         snprintf(request->message, sizeof request->message, "out of memory for the read buffer");
         return CK_STATUS_OUT_OF_MEMORY;
@@ -92,8 +123,12 @@ int ck_png_read_crop(const ck_input *input, ck_png_read_request *request) {
     uint8_t *volatile row = NULL;
     uint8_t *volatile kept_rows = NULL;
     volatile int status = CK_STATUS_CORRUPT;
+    volatile int passes = 1;
+    volatile size_t row_bytes = 0, crop_row_bytes = 0, column_offset = 0;
 
     if (setjmp(png_jmpbuf(png))) {
+        // Stopped after the last row (every crop row is in): a result.
+        if (source.stopped) goto complete;
         free(row);
         free(kept_rows);
         png_destroy_read_struct(&png, &info, NULL);
@@ -106,8 +141,11 @@ int ck_png_read_crop(const ck_input *input, ck_png_read_request *request) {
     // not compute them again; zlib's Adler-32 of the pixel data is skipped for
     // the same reason (a crop stops before the stream's end anyway).
     png_set_crc_action(png, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);
+    // The Adler-32 is checked when the crop reaches the last row, the one
+    // case where the stream's end is read; above it, zlib need not sum.
 #ifdef PNG_IGNORE_ADLER32
-    png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+    if (request->crop_y + request->crop_height < request->height)
+        png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
 #endif
     png_set_user_limits(png, request->max_width, request->max_height);
     png_set_chunk_cache_max(png, 1000);
@@ -134,16 +172,16 @@ int ck_png_read_crop(const ck_input *input, ck_png_read_request *request) {
         png_error(png, "the crop does not lie inside the image");
     }
     size_t bytes_per_pixel = (size_t)channels * (bit_depth == 16 ? 2 : 1);
-    size_t crop_row_bytes = (size_t)request->crop_width * bytes_per_pixel;
+    crop_row_bytes = (size_t)request->crop_width * bytes_per_pixel;
     if (request->pixels == NULL || request->pixels_size != crop_row_bytes * request->crop_height) {
         status = CK_STATUS_MISMATCH;
         png_error(png, "the pixel buffer does not match the crop");
     }
 
     if (bit_depth < 8) png_set_packing(png);
-    int passes = png_set_interlace_handling(png);
+    passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
-    size_t row_bytes = png_get_rowbytes(png, info);
+    row_bytes = png_get_rowbytes(png, info);
     if (row_bytes != (size_t)width * bytes_per_pixel) {
         status = CK_STATUS_MISMATCH;
         png_error(png, "unexpected row size after unpacking");
@@ -155,7 +193,7 @@ int ck_png_read_crop(const ck_input *input, ck_png_read_request *request) {
     }
     uint32_t first = request->crop_y;
     uint32_t end = request->crop_y + request->crop_height;
-    size_t column_offset = (size_t)request->crop_x * bytes_per_pixel;
+    column_offset = (size_t)request->crop_x * bytes_per_pixel;
 
     if (passes == 1) {
         for (uint32_t y = 0; y < end; y++) {
@@ -185,7 +223,32 @@ int ck_png_read_crop(const ck_input *input, ck_png_read_request *request) {
                 png_read_row(png, target, NULL);
             }
         }
-        request->rows_decoded = end;
+    }
+complete:
+    if (source.stopped) {
+        // libpng had handed over the last row when it was stopped: the
+        // caller's row (non-interlaced) or the kept rows hold it.
+        request->checksum = CK_CHECKSUM_EXTRA_DATA;
+        if (passes == 1) {
+            memcpy(request->pixels + (size_t)(request->crop_height - 1) * crop_row_bytes, row + column_offset,
+                   crop_row_bytes);
+            request->rows_decoded = request->height;
+            if (request->rows_ready) request->rows_ready(request->rows_context, request->crop_height);
+        }
+    } else if (request->crop_y + request->crop_height == request->height) {
+        if (request->checksum < 0) {
+            free(row);
+            free(kept_rows);
+            png_destroy_read_struct(&png, &info, NULL);
+            free(source.buffer);
+            snprintf(request->message, sizeof request->message,
+                     "the image data's Adler-32 checksum does not match (zlib: incorrect data check)");
+            return CK_STATUS_CORRUPT;
+        }
+        request->checksum = CK_CHECKSUM_VERIFIED;
+    }
+    if (passes != 1) {
+        request->rows_decoded = request->crop_y + request->crop_height;
         for (uint32_t y = 0; y < request->crop_height; y++) {
             memcpy(request->pixels + (size_t)y * crop_row_bytes, kept_rows + (size_t)y * row_bytes + column_offset,
                    crop_row_bytes);

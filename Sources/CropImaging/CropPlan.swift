@@ -49,6 +49,8 @@ public struct CropReport: Sendable {
     public var droppedChunks: [String]
     /// Problems that did not stop the export.
     public var warnings: [String]
+    /// What became of the input's image data checksum (`nil` for JPEG).
+    public var checksum: DataChecksum?
     /// The DEFLATE implementation that compressed the pixels.
     public var compressor: Compressor
     /// The DEFLATE level asked for.
@@ -86,7 +88,7 @@ extension CropPlan {
                 output: nil, bytes: written.bytes, size: outputSize, format: format.name,
                 colorType: layout.colorType, bitDepth: layout.bitDepth,
                 keptChunks: chunks.map(\.type), droppedChunks: dropped,
-                warnings: decoded.warnings + warnings,
+                warnings: decoded.warnings + warnings, checksum: decoded.checksum,
                 compressor: encoder.compressor.resolved, level: encoder.level,
                 bandLevels: written.bandLevels)
         }

@@ -110,6 +110,26 @@ public struct DecodedImage: Sendable {
     public var image: RasterImage
     /// Problems that did not stop the decode (the header's included).
     public var warnings: [String]
+    /// What became of the image data's own checksum (a PNG's zlib Adler-32);
+    /// `nil` for a format without one (JPEG).
+    public var checksum: DataChecksum? = nil
+}
+
+/// What became of a PNG's image data checksum (the zlib stream's Adler-32,
+/// which covers every row) in one decode.
+///
+/// A crop that reaches the image's last row reads the stream to its end and
+/// checks the checksum: a mismatch is corrupt data, refused like a bad CRC.
+/// A crop that ends above the last row never reaches it: its rows are
+/// covered by the chunk CRCs only.
+public enum DataChecksum: String, Sendable {
+    /// The stream ended after the last row and its Adler-32 matched.
+    case verified
+    /// The crop ends above the last row, so the checksum was not reached.
+    case notReached = "not-reached"
+    /// Compressed data goes on after the last row; it was not inflated, so
+    /// the checksum (which covers it) was not checked. A warning says so.
+    case extraDataNotInflated = "extra-data-not-inflated"
 }
 
 extension ImageSource {
@@ -138,9 +158,8 @@ extension ImageSource {
         switch header {
         case .png(let info):
             return try whileCheckingCRCs(of: info) { () throws(ImagingError) in
-                let image = try PNGDecoder.decode(
+                try PNGDecoder.decode(
                     input, info: info, rect: rect, limits: limits, inflater: inflater, rows: rows)
-                return DecodedImage(image: image, warnings: info.warnings)
             }
         case .jpeg(let info):
             return try JPEGDecoder.decode(

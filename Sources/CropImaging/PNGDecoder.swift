@@ -36,7 +36,7 @@ public enum PNGDecoder {
     static func decode(
         _ input: ImageInput, info: PNGFileInfo, rect crop: PixelRect<StoredPixels>,
         limits: DecodeLimits, inflater: Inflater, rows: (any RowConsumer)?
-    ) throws(ImagingError) -> RasterImage {
+    ) throws(ImagingError) -> DecodedImage {
         if inflater == .isal && !Inflater.isISALAvailable {
             throw .libraryMissing(library: "ISA-L", package: "libisal2")
         }
@@ -77,9 +77,31 @@ public enum PNGDecoder {
         let message = cMessage(request.message)
         switch Int(status) {
         case CK_STATUS_OK:
-            return RasterImage(
+            let image = RasterImage(
                 width: crop.width, height: crop.height, colorType: info.colorType,
                 bitDepth: info.bitDepth, samples: samples, chunks: info.carriedChunks)
+            var warnings = info.warnings
+            let checksum: DataChecksum
+            switch Int(request.checksum) {
+            case CK_CHECKSUM_VERIFIED:
+                checksum = .verified
+                if request.unread_bytes > 0 {
+                    warnings.append(
+                        "\(request.unread_bytes) byte(s) of image data follow the end of its zlib stream; ignored"
+                    )
+                }
+            case CK_CHECKSUM_EXTRA_DATA:
+                checksum = .extraDataNotInflated
+                let rest =
+                    request.unread_bytes > 0
+                    ? " (\(request.unread_bytes) more byte(s) of IDAT data)" : ""
+                warnings.append(
+                    "the image data goes on after the last row\(rest); it was not inflated, "
+                        + "so its Adler-32 checksum was not checked")
+            default:
+                checksum = .notReached
+            }
+            return DecodedImage(image: image, warnings: warnings, checksum: checksum)
         case CK_STATUS_OUT_OF_MEMORY:
             throw .outOfMemory(detail: "PNG decode ran out of memory: \(message)")
         case CK_STATUS_LIMIT:

@@ -67,8 +67,24 @@ typedef struct {
     /// Results.
     int warnings;
     uint32_t rows_decoded;
+    /// What became of the zlib stream's Adler-32 (CK_CHECKSUM_...).
+    int checksum;
+    /// Bytes of image data past the last row that were never inflated
+    /// (CK_CHECKSUM_EXTRA_DATA), or that follow the checksum.
+    uint64_t unread_bytes;
     char message[512];
 } ck_png_read_request;
+
+enum {
+    /// The crop ends above the image's last row: the stream's end, and its
+    /// checksum, were never reached.
+    CK_CHECKSUM_NOT_REACHED = 0,
+    /// The stream ended after the last row and its Adler-32 matched.
+    CK_CHECKSUM_VERIFIED = 1,
+    /// Compressed data goes on after the last row; it was not inflated, so
+    /// the checksum (which covers it) was not checked.
+    CK_CHECKSUM_EXTRA_DATA = 2,
+};
 
 /// Reads the crop of the PNG in `input` (libpng: png_set_read_fn,
 /// png_read_info, png_read_row), through a 1 MiB buffer.
@@ -235,6 +251,9 @@ int ck_stream_finish(ck_stream *stream, int abandon, size_t *written, uint32_t *
 
 /// The Adler-32 of `data` (libdeflate_adler32 when present, else zlib's).
 uint32_t ck_adler32(const uint8_t *data, size_t size);
+
+/// The Adler-32 of `start`'s bytes followed by `data` (1 starts a new one).
+uint32_t ck_adler32_update(uint32_t start, const uint8_t *data, size_t size);
 
 /// Writes to `out` the best of the five PNG filters of `row` (its previous row
 /// `prior`; zeros for the first), by the least sum of absolute values of the

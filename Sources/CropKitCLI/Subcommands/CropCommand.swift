@@ -194,6 +194,11 @@ struct CropCommand: Subcommand {
             .init("width", .number(source.storedSize.width)),
             .init("height", .number(source.storedSize.height)),
         ]
+        if let checksum = report.checksum {
+            // A PNG's Adler-32: "verified", "not-reached" (the crop ends
+            // above the last row) or "extra-data-not-inflated".
+            sourceMembers.append(.init("checksum", .string(checksum.rawValue)))
+        }
         let mapping: JSONValue
         if let request = plan.request {
             mapping = CropRecord(request: request, aspect: plan.aspect, expected: nil).replayed(
