@@ -56,7 +56,16 @@ extension ImageFileSummary {
                 profile: info.iccProfile.map {
                     ICCProfile.description(of: $0) ?? "(an ICC profile without a description)"
                 },
-                details: [("frame", info.frame), ("sampling", sampling.joined(separator: " "))],
+                details: [("frame", info.frame), ("sampling", sampling.joined(separator: " "))]
+                    + (info.scanWork.map { work in
+                        [
+                            (
+                                "scans",
+                                "\(work.scans), visiting the frame's \(work.frameBlocks) blocks "
+                                    + String(format: "%.2f", work.passes) + " times over"
+                            )
+                        ]
+                    } ?? []),
                 warnings: info.warnings)
         }
     }

@@ -174,6 +174,46 @@ final class InputCursor {
         return true
     }
 
+    /// Moves past JPEG entropy-coded data (and any fill bytes) to the next
+    /// marker: returns its code with the position after it, or `nil` when
+    /// the input ends first. A stuffed 0xFF00 and the restart markers
+    /// RST0–RST7 belong to the data and are passed over. Linear in the bytes
+    /// passed.
+    ///
+    /// - Throws: ``ImagingError`` on a read error.
+    func nextJPEGMarker() throws(ImagingError) -> UInt8? {
+        var sawFF = false
+        while offset < size {
+            try fill()
+            let start = offset - bufferStart
+            let end = bufferCount
+            guard start < end else { return nil }
+            var found: UInt8?
+            let stop: Int = buffer.withUnsafeBufferPointer { bytes in
+                guard let base = bytes.baseAddress else { return end }
+                var i = start
+                while i < end {
+                    if sawFF {
+                        let byte = bytes[i]
+                        i += 1
+                        if byte == 0xFF { continue }
+                        sawFF = false
+                        if byte == 0 || (0xD0...0xD7).contains(byte) { continue }
+                        found = byte
+                        return i
+                    }
+                    guard let hit = memchr(base + i, 0xFF, end - i) else { return end }
+                    i = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit)) + 1
+                    sawFF = true
+                }
+                return i
+            }
+            offset += stop - start
+            if let found { return found }
+        }
+        return nil
+    }
+
     /// Makes the buffer hold the byte at ``offset``, if the input has it.
     private func fill() throws(ImagingError) {
         if offset >= bufferStart && offset < bufferStart + bufferCount { return }

@@ -54,6 +54,8 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case fileBytes
         /// ``DecodeLimits/maxScans``.
         case scans
+        /// ``DecodeLimits/maxScanPasses``.
+        case scanPasses
         /// Memory the format forces a decode to hold (an interlaced PNG's
         /// rows, a progressive JPEG's coefficients).
         case memory
@@ -138,6 +140,8 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             "the file is \(describeBytes(actual)), over the \(describeBytes(value)) limit for an input file"
         case .scans:
             "the progressive JPEG has more than \(value) scans"
+        case .scanPasses:
+            "the progressive JPEG's scans visit its blocks more than \(value) times over (\(actual) at the scan that passed it; encoders' scans visit them 3 to 6 times); refused before decoding"
         case .memory:
             "the decode needs \(describeBytes(actual)) of memory, over the \(describeBytes(value)) it may take"
         case .fixturePixels:

@@ -24,6 +24,7 @@ struct ImageOptions {
             ("max-file-bytes", .fileBytes, \.maxFileBytes),
             ("max-metadata-bytes", .metadataBytes, \.maxMetadataBytes),
             ("max-scans", .scans, \.maxScans),
+            ("max-scan-passes", .scanPasses, \.maxScanPasses),
         ]
 
     /// The flag that raises `limit`, if there is one.
@@ -42,6 +43,11 @@ struct ImageOptions {
             name: "max-scans", value: "N",
             help:
                 "refuse progressive JPEGs with more scans (default \(DecodeLimits.standard.maxScans))"
+        ),
+        OptionSpec(
+            name: "max-scan-passes", value: "N",
+            help:
+                "refuse progressive JPEGs whose scans visit each block more times over (default \(DecodeLimits.standard.maxScanPasses))"
         ),
         OptionSpec(
             name: "max-pixels", value: "N",
