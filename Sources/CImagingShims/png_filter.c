@@ -4,6 +4,8 @@
 // where unspecialised Swift SIMD is very slow.
 #include "CImagingShims.h"
 
+#include <string.h>
+
 static inline int ck_abs(int v) { return v < 0 ? -v : v; }
 
 // On x86-64 Linux the function is compiled twice, for AVX2 and for the
@@ -14,6 +16,15 @@ __attribute__((target_clones("avx2", "default")))
 #endif
 uint8_t ck_png_filter_row(const uint8_t *restrict row, const uint8_t *restrict prior, size_t count, size_t bpp,
                           uint8_t *restrict out, uint8_t *restrict scratch) {
+    // A row equal to the one above (flat areas, graphics, a blank image)
+    // filters to zeros at once, with the filter the sums below would pick:
+    // None when the row is all zeros (the first with cost 0), else Up (the
+    // only one with cost 0, as Sub and None pay for the first pixel).
+    if (count > 0 && memcmp(row, prior, count) == 0) {
+        int zero = row[0] == 0 && (count == 1 || memcmp(row, row + 1, count - 1) == 0);
+        memset(out, 0, count);
+        return zero ? 0 : 2;
+    }
     uint8_t *restrict sub = scratch;
     uint8_t *restrict up = scratch + count;
     uint8_t *restrict average = scratch + 2 * count;

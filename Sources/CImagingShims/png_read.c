@@ -130,7 +130,7 @@ int ck_png_read_crop(const ck_input *input, ck_png_read_request *request) {
         // Stopped after the last row (every crop row is in): a result.
         if (source.stopped) goto complete;
         free(row);
-        free(kept_rows);
+        if (kept_rows != request->pixels) free(kept_rows);
         png_destroy_read_struct(&png, &info, NULL);
         free(source.buffer);
         return status;
@@ -207,11 +207,17 @@ int ck_png_read_crop(const ck_input *input, ck_png_read_request *request) {
     } else {
         // Each pass adds pixels to rows already holding the earlier passes,
         // so the crop's rows are kept whole until the last pass is in.
-        if (row_bytes != 0 && request->crop_height > request->max_allocation / row_bytes) {
+        // A crop of the full width keeps its rows in the caller's buffer
+        // itself; a narrower one needs its full rows until the last pass.
+        if (row_bytes == crop_row_bytes) {
+            kept_rows = request->pixels;
+            memset(kept_rows, 0, crop_row_bytes * request->crop_height);
+        } else if (row_bytes != 0 && request->crop_height > request->max_allocation / row_bytes) {
             status = CK_STATUS_LIMIT;
             png_error(png, "the interlaced crop's rows exceed the allocation limit");
+        } else {
+            kept_rows = calloc(request->crop_height, row_bytes);
         }
-        kept_rows = calloc(request->crop_height, row_bytes);
         if (kept_rows == NULL) {
             status = CK_STATUS_OUT_OF_MEMORY;
             png_error(png, "out of memory for the interlaced crop's rows");
@@ -238,7 +244,7 @@ complete:
     } else if (request->crop_y + request->crop_height == request->height) {
         if (request->checksum < 0) {
             free(row);
-            free(kept_rows);
+            if (kept_rows != request->pixels) free(kept_rows);
             png_destroy_read_struct(&png, &info, NULL);
             free(source.buffer);
             snprintf(request->message, sizeof request->message,
@@ -249,7 +255,7 @@ complete:
     }
     if (passes != 1) {
         request->rows_decoded = request->crop_y + request->crop_height;
-        for (uint32_t y = 0; y < request->crop_height; y++) {
+        for (uint32_t y = 0; kept_rows != request->pixels && y < request->crop_height; y++) {
             memcpy(request->pixels + (size_t)y * crop_row_bytes, kept_rows + (size_t)y * row_bytes + column_offset,
                    crop_row_bytes);
         }
@@ -257,7 +263,7 @@ complete:
     }
     free(row);
     row = NULL;
-    free(kept_rows);
+    if (kept_rows != request->pixels) free(kept_rows);
     kept_rows = NULL;
     png_destroy_read_struct(&png, &info, NULL);
     free(source.buffer);

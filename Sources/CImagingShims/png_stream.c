@@ -14,6 +14,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 typedef struct {
@@ -46,6 +48,12 @@ struct ck_stream {
     int planned_workers;  // set before any worker starts; read by them
     int worker_count;     // started; read and written by the caller only
     pthread_t workers[64];
+    // With config.release: the lowest band not yet compressed, the pixel
+    // bytes already given back, and the rows allowed to wait.
+    uint32_t next_undone;
+    size_t released;
+    uint32_t window_rows;
+    void *caller_worker;  // the decoding thread's buffers, made when it helps
 };
 
 static uint32_t ck_band_end(const ck_stream *stream, uint32_t band) {
@@ -200,28 +208,88 @@ static void ck_stream_write_ready(ck_stream *stream) {
     stream->writing = 0;
 }
 
+static int ck_stream_worker_init(ck_stream_worker *worker, const ck_stream_config *config) {
+    memset(worker, 0, sizeof *worker);
+    size_t band_bytes = (size_t)config->band_rows * (config->row_bytes + 1);
+    worker->filtered = malloc(band_bytes);
+    worker->scratch = malloc(config->row_bytes * 4 + 1);
+    worker->zeros = calloc(config->row_bytes + 1, 1);
+    return worker->filtered && worker->scratch && worker->zeros;
+}
+
+static void ck_stream_worker_free(ck_stream_worker *worker) {
+    for (int level = 0; level < 13; level++) ck_deflate_free(worker->compressors[level]);
+    free(worker->filtered);
+    free(worker->scratch);
+    free(worker->zeros);
+}
+
+// At most this many bands done but not yet written: memory stays bounded
+// when one band is slow.
+static uint32_t ck_stream_ahead(const ck_stream *stream) { return 2 * (uint32_t)(stream->planned_workers + 1); }
+
+// Whether the next band can be taken now: its rows are in and not too many
+// bands wait to be written. Called with the lock held.
+static int ck_stream_claimable(const ck_stream *stream) {
+    uint32_t band = stream->next_claim;
+    return band < stream->band_count && stream->rows >= ck_band_end(stream, band) &&
+           band < stream->next_write + ck_stream_ahead(stream);
+}
+
+// Gives back the pages of the rows no band still to compress reads: those
+// above the first undone band's prior row. Called with the lock held;
+// drops it while calling madvise.
+static void ck_stream_release(ck_stream *stream) {
+    while (stream->next_undone < stream->band_count && stream->bands[stream->next_undone].done)
+        stream->next_undone += 1;
+    if (!stream->config.release || stream->next_undone == 0) return;
+    uint32_t keep = stream->next_undone * stream->config.band_rows;
+    if (keep > stream->config.height) keep = stream->config.height;
+    size_t limit = (size_t)(keep - 1) * stream->config.row_bytes;
+    long page_size = sysconf(_SC_PAGESIZE);
+    uintptr_t page = page_size > 0 ? (uintptr_t)page_size : 4096;
+    uintptr_t base = (uintptr_t)stream->config.pixels;
+    uintptr_t from = (base + stream->released + page - 1) / page * page;
+    uintptr_t to = (base + limit) / page * page;
+    if (to <= from) return;
+    stream->released = to - base;
+    pthread_mutex_unlock(&stream->lock);
+#if defined(__linux__)
+    madvise((void *)from, to - from, MADV_DONTNEED);
+#elif defined(MADV_FREE)
+    madvise((void *)from, to - from, MADV_FREE);
+#endif
+    pthread_mutex_lock(&stream->lock);
+}
+
+// Compresses the next band in this thread and hands it to the writer.
+// Called with the lock held and a claimable band; returns with it held.
+static void ck_stream_take(ck_stream *stream, ck_stream_worker *worker) {
+    uint32_t band = stream->next_claim;
+    stream->next_claim += 1;
+    pthread_mutex_unlock(&stream->lock);
+    ck_stream_band result = {0};
+    int status = ck_stream_compress(stream, worker, band, &result);
+    pthread_mutex_lock(&stream->lock);
+    if (status != CK_STATUS_OK) {
+        free(result.chunk);
+        if (stream->status == CK_STATUS_OK) stream->status = status;
+    } else {
+        result.done = 1;
+        stream->bands[band] = result;
+        ck_stream_write_ready(stream);
+        ck_stream_release(stream);
+    }
+    pthread_cond_broadcast(&stream->changed);
+}
+
 // Takes bands until none is left; the workers' loop, and the decoding
 // thread's once it has finished.
-static void ck_stream_run(ck_stream *stream) {
-    const ck_stream_config *config = &stream->config;
-    ck_stream_worker worker = {0};
-    size_t band_bytes = (size_t)config->band_rows * (config->row_bytes + 1);
-    worker.filtered = malloc(band_bytes);
-    worker.scratch = malloc(config->row_bytes * 4 + 1);
-    worker.zeros = calloc(config->row_bytes + 1, 1);
-    int ready = worker.filtered && worker.scratch && worker.zeros;
+static void ck_stream_run(ck_stream *stream, ck_stream_worker *worker) {
     pthread_mutex_lock(&stream->lock);
-    if (!ready && stream->status == CK_STATUS_OK) {
-        stream->status = CK_STATUS_OUT_OF_MEMORY;
-        pthread_cond_broadcast(&stream->changed);
-    }
-    // At most this many bands done but not yet written: memory stays bounded
-    // when one band is slow.
-    uint32_t ahead = 2 * (uint32_t)(stream->planned_workers + 1);
     while (stream->status == CK_STATUS_OK && stream->next_claim < stream->band_count) {
-        uint32_t band = stream->next_claim;
-        if (stream->rows < ck_band_end(stream, band) || band >= stream->next_write + ahead) {
-            if (!stream->decoding && stream->rows < ck_band_end(stream, band)) {
+        if (!ck_stream_claimable(stream)) {
+            if (!stream->decoding && stream->rows < ck_band_end(stream, stream->next_claim)) {
                 // The decoder is done but never delivered these rows.
                 stream->status = CK_STATUS_CORRUPT;
                 break;
@@ -229,32 +297,40 @@ static void ck_stream_run(ck_stream *stream) {
             pthread_cond_wait(&stream->changed, &stream->lock);
             continue;
         }
-        stream->next_claim += 1;
-        pthread_mutex_unlock(&stream->lock);
-        ck_stream_band result = {0};
-        int status = ck_stream_compress(stream, &worker, band, &result);
-        pthread_mutex_lock(&stream->lock);
-        if (status != CK_STATUS_OK) {
-            free(result.chunk);
-            if (stream->status == CK_STATUS_OK) stream->status = status;
-        } else {
-            result.done = 1;
-            stream->bands[band] = result;
-            ck_stream_write_ready(stream);
-        }
-        pthread_cond_broadcast(&stream->changed);
+        ck_stream_take(stream, worker);
     }
     pthread_cond_broadcast(&stream->changed);
     pthread_mutex_unlock(&stream->lock);
-    for (int level = 0; level < 13; level++) ck_deflate_free(worker.compressors[level]);
-    free(worker.filtered);
-    free(worker.scratch);
-    free(worker.zeros);
 }
 
 static void *ck_stream_worker_main(void *argument) {
-    ck_stream_run(argument);
+    ck_stream *stream = argument;
+    ck_stream_worker worker;
+    if (ck_stream_worker_init(&worker, &stream->config)) {
+        ck_stream_run(stream, &worker);
+    } else {
+        pthread_mutex_lock(&stream->lock);
+        if (stream->status == CK_STATUS_OK) stream->status = CK_STATUS_OUT_OF_MEMORY;
+        pthread_cond_broadcast(&stream->changed);
+        pthread_mutex_unlock(&stream->lock);
+    }
+    ck_stream_worker_free(&worker);
     return NULL;
+}
+
+// The decoding thread's buffers, made the first time it needs them.
+static ck_stream_worker *ck_stream_caller_worker(ck_stream *stream) {
+    if (stream->caller_worker == NULL) {
+        ck_stream_worker *worker = malloc(sizeof *worker);
+        if (worker == NULL) return NULL;
+        if (!ck_stream_worker_init(worker, &stream->config)) {
+            ck_stream_worker_free(worker);
+            free(worker);
+            return NULL;
+        }
+        stream->caller_worker = worker;
+    }
+    return stream->caller_worker;
 }
 
 uint32_t ck_stream_band_rows(size_t row_bytes, uint32_t height, int threads, size_t min_bytes, size_t max_bytes) {
@@ -294,6 +370,15 @@ ck_stream *ck_stream_start(const ck_stream_config *config) {
     if (wanted > 64) wanted = 64;
     if ((uint32_t)wanted > stream->band_count - 1) wanted = (int)stream->band_count - 1;
     stream->planned_workers = wanted;
+    // The rows a releasing stream lets wait: the window, but room for a
+    // band a thread and the one being decoded, and never more than the
+    // bands allowed ahead of the writer.
+    size_t band_bytes = (size_t)config->band_rows * config->row_bytes;
+    uint64_t window_bands = band_bytes > 0 ? CK_STREAM_WINDOW_BYTES / band_bytes : 1;
+    if (window_bands < (uint64_t)wanted + 2) window_bands = (uint64_t)wanted + 2;
+    if (window_bands > (uint64_t)ck_stream_ahead(stream) + 1) window_bands = ck_stream_ahead(stream) + 1;
+    uint64_t window_rows = window_bands * config->band_rows;
+    stream->window_rows = window_rows > config->height ? config->height : (uint32_t)window_rows;
     for (int i = 0; i < wanted; i++) {
         if (pthread_create(&stream->workers[stream->worker_count], NULL, ck_stream_worker_main, stream) != 0) break;
         stream->worker_count += 1;
@@ -312,6 +397,22 @@ void ck_stream_rows_ready(ck_stream *stream, uint32_t rows) {
         uint32_t needed = ck_band_end(stream, stream->next_claim);
         if (before < needed && rows >= needed) pthread_cond_broadcast(&stream->changed);
     }
+    // Hold the decoder while more than the window waits: it compresses a
+    // band itself when one can be taken, else waits for a worker's.
+    while (stream->config.release && stream->status == CK_STATUS_OK && stream->next_undone < stream->band_count &&
+           rows - stream->next_undone * stream->config.band_rows > stream->window_rows) {
+        if (ck_stream_claimable(stream)) {
+            ck_stream_worker *worker = ck_stream_caller_worker(stream);
+            if (worker == NULL) {
+                stream->status = CK_STATUS_OUT_OF_MEMORY;
+                pthread_cond_broadcast(&stream->changed);
+                break;
+            }
+            ck_stream_take(stream, worker);
+        } else {
+            pthread_cond_wait(&stream->changed, &stream->lock);
+        }
+    }
     pthread_mutex_unlock(&stream->lock);
 }
 
@@ -321,8 +422,22 @@ int ck_stream_finish(ck_stream *stream, int abandon, size_t *written, uint32_t *
     if (abandon && stream->status == CK_STATUS_OK) stream->status = CK_STATUS_CORRUPT;
     pthread_cond_broadcast(&stream->changed);
     pthread_mutex_unlock(&stream->lock);
-    if (!abandon) ck_stream_run(stream);
+    if (!abandon) {
+        ck_stream_worker *worker = ck_stream_caller_worker(stream);
+        if (worker != NULL) {
+            ck_stream_run(stream, worker);
+        } else {
+            pthread_mutex_lock(&stream->lock);
+            if (stream->status == CK_STATUS_OK) stream->status = CK_STATUS_OUT_OF_MEMORY;
+            pthread_cond_broadcast(&stream->changed);
+            pthread_mutex_unlock(&stream->lock);
+        }
+    }
     for (int i = 0; i < stream->worker_count; i++) pthread_join(stream->workers[i], NULL);
+    if (stream->caller_worker != NULL) {
+        ck_stream_worker_free(stream->caller_worker);
+        free(stream->caller_worker);
+    }
     int status = stream->status;
     if (status == CK_STATUS_OK && stream->next_write != stream->band_count) status = CK_STATUS_CORRUPT;
     if (written) *written = stream->written;

@@ -68,12 +68,15 @@ extension CropPlan {
     ///
     /// A PNG input keeps its colour type, bit depth, palette, tRNS and
     /// colour chunks; a JPEG input gives 8-bit gray or RGB with its ICC
-    /// profile as iCCP. Pixels are moved, never changed.
+    /// profile as iCCP. Pixels are moved, never changed. What the export
+    /// holds at once (``memoryNeed``) is checked against the source's
+    /// ``DecodeLimits/maxMemory`` before anything is decoded.
     ///
     /// - Throws: ``ImagingError``; what was written to `sink` before then
     ///   is incomplete.
     public func export(to sink: some ByteSink) throws(ImagingError) -> CropReport {
         var warnings: [String] = []
+        try memoryNeed.check(source.limits)
         let (chunks, dropped) = try carriedChunks(warnings: &warnings)
         let pixelFormat = source.pixelFormat
         let layout = CropLayout(

@@ -10,6 +10,7 @@ import CropGeometry
 /// | `maxMetadataBytes` | 64 MiB | all metadata chunks CropKit reads together |
 /// | `maxFileBytes` | 2 GiB | the input file itself |
 /// | `maxScans` | 500 | a progressive JPEG's scans (a scan bomb repeats them; encoders write about 10) |
+/// | `maxMemory` | 256 MiB | what one crop may hold at once (``MemoryNeed``): a 48-megapixel photo's crop, turned, fits; a bomb's 13000² frame does not |
 /// | `maxScanPasses` | 20 | how many times over a progressive JPEG's scans visit its blocks (``ScanWork``; encoders: 3 to 6) |
 ///
 /// A limit that is exceeded throws ``ImagingError/limitExceeded(_:limit:actual:)``
@@ -27,6 +28,9 @@ public struct DecodeLimits: Hashable, Sendable {
     public var maxFileBytes: Int
     /// The most scans of a progressive JPEG.
     public var maxScans: Int
+    /// The most bytes one crop may hold in memory at once (see
+    /// ``MemoryNeed``), checked before decoding.
+    public var maxMemory: Int
     /// The most times over a progressive JPEG's scans may visit its blocks
     /// (``ScanWork/passes``), checked from the scan headers before decoding.
     public var maxScanPasses: Int
@@ -35,7 +39,7 @@ public struct DecodeLimits: Hashable, Sendable {
     public init(
         maxPixels: Int = 178_956_970, maxDimension: Int = 1_000_000, maxChunkBytes: Int = 16 << 20,
         maxMetadataBytes: Int = 64 << 20, maxFileBytes: Int = 2 << 30, maxScans: Int = 500,
-        maxScanPasses: Int = 20
+        maxScanPasses: Int = 20, maxMemory: Int = 256 << 20
     ) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
@@ -44,6 +48,7 @@ public struct DecodeLimits: Hashable, Sendable {
         self.maxFileBytes = maxFileBytes
         self.maxScans = maxScans
         self.maxScanPasses = maxScanPasses
+        self.maxMemory = maxMemory
     }
 
     /// The defaults.

@@ -136,7 +136,10 @@ extension ImageSource {
     /// Decodes `rect` of the stored grid (by default the whole image).
     ///
     /// Only what the rect needs is decoded: rows below it are never read;
-    /// a JPEG decodes only the MCU columns it needs.
+    /// a JPEG decodes only the MCU columns it needs. The whole rect is held
+    /// in memory, with what the format forces (``MemoryNeed``): over
+    /// ``DecodeLimits/maxMemory`` it is refused before anything is
+    /// allocated.
     ///
     /// - Parameters:
     ///   - rect: The pixels to keep, in the stored grid.
@@ -146,7 +149,10 @@ extension ImageSource {
     public func decode(_ rect: PixelRect<StoredPixels>? = nil, lenient: Bool = false)
         throws(ImagingError) -> DecodedImage
     {
-        try decode(rect ?? PixelRect(size: storedSize), lenient: lenient, rows: nil)
+        let rect = rect ?? PixelRect(size: storedSize)
+        try checkCrop(rect, inside: storedSize)
+        try decodeMemory(rect, streamed: false).check(limits)
+        return try decode(rect, lenient: lenient, rows: nil)
     }
 
     /// ``decode(_:lenient:)``, reporting each finished row to `rows` while

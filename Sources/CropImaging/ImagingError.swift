@@ -24,6 +24,9 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Over one of the ``DecodeLimits``: which, its value, and what the
     /// input needs.
     case limitExceeded(Limit, limit: Int, actual: Int)
+    /// What a crop would hold in memory at once is over
+    /// ``DecodeLimits/maxMemory``: refused before anything is allocated.
+    case memoryExceeded(need: MemoryNeed, limit: Int)
     /// The memory needed could not be had.
     case outOfMemory(detail: String)
     /// A library loaded at run time is not installed.
@@ -89,7 +92,7 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cannotOpen, .notARegularFile: .cannotOpen
         case .corrupt, .recoverableCorruption: .corrupt
         case .unknownFormat, .unsupported, .libraryMissing: .unsupported
-        case .limitExceeded: .limit
+        case .limitExceeded, .memoryExceeded: .limit
         case .outOfMemory: .outOfMemory
         case .cannotWrite: .output
         case .outputExists, .outputIsInput, .outputNotAFile: .outputRefused
@@ -110,6 +113,8 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unsupported(_, let detail): detail
         case .limitExceeded(let limit, let value, let actual):
             Self.describe(limit, limit: value, actual: actual)
+        case .memoryExceeded(let need, let limit):
+            "the crop would hold \(describeBytes(need.bytes)) of memory at once (\(need.parts.joined(separator: ", "))), over the \(describeBytes(limit)) it may take"
         case .outOfMemory(let detail): detail
         case .libraryMissing(let library, let package):
             "\(library) is not installed (Debian: \(package))"

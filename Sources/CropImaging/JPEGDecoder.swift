@@ -48,7 +48,7 @@ public enum JPEGDecoder {
         request.height = UInt32(info.height)
         request.components = Int32(info.components)
         request.max_scans = Int32(clamping: limits.maxScans)
-        request.max_memory = 512 << 20
+        request.max_memory = limits.maxMemory
         request.lenient = lenient ? 1 : 0
         let (samples, status) = try decodeRows(size: size, rows: crop.height, into: rows) {
             pixels, ready, context in

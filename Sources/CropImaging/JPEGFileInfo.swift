@@ -27,6 +27,23 @@ public struct JPEGFileInfo: Sendable {
     public var scanWork: ScanWork? = nil
     /// Each component's identifier, as scans name them.
     var componentIDs: [Int] = []
+    /// How many components the first scan holds: fewer than the frame's
+    /// means a multi-scan file, decoded through whole-frame coefficients.
+    var firstScanComponents = 0
+
+    /// The blocks of coefficients libjpeg keeps for the whole frame when it
+    /// must (progressive and multi-scan files): each component's blocks,
+    /// rounded up to whole MCUs as libjpeg allocates them.
+    var coefficientBlocks: Int {
+        let maxH = max(horizontalSampling.max() ?? 1, 1)
+        let maxV = max(verticalSampling.max() ?? 1, 1)
+        return zip(horizontalSampling, verticalSampling).reduce(0) { sum, factors in
+            let (h, v) = (max(factors.0, 1), max(factors.1, 1))
+            let wide = (width * h + 8 * maxH - 1) / (8 * maxH)
+            let high = (height * v + 8 * maxV - 1) / (8 * maxV)
+            return sum + (wide + h - 1) / h * h * ((high + v - 1) / v * v)
+        }
+    }
 
     /// The colour model a crop is written in: gray for one component, RGB
     /// for every other (CMYK and YCCK are converted).
@@ -127,9 +144,14 @@ extension JPEGFileInfo {
                             "JPEG ICC profile is missing some of its \(iccCount) segments; ignored")
                     }
                 }
+                guard let scan = try file.read(bodyLength), let count = scan.first else {
+                    throw ImagingError.corrupt(
+                        format: .jpeg, detail: "JPEG scan header is truncated")
+                }
+                info.firstScanComponents = Int(count)
                 if info.progressive {
                     info.scanWork = try ScanWork.sum(
-                        file, firstScanLength: bodyLength, frame: info, limits: limits)
+                        file, firstScanHeader: scan, frame: info, limits: limits)
                 }
                 return info
             case 0xC0, 0xC1, 0xC2, 0xC9, 0xCA:
@@ -296,11 +318,11 @@ public struct ScanWork: Hashable, Sendable {
     /// How many times over the scans visit the frame's blocks.
     public var passes: Double { Double(blockVisits) / Double(max(frameBlocks, 1)) }
 
-    /// Walks the scans from the first one (its header of
-    /// `firstScanLength` bytes next in `file`) to EOI, refusing past
-    /// `limits` as soon as a scan header takes the sum over.
+    /// Walks the scans from the first one (whose header, `firstScanHeader`,
+    /// was just read from `file`) to EOI, refusing past `limits` as soon as
+    /// a scan header takes the sum over.
     static func sum(
-        _ file: InputCursor, firstScanLength: Int, frame: JPEGFileInfo, limits: DecodeLimits
+        _ file: InputCursor, firstScanHeader: [UInt8], frame: JPEGFileInfo, limits: DecodeLimits
     ) throws(ImagingError) -> ScanWork {
         let maxH = frame.horizontalSampling.max() ?? 1
         let maxV = frame.verticalSampling.max() ?? 1
@@ -311,11 +333,11 @@ public struct ScanWork: Hashable, Sendable {
         }
         var work = ScanWork(scans: 0, blockVisits: 0, frameBlocks: blocks.reduce(0, +))
         let budget = limits.maxScanPasses.multipliedReportingOverflow(by: work.frameBlocks)
-        var length = firstScanLength
+        var next: [UInt8]? = firstScanHeader
         while true {
             // A scan header: Ns, then Ns component selectors, then Ss, Se,
             // Ah/Al. A damaged one is left to the decoder to report.
-            guard let header = try file.read(length), let count = header.first,
+            guard let header = next, let count = header.first,
                 header.count >= 1 + 2 * Int(count) + 3
             else { return work }
             work.scans += 1
@@ -338,7 +360,7 @@ public struct ScanWork: Hashable, Sendable {
                 else { return work }
                 let segment = (Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])) - 2
                 if marker == 0xDA {
-                    length = segment
+                    next = segment >= 0 ? try file.read(segment) : nil
                     break
                 }
                 guard segment >= 0, file.skip(segment) else { return work }

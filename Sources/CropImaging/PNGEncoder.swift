@@ -297,10 +297,14 @@ final class PNGCropWriter {
         if layout.orientation == .up, layout.bitDepth >= 8,
             encoder.compressor.resolved == .libdeflate
         {
-            stream = try PNGRowStream(
+            let stream = try PNGRowStream(
                 encoder: encoder, width: layout.storedSize.width,
                 height: layout.storedSize.height, colorType: layout.colorType,
                 bitDepth: layout.bitDepth, chunks: layout.chunks, sink: sink)
+            // The decode's buffer is its own (decodeRows): compressed rows
+            // are given back, so the crop streams in bounded memory.
+            stream.releasesRows = true
+            self.stream = stream
         } else {
             stream = nil
         }
@@ -313,12 +317,41 @@ final class PNGCropWriter {
     /// Writes what is left: nothing but the end when the rows were streamed
     /// (the stream ended with the decode), else the whole file from the
     /// decoded crop, turned upright. Takes the crop's samples.
+    ///
+    /// A turn with libdeflate streams too: the turned rows are made a band
+    /// at a time into a buffer the stream gives back as it compresses, so a
+    /// turned crop holds the decoded crop and a window of turned rows, not
+    /// two crops.
     func finish(_ decoded: inout RasterImage) throws(ImagingError) -> PNGEncoder.Written {
         if let stream {
             return PNGEncoder.Written(bytes: stream.written, bandLevels: stream.bandLevels)
         }
         decoded.chunks = layout.chunks
-        if layout.orientation != .up { decoded = decoded.oriented(layout.orientation) }
-        return try encoder.write(taking: &decoded, to: sink)
+        guard layout.orientation != .up else {
+            return try encoder.write(taking: &decoded, to: sink)
+        }
+        guard layout.bitDepth >= 8, encoder.compressor.resolved == .libdeflate else {
+            decoded = decoded.oriented(layout.orientation)
+            return try encoder.write(taking: &decoded, to: sink)
+        }
+        let size = layout.orientation.orientedSize(layout.storedSize)
+        let turned = try PNGRowStream(
+            encoder: encoder, width: size.width, height: size.height, colorType: layout.colorType,
+            bitDepth: layout.bitDepth, chunks: layout.chunks, sink: sink)
+        turned.releasesRows = true
+        let source = decoded
+        decoded.samples = []
+        let rowBytes = size.width * source.bytesPerPixel
+        let rowsAtOnce = max(1, min(size.height, (256 << 10) / max(rowBytes, 1)))
+        _ = try decodeRows(size: rowBytes * size.height, rows: size.height, into: turned) {
+            pixels, ready, context in
+            for start in stride(from: 0, to: size.height, by: rowsAtOnce) {
+                let end = min(start + rowsAtOnce, size.height)
+                source.writeOrientedRows(layout.orientation, rows: start..<end, into: pixels)
+                ready?(context, UInt32(end))
+            }
+            return Int32(CK_STATUS_OK)
+        }
+        return PNGEncoder.Written(bytes: turned.written, bandLevels: turned.bandLevels)
     }
 }

@@ -24,6 +24,11 @@ final class PNGRowStream: RowConsumer {
     private(set) var written = 0
     /// How many bands were compressed at each libdeflate level.
     private(set) var bandLevels: [Int: Int] = [:]
+    /// Whether the rows are the stream's to discard once compressed
+    /// (`ck_stream_config.release`): set when the buffer is a decode's own,
+    /// never when it may be shared with a caller's image. A crop of any
+    /// height then stays resident in a window of a few bands.
+    var releasesRows = false
 
     /// Writes the file's head to `sink`.
     ///
@@ -69,6 +74,7 @@ final class PNGRowStream: RowConsumer {
         config.level = encoder.level.streamLevel
         config.threads = Int32(encoder.threads)
         config.band_rows = UInt32(encoder.bandRows(rowBytes: rowBytes, height: height))
+        config.release = releasesRows ? 1 : 0
         config.write = { context, data, size in
             guard let context else { return 1 }
             let stream = Unmanaged<PNGRowStream>.fromOpaque(context).takeUnretainedValue()

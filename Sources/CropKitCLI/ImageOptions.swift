@@ -25,6 +25,7 @@ struct ImageOptions {
             ("max-metadata-bytes", .metadataBytes, \.maxMetadataBytes),
             ("max-scans", .scans, \.maxScans),
             ("max-scan-passes", .scanPasses, \.maxScanPasses),
+            ("max-memory", .memory, \.maxMemory),
         ]
 
     /// The flag that raises `limit`, if there is one.
@@ -48,6 +49,11 @@ struct ImageOptions {
             name: "max-scan-passes", value: "N",
             help:
                 "refuse progressive JPEGs whose scans visit each block more times over (default \(DecodeLimits.standard.maxScanPasses))"
+        ),
+        OptionSpec(
+            name: "max-memory", value: "BYTES",
+            help:
+                "refuse a crop that would hold more memory at once; K, M, G suffixes (default 256M)"
         ),
         OptionSpec(
             name: "max-pixels", value: "N",
@@ -82,7 +88,10 @@ struct ImageOptions {
             inflater = chosen
         }
         for (flag, _, path) in Self.limitFlags {
-            if let value = try positiveInteger(parsed, flag) { limits[keyPath: path] = value }
+            let value =
+                flag.hasSuffix("bytes") || flag == "max-memory"
+                ? try byteCount(parsed, flag) : try positiveInteger(parsed, flag)
+            if let value { limits[keyPath: path] = value }
         }
     }
 }
@@ -138,4 +147,27 @@ func positiveInteger(_ parsed: ParsedArguments, _ flag: String) throws(UsageErro
         throw UsageError(message: "--\(flag) must be a positive whole number, not '\(text)'")
     }
     return value
+}
+
+/// The value of `--flag` as a positive number of bytes, whole or with a
+/// binary suffix (K, M or G: 1024, 1024², 1024³; `256M`, `1G`), or `nil`
+/// when it is not given.
+///
+/// - Throws: ``UsageError`` naming the flag when the value is not one.
+func byteCount(_ parsed: ParsedArguments, _ flag: String) throws(UsageError) -> Int? {
+    guard let text = parsed.values[flag] else { return nil }
+    let shifts: [Character: Int] = ["K": 10, "k": 10, "M": 20, "m": 20, "G": 30, "g": 30]
+    var digits = Substring(text)
+    var shift = 0
+    if let last = digits.last, let found = shifts[last] {
+        shift = found
+        digits = digits.dropLast()
+    }
+    guard let value = Int(digits), value > 0, value <= Int.max >> shift else {
+        throw UsageError(
+            message:
+                "--\(flag) must be a positive number of bytes (such as 1048576, 512M or 1G), not '\(text)'"
+        )
+    }
+    return value << shift
 }

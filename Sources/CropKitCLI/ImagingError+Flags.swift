@@ -8,6 +8,8 @@ extension ImagingError {
         case .limitExceeded(let limit, _, _):
             guard let flag = ImageOptions.flag(for: limit) else { return description }
             return "\(description) (raise it with --\(flag))"
+        case .memoryExceeded:
+            return "\(description) (raise it with --max-memory)"
         case .outputExists:
             return "\(description); pass --force to replace it"
         case .libraryMissing(let library, _) where library == "libdeflate":

@@ -13,6 +13,8 @@ import Testing
             .corrupt(format: .png, detail: "PNG chunk IDAT has a bad CRC"),
             .recoverableCorruption(format: .jpeg, detail: "Premature end of JPEG file"),
             .unsupported(format: .jpeg, detail: "12-bit"), .outOfMemory(detail: "no memory"),
+            .memoryExceeded(
+                need: MemoryNeed(bytes: 300, parts: ["the decoded crop 300 bytes"]), limit: 200),
             .libraryMissing(library: "libdeflate", package: "libdeflate0"),
             .outputExists(path: "out.png"), .outputIsInput(path: "in.png"),
             .cannotWrite(path: "out.png", reason: "disk full"),

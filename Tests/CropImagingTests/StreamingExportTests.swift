@@ -48,6 +48,35 @@ import Testing
         (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     }
 
+    /// A turned crop streams too: its turned rows are made a band at a time
+    /// into a buffer the stream gives back, each orientation exactly the
+    /// crop turned, however banded and threaded (one-row bands on one
+    /// thread keep the window at three rows, so the maker waits on the
+    /// compressor throughout).
+    @Test(
+        .enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"),
+        arguments: EXIFOrientation.allCases, [(1, 1), (7, 2)])
+    func turnedCropStreamsExactly(orientation: EXIFOrientation, bands: (rows: Int, threads: Int))
+        throws
+    {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let image = Self.source(width: 130, height: 90)
+        let input = folder.appendingPathComponent("in.png").path
+        try AtomicFile.write(
+            PNGEncoder(compressor: .zlib).encode(image), to: input, replacing: false)
+        let output = folder.appendingPathComponent("out.png").path
+        let stored = PixelRect<StoredPixels>(x: 11, y: 5, width: 100, height: 80)
+        _ = try cropFile(
+            input: input, stored: stored, orientation: orientation, output: output,
+            encoder: Self.encoder(rows: bands.rows, rowBytes: 100 * 3, threads: bands.threads))
+        let expected = RasterImage(
+            width: 100, height: 80, colorType: .rgb, bitDepth: 8,
+            samples: Self.cut(image, x: 11, y: 5, width: 100, height: 80)
+        ).oriented(orientation)
+        #expect(try PNGDecoder.decode(path: output).samples == expected.samples)
+    }
+
     @Test(
         .enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"),
         arguments: [(1, 1), (3, 2), (40, 3), (1000, 2)])

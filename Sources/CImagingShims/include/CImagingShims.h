@@ -194,7 +194,18 @@ typedef struct {
     uint32_t band_rows;
     ck_write_fn write;
     void *context;
+    /// When not 0, `pixels` is the stream's to discard as it goes: the pages
+    /// of rows every remaining band is past are given back to the system
+    /// (madvise), and ck_stream_rows_ready holds the decoder (which helps
+    /// compress meanwhile) while more than a window of rows waits, so a
+    /// crop of any height stays resident in a few bands' memory. The rows
+    /// read as zeros afterwards.
+    int release;
 } ck_stream_config;
+
+/// Bytes of rows a releasing stream lets wait at most (more when the
+/// threads need one band each): the window of ck_stream_config.release.
+#define CK_STREAM_WINDOW_BYTES ((size_t)24 << 20)
 
 /// The band limits PNGEncoder uses by default: bytes of filtered rows.
 #define CK_STREAM_MIN_BAND_BYTES 524288
@@ -237,7 +248,9 @@ ck_stream *ck_stream_start(const ck_stream_config *config);
 /// is nearly flat (an opaque alpha), else 2 (a photograph's bands).
 int ck_stream_automatic_level(const uint8_t *filtered, size_t rows, size_t row_bytes, size_t bpp);
 
-/// Rows [0, rows) of the image are final.
+/// Rows [0, rows) of the image are final. With `release`, does not return
+/// while more than the window of rows waits: the caller compresses bands
+/// itself meanwhile, or waits for the workers.
 void ck_stream_rows_ready(ck_stream *stream, uint32_t rows);
 
 /// Ends the stream: with `abandon` 0, the caller helps compress until every

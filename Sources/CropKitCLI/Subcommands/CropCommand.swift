@@ -211,6 +211,14 @@ struct CropCommand: Subcommand {
             .init("source", .object(sourceMembers)),
             .init("mapping", mapping),
             .init("written", writtenJSON(report)),
+            .init(
+                "memory",
+                .object([
+                    // What the plan said the crop would hold at once, and
+                    // the process's measured peak (null where unknown).
+                    .init("need", .number(plan.memoryNeed.bytes)),
+                    .init("peakResident", peakResidentBytes().map { .number($0) } ?? .null),
+                ])),
             .init("warnings", .array(report.warnings.map { .string($0) })),
         ])
     }

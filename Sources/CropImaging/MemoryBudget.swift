@@ -1,0 +1,128 @@
+internal import CImagingShims
+import CropGeometry
+
+/// What a crop holds in memory at once, worked out from the header and the
+/// plan before anything is allocated, so that ``DecodeLimits/maxMemory`` can
+/// refuse it first.
+///
+/// CropKit's memory model, by path:
+///
+/// | path | held at once |
+/// | --- | --- |
+/// | an upright crop of a non-interlaced PNG or a sequential JPEG, written with libdeflate | a window of compressed bands (at most 24 MiB of rows, more only with many threads), whatever the crop's size |
+/// | a turned crop (EXIF orientation) | the crop, plus the window |
+/// | an interlaced PNG | the crop's rows (the crop itself when it spans the full width; else the full-width rows too) |
+/// | a progressive (or multi-scan) JPEG | the whole frame's coefficients, 128 bytes a block, whatever the crop |
+/// | written with zlib, or 1-, 2- or 4-bit samples | the crop and its compressed copy |
+///
+/// The decode's few full-width row buffers and the libraries' own tables
+/// (a few MB) are not counted.
+public struct MemoryNeed: Hashable, Sendable {
+    /// The bytes held at once.
+    public var bytes: Int
+    /// The parts, largest first, as "what: bytes" phrases.
+    public var parts: [String]
+
+    /// A need of nothing.
+    init() {
+        bytes = 0
+        parts = []
+    }
+
+    /// A need of `bytes`, made of `parts`.
+    public init(bytes: Int, parts: [String]) {
+        self.bytes = bytes
+        self.parts = parts
+    }
+
+    /// Adds `count` bytes for `what`.
+    mutating func add(_ count: Int, _ what: String) {
+        guard count > 0 else { return }
+        let (sum, overflow) = bytes.addingReportingOverflow(count)
+        bytes = overflow ? Int.max : sum
+        parts.append("\(what) \(describeBytes(count))")
+    }
+
+    /// Refuses a need over `limits`' ``DecodeLimits/maxMemory``.
+    func check(_ limits: DecodeLimits) throws(ImagingError) {
+        guard bytes <= limits.maxMemory else {
+            throw .memoryExceeded(need: self, limit: limits.maxMemory)
+        }
+    }
+}
+
+/// The bytes of the rows a releasing stream (`ck_stream_config.release`)
+/// holds at most for `threads` threads: its window, and each thread's
+/// filtered band and compressed chunk.
+func streamingWindowBytes(threads: Int) -> Int {
+    Int(CK_STREAM_WINDOW_BYTES) + max(1, threads) * 3 * Int(CK_STREAM_MAX_BAND_BYTES)
+}
+
+extension ImageSource {
+    /// What decoding `rect` alone holds: the pixels (unless `streamed`, when
+    /// a releasing stream takes them a window at a time) and what the
+    /// format forces (an interlaced PNG's full-width rows, a progressive
+    /// JPEG's coefficients).
+    func decodeMemory(_ rect: PixelRect<StoredPixels>, streamed: Bool) -> MemoryNeed {
+        var need = MemoryNeed()
+        let bytesPerPixel: Int
+        switch header {
+        case .png(let info):
+            bytesPerPixel = info.colorType.channels * (info.bitDepth == 16 ? 2 : 1)
+            if info.interlaced, rect.width < info.width {
+                need.add(
+                    saturatingProduct(rect.height, info.width, bytesPerPixel),
+                    "the interlaced crop's full-width rows")
+            }
+        case .jpeg(let info):
+            bytesPerPixel = info.components == 1 ? 1 : 3
+            if info.progressive || info.firstScanComponents < info.components {
+                need.add(
+                    saturatingProduct(info.coefficientBlocks, 128, 1),
+                    "the \(info.progressive ? "progressive" : "multi-scan") frame's coefficients")
+            }
+        }
+        let crop = saturatingProduct(rect.width, rect.height, bytesPerPixel)
+        let interlaced: Bool
+        if case .png(let info) = header { interlaced = info.interlaced } else { interlaced = false }
+        // An interlaced crop is whole before its first row is final.
+        if !streamed || interlaced { need.add(crop, "the decoded crop") }
+        return need
+    }
+}
+
+extension CropPlan {
+    /// What this crop holds in memory at once, by the path its export takes
+    /// (see ``MemoryNeed``); checked against the source's
+    /// ``DecodeLimits/maxMemory`` before anything is decoded.
+    public var memoryNeed: MemoryNeed {
+        switch format {
+        case .png(let encoder):
+            let depth = source.pixelFormat.bitDepth
+            let streams = depth >= 8 && encoder.compressor.resolved == .libdeflate
+            let upright = orientation == .up
+            var need = source.decodeMemory(stored, streamed: streams && upright)
+            let window = streamingWindowBytes(threads: encoder.threads)
+            if streams {
+                let channels = source.pixelFormat.colorType.channels
+                let crop = saturatingProduct(
+                    outputSize.width, outputSize.height, channels * (depth == 16 ? 2 : 1))
+                need.add(min(crop, window), "the compression window")
+            } else {
+                // The crop packed or turned, filtered, then compressed whole.
+                let crop = saturatingProduct(
+                    outputSize.width, outputSize.height,
+                    max(1, source.pixelFormat.colorType.channels * depth / 8))
+                need.add(crop, "the crop to compress")
+            }
+            return need
+        }
+    }
+}
+
+/// `a·b·c`, or `Int.max` when it overflows.
+func saturatingProduct(_ a: Int, _ b: Int, _ c: Int) -> Int {
+    let (ab, first) = a.multipliedReportingOverflow(by: b)
+    let (abc, second) = ab.multipliedReportingOverflow(by: c)
+    return first || second ? Int.max : abc
+}

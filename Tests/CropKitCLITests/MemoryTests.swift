@@ -1,0 +1,112 @@
+import CropGeometry
+import CropImaging
+import CropKitTestSupport
+import Foundation
+import Testing
+
+/// CropKit's memory model, measured on the real binary: an upright crop of
+/// a non-interlaced PNG or a baseline JPEG streams in bounded memory
+/// whatever its size, and what the format forces (a progressive frame, an
+/// interlaced image, a turn) is refused past `--max-memory` before anything
+/// is allocated.
+@Suite(.enabled(if: KillTests.binary != nil, "no cropkit binary beside the tests"))
+struct MemoryTests {
+    /// Runs the cropkit binary's `crop` with `arguments` and `--json`; its
+    /// exit status and the peak resident memory its report gives (Linux's
+    /// VmHWM: wait4's ru_maxrss would count this test process too, since
+    /// the child starts as a vfork of it).
+    static func measure(_ arguments: [String]) throws -> (status: Int32, peak: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(KillTests.binary))
+        process.arguments = arguments + ["--json"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let report = try JSONSerialization.jsonObject(with: output) as? [String: Any]
+        let memory = report?["memory"] as? [String: Any]
+        let peak = try #require(memory?["peakResident"] as? Int)
+        return (process.terminationStatus, peak)
+    }
+
+    /// A 12000×12000 baseline JPEG (144 MB of pixels) and a 5000×5000 RGBA
+    /// PNG (100 MB), cropped whole: each peaks under 64 MB, as the rows are
+    /// compressed and given back while the decode goes on.
+    @Test func uprightCropsStreamInBoundedMemory() throws {
+        guard Compressor.isLibdeflateAvailable else { return }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jpeg = folder.appendingPathComponent("big.jpg").path
+        try Data(SyntheticJPEG.baselineGray(width: 12000, height: 12000)).write(
+            to: URL(fileURLWithPath: jpeg))
+        let png = folder.appendingPathComponent("big.png").path
+        let flat = RasterImage(
+            width: 5000, height: 5000, colorType: .rgba, bitDepth: 8,
+            samples: [UInt8](repeating: 90, count: 5000 * 5000 * 4))
+        try Data(PNGEncoder().encode(flat)).write(to: URL(fileURLWithPath: png))
+        let output = folder.appendingPathComponent("out.png").path
+        for (input, size) in [(jpeg, 12000), (png, 5000)] {
+            let run = try Self.measure([
+                "crop", input, "-o", output, "--force", "--pixels", "0,0,\(size),\(size)",
+            ])
+            #expect(run.status == 0, "\(input)")
+            #expect(run.peak < 64 << 20, "\(input): peak \(run.peak >> 20) MB")
+            let info = try PNGFileInfo.read(path: output)
+            #expect(info.width == size && info.height == size)
+        }
+        // The streamed output holds the pixels: the JPEG's crop is mid-gray.
+        let corner = try PNGDecoder.decode(
+            path: output, rect: PixelRect(x: 4990, y: 4990, width: 10, height: 10))
+        #expect(corner.samples == [UInt8](repeating: 90, count: 400))
+    }
+
+    /// A progressive 4000×4000 frame holds 16 MB of coefficients for a
+    /// 1×1 crop; a turned crop holds the crop: past --max-memory both are
+    /// refused at once with the need named, and exit 2; within it, cropped.
+    @Test func whatTheFormatForcesIsRefusedPastTheBudget() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let progressive = folder.appendingPathComponent("p.jpg").path
+        try Data(SyntheticJPEG.scanBomb(width: 4000, height: 4000, scans: 6)).write(
+            to: URL(fileURLWithPath: progressive))
+        let output = folder.appendingPathComponent("out.png").path
+        let refused = cropkit(
+            "crop", progressive, "-o", output, "--pixels", "0,0,1,1", "--max-memory", "8M")
+        #expect(refused.status == 2)
+        #expect(
+            refused.err.contains("the progressive frame's coefficients 32 MB"), "\(refused.err)")
+        #expect(refused.err.contains("--max-memory"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(
+            cropkit("crop", progressive, "-o", output, "--pixels", "0,0,1,1", "--max-memory", "64M")
+                .status == 0)
+
+        let baseline = folder.appendingPathComponent("b.jpg").path
+        try Data(SyntheticJPEG.baselineGray(width: 3000, height: 3000)).write(
+            to: URL(fileURLWithPath: baseline))
+        let turned = cropkit(
+            "crop", baseline, "-o", output, "--force", "--pixels", "0,0,3000,3000",
+            "--orientation", "6", "--max-memory", "8M")
+        #expect(turned.status == 2)
+        #expect(turned.err.contains("the decoded crop 9000 kB"), "\(turned.err)")
+        // Upright, the same crop streams within the same budget... once the
+        // window fits: a budget of the window and a little more.
+        #expect(
+            cropkit(
+                "crop", baseline, "-o", output, "--force", "--pixels", "0,0,3000,3000",
+                "--max-memory", "64M"
+            ).status == 0)
+    }
+
+    /// --max-memory takes bytes or K, M, G suffixes, and refuses others.
+    @Test func budgetFlagTakesSuffixes() {
+        for bad in ["0", "-1", "12X", "M", "9999999999G"] {
+            let run = cropkit(
+                "crop", "in.png", "-o", "o.png", "--pixels", "0,0,1,1", "--max-memory", bad)
+            #expect(run.status == 64, "\(bad)")
+            #expect(run.err.contains("--max-memory must be a positive number of bytes"), "\(bad)")
+        }
+    }
+}
