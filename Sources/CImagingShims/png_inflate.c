@@ -84,16 +84,17 @@ static inline uint8_t ck_paeth(int a, int b, int c) {
 // chains, so a whole pixel is done per step (the common widths written out,
 // so that each chain stays in a register).
 #if defined(__x86_64__)
-// One pixel of 3 or 4 bytes at `at` loaded into the low 16-bit lanes.
+// One pixel of 3 to 8 bytes at `at` loaded into 16-bit lanes.
 static inline __attribute__((always_inline)) __m128i ck_load_pixel(const uint8_t *at, size_t bpp) {
-    uint32_t word = 0;
+    uint64_t word = 0;
     memcpy(&word, at, bpp);
-    return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)word), _mm_setzero_si128());
+    return _mm_unpacklo_epi8(_mm_cvtsi64_si128((long long)word), _mm_setzero_si128());
 }
 
-// Paeth for pixels of 3 or 4 bytes with SSE2 (always there on x86-64): the
-// bytes of one pixel at once, in 16-bit lanes, as libpng's SSE2 filters do.
-// Inlined with a constant `bpp`, so each 3- or 4-byte copy is one move.
+// Paeth for pixels of 3 to 8 bytes with SSE2 (always there on x86-64): the
+// bytes of one pixel at once, in 16-bit lanes, as libpng's SSE2 filters do
+// for 3 and 4 (and here for 16-bit RGB and RGBA too). Inlined with a
+// constant `bpp`, so each pixel's copy is one or two moves.
 static inline __attribute__((always_inline)) void ck_unpaeth_sse2(uint8_t *row, const uint8_t *prior,
                                                                    size_t count, size_t bpp) {
     const __m128i zero = _mm_setzero_si128();
@@ -115,7 +116,7 @@ static inline __attribute__((always_inline)) void ck_unpaeth_sse2(uint8_t *row, 
         __m128i b_or_c = _mm_or_si128(_mm_and_si128(use_b, b), _mm_andnot_si128(use_b, c));
         __m128i nearest = _mm_or_si128(_mm_and_si128(use_a, a), _mm_andnot_si128(use_a, b_or_c));
         d = _mm_and_si128(_mm_add_epi16(d, nearest), _mm_set1_epi16(0xFF));
-        uint32_t word = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(d, d));
+        uint64_t word = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(d, d));
         memcpy(row + i, &word, bpp);
         a = d;
         c = b;
@@ -132,6 +133,14 @@ static void ck_unpaeth(uint8_t *row, const uint8_t *prior, size_t count, size_t 
     }
     if (bpp == 3 && count >= 6) {
         ck_unpaeth_sse2(row, prior, count, 3);
+        return;
+    }
+    if (bpp == 6 && count >= 12) {
+        ck_unpaeth_sse2(row, prior, count, 6);
+        return;
+    }
+    if (bpp == 8 && count >= 16) {
+        ck_unpaeth_sse2(row, prior, count, 8);
         return;
     }
 #endif

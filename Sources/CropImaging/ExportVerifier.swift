@@ -1,10 +1,17 @@
+internal import CImagingShims
 import CropGeometry
+import Dispatch
 
 /// Runs the export checks for mappings of one source size: makes the two
 /// fixtures of that size once, as PNG files in memory, exports each crop
 /// through the real pipeline (``CropJob``, ``CropPlan/export(to:)``), reads
 /// the output back and checks its pixels.
-public final class ExportVerifier {
+///
+/// Everything streams: the fixtures are compressed while their rows are
+/// made, and the exported crops are checked row by row as they decode, so
+/// a 10000×10000 source (1 GB of fixture pixels) is checked in a few tens of
+/// MB.
+public final class ExportVerifier: Sendable {
     /// The stored size of the fixtures.
     public let sourceSize: PixelSize<StoredPixels>
     private let corners: ImageSource
@@ -27,17 +34,22 @@ public final class ExportVerifier {
                 .fixturePixels, limit: Self.maximumPixels, actual: overflow ? Int.max : pixels)
         }
         self.sourceSize = sourceSize
-        let fast = PNGEncoder(level: 1)
-        corners = try ImageSource(
-            ImageInput(
-                bytes: try fast.encode(
-                    Fixture.corners(width: sourceSize.width, height: sourceSize.height)),
-                name: "corners fixture"))
-        coordinates = try ImageSource(
-            ImageInput(
-                bytes: try fast.encode(
-                    Fixture.coordinates(width: sourceSize.width, height: sourceSize.height)),
-                name: "coordinates fixture"))
+        let (width, height) = (sourceSize.width, sourceSize.height)
+        // The two fixtures at once: each pipeline's maker and decoder is one
+        // thread, so two keep the cores busier than one after the other.
+        (corners, coordinates) = try bothAtOnce(
+            { () throws(ImagingError) in
+                try ImageSource(
+                    ImageInput(
+                        bytes: try Fixture.png(.corners, width: width, height: height),
+                        name: "corners fixture"))
+            },
+            { () throws(ImagingError) in
+                try ImageSource(
+                    ImageInput(
+                        bytes: try Fixture.png(.coordinates, width: width, height: height),
+                        name: "coordinates fixture"))
+            })
     }
 
     /// Whether fixtures of `size` are within what a verifier makes.
@@ -59,16 +71,82 @@ public final class ExportVerifier {
     ///
     /// - Throws: ``ImagingError`` when an export or its read-back fails.
     public func check(_ result: CropResult) throws(ImagingError) -> [ExportCheck] {
-        let cornersOut = try exported(result, of: corners)
-        let coordinatesOut = try exported(result, of: coordinates)
+        try check(result, writingCornersTo: nil)
+    }
+
+    /// ``check(_:)``, also writing the checked crop of the corners fixture
+    /// to `path` (atomically, replacing any file there): what
+    /// ``exportCorners(_:to:)`` writes, without exporting it twice.
+    ///
+    /// - Throws: ``ImagingError`` when an export, its read-back or the
+    ///   write fails.
+    public func check(_ result: CropResult, writingCornersTo path: String?) throws(ImagingError)
+        -> [ExportCheck]
+    {
+        let (cornerChecks, coordinatesCheck) = try bothAtOnce(
+            { () throws(ImagingError) in try checkCorners(result, writingTo: path) },
+            { () throws(ImagingError) in try checkCoordinates(result) })
+        return cornerChecks + [coordinatesCheck]
+    }
+
+    /// Checks (a) to (c) on `result`'s crop of the corners fixture, written
+    /// to `path` too when there is one.
+    private func checkCorners(_ result: CropResult, writingTo path: String?) throws(ImagingError)
+        -> [ExportCheck]
+    {
+        let cornersBytes = try exportedBytes(result, of: corners)
+        if let path { try AtomicFile.write(cornersBytes, to: path, replacing: true) }
+        let cornersOut = try ImageSource(ImageInput(bytes: cornersBytes, name: "exported crop"))
+        let (width, height) = (cornersOut.storedSize.width, cornersOut.storedSize.height)
+        var markers = CornerMarkerRows(stored: result.stored, sourceSize: sourceSize)
+        var opacity = OpacityRows(colorType: .rgba, bitDepth: 8)
+        try Self.inspectRows(of: cornersOut) { y, row in
+            markers.add(row: row, width: width)
+            opacity.add(row: row, y: y, width: width)
+        }
         return [
-            ExportChecks.size(of: cornersOut, equals: result.rect),
-            ExportChecks.cornerMarkers(
-                in: cornersOut, stored: result.stored, sourceSize: sourceSize),
-            ExportChecks.noTransparentPixels(in: cornersOut),
-            ExportChecks.coordinates(
-                in: coordinatesOut, stored: result.stored, orientation: result.orientation),
+            ExportChecks.size(width: width, height: height, equals: result.rect), markers.check,
+            opacity.check,
         ]
+    }
+
+    /// Check (d) on `result`'s crop of the coordinates fixture.
+    private func checkCoordinates(_ result: CropResult) throws(ImagingError) -> ExportCheck {
+        let coordinatesOut = try ImageSource(
+            ImageInput(bytes: try exportedBytes(result, of: coordinates), name: "exported crop"))
+        let expected = result.orientation.orientedSize(
+            PixelSize(width: result.stored.width, height: result.stored.height))
+        guard coordinatesOut.storedSize.width == expected.width,
+            coordinatesOut.storedSize.height == expected.height
+        else {
+            // An output of another size is not read out of bounds.
+            let size = coordinatesOut.storedSize
+            return ExportCheck(
+                name: "coordinates", passed: false,
+                detail:
+                    "exported \(size.width)x\(size.height), expected \(expected.width)x\(expected.height): pixels not compared"
+            )
+        }
+        var rows = CoordinateRows(stored: result.stored, orientation: result.orientation)
+        try Self.inspectRows(of: coordinatesOut) { y, row in rows.add(row: row, y: y) }
+        return rows.check
+    }
+
+    /// Decodes the whole of `source`, handing each row to `inspect` as soon
+    /// as it is final; rows inspected are given back, so only a few are
+    /// held at once.
+    private static func inspectRows(
+        of source: ImageSource, _ inspect: (Int, UnsafePointer<UInt8>) -> Void
+    ) throws(ImagingError) {
+        let inspector = RowInspector(
+            rowBytes: source.storedSize.width * source.pixelFormat.colorType.channels
+                * (source.pixelFormat.bitDepth == 16 ? 2 : 1))
+        try withoutActuallyEscaping(inspect) { (inspect) throws(ImagingError) in
+            inspector.inspect = inspect
+            defer { inspector.inspect = nil }
+            _ = try source.decode(
+                PixelRect(size: source.storedSize), lenient: false, rows: inspector)
+        }
     }
 
     /// The plan for `result`'s crop of `fixture`: the rect as seen, with the
@@ -88,12 +166,81 @@ public final class ExportVerifier {
         }
     }
 
-    /// `result`'s crop of `fixture`, exported to memory and decoded back.
-    private func exported(_ result: CropResult, of fixture: ImageSource) throws(ImagingError)
-        -> RasterImage
+    /// `result`'s crop of `fixture`, exported to memory.
+    private func exportedBytes(_ result: CropResult, of fixture: ImageSource)
+        throws(ImagingError) -> [UInt8]
     {
         let sink = MemorySink()
         _ = try plan(result, of: fixture).export(to: sink)
-        return try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop")).decode().image
+        return sink.bytes
     }
+}
+
+/// A decode's rows handed to a closure as each is final, then given back
+/// (``RowConsumer``): how a whole image is checked without holding it.
+private final class RowInspector: RowConsumer {
+    private let rowBytes: Int
+    var inspect: ((Int, UnsafePointer<UInt8>) -> Void)?
+    private var pixels: UnsafePointer<UInt8>?
+    private var done = 0
+    private var released = 0
+
+    init(rowBytes: Int) { self.rowBytes = rowBytes }
+
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
+        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
+    {
+        self.pixels = pixels
+        return (
+            { context, rows in
+                guard let context else { return }
+                Unmanaged<RowInspector>.fromOpaque(context).takeUnretainedValue().ready(Int(rows))
+            }, Unmanaged.passUnretained(self).toOpaque()
+        )
+    }
+
+    private func ready(_ rows: Int) {
+        guard let pixels, let inspect, rows > done else { return }
+        for y in done..<rows { inspect(y, pixels + y * rowBytes) }
+        done = max(done, rows)
+        let end = ck_page_floor(pixels, done * rowBytes)
+        if end > released {
+            ck_release_pages(pixels, released, end)
+            released = end
+        }
+    }
+
+    func end(succeeded: Bool) throws(ImagingError) {}
+}
+
+/// Runs `first` and `second` on two threads at once and returns both
+/// results, or the first one's error (else the second's).
+private func bothAtOnce<A: Sendable, B: Sendable>(
+    _ first: @Sendable () throws(ImagingError) -> A,
+    _ second: @Sendable () throws(ImagingError) -> B
+) throws(ImagingError) -> (A, B) {
+    let outcomes = PairOfOutcomes<A, B>()
+    withoutActuallyEscaping(first) { first in
+        withoutActuallyEscaping(second) { second in
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                // Each iteration writes its own field only.
+                if index == 0 {
+                    outcomes.first = Result { () throws(ImagingError) in try first() }
+                } else {
+                    outcomes.second = Result { () throws(ImagingError) in try second() }
+                }
+            }
+        }
+    }
+    guard let a = outcomes.first, let b = outcomes.second else {
+        preconditionFailure("concurrentPerform ran both iterations")
+    }
+    return (try a.get(), try b.get())
+}
+
+/// Where ``bothAtOnce(_:_:)``'s two threads leave their results: each writes
+/// its own field, read only after both have ended.
+private final class PairOfOutcomes<A, B>: @unchecked Sendable {
+    var first: Result<A, ImagingError>?
+    var second: Result<B, ImagingError>?
 }

@@ -39,72 +39,134 @@ public enum Fixture {
     /// arms reach a quarter of the shorter side, leaving the markers clear;
     /// its bars are a hundredth of the shorter side thick (at least 1).
     public static func corners(width: Int, height: Int) -> RasterImage {
-        precondition(width > 0 && height > 0, "a fixture has at least one pixel")
-        let side = markerSide(width: width, height: height)
-        let (cx, cy) = (width / 2, height / 2)
-        let arm = min(width, height) / 4
-        let samples = [UInt8](unsafeUninitializedCapacity: width * height * 4 + height) {
-            buffer, count in
-            // The bytes are seen as 32-bit pixels only inside this scope
-            // (withMemoryRebound), and every one is written before the count
-            // is set.
-            UnsafeMutableRawBufferPointer(buffer).withMemoryRebound(to: UInt32.self) { words in
-                guard let pixels = words.baseAddress else { return }
-                func word(_ color: [UInt8]) -> UInt32 {
-                    UInt32(color[0]) | UInt32(color[1]) << 8 | UInt32(color[2]) << 16
-                        | UInt32(color[3]) << 24
-                }
-                pixels.initialize(repeating: word(background), count: width * height)
-                func paint(_ color: [UInt8], x: Int, y: Int, w: Int, h: Int) {
-                    let value = word(color)
-                    for row in max(0, y)..<min(height, y + h) {
-                        (pixels + row * width + max(0, x)).update(
-                            repeating: value, count: max(0, min(width, x + w) - max(0, x)))
-                    }
-                }
-                // The cross first, so that markers win where they overlap;
-                // its bars are a hundredth of the shorter side thick, so it
-                // shows in a thumbnail too.
-                let bar = max(1, min(width, height) / 100)
-                paint(cross, x: cx - arm, y: cy - bar / 2, w: 2 * arm + 1, h: bar)
-                paint(cross, x: cx - bar / 2, y: cy - arm, w: bar, h: 2 * arm + 1)
-                paint(topLeft, x: 0, y: 0, w: side, h: side)
-                paint(topRight, x: width - side, y: 0, w: side, h: side)
-                paint(bottomLeft, x: 0, y: height - side, w: side, h: side)
-                paint(bottomRight, x: width - side, y: height - side, w: side, h: side)
-            }
-            count = width * height * 4
-        }
-        return RasterImage(
-            width: width, height: height, colorType: .rgba, bitDepth: 8, samples: samples)
+        make(.corners, width: width, height: height, layout: layout(.corners))
     }
 
     /// The coordinates fixture; each side at most 65,536 pixels.
     public static func coordinates(width: Int, height: Int) -> RasterImage {
+        make(.coordinates, width: width, height: height, layout: layout(.coordinates))
+    }
+
+    /// The pixel format of `kind`: 8-bit RGBA corners, 16-bit RGB
+    /// coordinates.
+    static func layout(_ kind: Kind) -> (colorType: PNGColorType, bitDepth: Int, bytes: Int) {
+        kind == .corners ? (.rgba, 8, 4) : (.rgb, 16, 6)
+    }
+
+    private static func make(
+        _ kind: Kind, width: Int, height: Int,
+        layout: (colorType: PNGColorType, bitDepth: Int, bytes: Int)
+    ) -> RasterImage {
+        let count = width * height * layout.bytes
+        // Every byte is written before the count is set; the spare byte a
+        // row lets the encoder filter in place.
+        let samples = [UInt8](unsafeUninitializedCapacity: count + height) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            writeRows(kind, width: width, height: height, rows: 0..<height, into: base)
+            initialized = count
+        }
+        return RasterImage(
+            width: width, height: height, colorType: layout.colorType, bitDepth: layout.bitDepth,
+            samples: samples)
+    }
+
+    /// Writes rows `rows` of the `kind` fixture of `width`×`height` to
+    /// `target`, the whole fixture's buffer (row 0 at `target`): a band of
+    /// rows at a time, so a fixture of any size can be compressed while it
+    /// is made.
+    static func writeRows(
+        _ kind: Kind, width: Int, height: Int, rows: Range<Int>,
+        into target: UnsafeMutablePointer<UInt8>
+    ) {
         precondition(
             width > 0 && height > 0 && width <= 65536 && height <= 65536, "sides must be 1 to 65536"
         )
-        var samples = [UInt8](repeating: 0, count: width * height * 6)
-        samples.reserveCapacity(width * height * 6 + height)
-        let blue = (UInt8(coordinatesBlue >> 8), UInt8(coordinatesBlue & 0xFF))
-        samples.withUnsafeMutableBufferPointer { out in
-            var i = 0
-            for y in 0..<height {
+        switch kind {
+        case .corners:
+            let side = markerSide(width: width, height: height)
+            let (cx, cy) = (width / 2, height / 2)
+            let arm = min(width, height) / 4
+            let bar = max(1, min(width, height) / 100)
+            func word(_ color: [UInt8]) -> UInt32 {
+                UInt32(color[0]) | UInt32(color[1]) << 8 | UInt32(color[2]) << 16
+                    | UInt32(color[3]) << 24
+            }
+            // The cross first, so that markers win where they overlap; its
+            // bars are a hundredth of the shorter side thick, so it shows
+            // in a thumbnail too.
+            let paints: [(UInt32, x: Int, y: Int, w: Int, h: Int)] = [
+                (word(cross), cx - arm, cy - bar / 2, 2 * arm + 1, bar),
+                (word(cross), cx - bar / 2, cy - arm, bar, 2 * arm + 1),
+                (word(topLeft), 0, 0, side, side),
+                (word(topRight), width - side, 0, side, side),
+                (word(bottomLeft), 0, height - side, side, side),
+                (word(bottomRight), width - side, height - side, side, side),
+            ]
+            let background = word(Fixture.background)
+            // The bytes are seen as 32-bit pixels only inside this scope.
+            UnsafeMutableRawPointer(target).withMemoryRebound(
+                to: UInt32.self, capacity: width * height
+            ) { pixels in
+                for y in rows {
+                    let row = pixels + y * width
+                    row.update(repeating: background, count: width)
+                    for paint in paints where y >= paint.y && y < paint.y + paint.h {
+                        let from = max(0, paint.x)
+                        let to = min(width, paint.x + paint.w)
+                        if to > from { (row + from).update(repeating: paint.0, count: to - from) }
+                    }
+                }
+            }
+        case .coordinates:
+            let blue = (UInt8(coordinatesBlue >> 8), UInt8(coordinatesBlue & 0xFF))
+            for y in rows {
                 let (yHigh, yLow) = (
                     UInt8(truncatingIfNeeded: y >> 8), UInt8(truncatingIfNeeded: y)
                 )
+                var out = target + y * width * 6
                 for x in 0..<width {
-                    out[i] = UInt8(truncatingIfNeeded: x >> 8)
-                    out[i + 1] = UInt8(truncatingIfNeeded: x)
-                    out[i + 2] = yHigh
-                    out[i + 3] = yLow
-                    out[i + 4] = blue.0
-                    out[i + 5] = blue.1
-                    i += 6
+                    out[0] = UInt8(truncatingIfNeeded: x >> 8)
+                    out[1] = UInt8(truncatingIfNeeded: x)
+                    out[2] = yHigh
+                    out[3] = yLow
+                    out[4] = blue.0
+                    out[5] = blue.1
+                    out += 6
                 }
             }
         }
-        return RasterImage(
-            width: width, height: height, colorType: .rgb, bitDepth: 16, samples: samples)
+    }
+
+    /// The PNG file of the `kind` fixture of `width`×`height`, compressed by
+    /// `encoder` while its rows are made: with libdeflate only a window of
+    /// rows is held at once, whatever the size (a 10000×10000 coordinates
+    /// fixture is 600 MB of pixels and a 10 MB file); with zlib the whole
+    /// image.
+    ///
+    /// - Throws: ``ImagingError`` when compression fails.
+    public static func png(
+        _ kind: Kind, width: Int, height: Int, encoder: PNGEncoder = PNGEncoder(level: 1)
+    ) throws(ImagingError) -> [UInt8] {
+        guard encoder.compressor.resolved == .libdeflate else {
+            return try encoder.encode(make(kind, width: width, height: height))
+        }
+        let layout = layout(kind)
+        let sink = MemorySink()
+        let stream = try PNGRowStream(
+            encoder: encoder, width: width, height: height, colorType: layout.colorType,
+            bitDepth: layout.bitDepth, chunks: [], sink: sink)
+        stream.releasesRows = true
+        let rowBytes = width * layout.bytes
+        let rowsAtOnce = max(1, min(height, (256 << 10) / rowBytes))
+        _ = try decodeRows(size: rowBytes * height, rows: height, into: stream) {
+            pixels, ready, context in
+            for start in stride(from: 0, to: height, by: rowsAtOnce) {
+                let end = min(start + rowsAtOnce, height)
+                writeRows(kind, width: width, height: height, rows: start..<end, into: pixels)
+                ready?(context, UInt32(end))
+            }
+            return 0
+        }
+        return sink.bytes
     }
 }

@@ -86,8 +86,7 @@ struct RecordReplayer {
         let file = exportFolder + "/line-\(line).png"
         do throws(ImagingError) {
             let verifier = try verifier(for: mapped.sourceSize)
-            let checks = try verifier.check(mapped)
-            try verifier.exportCorners(mapped, to: file)
+            let checks = try verifier.check(mapped, writingCornersTo: file)
             outcome.checks = checks
             outcome.exportedFile = file
             let failedChecks = checks.filter { !$0.passed }

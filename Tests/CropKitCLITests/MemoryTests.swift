@@ -100,6 +100,57 @@ struct MemoryTests {
             ).status == 0)
     }
 
+    /// The peak resident memory of the cropkit binary running `arguments`,
+    /// as its VmHWM read every few milliseconds until it exits (the high
+    /// water mark only grows, so only a rise in its last moments can be
+    /// missed); `nil` where /proc is missing.
+    static func watchPeak(_ arguments: [String]) throws -> (status: Int32, peak: Int)? {
+        guard FileManager.default.fileExists(atPath: "/proc/self/status") else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(KillTests.binary))
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var peak = 0
+        let status = "/proc/\(process.processIdentifier)/status"
+        while process.isRunning {
+            if let text = try? String(contentsOfFile: status, encoding: .utf8),
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                let kilobytes = Int(line.filter(\.isNumber))
+            {
+                peak = max(peak, kilobytes * 1024)
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, peak)
+    }
+
+    /// `replay --export` of one record over a 4000×4000 source (fixtures of
+    /// 64 and 96 MB of pixels, crops of 54 and 81 MB) stays under 80 MB:
+    /// the fixtures are compressed while made and the crops checked row by
+    /// row as they decode. It held every image whole before (200 MB here).
+    @Test func exportChecksOfABigRecordStream() throws {
+        guard Compressor.isLibdeflateAvailable else { return }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let records = folder.appendingPathComponent("big.jsonl").path
+        try Data(
+            (#"{"source":{"width":4000,"height":4000},"viewport":{"width":400,"height":400},"#
+                + #""selection":{"x":20,"y":30,"width":300,"height":250},"mode":"aspectFit"}"#
+                + "\n")
+                .utf8
+        ).write(to: URL(fileURLWithPath: records))
+        let exports = folder.appendingPathComponent("exports").path
+        try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
+        guard let run = try Self.watchPeak(["replay", records, "--export", exports]) else { return }
+        #expect(run.status == 0)
+        #expect(run.peak > 0 && run.peak < 80 << 20, "peak \(run.peak >> 20) MB")
+        let crop = try PNGFileInfo.read(path: exports + "/line-1.png")
+        #expect(crop.width == 3000 && crop.height == 2500)
+    }
+
     /// --max-memory takes bytes or K, M, G suffixes, and refuses others.
     @Test func budgetFlagTakesSuffixes() {
         for bad in ["0", "-1", "12X", "M", "9999999999G"] {

@@ -248,6 +248,15 @@ ck_stream *ck_stream_start(const ck_stream_config *config);
 /// is nearly flat (an opaque alpha), else 2 (a photograph's bands).
 int ck_stream_automatic_level(const uint8_t *filtered, size_t rows, size_t row_bytes, size_t bpp);
 
+/// The offset below `offset` from `base` at which a page starts (0 when
+/// none does): how far pages can be given back without touching `offset`.
+size_t ck_page_floor(const uint8_t *base, size_t offset);
+
+/// Gives the whole pages of bytes [from, to) after `base` back to the
+/// system (madvise): they read as zeros afterwards. For buffers whose rows
+/// are done with.
+void ck_release_pages(const uint8_t *base, size_t from, size_t to);
+
 /// Rows [0, rows) of the image are final. With `release`, does not return
 /// while more than the window of rows waits: the caller compresses bands
 /// itself meanwhile, or waits for the workers.
