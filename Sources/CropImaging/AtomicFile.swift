@@ -8,14 +8,21 @@ internal import CImagingShims
 
 /// Writes a file so that a reader, or a crash at any moment, sees either the
 /// old file (or none) or the complete new one: the bytes go to a temporary
-/// file in the same folder, are flushed to disk, then renamed into place.
+/// file in the same folder, are flushed to disk, then moved into place.
 ///
-/// The temporary is named `.NAME.cropkit-XXXXXX` and locked (`flock`) by its
-/// writer for as long as it exists. A writer killed before it could remove
-/// its temporary leaves it behind unlocked; the next writer in that folder
-/// removes such leftovers: only files of that naming, only when their lock
-/// can be taken (their writer is gone) and they are older than a minute
-/// (so a temporary created a moment ago, not yet locked, is never touched).
+/// On Linux the temporary has no name (`O_TMPFILE`) until it is complete: a
+/// writer killed at any moment leaves nothing behind. A new file is then
+/// linked into place (`linkat`, which never replaces); a replacing one is
+/// linked under a temporary name and renamed over the old file at once.
+///
+/// Where the file system has no unnamed files (and on other systems) the
+/// temporary is named `.NAME.cropkit-XXXXXX` from the start. Either way a
+/// named temporary is locked (`flock`) by its writer for as long as it
+/// exists; a writer killed before it could remove one leaves it unlocked,
+/// and the next writer in that folder removes such leftovers: only files of
+/// that naming, only when their lock can be taken (their writer is gone)
+/// and they are older than a minute (so a temporary created a moment ago,
+/// not yet locked, is never touched).
 public enum AtomicFile {
     /// Writes `bytes` to `path`.
     ///
@@ -43,7 +50,12 @@ public enum AtomicFile {
         /// The file's final path.
         public let path: String
         private let replacing: Bool
-        private let temporary: String
+        /// The folder the file is written in.
+        private let folder: String
+        /// The output's name cut to 64 bytes, for a temporary's name.
+        private let shortName: String
+        /// The temporary's name, or `nil` while it has none (`O_TMPFILE`).
+        private var temporary: String?
         private var descriptor: Int32
         private var committed = false
         /// Bytes written so far, and how many of them are queued for disk.
@@ -96,10 +108,15 @@ public enum AtomicFile {
                 guard short.utf8.count + String(scalar).utf8.count <= 64 else { break }
                 short.unicodeScalars.append(scalar)
             }
-            var template = Array(
-                "\(folder)/.\(short)\(AtomicFile.temporaryMarker)XXXXXX".utf8CString)
-            let descriptor = template.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress.map { mkstemp($0) } ?? -1
+            var descriptor = ck_open_unnamed(folder, 0o666)
+            var temporary: String?
+            if descriptor < 0 {
+                var template = Array(
+                    "\(folder)/.\(short)\(AtomicFile.temporaryMarker)XXXXXX".utf8CString)
+                descriptor = template.withUnsafeMutableBufferPointer { buffer in
+                    buffer.baseAddress.map { mkstemp($0) } ?? -1
+                }
+                temporary = String(decoding: template.dropLast().map(UInt8.init), as: UTF8.self)
             }
             guard descriptor >= 0 else {
                 throw .cannotWrite(
@@ -123,13 +140,16 @@ public enum AtomicFile {
             }
             self.path = path
             self.replacing = replacing
+            self.folder = folder
+            self.shortName = short
             self.descriptor = descriptor
-            self.temporary = String(decoding: template.dropLast().map(UInt8.init), as: UTF8.self)
+            self.temporary = temporary
         }
 
         deinit {
             if !committed {
-                unlink(temporary)
+                // An unnamed temporary vanishes with its descriptor.
+                if let temporary { unlink(temporary) }
                 if descriptor >= 0 { close(descriptor) }
             }
         }
@@ -174,24 +194,55 @@ public enum AtomicFile {
                 throw .cannotWrite(
                     path: path, reason: "cannot flush to disk: \(String(cString: strerror(errno)))")
             }
-            if replacing {
-                guard rename(temporary, path) == 0 else {
-                    throw .cannotWrite(
-                        path: path,
-                        reason:
-                            "cannot move the new file into place: \(String(cString: strerror(errno)))"
-                    )
+            if temporary == nil && !replacing {
+                // An unnamed file takes its name at once, never replacing.
+                if ck_link_unnamed(descriptor, path) != 0 {
+                    let code = errno
+                    if code == EEXIST { throw .outputExists(path: path) }
+                    throw .cannotWrite(path: path, reason: String(cString: strerror(code)))
                 }
-            } else if link(temporary, path) != 0 {
-                let code = errno
-                if code == EEXIST { throw .outputExists(path: path) }
-                throw .cannotWrite(path: path, reason: String(cString: strerror(code)))
             } else {
-                unlink(temporary)
+                let named = try temporaryName()
+                if replacing {
+                    guard rename(named, path) == 0 else {
+                        throw .cannotWrite(
+                            path: path,
+                            reason:
+                                "cannot move the new file into place: \(String(cString: strerror(errno)))"
+                        )
+                    }
+                } else if link(named, path) != 0 {
+                    let code = errno
+                    if code == EEXIST { throw .outputExists(path: path) }
+                    throw .cannotWrite(path: path, reason: String(cString: strerror(code)))
+                } else {
+                    unlink(named)
+                }
             }
             committed = true
             close(descriptor)
             descriptor = -1
+        }
+
+        /// The temporary's name, giving an unnamed one a fresh name of
+        /// CropKit's temporary naming first (the moment before it is renamed
+        /// over the old file; its lock still held).
+        private func temporaryName() throws(ImagingError) -> String {
+            if let temporary { return temporary }
+            let letters = Array(
+                "abcdefghijklmnopqrstuvwxyz" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+            for _ in 0..<16 {
+                let suffix = String((0..<6).map { _ in letters[Int.random(in: 0..<letters.count)] })
+                let candidate = "\(folder)/.\(shortName)\(AtomicFile.temporaryMarker)\(suffix)"
+                if ck_link_unnamed(descriptor, candidate) == 0 {
+                    temporary = candidate
+                    return candidate
+                }
+                guard errno == EEXIST else { break }
+            }
+            let reason = String(cString: strerror(errno))
+            throw .cannotWrite(
+                path: path, reason: "cannot name the new file in '\(folder)': \(reason)")
         }
     }
 

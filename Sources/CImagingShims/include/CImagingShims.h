@@ -290,6 +290,16 @@ uint8_t ck_png_filter_row(const uint8_t *row, const uint8_t *prior, size_t count
 /// nothing), so that a later fsync finds less to do.
 void ck_start_writeback(int descriptor, int64_t offset, int64_t count);
 
+/// Opens a new file with no name in `folder` (Linux: O_TMPFILE), for
+/// writing, with `mode` (less the umask): it vanishes if the process dies
+/// before ck_link_unnamed gives it one. -1 with errno where the system or
+/// the file system cannot (EOPNOTSUPP, EISDIR, EINVAL).
+int ck_open_unnamed(const char *folder, int mode);
+
+/// Gives the unnamed file `descriptor` the name `path` (linkat), failing
+/// with EEXIST rather than replacing a file there. 0, or -1 with errno.
+int ck_link_unnamed(int descriptor, const char *path);
+
 /// For tests: compresses `data` with libdeflate at level 1 and, when the
 /// output is one block whose padding its header tells (the fast path of
 /// making a band continuable; `fast` says whether it applied), checks that
