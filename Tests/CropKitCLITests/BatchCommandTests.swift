@@ -153,4 +153,55 @@ extension BatchCommandTests {
         // The same lines without the conflicts run.
         #expect(try run([line("a.png", "b.png"), line("a.png", "c.png")]).status == 0)
     }
+
+    /// With --root, a line whose input or output resolves outside the folder
+    /// (by "..", an absolute path, or a symbolic link inside it that points
+    /// out) fails, and nothing is read or written for it; the lines inside
+    /// are cropped.
+    @Test func rootConfinesEveryPath() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let root = folder.appendingPathComponent("root")
+        let outside = folder.appendingPathComponent("outside")
+        for made in [root, outside] {
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+        }
+        #expect(
+            cropkit("fixture", "40x30", "-o", root.appendingPathComponent("a.png").path).status == 0
+        )
+        #expect(
+            cropkit("fixture", "40x30", "-o", outside.appendingPathComponent("b.png").path).status
+                == 0)
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("link.png").path,
+            withDestinationPath: outside.appendingPathComponent("b.png").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("away").path, withDestinationPath: outside.path)
+        let pixels = #""pixels":{"x":0,"y":0,"width":4,"height":3}"#
+        let lines = [
+            #"{"input":"a.png","output":"out/inside.png",\#(pixels)}"#,
+            #"{"input":"a.png","output":"../outside/dots.png",\#(pixels)}"#,
+            #"{"input":"link.png","output":"out/linked.png",\#(pixels)}"#,
+            #"{"input":"a.png","output":"away/through-link.png",\#(pixels)}"#,
+            #"{"input":"\#(outside.path)/b.png","output":"out/absolute.png",\#(pixels)}"#,
+        ]
+        let manifest = root.appendingPathComponent("manifest.jsonl").path
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: manifest))
+        let run = cropkit("batch", manifest, "--root", root.path)
+        #expect(run.status == 1)
+        let statuses = run.out.split(separator: "\n").map { line in
+            line.contains(#""status":"written""#)
+                ? "written" : line.contains("outside --root") ? "outside" : "?"
+        }
+        #expect(statuses == ["written", "outside", "outside", "outside", "outside"], "\(run.out)")
+        #expect(
+            FileManager.default.fileExists(
+                atPath: root.appendingPathComponent("out/inside.png").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == ["b.png"])
+        // Without --root the same manifest reaches out.
+        #expect(cropkit("batch", manifest).status == 0)
+        #expect(
+            cropkit("batch", manifest, "--root", folder.appendingPathComponent("none").path).status
+                == 64)
+    }
 }

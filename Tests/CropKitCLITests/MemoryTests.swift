@@ -151,6 +151,29 @@ struct MemoryTests {
         #expect(crop.width == 3000 && crop.height == 2500)
     }
 
+    /// A 6 MB manifest (50,000 lines) is read a line at a time and its
+    /// report written as it goes: the batch stays under 48 MB (it held the
+    /// manifest, its lines and every outcome before: 10 MB a manifest MB).
+    @Test func batchStreamsItsManifest() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("m.jsonl").path
+        var text = ""
+        for index in 0..<50_000 {
+            text +=
+                #"{"input":"in/missing-\#(index).png","output":"out/a/b/c/o-\#(index).png","pixels":{"x":1,"y":2,"width":30,"height":40}}"#
+                + "\n"
+        }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: manifest))
+        let report = folder.appendingPathComponent("r.jsonl").path
+        guard let run = try Self.watchPeak(["batch", manifest, "--report", report]) else { return }
+        #expect(run.status == 1)
+        #expect(run.peak > 0 && run.peak < 48 << 20, "peak \(run.peak >> 20) MB")
+        let lines = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 50_000)
+        #expect(lines.last?.hasPrefix(#"{"line":50000,"status":"failed""#) == true)
+    }
+
     /// --max-memory takes bytes or K, M, G suffixes, and refuses others.
     @Test func budgetFlagTakesSuffixes() {
         for bad in ["0", "-1", "12X", "M", "9999999999G"] {

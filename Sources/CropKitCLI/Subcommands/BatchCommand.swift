@@ -11,7 +11,7 @@ struct BatchCommand: Subcommand {
     static let summary =
         "run many crops from a JSON Lines manifest on all cores; resumable, shardable"
     static let usage = """
-        Usage: cropkit batch MANIFEST.jsonl [--shard I/N] [--jobs J] [--report FILE.jsonl] [--force]
+        Usage: cropkit batch MANIFEST.jsonl [--shard I/N] [--jobs J] [--report FILE.jsonl] [--root DIR] [--force]
 
         Each manifest line is a JSON object: "input" and "output" (paths, relative
         ones resolved against the manifest's folder) and either "pixels"
@@ -31,7 +31,12 @@ struct BatchCommand: Subcommand {
         The whole manifest is checked before the first crop, and refused (exit 2,
         the lines named) when two lines write one output, a line writes a line's
         input or the manifest, --report is the manifest, an input or an output,
-        or a line is not UTF-8.
+        or a line is not UTF-8. The manifest is read a line at a time (twice:
+        checked, then cropped), never held whole, and the report is written in
+        line order as the crops end.
+        For a manifest from an untrusted source, --root DIR makes every input
+        and output resolve, after symbolic links, inside DIR; a line that
+        reaches outside fails (and nothing is read or written for it).
         Exit 1 when any line failed, 2 when the manifest cannot be read (or has a
         line longer than --max-line-bytes).
         """
@@ -48,6 +53,9 @@ struct BatchCommand: Subcommand {
                 help: "write the per-line report here instead of standard output"),
             OptionSpec(name: "force", value: nil, help: "redo outputs that already exist"),
             OptionSpec(
+                name: "root", value: "DIR",
+                help: "fail lines whose input or output resolves outside DIR (untrusted manifests)"),
+            OptionSpec(
                 name: "max-line-bytes", value: "N",
                 help:
                     "refuse a manifest line longer than this (default \(LineReader.defaultMaxLineBytes))"
@@ -59,6 +67,9 @@ struct BatchCommand: Subcommand {
     var jobs: Int
     var reportPath: String?
     var force: Bool
+    /// The folder every path must resolve inside, resolved itself; `nil`
+    /// without --root.
+    var root: String?
     var image: ImageOptions
     /// One crop per job: each encodes on one thread, the jobs fill the cores.
     var encoder: PNGEncoder
@@ -85,6 +96,17 @@ struct BatchCommand: Subcommand {
         }
         reportPath = parsed.values["report"]
         force = parsed.flags.contains("force")
+        if let folder = parsed.values["root"] {
+            guard let resolved = realpath(folder, nil) else {
+                throw UsageError(message: "--root '\(folder)' is not a folder that exists")
+            }
+            root = String(cString: resolved)
+            free(resolved)
+            var info = stat()
+            guard let root, stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw UsageError(message: "--root '\(folder)' is not a folder")
+            }
+        }
         image = try ImageOptions(parsed)
         encoder = try CompressionOptions.encoder(parsed, threads: 1)
         maxLineBytes = try positiveInteger(parsed, "max-line-bytes") ?? maxLineBytes
@@ -99,125 +121,178 @@ struct BatchCommand: Subcommand {
         var members: [JSONValue.Member]
     }
 
-    /// The outcomes so far, and the progress bar, behind one lock: workers
-    /// report from several threads.
+    /// The outcomes, written to the report in line order as they come (a
+    /// few wait while an earlier line is still being cropped), with the
+    /// counts and the progress bar, behind one lock: workers report from
+    /// several threads.
     final class Results: @unchecked Sendable {
         private let lock = NSLock()
-        private var outcomes: [Outcome] = []
+        private var waiting: [Int: Outcome] = [:]
+        /// The lines in the order they are reported; the next one expected.
+        private var order: [Int] = []
+        private var next = 0
+        private let report: (String) throws(ImagingError) -> Void
         private let progress: TextSink?
         private let total: Int
+        private(set) var counts: [String: Int] = [:]
+        private var done = 0
+        private(set) var failure: ImagingError?
 
-        init(progress: TextSink?, total: Int) {
+        init(
+            progress: TextSink?, total: Int,
+            report: @escaping (String) throws(ImagingError) -> Void
+        ) {
             self.progress = progress
             self.total = total
+            self.report = report
+        }
+
+        /// The lines of the next chunk, in the order their outcomes go out.
+        func expect(_ lines: [Int]) {
+            lock.lock()
+            defer { lock.unlock() }
+            order.removeFirst(next)
+            next = 0
+            order += lines
         }
 
         func add(_ outcome: Outcome) {
             lock.lock()
             defer { lock.unlock() }
-            outcomes.append(outcome)
+            waiting[outcome.line] = outcome
+            counts[outcome.status, default: 0] += 1
+            done += 1
+            while next < order.count, let ready = waiting.removeValue(forKey: order[next]) {
+                next += 1
+                let line = JSONValue.object(
+                    [.init("line", .number(ready.line)), .init("status", .string(ready.status))]
+                        + ready.members
+                ).text + "\n"
+                do throws(ImagingError) {
+                    if failure == nil { try report(line) }
+                } catch {
+                    failure = error
+                }
+            }
             if let progress {
                 let width = 30
-                let filled = width * outcomes.count / max(total, 1)
+                let filled = width * done / max(total, 1)
                 progress.write(
                     "\r[" + String(repeating: "#", count: filled)
                         + String(repeating: ".", count: width - filled)
-                        + "] \(outcomes.count)/\(total)")
+                        + "] \(done)/\(total)")
                 (progress as? StandardStream)?.flush()
             }
-        }
-
-        var sorted: [Outcome] {
-            lock.lock()
-            defer { lock.unlock() }
-            return outcomes.sorted { $0.line < $1.line }
         }
     }
 
     func run(console: Console) -> Int32 {
-        let lines: [String]
-        switch LineReader.open(path: manifest) {
-        case .failure(let error):
-            console.err.write("error: \(error)\n")
-            return ExitCode.badInput
-        case .success(let reader):
-            reader.maxLineBytes = maxLineBytes
-            var all: [String] = []
-            var number = 0
-            while let bytes = reader.nextLineBytes() {
-                number += 1
-                // Paths are bytes: a line that is not UTF-8 would have its
-                // bytes replaced by U+FFFD, and two outputs could become one.
-                guard let line = String(validating: bytes, as: UTF8.self) else {
-                    console.err.write(
-                        "error: \(manifest): line \(number) is not valid UTF-8; paths must be UTF-8 text\n"
-                    )
-                    return ExitCode.badInput
-                }
-                all.append(line)
-            }
-            if let failure = reader.failure {
-                console.err.write(
-                    "error: \(manifest): \(failure); raise it with --max-line-bytes\n")
-                return ExitCode.badInput
-            }
-            lines = all
-        }
         let base = (manifest as NSString).deletingLastPathComponent
-        if let conflict = Self.conflicts(
-            in: lines, base: base, manifest: manifest, report: reportPath)
-        {
+        // First pass: the whole manifest checked, a line at a time.
+        var check = ManifestCheck(
+            base: base, manifest: manifest, report: reportPath, shard: shard)
+        switch readLines(console: console, { number, line in check.add(line: number, text: line) }) {
+        case .some(let code): return code
+        case .none: break
+        }
+        if let conflict = check.problem ?? check.finish() {
             console.err.write("error: \(manifest): \(conflict); nothing was cropped\n")
             return ExitCode.badInput
         }
-        // Non-blank lines are numbered from 1 and indexed from 0 for sharding.
-        let work = lines.enumerated().filter { !$0.element.allSatisfy(\.isWhitespace) }
-            .enumerated().filter { $0.offset % shard.count == shard.index }
-            .map { (line: $0.element.offset + 1, text: $0.element.element) }
         let terminal = isatty(2) == 1
         let started = Date()
-        let total = work.count
-        let results = Results(progress: terminal ? console.err : nil, total: total)
+        let total = check.linesInShard
+        let sink: AtomicFile.Writer?
+        do throws(ImagingError) {
+            sink = try reportPath.map { path throws(ImagingError) in
+                try AtomicFile.Writer(path: path, replacing: true)
+            }
+        } catch {
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return ExitCode.badInput
+        }
+        let results = Results(progress: terminal ? console.err : nil, total: total) {
+            text throws(ImagingError) in
+            if let sink {
+                try sink.write(Array(text.utf8)[...])
+            } else {
+                console.out.write(text)
+            }
+        }
+        // Second pass: the lines of this shard cropped a chunk at a time,
+        // every core busy within a chunk; only a chunk is held.
         let jobs = min(jobs, max(1, total))
-        DispatchQueue.concurrentPerform(iterations: jobs) { worker in
-            var index = worker
-            while index < total {
-                let item = work[index]
-                let outcome = process(line: item.line, text: item.text, base: base)
-                results.add(outcome)
-                index += jobs
+        let chunkSize = max(1024, jobs * 64)
+        var chunk: [(line: Int, text: String)] = []
+        func crop() {
+            let work = chunk
+            results.expect(work.map(\.line))
+            DispatchQueue.concurrentPerform(iterations: min(jobs, work.count)) { worker in
+                var index = worker
+                while index < work.count {
+                    results.add(process(line: work[index].line, text: work[index].text, base: base))
+                    index += jobs
+                }
             }
+            chunk.removeAll(keepingCapacity: true)
         }
+        var nonBlank = 0
+        _ = readLines(console: console) { number, line in
+            guard !line.allSatisfy(\.isWhitespace) else { return }
+            defer { nonBlank += 1 }
+            guard nonBlank % shard.count == shard.index else { return }
+            chunk.append((number, line))
+            if chunk.count == chunkSize { crop() }
+        }
+        if !chunk.isEmpty { crop() }
         if terminal { console.err.write("\n") }
-        let outcomes = results.sorted
-        var report = ""
-        for outcome in outcomes {
-            report +=
-                JSONValue.object(
-                    [
-                        .init("line", .number(outcome.line)),
-                        .init("status", .string(outcome.status)),
-                    ] + outcome.members
-                ).text + "\n"
+        do throws(ImagingError) {
+            if let failure = results.failure { throw failure }
+            try sink?.commit()
+        } catch {
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return ExitCode.badInput
         }
-        if let reportPath {
-            do throws(ImagingError) {
-                try AtomicFile.write(Array(report.utf8), to: reportPath, replacing: true)
-            } catch {
-                console.err.write("error: \(error.commandLineMessage)\n")
-                return ExitCode.badInput
-            }
-        } else {
-            console.out.write(report)
-        }
-        let written = outcomes.filter { $0.status == "written" }.count
-        let skipped = outcomes.filter { $0.status == "skipped" }.count
-        let failed = outcomes.filter { $0.status == "failed" }.count
+        let written = results.counts["written", default: 0]
+        let skipped = results.counts["skipped", default: 0]
+        let failed = results.counts["failed", default: 0]
         let seconds = Date().timeIntervalSince(started)
         console.err.write(
             "batch: \(written) written, \(skipped) skipped (already complete), \(failed) failed, shard \(shard.index)/\(shard.count), \(String(format: "%.2f", seconds)) s\n"
         )
         return failed > 0 ? ExitCode.failure : ExitCode.success
+    }
+
+    /// Reads the manifest a line at a time, handing each (numbered from 1)
+    /// to `body`; returns the exit code when it cannot be read, has a line
+    /// over --max-line-bytes, or a line that is not UTF-8 (paths are bytes:
+    /// its bytes would be replaced by U+FFFD, and two outputs could become
+    /// one), else `nil`.
+    private func readLines(console: Console, _ body: (Int, String) -> Void) -> Int32? {
+        let reader: LineReader
+        switch LineReader.open(path: manifest) {
+        case .failure(let error):
+            console.err.write("error: \(error)\n")
+            return ExitCode.badInput
+        case .success(let opened): reader = opened
+        }
+        reader.maxLineBytes = maxLineBytes
+        var number = 0
+        while let bytes = reader.nextLineBytes() {
+            number += 1
+            guard let line = String(validating: bytes, as: UTF8.self) else {
+                console.err.write(
+                    "error: \(manifest): line \(number) is not valid UTF-8; paths must be UTF-8 text\n"
+                )
+                return ExitCode.badInput
+            }
+            body(number, line)
+        }
+        if let failure = reader.failure {
+            console.err.write("error: \(manifest): \(failure); raise it with --max-line-bytes\n")
+            return ExitCode.badInput
+        }
+        return nil
     }
 
     /// One manifest line: parse, plan, crop, write; the same library calls
@@ -243,6 +318,12 @@ struct BatchCommand: Subcommand {
         let paths: [JSONValue.Member] = [
             .init("input", .string(input)), .init("output", .string(output)),
         ]
+        if let root {
+            for (role, path) in [("input", input), ("output", output)]
+            where !Self.resolves(path, inside: root) {
+                return failed("the \(role) '\(path)' resolves outside --root '\(root)'", paths)
+            }
+        }
         if !force && FileManager.default.fileExists(atPath: output) {
             return Outcome(line: line, status: "skipped", members: paths)
         }
@@ -282,70 +363,25 @@ struct BatchCommand: Subcommand {
         }
     }
 
-    /// What in the whole manifest would lose work, checked before the first
-    /// crop (of every shard): two lines with one output, an output that is
-    /// a line's input, a report that is the manifest or an input. Paths are
-    /// compared after resolving them against the manifest's folder and
-    /// standardizing, and by device and inode where the files exist.
-    static func conflicts(in lines: [String], base: String, manifest: String, report: String?)
-        -> String?
-    {
-        func resolve(_ path: String) -> String {
-            let full = path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
-            return (full as NSString).standardizingPath
+    /// Whether `path` resolves, after symbolic links, inside `root` (itself
+    /// resolved): an existing file by its real path; a new one by the real
+    /// path of the deepest folder of it that exists, plus the rest (which
+    /// holds no "..", having been standardized first).
+    static func resolves(_ path: String, inside root: String) -> Bool {
+        var known = (path as NSString).standardizingPath
+        var rest: [String] = []
+        while true {
+            if let real = realpath(known, nil) {
+                defer { free(real) }
+                let full = ([String(cString: real)] + rest.reversed()).joined(separator: "/")
+                return full == root || full.hasPrefix(root == "/" ? "/" : root + "/")
+            }
+            let parent = (known as NSString).deletingLastPathComponent
+            let last = (known as NSString).lastPathComponent
+            guard !last.isEmpty, last != "..", parent != known else { return false }
+            rest.append(last)
+            known = parent.isEmpty ? "." : parent
         }
-        // A file that exists is known by its device and inode too, so two
-        // spellings of one file (a link, "a/../b") meet.
-        func identity(_ path: String) -> String? {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            return "\(info.st_dev):\(info.st_ino)"
-        }
-        var inputLine: [String: Int] = [:]
-        var outputLine: [String: Int] = [:]
-        func keys(_ path: String) -> [String] { [path] + (identity(path).map { [$0] } ?? []) }
-        var outputs: [(line: Int, path: String)] = []
-        for (index, text) in lines.enumerated() {
-            guard let json = try? JSONValue(parsing: text) else { continue }
-            if case .string(let input)? = json["input"] {
-                for key in keys(resolve(input)) where inputLine[key] == nil {
-                    inputLine[key] = index + 1
-                }
-            }
-            if case .string(let output)? = json["output"] {
-                let path = resolve(output)
-                for key in keys(path) {
-                    if let earlier = outputLine[key] {
-                        return "lines \(earlier) and \(index + 1) both write '\(path)'"
-                    }
-                    outputLine[key] = index + 1
-                }
-                outputs.append((index + 1, path))
-            }
-        }
-        let manifestKeys = Set(keys((manifest as NSString).standardizingPath))
-        for output in outputs {
-            let outputKeys = keys(output.path)
-            if let input = outputKeys.compactMap({ inputLine[$0] }).first {
-                return "line \(output.line) writes '\(output.path)', the input of line \(input)"
-            }
-            if !manifestKeys.isDisjoint(with: outputKeys) {
-                return "line \(output.line) writes the manifest itself"
-            }
-        }
-        if let report {
-            let reportKeys = keys((report as NSString).standardizingPath)
-            if !manifestKeys.isDisjoint(with: reportKeys) {
-                return "--report '\(report)' is the manifest itself"
-            }
-            if let input = reportKeys.compactMap({ inputLine[$0] }).first {
-                return "--report '\(report)' is the input of line \(input)"
-            }
-            if let output = reportKeys.compactMap({ outputLine[$0] }).first {
-                return "--report '\(report)' is the output of line \(output)"
-            }
-        }
-        return nil
     }
 
     /// Why a manifest line has no job.
@@ -383,5 +419,118 @@ struct BatchCommand: Subcommand {
         } catch {
             return .failure(LineProblem(text: "not a pixel rect or a view selection: \(error)"))
         }
+    }
+}
+
+/// The whole-manifest check of `cropkit batch`, fed a line at a time: what
+/// would lose work is found before the first crop (of every shard): two
+/// lines with one output, an output that is a line's input or the manifest,
+/// a report that is the manifest, an input or an output. Paths are compared
+/// after resolving them against the manifest's folder and standardizing,
+/// and by device and inode where the files exist; each is kept as a 128-bit
+/// hash, not as text, so the check's memory is a few dozen bytes a line.
+struct ManifestCheck {
+    let base: String
+    let manifest: String
+    let report: String?
+    let shard: (index: Int, count: Int)
+    /// The first problem found, if any.
+    private(set) var problem: String?
+    /// Non-blank lines in this shard.
+    private(set) var linesInShard = 0
+    private var nonBlank = 0
+    private var inputLine: [PathKey: Int] = [:]
+    private var outputLine: [PathKey: Int] = [:]
+    private let manifestKeys: Set<PathKey>
+    private let reportKeys: Set<PathKey>
+
+    init(base: String, manifest: String, report: String?, shard: (index: Int, count: Int)) {
+        self.base = base
+        self.manifest = manifest
+        self.report = report
+        self.shard = shard
+        manifestKeys = Set(Self.keys((manifest as NSString).standardizingPath))
+        reportKeys = Set(report.map { Self.keys(($0 as NSString).standardizingPath) } ?? [])
+    }
+
+    /// A path, or an existing file's device and inode, as a 128-bit hash.
+    struct PathKey: Hashable {
+        var low: UInt64
+        var high: UInt64
+
+        init(_ text: String) {
+            var first = Hasher()
+            first.combine(0)
+            first.combine(text)
+            var second = Hasher()
+            second.combine(1)
+            second.combine(text)
+            low = UInt64(bitPattern: Int64(first.finalize()))
+            high = UInt64(bitPattern: Int64(second.finalize()))
+        }
+    }
+
+    /// The keys of `path`: its text, and its device and inode when it exists,
+    /// so two spellings of one file (a link, "a/../b") meet.
+    static func keys(_ path: String) -> [PathKey] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return [PathKey(path)] }
+        return [PathKey(path), PathKey("\u{0}\(info.st_dev):\(info.st_ino)")]
+    }
+
+    private func resolve(_ path: String) -> String {
+        let full = path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
+        return (full as NSString).standardizingPath
+    }
+
+    /// Adds line `line` (numbered from 1); the first problem stays.
+    mutating func add(line: Int, text: String) {
+        guard !text.allSatisfy(\.isWhitespace) else { return }
+        if nonBlank % shard.count == shard.index { linesInShard += 1 }
+        nonBlank += 1
+        guard problem == nil, let json = try? JSONValue(parsing: text) else { return }
+        if case .string(let input)? = json["input"] {
+            let path = resolve(input)
+            for key in Self.keys(path) {
+                if let output = outputLine[key] {
+                    problem = "line \(output) writes '\(path)', the input of line \(line)"
+                    return
+                }
+                if inputLine[key] == nil { inputLine[key] = line }
+            }
+        }
+        if case .string(let output)? = json["output"] {
+            let path = resolve(output)
+            for key in Self.keys(path) {
+                if let earlier = outputLine[key] {
+                    problem = "lines \(earlier) and \(line) both write '\(path)'"
+                    return
+                }
+                if let input = inputLine[key] {
+                    problem = "line \(line) writes '\(path)', the input of line \(input)"
+                    return
+                }
+                if manifestKeys.contains(key) {
+                    problem = "line \(line) writes the manifest itself"
+                    return
+                }
+                outputLine[key] = line
+            }
+        }
+    }
+
+    /// The checks of --report against every line, once all are in.
+    func finish() -> String? {
+        guard let report else { return nil }
+        if !manifestKeys.isDisjoint(with: reportKeys) {
+            return "--report '\(report)' is the manifest itself"
+        }
+        if let input = reportKeys.compactMap({ inputLine[$0] }).min() {
+            return "--report '\(report)' is the input of line \(input)"
+        }
+        if let output = reportKeys.compactMap({ outputLine[$0] }).min() {
+            return "--report '\(report)' is the output of line \(output)"
+        }
+        return nil
     }
 }
