@@ -164,10 +164,14 @@ struct BatchCommand: Subcommand {
             done += 1
             while next < order.count, let ready = waiting.removeValue(forKey: order[next]) {
                 next += 1
-                let line = JSONValue.object(
-                    [.init("line", .number(ready.line)), .init("status", .string(ready.status))]
-                        + ready.members
-                ).text + "\n"
+                let line =
+                    JSONValue.object(
+                        [
+                            .init("line", .number(ready.line)),
+                            .init("status", .string(ready.status)),
+                        ]
+                            + ready.members
+                    ).text + "\n"
                 do throws(ImagingError) {
                     if failure == nil { try report(line) }
                 } catch {
@@ -191,7 +195,8 @@ struct BatchCommand: Subcommand {
         // First pass: the whole manifest checked, a line at a time.
         var check = ManifestCheck(
             base: base, manifest: manifest, report: reportPath, shard: shard)
-        switch readLines(console: console, { number, line in check.add(line: number, text: line) }) {
+        switch readLines(console: console, { number, line in check.add(line: number, text: line) })
+        {
         case .some(let code): return code
         case .none: break
         }
