@@ -48,6 +48,30 @@ import Testing
         (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     }
 
+    /// Blank bands (every filtered byte zero) go out as one compressed piece
+    /// of zeros repeated, with their Adler-32 worked out: the stream decodes
+    /// to the image, zlib's checksum included, whether the blank band is
+    /// first, between others or last, on one thread or two.
+    @Test(
+        .enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"),
+        arguments: [1, 2], [CompressionLevel.automatic, .fixed(1), .fixed(9)])
+    func blankBandsStreamExactly(threads: Int, level: CompressionLevel) throws {
+        let (width, height) = (16384, 40)  // 64 KiB a row: whole pieces and a partial one
+        var samples = [UInt8](repeating: 0, count: width * 4 * height)
+        for x in 0..<width * 4 { samples[20 * width * 4 + x] = UInt8(truncatingIfNeeded: x * 7) }
+        let image = RasterImage(
+            width: width, height: height, colorType: .rgba, bitDepth: 8, samples: samples)
+        var encoder = PNGEncoder(compressor: .libdeflate, level: level, threads: threads)
+        encoder = encoder.withBands(ofRows: 6, rowBytes: width * 4)
+        let bytes = try encoder.encode(image)
+        #expect(try ImageSource(ImageInput(bytes: bytes)).decode().image.samples == samples)
+        // The decode of the last row reads the stream to its end and checks
+        // the Adler-32.
+        let checked = try ImageSource(ImageInput(bytes: bytes)).decode(
+            PixelRect(x: 0, y: height - 1, width: 1, height: 1))
+        #expect(checked.checksum == .verified)
+    }
+
     /// A turned crop streams too: its turned rows are made a band at a time
     /// into a buffer the stream gives back, each orientation exactly the
     /// crop turned, however banded and threaded (one-row bands on one

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Writes CropKit's generated bombs into FOLDER: small files that force
+large work or memory, each of which `cropkit crop` must end in a correct
+crop or exit 2 within 2 s and 256 MB (scripts/gauntlet runs them). Standard
+library only; about 15 s and 10 MB of files.
+
+    scripts/make-bombs.py FOLDER
+"""
+import os
+import struct
+import sys
+import zlib
+
+
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def png(path, width, height, depth, color, interlace, rows, extra=0):
+    """A PNG whose rows (filter byte included) come from rows(); `extra`
+    bytes of zeros compressed after the last row, in the same stream."""
+    with open(path, "wb") as out:
+        out.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, color, 0, 0, interlace)))
+        compressor = zlib.compressobj(9)
+        pending = b""
+        for row in rows():
+            pending += compressor.compress(row)
+            if len(pending) >= 1 << 20:
+                out.write(chunk(b"IDAT", pending))
+                pending = b""
+        zeros = bytes(1 << 22)
+        while extra > 0:
+            pending += compressor.compress(zeros[:min(extra, len(zeros))])
+            extra -= len(zeros)
+            if len(pending) >= 1 << 20:
+                out.write(chunk(b"IDAT", pending))
+                pending = b""
+        pending += compressor.flush()
+        out.write(chunk(b"IDAT", pending) + chunk(b"IEND", b""))
+
+
+def adam7_rows(width, height, channels, pixel):
+    for x0, y0, dx, dy in [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]:
+        xs = range(x0, width, dx)
+        if len(xs) == 0:
+            continue
+        for y in range(y0, height, dy):
+            yield b"\0" + b"".join(pixel(x, y) for x in xs)
+
+
+def segment(marker, body):
+    return bytes([0xFF, marker]) + struct.pack(">H", len(body) + 2) + body
+
+
+def packed(bits):
+    out = bytearray()
+    for start in range(0, len(bits), 8):
+        byte = 0
+        for i in range(8):
+            byte = byte << 1 | (bits[start + i] if start + i < len(bits) else 1)
+        out.append(byte)
+        if byte == 0xFF:
+            out.append(0)
+    return bytes(out)
+
+
+def jpeg(path, width, height, progressive, scans=1):
+    """A valid gray JPEG, every block zero (mid-gray), one-code Huffman
+    tables; progressive files repeat the spectral-selection and successive-
+    approximation script of every block, as a scan bomb does."""
+    blocks = ((width + 7) // 8) * ((height + 7) // 8)
+    one = bytes([1] + [0] * 15)
+    data = b"\xff\xd8" + segment(0xDB, b"\x00" + bytes([1] * 64))
+    data += segment(0xC2 if progressive else 0xC0, struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00")
+    data += segment(0xC4, b"\x00" + one + b"\x00")
+    data += segment(0xC4, b"\x10" + one + (b"\xe0" if progressive else b"\x00"))
+    if not progressive:
+        data += segment(0xDA, bytes([1, 1, 0, 0, 63, 0])) + bytes((2 * blocks + 7) // 8)
+    else:
+        dc = bytes((blocks + 7) // 8)
+        ac = packed([b for _ in range((blocks + 32766) // 32767) for b in [0] + [1] * 14])
+        script = [(0, 0, 0, 0)] + [(band, band, 0 if low == 13 else low + 1, low) for band in range(1, 64) for low in range(13, -1, -1)]
+        while len(script) < scans:
+            script += script[1:]
+        for ss, se, ah, al in script[:scans]:
+            data += segment(0xDA, bytes([1, 1, 0, ss, se, ah << 4 | al])) + (dc if ss == 0 else ac)
+    open(path, "wb").write(data + b"\xff\xd9")
+
+
+folder = sys.argv[1]
+os.makedirs(folder, exist_ok=True)
+rgb = lambda x, y: bytes(((x * 2 + y) & 255, (x + 3 * y) & 255, (x * y) & 255))
+# Compressed data going on after the last row (2 GB of zeros in 2 MB).
+png(os.path.join(folder, "png-tail-2gb.png"), 100, 100, 8, 2, 0,
+    lambda: (b"\0" + b"".join(rgb(x, y) for x in range(100)) for y in range(100)), extra=2 << 30)
+png(os.path.join(folder, "png-tail-2gb-interlaced.png"), 100, 100, 8, 2, 1,
+    lambda: adam7_rows(100, 100, 3, rgb), extra=2 << 30)
+# A blank 13000x13000 RGBA16 image (1.35 GB of pixels in 1.3 MB).
+png(os.path.join(folder, "png-blank-13000-rgba16.png"), 13000, 13000, 16, 6, 0,
+    lambda: (bytes(13000 * 8 + 1) for _ in range(13000)))
+# An interlaced 13000x13000 gray+alpha image: a full crop holds 338 MB.
+png(os.path.join(folder, "png-interlaced-13000.png"), 13000, 13000, 8, 4, 1,
+    lambda: adam7_rows(13000, 13000, 2, lambda x, y: b"\0\0"))
+# Progressive scan work: 500 valid scans, and 10,000, over 13000x13000.
+jpeg(os.path.join(folder, "jpeg-scans-500-13000.jpg"), 13000, 13000, True, 500)
+jpeg(os.path.join(folder, "jpeg-scans-10000-13000.jpg"), 13000, 13000, True, 10000)
+jpeg(os.path.join(folder, "jpeg-scans-30-4000.jpg"), 4000, 4000, True, 30)
+# The coefficients a progressive frame forces: 338 MB for a 1x1 crop.
+jpeg(os.path.join(folder, "jpeg-progressive-13000.jpg"), 13000, 13000, True, 6)
+# A baseline 12000x12000 frame in 563 kB: streams in bounded memory.
+jpeg(os.path.join(folder, "jpeg-baseline-12000.jpg"), 12000, 12000, False)
+for name in sorted(os.listdir(folder)):
+    print(f"{os.path.getsize(os.path.join(folder, name)):>10}  {name}")
