@@ -2,7 +2,7 @@
 """Writes CropKit's generated bombs into FOLDER: small files that force
 large work or memory, each of which `cropkit crop` must end in a correct
 crop or exit 2 within 2 s and 256 MB (scripts/gauntlet runs them). Standard
-library only; about 15 s and 10 MB of files.
+library only; about 45 s and 10 MB of files.
 
     scripts/make-bombs.py FOLDER
 """

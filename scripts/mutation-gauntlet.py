@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Mutates valid PNG and JPEG files (truncations, bit flips, length-field
-edits) and crops each mutant with the release `cropkit`: every run must end
-in exit 0 (a decode) or 2 (a clean error), under 2 s and 256 MB, and a failed
-run must leave no output.
+edits, and the classes of hostile input round two: a wrong zlib Adler-32
+with every chunk CRC right, compressed data after the last row, malformed
+ancillary chunks, a second EXIF segment) and crops each mutant whole with
+the release `cropkit`: every run must end in exit 0 (a decode) or 2 (a clean
+error), under 2 s and 256 MB, and a failed run must leave no output. A
+wrong Adler-32 must be refused (exit 2), data after the last row and a bad
+ancillary chunk cropped with a warning (exit 0).
 
     scripts/mutation-gauntlet.py CROPKIT TESTDATA [COUNT] [SEED]
 """
@@ -12,6 +16,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 cropkit, testdata = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
@@ -24,7 +29,64 @@ sources = [os.path.join(testdata, p) for p in [
 originals = [open(p, "rb").read() for p in sources if os.path.exists(p)]
 
 
+def png_chunks(data):
+    chunks, pos = [], 8
+    while pos + 12 <= len(data):
+        length = struct.unpack(">I", data[pos:pos + 4])[0]
+        chunks.append((data[pos + 4:pos + 8], bytes(data[pos + 8:pos + 8 + length])))
+        pos += 12 + length
+    return chunks
+
+
+def png_file(chunks):
+    out = b"\x89PNG\r\n\x1a\n"
+    for kind, body in chunks:
+        out += struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+    return out
+
+
+def with_stream(data, change):
+    """The PNG with its IDAT data replaced by change(zlib stream), in one
+    IDAT chunk, every CRC right."""
+    chunks = png_chunks(data)
+    stream = b"".join(body for kind, body in chunks if kind == b"IDAT")
+    first = next(i for i, (kind, _) in enumerate(chunks) if kind == b"IDAT")
+    rest = [c for c in chunks if c[0] != b"IDAT"]
+    return png_file(rest[:first] + [(b"IDAT", change(stream))] + rest[first:])
+
+
+def classed(data):
+    """A mutant of one of round two's classes, and its class."""
+    if data[:4] == b"\x89PNG":
+        kind = random.choice(["adler", "tail", "chunk"])
+        if kind == "adler":
+            def wrong(stream):
+                stream = bytearray(stream)
+                stream[-1 - random.randrange(4)] ^= 1 << random.randrange(8)
+                return bytes(stream)
+            return with_stream(data, wrong), kind
+        if kind == "tail":
+            def longer(stream):
+                raw = zlib.decompress(stream)
+                compressor = zlib.compressobj(9)
+                return compressor.compress(raw) + compressor.compress(bytes(random.randint(1, 1 << 24))) + compressor.flush()
+            return with_stream(data, longer), kind
+        chunks = png_chunks(data)
+        bad = random.choice([(b"tRNS", b"\x01"), (b"gAMA", b"\x01"), (b"cHRM", b"\x01\x02\x03"),
+                             (b"iCCP", b"name\x00\x00not zlib")])
+        return png_file(chunks[:1] + [bad] + [c for c in chunks[1:] if c[0] != bad[0]]), kind
+    # Two EXIF segments (an editor's leftover): the first one's orientation
+    # counts, and a warning names the second.
+    def exif(orientation):
+        body = b"Exif\x00\x00MM\x00\x2a\x00\x00\x00\x08\x00\x01\x01\x12\x00\x03\x00\x00\x00\x01" + \
+            bytes([0, orientation, 0, 0]) + b"\x00\x00\x00\x00"
+        return b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body
+    return data[:2] + exif(random.randint(1, 8)) + exif(random.randint(1, 8)) + data[2:], "exif2"
+
+
 def mutate(data):
+    if random.random() < 0.25:
+        return classed(data)
     data = bytearray(data)
     kind = random.choice(["truncate", "flip", "length", "bytes"])
     if kind == "truncate":
@@ -82,6 +144,10 @@ with tempfile.TemporaryDirectory() as work:
             problem = "no message"
         elif float(seconds) >= 2 or int(kb) >= 262144:
             problem = f"{seconds} s, {kb} KB"
+        elif kind == "adler" and status != 2:
+            problem = "a wrong Adler-32 was not refused"
+        elif kind in ("tail", "chunk", "exif2") and (status != 0 or "warning: " not in result.stderr):
+            problem = f"exit {status} without a warning for {kind}"
         if problem:
             bad += 1
             keep = f"/tmp/mutant-{n}{suffix}"

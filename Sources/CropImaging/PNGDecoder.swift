@@ -81,6 +81,11 @@ public enum PNGDecoder {
                 width: crop.width, height: crop.height, colorType: info.colorType,
                 bitDepth: info.bitDepth, samples: samples, chunks: info.carriedChunks)
             var warnings = info.warnings
+            if request.warnings > 0, !message.isEmpty {
+                // What libpng stepped over (such as image data past the end
+                // of the image, within what it inflates).
+                warnings.append("libpng: \(message)")
+            }
             let checksum: DataChecksum
             switch Int(request.checksum) {
             case CK_CHECKSUM_VERIFIED:

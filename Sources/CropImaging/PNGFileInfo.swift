@@ -261,16 +261,29 @@ extension PNGFileInfo {
     /// such files.
     private mutating func dropInvalidChunks(metadataLimit: Int) {
         let paletteEntries = (carriedChunks.first { $0.type == "PLTE" }?.data.count ?? 0) / 3
-        carriedChunks = carriedChunks.filter { chunk in
-            guard chunk.type != "PLTE",
-                let problem = chunk.problem(
+        // The specification's order around PLTE: libpng ignores a chunk out
+        // of place, and so must a crop's reader.
+        let palette = carriedChunks.firstIndex { $0.type == "PLTE" }
+        let afterPalette: Set<String> = ["tRNS", "bKGD", "hIST"]
+        let beforePalette: Set<String> = [
+            "gAMA", "cHRM", "iCCP", "sRGB", "sBIT", "cICP", "mDCV", "cLLI",
+        ]
+        carriedChunks = carriedChunks.enumerated().filter { index, chunk in
+            var problem: String?
+            if let palette, afterPalette.contains(chunk.type), index < palette {
+                problem = "comes before PLTE"
+            } else if let palette, beforePalette.contains(chunk.type), index > palette {
+                problem = "comes after PLTE"
+            } else if chunk.type != "PLTE" {
+                problem = chunk.problem(
                     colorType: colorType, bitDepth: bitDepth, paletteEntries: paletteEntries,
                     metadataLimit: metadataLimit)
-            else { return true }
+            }
+            guard let problem else { return true }
             warnings.append("PNG chunk \(chunk.type) \(problem); the chunk was dropped")
             droppedChunkTypes.append(chunk.type)
             return false
-        }
+        }.map(\.element)
     }
 
     private mutating func parseHeader(_ data: [UInt8], limits: DecodeLimits) throws(ImagingError) {

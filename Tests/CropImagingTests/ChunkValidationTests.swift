@@ -68,6 +68,37 @@ import Testing
                         PNGChunk(type: "pHYs", data: [0, 0, 11, 19, 0, 0, 11, 19, 1]),
                     ]))
     }
+
+    /// A chunk out of its place around PLTE (a tRNS before it, a gAMA after
+    /// it) is one libpng ignores: it is dropped with a warning, not carried
+    /// into a crop where its meaning would change.
+    @Test func chunksOutOfPlaceAroundThePaletteAreDropped() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let colors: [UInt8] = [0, 0, 0, 255, 0, 0, 0, 255, 0]
+        let source = RasterImage(
+            width: 4, height: 2, colorType: .palette, bitDepth: 8,
+            samples: [0, 1, 2, 0, 1, 2, 0, 1], chunks: [PNGChunk(type: "PLTE", data: colors)])
+        let png = try PNGEncoder(compressor: .zlib).encode(source)
+        // IHDR, tRNS, PLTE, gAMA, then the image data.
+        let plte: [UInt8] = ChunkValidationTests.chunk("PLTE", colors)
+        let start = 8 + 25
+        let rest = Array(png[start...])
+        let afterPalette: [UInt8] = rest.starts(with: plte) ? Array(rest[plte.count...]) : rest
+        var shuffled = Array(png[..<start])
+        shuffled += ChunkValidationTests.chunk("tRNS", [0])
+        shuffled += plte
+        shuffled += ChunkValidationTests.chunk("gAMA", [0, 0, 177, 143])
+        shuffled += afterPalette
+        let input = folder.appendingPathComponent("order.png").path
+        try Data(shuffled).write(to: URL(fileURLWithPath: input))
+        let report = try cropFile(
+            input: input, stored: PixelRect(x: 0, y: 0, width: 4, height: 2),
+            output: folder.appendingPathComponent("crop.png").path)
+        #expect(report.keptChunks == ["PLTE"])
+        #expect(report.warnings.contains("PNG chunk tRNS comes before PLTE; the chunk was dropped"))
+        #expect(report.warnings.contains("PNG chunk gAMA comes after PLTE; the chunk was dropped"))
+    }
 }
 
 extension RasterImage {
@@ -77,4 +108,5 @@ extension RasterImage {
         copy.chunks = chunks
         return copy
     }
+
 }
