@@ -105,4 +105,24 @@ public enum EXIFOrientation: Int, CaseIterable, Hashable, Sendable {
         case .left: return (y, sw - 1 - x)
         }
     }
+
+    /// How to walk an image of `stored` size turned for this orientation row
+    /// by row: the stored pixel seen at `(X, Y)` is `origin + X·across +
+    /// Y·down`.
+    package func storedWalk(storedSize stored: PixelSize<StoredPixels>) -> (
+        origin: (x: Int, y: Int), across: (x: Int, y: Int), down: (x: Int, y: Int)
+    ) {
+        let size = orientedSize(stored)
+        func storedPoint(_ x: Int, _ y: Int) -> (x: Int, y: Int) {
+            let rect = storedRect(PixelRect(x: x, y: y, width: 1, height: 1), storedSize: stored)
+            return (rect.x, rect.y)
+        }
+        let origin = storedPoint(0, 0)
+        let right = size.width > 1 ? storedPoint(1, 0) : origin
+        let below = size.height > 1 ? storedPoint(0, 1) : origin
+        return (
+            origin, (right.x - origin.x, right.y - origin.y),
+            (below.x - origin.x, below.y - origin.y)
+        )
+    }
 }

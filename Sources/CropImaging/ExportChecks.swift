@@ -218,18 +218,8 @@ struct CoordinateRows {
     init(stored: PixelRect<StoredPixels>, orientation: EXIFOrientation) {
         self.stored = stored
         let crop = PixelSize<StoredPixels>(width: stored.width, height: stored.height)
-        let size = orientation.orientedSize(crop)
-        width = size.width
-        func storedPoint(_ x: Int, _ y: Int) -> (x: Int, y: Int) {
-            let rect = orientation.storedRect(
-                PixelRect(x: x, y: y, width: 1, height: 1), storedSize: crop)
-            return (rect.x, rect.y)
-        }
-        origin = storedPoint(0, 0)
-        let right = size.width > 1 ? storedPoint(1, 0) : origin
-        let below = size.height > 1 ? storedPoint(0, 1) : origin
-        across = (right.x - origin.x, right.y - origin.y)
-        down = (below.x - origin.x, below.y - origin.y)
+        width = orientation.orientedSize(crop).width
+        (origin, across, down) = orientation.storedWalk(storedSize: crop)
     }
 
     /// Compares row `y` of the output with the source pixels behind it.

@@ -45,22 +45,12 @@ extension RasterImage {
         let stored = PixelSize<StoredPixels>(width: width, height: height)
         let size = orientation.orientedSize(stored)
         let bpp = bytesPerPixel
-        // The stored point seen at (X, Y) is origin + X·across + Y·down.
-        func storedPoint(_ x: Int, _ y: Int) -> (x: Int, y: Int) {
-            let rect = orientation.storedRect(
-                PixelRect(x: x, y: y, width: 1, height: 1), storedSize: stored)
-            return (rect.x, rect.y)
-        }
-        let origin = storedPoint(0, 0)
-        let right = size.width > 1 ? storedPoint(1, 0) : origin
-        let below = size.height > 1 ? storedPoint(0, 1) : origin
-        let across = (right.x - origin.x, right.y - origin.y)
-        let down = (below.x - origin.x, below.y - origin.y)
-        let step = (across.0 + across.1 * width) * bpp
+        let (origin, across, down) = orientation.storedWalk(storedSize: stored)
+        let step = (across.x + across.y * width) * bpp
         samples.withUnsafeBufferPointer { source in
             guard let base = source.baseAddress else { return }
             for y in rows {
-                var from = ((origin.y + y * down.1) * width + origin.x + y * down.0) * bpp
+                var from = ((origin.y + y * down.y) * width + origin.x + y * down.x) * bpp
                 var to = y * size.width * bpp
                 for _ in 0..<size.width {
                     (target + to).update(from: base + from, count: bpp)

@@ -33,20 +33,10 @@ import Testing
             out += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) }
             let body = Array(type.utf8) + data
             out += body
-            let crc = crc32(body)
+            let crc = TestData.crc32(body)
             out += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc >> $0) }
         }
         return out
-    }
-
-    /// The CRC-32 of PNG chunks (ISO 3309), bit by bit.
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
     }
 
     /// A 40×`height` RGB image's PNG whose zlib stream is `stream(zlib)`,

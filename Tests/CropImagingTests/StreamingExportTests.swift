@@ -174,7 +174,7 @@ import Testing
             filtered += size
             offset += 5 + size
         }
-        let crc = crc32(Array(bytes[idat + 4..<idat + 8 + length]))
+        let crc = TestData.crc32(Array(bytes[idat + 4..<idat + 8 + length]))
         bytes[idat + 8 + length] = UInt8(crc >> 24)
         bytes[idat + 9 + length] = UInt8(crc >> 16 & 0xFF)
         bytes[idat + 10 + length] = UInt8(crc >> 8 & 0xFF)
@@ -234,14 +234,4 @@ import Testing
         }
         #expect(sink.writes == 3)
     }
-}
-
-/// CRC-32 (PNG's), bit by bit: independent of the code under test.
-private func crc32(_ bytes: [UInt8]) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in bytes {
-        crc ^= UInt32(byte)
-        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-    }
-    return ~crc
 }
