@@ -10,8 +10,16 @@ import Foundation
 /// program as well as read by a person.
 public enum CropDiagram {
     /// The SVG document for `request` and its outcome.
-    public static func svg(for request: CropRequest, width canvasWidth: Double = 480) -> String {
-        let outcome = request.result()
+    ///
+    /// - Parameters:
+    ///   - request: The mapping to draw.
+    ///   - aspect: The aspect ratio the pixel rect is snapped to, if any
+    ///     (`map --aspect`); the selection is drawn as made.
+    ///   - canvasWidth: The picture's width in SVG units.
+    public static func svg(
+        for request: CropRequest, aspect: AspectChoice? = nil, width canvasWidth: Double = 480
+    ) -> String {
+        let outcome = Result { () throws(CropRejection) in try request.map(aspect: aspect) }
         let view = Rect<ViewPoints>(
             x: 0, y: 0, width: request.viewport.width, height: request.viewport.height)
         let display = try? request.displayRect()
@@ -53,10 +61,6 @@ public enum CropDiagram {
                         " data-source=\"\(number(request.sourceSize.width))x\(number(request.sourceSize.height))\""
                 ))
         }
-        out.append(
-            rect(
-                "selection", request.selection,
-                "fill=\"none\" stroke=\"#e07b00\" stroke-width=\"2\" stroke-dasharray=\"6 3\""))
         if let display, let visible = intersection(display, view),
             let clip = intersection(request.selection, visible)
         {
@@ -80,18 +84,24 @@ public enum CropDiagram {
         case .failure(let rejection):
             caption = "rejected: \(rejection.code)"
         }
+        // The selection last, dashed over the pixels' outline, so that a
+        // selection inside the image stays visible where the two meet.
+        out.append(
+            rect(
+                "selection", request.selection,
+                "fill=\"none\" stroke=\"#e07b00\" stroke-width=\"2\" stroke-dasharray=\"6 3\""))
         let legendY = (bounds.height + 2 * margin) * scale + 18
         out.append(
             "<text x=\"6\" y=\"\(number(legendY))\" fill=\"#222\" font-weight=\"bold\">\(escape(caption))</text>"
         )
-        for (index, line) in details(request).enumerated() {
+        for (index, line) in details(request, aspect: aspect).enumerated() {
             out.append(
                 "<text x=\"6\" y=\"\(number(legendY + 18 * Double(index + 1)))\" fill=\"#555\">\(escape(line))</text>"
             )
         }
         let legend: [(String, String)] = [
             ("#555", "viewport (gray: padding)"), ("#2f6db3", "image"), ("#e07b00", "selection"),
-            ("#1a8f3a", "pixels"),
+            ("#d9822b", "clip (selection on the image)"), ("#1a8f3a", "pixels"),
         ]
         var legendX = 6.0
         for (color, label) in legend {
@@ -113,11 +123,12 @@ public enum CropDiagram {
         }
     }
 
-    private static func details(_ r: CropRequest) -> [String] {
+    private static func details(_ r: CropRequest, aspect: AspectChoice?) -> [String] {
         var first =
             "source \(number(r.sourceSize.width))x\(number(r.sourceSize.height)), view \(number(r.viewport.width))x\(number(r.viewport.height)), \(r.mode.rawValue)"
         if r.orientation != .up { first += ", orientation \(r.orientation.rawValue)" }
         var second = "selection \(r.selection)"
+        if let aspect { second += ", aspect \(aspect)" }
         if r.zoom != .identity {
             second +=
                 ", zoom \(number(r.zoom.scale)), offset \(number(r.zoom.offset.dx)),\(number(r.zoom.offset.dy))"

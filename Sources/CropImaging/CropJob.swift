@@ -27,6 +27,10 @@ public struct CropJob: Sendable {
     public var format: OutputFormat
     /// Whether damaged JPEG data the decoder can step over is accepted.
     public var lenient: Bool
+    /// Whether a ``Region/pixels(_:)`` rect partly outside the image is cut
+    /// to the part inside it (`crop --clamp`); a rect wholly outside is
+    /// still refused. View selections are always clipped by the mapping.
+    public var clampsToImage = false
 
     /// A job for `region`, seen with the file's own orientation unless
     /// `orientation` is given, written as `format`.
@@ -54,8 +58,18 @@ public struct CropJob: Sendable {
         let stored = source.storedSize
         let seen = orientation ?? source.orientation
         switch region {
-        case .pixels(let rect):
+        case .pixels(let asked):
             let oriented = seen.orientedSize(stored)
+            var rect = asked
+            if clampsToImage, asked.width > 0, asked.height > 0 {
+                let x0 = max(asked.x, 0)
+                let y0 = max(asked.y, 0)
+                let x1 = min(asked.maxX, oriented.width)
+                let y1 = min(asked.maxY, oriented.height)
+                if x1 > x0, y1 > y0 {
+                    rect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+                }
+            }
             guard rect.width > 0, rect.height > 0, rect.isInside(oriented) else {
                 throw .notInsideImage(rect, image: oriented)
             }
@@ -91,7 +105,9 @@ public enum CropPlanError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .rejected(let rejection, _): "rejected (\(rejection.code)): \(rejection)"
         case .notInsideImage(let rect, let image):
-            "the rect \(rect) is not inside the \(image) image (as seen): x and y from 0, x + width up to \(image.width), y + height up to \(image.height)"
+            rect.maxX <= 0 || rect.maxY <= 0 || rect.x >= image.width || rect.y >= image.height
+                ? "the rect \(rect) lies wholly outside the \(image) image (as seen): x from 0 to \(image.width - 1), y from 0 to \(image.height - 1)"
+                : "the rect \(rect) is not inside the \(image) image (as seen): x and y from 0, x + width up to \(image.width), y + height up to \(image.height); --clamp keeps the part inside"
         }
     }
 }

@@ -3,18 +3,57 @@ import CropGeometry
 /// What `cropkit info` reports, and what `--source-file` takes: a file's
 /// format, stored and oriented size, orientation and colour.
 public struct ImageFileSummary: Sendable {
+    /// One format detail: a camelCase key (the JSON member), a label for the
+    /// text report, and a typed value.
+    public struct Detail: Sendable {
+        /// A detail's value: yes/no, a number, a list or a sentence.
+        public enum Value: Sendable, Equatable {
+            /// Yes or no (JSON `true`/`false`).
+            case flag(Bool)
+            /// A whole number.
+            case number(Int)
+            /// Several words (a JSON array).
+            case list([String])
+            /// A measure that need not be whole, shown to two decimals.
+            case measure(Double)
+            /// A sentence.
+            case text(String)
+        }
+
+        /// The JSON member's name, camelCase (`droppedChunks`).
+        public var key: String
+        /// The text report's label (`dropped chunks`).
+        public var label: String
+        /// The value.
+        public var value: Value
+
+        /// A detail `key` shown as `label`.
+        public init(_ key: String, label: String? = nil, _ value: Value) {
+            self.key = key
+            self.label = label ?? key
+            self.value = value
+        }
+    }
+
+    /// PNG or JPEG.
     public var format: ImageFormat
+    /// The size the file's header declares, in its stored pixel grid.
     public var storedSize: PixelSize<StoredPixels>
+    /// The EXIF orientation (1 for PNG, whose orientation CropKit does not read).
     public var orientation: EXIFOrientation
+    /// The colour type or colour space, by name (`rgba`, `YCbCr`).
     public var colorSpace: String
+    /// Bits per sample.
     public var bitDepth: Int
     /// The embedded ICC profile's description (JPEG), or the iCCP profile's
     /// name (PNG).
     public var profile: String?
-    /// Format details: frame kind, sampling, interlacing, chunks.
-    public var details: [(String, String)]
+    /// Format details: frame kind, sampling, scans, interlacing, chunks.
+    public var details: [Detail]
+    /// What reading the header noticed but stepped over.
     public var warnings: [String]
 
+    /// The size as the person sees it, after the orientation.
     public var orientedSize: PixelSize<ImagePixels> { orientation.orientedSize(storedSize) }
 
     /// Reads the file's header and metadata (no pixels).
@@ -43,9 +82,9 @@ extension ImageFileSummary {
                 orientation: .up,
                 colorSpace: info.colorType.name, bitDepth: info.bitDepth, profile: profile,
                 details: [
-                    ("interlaced", info.interlaced ? "yes" : "no"),
-                    ("chunks", info.carriedChunks.map(\.type).joined(separator: " ")),
-                    ("dropped chunks", info.droppedChunkTypes.joined(separator: " ")),
+                    Detail("interlaced", .flag(info.interlaced)),
+                    Detail("chunks", .list(info.carriedChunks.map(\.type))),
+                    Detail("droppedChunks", label: "dropped chunks", .list(info.droppedChunkTypes)),
                 ],
                 warnings: info.warnings)
         case .jpeg(let info):
@@ -56,14 +95,14 @@ extension ImageFileSummary {
                 profile: info.iccProfile.map {
                     ICCProfile.description(of: $0) ?? "(an ICC profile without a description)"
                 },
-                details: [("frame", info.frame), ("sampling", sampling.joined(separator: " "))]
+                details: [Detail("frame", .text(info.frame)), Detail("sampling", .list(sampling))]
                     + (info.scanWork.map { work in
                         [
-                            (
-                                "scans",
-                                "\(work.scans), visiting the frame's \(work.frameBlocks) blocks "
-                                    + String(format: "%.2f", work.passes) + " times over"
-                            )
+                            Detail("scans", .number(work.scans)),
+                            Detail("frameBlocks", label: "frame blocks", .number(work.frameBlocks)),
+                            Detail(
+                                "scanPasses", label: "scan passes",
+                                .measure(work.passes)),
                         ]
                     } ?? []),
                 warnings: info.warnings)

@@ -29,21 +29,40 @@ package struct ParsedArguments {
     /// The arguments that are not options.
     package var positionals: [String] = []
 
-    /// Parses `--name value`, `--name=value` and `--flag`; `-` alone and words
-    /// not starting with `--` are positional. Each option at most once.
+    /// Parses `--name value`, `--name=value`, `--flag` and the one-letter
+    /// aliases (`-o value`, `-f`). `-` alone, a negative number and words not
+    /// starting with `-` are positional, and so is everything after `--`.
+    /// Each option at most once, unless repeatable.
+    ///
+    /// An unknown option names the closest known one ("did you mean
+    /// --selection?"), and a value given in pieces (`--selection 10 10 100
+    /// 100`) is told its shape.
     package init(_ arguments: [String], specs: [OptionSpec]) throws(UsageError) {
         var index = 0
+        var optionsEnded = false
         while index < arguments.count {
             var argument = arguments[index]
             index += 1
-            if argument.count == 2, argument.first == "-", let letter = argument.last,
-                let spec = specs.first(where: { $0.short == letter })
+            if optionsEnded || argument == "-" || !argument.hasPrefix("-")
+                || Double(argument) != nil
             {
-                argument = "--" + spec.name
-            }
-            guard argument.hasPrefix("--"), argument != "--" else {
                 positionals.append(argument)
                 continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if !argument.hasPrefix("--") {
+                let letters = argument.dropFirst()
+                guard letters.count == 1,
+                    let spec = specs.first(where: { $0.short == letters.first })
+                else {
+                    throw UsageError(
+                        message: "unknown option '\(argument)'"
+                            + Self.suggestion(for: String(letters), among: specs))
+                }
+                argument = "--" + spec.name
             }
             var name = String(argument.dropFirst(2))
             var inlineValue: String?
@@ -52,33 +71,94 @@ package struct ParsedArguments {
                 name = String(name[..<equals])
             }
             guard let spec = specs.first(where: { $0.name == name }) else {
-                throw UsageError(message: "unknown option '--\(name)'")
+                throw UsageError(
+                    message: "unknown option '--\(name)'" + Self.suggestion(for: name, among: specs)
+                )
             }
             if !spec.repeatable && (values[name] != nil || flags.contains(name)) {
                 throw UsageError(message: "option '--\(name)' given more than once")
             }
-            if spec.value == nil {
+            guard let shape = spec.value else {
                 guard inlineValue == nil else {
                     throw UsageError(message: "option '--\(name)' takes no value")
                 }
                 flags.insert(name)
-            } else {
-                let value: String
-                if let inlineValue {
-                    value = inlineValue
-                } else {
-                    guard index < arguments.count else {
-                        throw UsageError(
-                            message: "option '--\(name)' needs a value (\(spec.value ?? "a value"))"
-                        )
-                    }
-                    value = arguments[index]
-                    index += 1
-                }
-                values[name] = value
-                repeated[name, default: []].append(value)
+                continue
             }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < arguments.count else {
+                    throw UsageError(message: "option '--\(name)' needs a value (\(shape))")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            // `--selection 10 10 100 100`: the numbers came apart.
+            if let separator = Self.separator(of: shape), Double(value) != nil,
+                index < arguments.count, Double(arguments[index]) != nil
+            {
+                let count = shape.split(separator: separator).count
+                let pieces =
+                    [value]
+                    + arguments[index...].prefix(count - 1)
+                    .prefix(while: { Double($0) != nil })
+                throw UsageError(
+                    message:
+                        "--\(name) takes \(shape) as one word, the numbers joined by '\(separator)': --\(name) \(pieces.joined(separator: String(separator)))"
+                )
+            }
+            values[name] = value
+            repeated[name, default: []].append(value)
         }
+    }
+
+    /// The character between the numbers of a value shaped like `X,Y,W,H`
+    /// or `WxH`, or `nil` for a single value.
+    static func separator(of shape: String) -> Character? {
+        if shape.contains(",") { return "," }
+        if shape.count >= 3, shape.contains("x"),
+            shape.uppercased() == shape.replacingOccurrences(of: "x", with: "X")
+        {
+            return "x"
+        }
+        return nil
+    }
+
+    /// "; did you mean --selection?" for the option whose name is closest to
+    /// `name` (a few edits away, or a prefix of one), or nothing.
+    static func suggestion(for name: String, among specs: [OptionSpec]) -> String {
+        guard let closest = closest(to: name, among: specs.map(\.name)) else { return "" }
+        return "; did you mean '--\(closest)'?"
+    }
+
+    /// The word of `candidates` nearest to `word`: one it starts, or one at
+    /// most a third of its letters (and at least one) away.
+    package static func closest(to word: String, among candidates: [String]) -> String? {
+        if word.count >= 2, let prefix = candidates.first(where: { $0.hasPrefix(word) }) {
+            return prefix
+        }
+        let scored = candidates.map { ($0, editDistance(word, $0)) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        return best.1 <= max(1, best.0.count / 3) ? best.0 : nil
+    }
+
+    /// Levenshtein distance between two words, by characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(
+                    previous[j] + 1, current[j - 1] + 1,
+                    previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return a.isEmpty ? b.count : previous[b.count]
     }
 }
 
@@ -92,4 +172,21 @@ func optionsHelp(_ specs: [OptionSpec]) -> String {
     return zip(labels, specs).map { label, spec in
         "  " + label + String(repeating: " ", count: width - label.count) + spec.help
     }.joined(separator: "\n")
+}
+
+extension OptionSpec {
+    /// `-f, --force`: replace an output that exists.
+    static func force(_ help: String) -> OptionSpec {
+        OptionSpec(name: "force", value: nil, help: help, short: "f")
+    }
+
+    /// `-j, --json`: the report as JSON.
+    static func json(_ help: String) -> OptionSpec {
+        OptionSpec(name: "json", value: nil, help: help, short: "j")
+    }
+
+    /// `-q, --quiet`: standard output's report is dropped; errors and
+    /// warnings still go to standard error.
+    static let quiet = OptionSpec(
+        name: "quiet", value: nil, help: "print nothing but errors and warnings", short: "q")
 }

@@ -21,6 +21,8 @@ public final class StandardStream: TextSink {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
+    /// A stream writing to `descriptor` (1 or 2), in 64 KiB pieces and at
+    /// each ``flush()``.
     public init(descriptor: Int32) {
         self.descriptor = descriptor
         buffer.reserveCapacity(1 << 16)
@@ -28,6 +30,7 @@ public final class StandardStream: TextSink {
 
     deinit { flush() }
 
+    /// Appends `text`, writing the buffer out once it holds 64 KiB.
     public func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= 1 << 16 { flush() }
@@ -39,6 +42,7 @@ public final class StandardStream: TextSink {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Writes out what the buffer holds (retrying short writes).
     public func flush() {
         var offset = 0
         while offset < buffer.count {
@@ -87,11 +91,20 @@ public final class DescriptorSink: ByteSink {
 
 /// Text collected in memory, for tests.
 public final class StringSink: TextSink {
+    /// Everything written so far.
     public private(set) var text = ""
 
+    /// An empty sink.
     public init() {}
 
+    /// Appends `text` to ``text``.
     public func write(_ text: String) { self.text += text }
+}
+
+/// Text thrown away: standard output under `--quiet`.
+final class DiscardSink: TextSink {
+    func write(_ text: String) {}
+    func write(utf8 bytes: [UInt8]) {}
 }
 
 /// The streams a command talks to.
@@ -139,7 +152,30 @@ public final class LineReader {
     /// manifest line.
     public static let defaultMaxLineBytes = 64 << 20
     /// Why reading stopped before the end, if it did.
-    public private(set) var failure: String?
+    public private(set) var failure: ReadFailure?
+
+    /// Why a ``LineReader`` stopped before the end.
+    public enum ReadFailure: Equatable, CustomStringConvertible {
+        /// A line longer than ``LineReader/maxLineBytes``.
+        case lineTooLong(limit: Int)
+        /// A byte that text in JSON Lines never holds (a NUL, a control
+        /// character other than tab and CR, or a byte that is not UTF-8): a
+        /// binary file, such as a JPEG given where a manifest was meant.
+        /// `offset` counts from 0.
+        case binary(offset: Int, byte: UInt8)
+
+        /// A sentence for a person, with the fix.
+        public var description: String {
+            switch self {
+            case .lineTooLong(let limit):
+                "a line is longer than \(limit) bytes (the limit for one line); raise it with --max-line-bytes"
+            case .binary(let offset, let byte):
+                "not JSON Lines: binary data at byte \(offset) (0x"
+                    + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                    + ", not UTF-8 text); give a text file with one JSON object per line"
+            }
+        }
+    }
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private var buffer: [UInt8] = []
@@ -188,13 +224,16 @@ public final class LineReader {
             // Only the bytes not yet searched are searched: a long line read
             // in many pieces costs linear time.
             if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
+                if let bad = binaryByte(upTo: newline) { return fail(bad) }
                 var end = newline
                 if end > start, buffer[end - 1] == 0x0D { end -= 1 }
                 let line = buffer[start..<end]
                 start = newline + 1
                 scanned = start
+                checked = start
                 return line
             }
+            if let bad = binaryByte(upTo: buffer.count) { return fail(bad) }
             scanned = buffer.count
             if finished {
                 guard start < buffer.count else { return nil }
@@ -203,16 +242,19 @@ public final class LineReader {
                 return line
             }
             if buffer.count - start > maxLineBytes {
-                failure = "a line is longer than \(maxLineBytes) bytes (the limit for one line)"
+                failure = .lineTooLong(limit: maxLineBytes)
                 buffer = []
                 start = 0
                 scanned = 0
+                checked = 0
                 finished = true
                 return nil
             }
             if start > 0 {
+                consumed += start
                 buffer.removeFirst(start)
                 scanned -= start
+                checked -= start
                 start = 0
             }
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -224,8 +266,69 @@ public final class LineReader {
         }
     }
 
+    /// The index of the first byte in `range` that no line of UTF-8 text
+    /// holds: a control byte other than tab, CR and LF, or a byte that does
+    /// not belong to a well-formed UTF-8 sequence.
+    /// Checks from where the last check stopped up to `end`; a sequence cut
+    /// off by `end` is left for the next check, once more has been read.
+    private func binaryByte(upTo end: Int) -> Int? {
+        let range = checked..<end
+        var index = range.lowerBound
+        defer { checked = index }
+        while index < range.upperBound {
+            let byte = buffer[index]
+            if byte < 0x80 {
+                if byte < 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A { return index }
+                index += 1
+                continue
+            }
+            // A multi-byte sequence: its length from the lead byte, then
+            // continuation bytes, no overlong forms or surrogates. One cut
+            // off at the end of the range is checked when more has come.
+            let length: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch byte {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: (length, low) = (3, 0xA0)
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: (length, high) = (3, 0x9F)
+            case 0xF0: (length, low) = (4, 0x90)
+            case 0xF1...0xF3: length = 4
+            case 0xF4: (length, high) = (4, 0x8F)
+            default: return index
+            }
+            if index + length > range.upperBound {
+                return finished || range.upperBound < buffer.count ? index : nil
+            }
+            for offset in 1..<length {
+                let next = buffer[index + offset]
+                let (lowest, highest) = offset == 1 ? (low, high) : (0x80, 0xBF)
+                if next < lowest || next > highest { return index }
+            }
+            index += length
+        }
+        return nil
+    }
+
+    /// Stops reading at the binary byte at buffer index `index`.
+    private func fail(_ index: Int) -> ArraySlice<UInt8>? {
+        failure = .binary(offset: consumed + index, byte: buffer[index])
+        buffer = []
+        start = 0
+        scanned = 0
+        checked = 0
+        finished = true
+        return nil
+    }
+
+    /// Bytes dropped from the front of the buffer so far: a buffer index
+    /// plus this is an offset in the input.
+    private var consumed = 0
     /// Where the search for the next line break goes on from.
     private var scanned = 0
+    /// Where the check for binary data goes on from.
+    private var checked = 0
     /// The read buffer, reused.
     private var chunk = [UInt8](repeating: 0, count: 1 << 16)
 }
@@ -237,5 +340,12 @@ public struct FileError: Error, CustomStringConvertible {
 
     public var description: String {
         "cannot read '\(path)': \(String(cString: strerror(code)))"
+    }
+}
+
+extension String {
+    /// The string with `"0"`s in front, to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

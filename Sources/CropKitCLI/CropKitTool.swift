@@ -7,7 +7,11 @@ public enum CropKitTool {
         FixtureCommand.self,
         VerifyCommand.self,
         DemoCommand.self,
+        CompletionsCommand.self,
     ]
+
+    /// The version `cropkit --version` prints.
+    public static let version = "0.14.0"
 
     static var help: String {
         let width = (subcommands.map { $0.name.count }.max() ?? 0) + 2
@@ -23,7 +27,8 @@ public enum CropKitTool {
             Subcommands:
             \(lines.joined(separator: "\n"))
 
-            Run 'cropkit <subcommand> --help' for a subcommand's options.
+            Run 'cropkit <subcommand> --help' for a subcommand's options, and
+            'cropkit --version' (or 'cropkit version') for the version.
             Exit codes: 0 success, 1 a check or record failed or the mapping rejected
             the input, 2 bad input data, 64 usage.
 
@@ -49,18 +54,32 @@ public enum CropKitTool {
             }
             return ExitCode.success
         }
+        if first == "--version" || first == "version" {
+            console.out.write("cropkit \(version)\n")
+            return ExitCode.success
+        }
         guard let command = subcommands.first(where: { $0.name == first }) else {
-            console.err.write("error: unknown subcommand '\(first)'\n\n" + help)
+            let guess = ParsedArguments.closest(to: first, among: subcommands.map { $0.name })
+            console.err.write(
+                "error: unknown subcommand '\(first)'"
+                    + (guess.map { "; did you mean '\($0)'?" } ?? "") + "\n\n" + help)
             return ExitCode.usage
         }
         let rest = Array(arguments.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
+        let options = rest.firstIndex(of: "--").map { rest[..<$0] } ?? rest[...]
+        if options.contains("--help") || options.contains("-h") {
             console.out.write(command.help)
             return ExitCode.success
         }
         do throws(UsageError) {
             let parsed = try ParsedArguments(rest, specs: command.options)
             let instance = try command.init(parsed)
+            if parsed.flags.contains("quiet") {
+                // Only errors and warnings: standard output's report is dropped.
+                var quiet = console
+                quiet.out = DiscardSink()
+                return instance.run(console: quiet)
+            }
             return instance.run(console: console)
         } catch {
             console.err.write(

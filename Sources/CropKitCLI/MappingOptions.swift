@@ -1,4 +1,5 @@
 import CropGeometry
+import CropImaging
 import CropRecords
 
 /// The flags that describe one mapping, shared by every command that maps a
@@ -17,7 +18,7 @@ struct MappingOptions {
             name: "selection", value: "X,Y,W,H", help: "the selection, in the view's points"),
         OptionSpec(
             name: "mode", value: "MODE",
-            help: "content mode, as UIKit's (default aspectFit; listed below)"),
+            help: "content mode, as UIKit's (default aspectFit; the modes are listed below)"),
         OptionSpec(
             name: "image-scale", value: "S",
             help: "pixels per point of natural size (unscaled modes; default 1)"),
@@ -30,8 +31,21 @@ struct MappingOptions {
             help: "snap to exactly this ratio, e.g. 1:1, 4:5, 16:9, or 'source'"),
     ]
 
-    /// The specs without `--source`, for commands that read the size from a file.
-    static let viewSpecs: [OptionSpec] = specs.filter { $0.name != "source" }
+    /// `--source-file FILE`, instead of `--source` (`map`, `explain`).
+    static let sourceFileSpec = OptionSpec(
+        name: "source-file", value: "FILE",
+        help: "take the source size and EXIF orientation from an image (instead of --source)")
+
+    /// The specs without `--source`, for commands that read the size (and
+    /// the orientation, by default) from a file.
+    static func viewSpecs(orientationDefault: String) -> [OptionSpec] {
+        specs.filter { $0.name != "source" }.map { spec in
+            guard spec.name == "orientation" else { return spec }
+            var given = spec
+            given.help = "EXIF orientation 1-8 (default: \(orientationDefault))"
+            return given
+        }
+    }
 
     /// Reads the flags; syntax errors are usage errors, values the contract
     /// rejects (a negative size, NaN) are left for the mapping to explain.
@@ -117,6 +131,15 @@ struct MappingOptions {
             mode: mode, imageScale: imageScale,
             zoom: Zoom(scale: zoomScale, offset: Vector(dx: offset[0], dy: offset[1])),
             orientation: orientation)
+    }
+
+    /// Takes the source size, and the EXIF orientation unless
+    /// `--orientation` was given, from the image at `path` (`--source-file`).
+    mutating func takeSource(fromFile path: String) throws(ImagingError) {
+        let source = try ImageSource.open(path: path)
+        request.sourceSize = Size(
+            width: Double(source.storedSize.width), height: Double(source.storedSize.height))
+        if !orientationGiven { request.orientation = source.orientation }
     }
 
     /// The mapping, snapped to the aspect ratio when one was asked for.

@@ -1,3 +1,5 @@
+import CropGeometry
+
 /// One `cropkit` subcommand: parsed and validated once, then run.
 package protocol Subcommand: Sendable {
     /// The word after `cropkit`.
@@ -17,11 +19,17 @@ package protocol Subcommand: Sendable {
 }
 
 extension Subcommand {
-    /// The whole `--help` text: usage, then the options table.
+    /// The whole `--help` text: usage, then the options table, then the
+    /// content modes when `--mode` is one of the options.
     package static var help: String {
-        usage + "\n\nOptions:\n"
+        var text =
+            usage + "\n\nOptions:\n"
             + optionsHelp(options + [OptionSpec(name: "help", value: nil, help: "show this help")])
             + "\n"
+        if options.contains(where: { $0.name == "mode" }) {
+            text += "\nModes (--mode), as UIKit's UIView.ContentMode:\n" + modesHelp + "\n"
+        }
+        return text
     }
 }
 
@@ -34,3 +42,18 @@ enum ExitCode {
     static let badInput: Int32 = 2
     static let usage: Int32 = 64
 }
+
+/// The twelve content modes, a few to a line.
+let modesHelp: String = {
+    var lines: [String] = []
+    var line = " "
+    for mode in ContentMode.allCases.map(\.rawValue) {
+        if line.count + mode.count + 2 > 78 {
+            lines.append(line)
+            line = " "
+        }
+        line += " " + mode
+    }
+    lines.append(line)
+    return lines.joined(separator: "\n")
+}()

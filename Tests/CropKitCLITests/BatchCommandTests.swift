@@ -149,7 +149,7 @@ extension BatchCommandTests {
         try Data(bytes).write(to: manifest)
         let notUTF8 = cropkit("batch", manifest.path)
         #expect(notUTF8.status == 2)
-        #expect(notUTF8.err.contains("line 1 is not valid UTF-8"))
+        #expect(notUTF8.err.contains("binary data at byte 11 (0xFF, not UTF-8 text)"))
         // The same lines without the conflicts run.
         #expect(try run([line("a.png", "b.png"), line("a.png", "c.png")]).status == 0)
     }

@@ -121,27 +121,29 @@ import Testing
                 Usage: cropkit map --source WxH --viewport WxH --selection X,Y,W,H [options]
 
                 Maps a selection made in an image view (points) to the rectangle of source
-                pixels it covers, exactly (DESIGN.md's contract): intersect with the visible
-                image, convert to pixels, snap edges within 1e-6 px of an integer, round
-                outward. Prints the rect in the image as seen and in the stored grid.
-                A rejected input prints the rule it breaks and exits 1.
-
-                Modes: aspectFit, aspectFill, scaleToFill, center, top, bottom, left, right,
-                topLeft, topRight, bottomLeft, bottomRight.
+                pixels it covers, exactly, by the mapping contract (MappingContract.md in
+                Sources/CropGeometry/CropGeometry.docc): intersect with the visible image,
+                convert to pixels, snap edges within 1e-6 px of an integer, round outward.
+                Prints the rect in the image as seen and in the stored grid. A rejected
+                input prints the rule it breaks and exits 1.
 
                 Options:
                   --source WxH         stored pixel size of the image, e.g. 4000x3000
                   --viewport WxH       size of the image view, in points
                   --selection X,Y,W,H  the selection, in the view's points
-                  --mode MODE          content mode, as UIKit's (default aspectFit; listed below)
+                  --mode MODE          content mode, as UIKit's (default aspectFit; the modes are listed below)
                   --image-scale S      pixels per point of natural size (unscaled modes; default 1)
                   --zoom Z             zoom scale (default 1)
                   --offset X,Y         zoom content offset, in points (default 0,0)
                   --orientation N      EXIF orientation 1-8 (default 1)
                   --aspect P:Q         snap to exactly this ratio, e.g. 1:1, 4:5, 16:9, or 'source'
                   --source-file FILE   take the source size and EXIF orientation from an image (instead of --source)
-                  --json               print one JSON object (a replayable record plus result)
+                  -j, --json           print one JSON object (a replayable record plus result)
                   --help               show this help
+
+                Modes (--mode), as UIKit's UIView.ContentMode:
+                  aspectFit aspectFill scaleToFill center top bottom left right topLeft
+                  topRight bottomLeft bottomRight
 
                 """)
     }

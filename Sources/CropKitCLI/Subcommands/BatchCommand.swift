@@ -51,7 +51,7 @@ struct BatchCommand: Subcommand {
             OptionSpec(
                 name: "report", value: "FILE.jsonl",
                 help: "write the per-line report here instead of standard output"),
-            OptionSpec(name: "force", value: nil, help: "redo outputs that already exist"),
+            .force("redo outputs that already exist"),
             OptionSpec(
                 name: "root", value: "DIR",
                 help: "fail lines whose input or output resolves outside DIR (untrusted manifests)"),
@@ -133,16 +133,22 @@ struct BatchCommand: Subcommand {
         private var next = 0
         private let report: (String) throws(ImagingError) -> Void
         private let progress: TextSink?
+        /// Where each failed line is named briefly, when the report goes to
+        /// a file (the first ``maxFailuresNamed``; the report has them all).
+        private let failures: TextSink?
+        private var failuresNamed = 0
+        static let maxFailuresNamed = 100
         private let total: Int
         private(set) var counts: [String: Int] = [:]
         private var done = 0
         private(set) var failure: ImagingError?
 
         init(
-            progress: TextSink?, total: Int,
+            progress: TextSink?, total: Int, failures: TextSink?,
             report: @escaping (String) throws(ImagingError) -> Void
         ) {
             self.progress = progress
+            self.failures = failures
             self.total = total
             self.report = report
         }
@@ -176,6 +182,17 @@ struct BatchCommand: Subcommand {
                     if failure == nil { try report(line) }
                 } catch {
                     failure = error
+                }
+                if let failures, ready.status == "failed" {
+                    failuresNamed += 1
+                    let clear = progress == nil ? "" : "\r\u{1B}[K"
+                    if failuresNamed <= Self.maxFailuresNamed,
+                        case .string(let error)? = ready.members.last?.value
+                    {
+                        failures.write("\(clear)line \(ready.line): failed: \(error)\n")
+                    } else if failuresNamed == Self.maxFailuresNamed + 1 {
+                        failures.write("\(clear)(more failed lines: see the report)\n")
+                    }
                 }
             }
             if let progress {
@@ -216,7 +233,10 @@ struct BatchCommand: Subcommand {
             console.err.write("error: \(error.commandLineMessage)\n")
             return ExitCode.badInput
         }
-        let results = Results(progress: terminal ? console.err : nil, total: total) {
+        let results = Results(
+            progress: terminal ? console.err : nil, total: total,
+            failures: sink == nil ? nil : console.err
+        ) {
             text throws(ImagingError) in
             if let sink {
                 try sink.write(Array(text.utf8)[...])
@@ -270,9 +290,8 @@ struct BatchCommand: Subcommand {
 
     /// Reads the manifest a line at a time, handing each (numbered from 1)
     /// to `body`; returns the exit code when it cannot be read, has a line
-    /// over --max-line-bytes, or a line that is not UTF-8 (paths are bytes:
-    /// its bytes would be replaced by U+FFFD, and two outputs could become
-    /// one), else `nil`.
+    /// over --max-line-bytes, or is not UTF-8 text (binary data, or a line
+    /// that is not UTF-8), else `nil`.
     private func readLines(console: Console, _ body: (Int, String) -> Void) -> Int32? {
         let reader: LineReader
         switch LineReader.open(path: manifest) {
@@ -285,16 +304,13 @@ struct BatchCommand: Subcommand {
         var number = 0
         while let bytes = reader.nextLineBytes() {
             number += 1
-            guard let line = String(validating: bytes, as: UTF8.self) else {
-                console.err.write(
-                    "error: \(manifest): line \(number) is not valid UTF-8; paths must be UTF-8 text\n"
-                )
-                return ExitCode.badInput
-            }
-            body(number, line)
+            // The reader has checked the line is UTF-8 text (paths are
+            // bytes: any other bytes would become U+FFFD, and two outputs
+            // could become one).
+            body(number, String(decoding: bytes, as: UTF8.self))
         }
         if let failure = reader.failure {
-            console.err.write("error: \(manifest): \(failure); raise it with --max-line-bytes\n")
+            console.err.write("error: \(manifest): \(failure)\n")
             return ExitCode.badInput
         }
         return nil
@@ -307,7 +323,13 @@ struct BatchCommand: Subcommand {
             Outcome(
                 line: line, status: "failed", members: extra + [.init("error", .string(message))])
         }
-        guard let json = try? JSONValue(parsing: text), case .object = json else {
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: text)
+        } catch {
+            return failed("not valid JSON: \(error)")
+        }
+        guard case .object = json else {
             return failed("not a JSON object")
         }
         guard case .string(let inputName)? = json["input"],
@@ -315,8 +337,10 @@ struct BatchCommand: Subcommand {
         else {
             return failed("a line needs \"input\" and \"output\" strings")
         }
+        // Resolved against the manifest's folder and standardized ("a/./b/../c"
+        // is "a/c"), as the report shows them.
         func resolve(_ path: String) -> String {
-            path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
+            cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
         }
         let input = resolve(inputName)
         let output = resolve(outputName)
@@ -328,6 +352,11 @@ struct BatchCommand: Subcommand {
             where !Self.resolves(path, inside: root) {
                 return failed("the \(role) '\(path)' resolves outside --root '\(root)'", paths)
             }
+        }
+        do throws(UsageError) {
+            try checkOutputPath(output, extensions: ["png"], format: "PNG")
+        } catch {
+            return failed("\"output\" " + error.message.dropFirst(3), paths)
         }
         if !force && FileManager.default.fileExists(atPath: output) {
             return Outcome(line: line, status: "skipped", members: paths)
@@ -454,8 +483,8 @@ struct ManifestCheck {
         self.manifest = manifest
         self.report = report
         self.shard = shard
-        manifestKeys = Set(Self.keys((manifest as NSString).standardizingPath))
-        reportKeys = Set(report.map { Self.keys(($0 as NSString).standardizingPath) } ?? [])
+        manifestKeys = Set(Self.keys(cleanPath(manifest)))
+        reportKeys = Set(report.map { Self.keys(cleanPath($0)) } ?? [])
     }
 
     /// A path, or an existing file's device and inode, as a 128-bit hash.
@@ -484,8 +513,7 @@ struct ManifestCheck {
     }
 
     private func resolve(_ path: String) -> String {
-        let full = path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
-        return (full as NSString).standardizingPath
+        cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
     }
 
     /// Adds line `line` (numbered from 1); the first problem stays.

@@ -37,15 +37,17 @@ struct CropCommand: Subcommand {
             OptionSpec(
                 name: "pixels", value: "X,Y,W,H",
                 help: "the rect to keep, in pixels of the image as seen"),
-        ] + MappingOptions.viewSpecs + [
-            OptionSpec(name: "force", value: nil, help: "replace OUT.png if it exists"),
+            OptionSpec(
+                name: "clamp", value: nil,
+                help: "cut a --pixels rect partly outside the image to the part inside"),
+        ] + MappingOptions.viewSpecs(orientationDefault: "the file's own") + [
+            .force("replace OUT.png if it exists"),
             OptionSpec(
                 name: "ignore-orientation", value: nil,
                 help: "treat a JPEG's pixels as upright, whatever its EXIF orientation"),
         ] + ImageOptions.specs + CompressionOptions.specs + [
-            OptionSpec(
-                name: "json", value: nil,
-                help: "print a JSON report of the mapping and the written file")
+            .json("print a JSON report of the mapping and the written file"),
+            .quiet,
         ]
 
     var input: String
@@ -64,6 +66,7 @@ struct CropCommand: Subcommand {
         guard let output = parsed.values["output"] else {
             throw UsageError(message: "missing -o OUT.png")
         }
+        try checkOutputPath(output, extensions: ["png"], format: "PNG")
         self.output = output
         let viewFlags = [
             "viewport", "selection", "mode", "image-scale", "zoom", "offset", "aspect",
@@ -79,10 +82,16 @@ struct CropCommand: Subcommand {
             }
             let p = try numbers(
                 pixels, separator: ",", count: 4, option: "pixels", shape: "X,Y,W,H")
-            guard p.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e9 }), p[2] > 0, p[3] > 0 else {
+            // One rule for every malformed rect, whichever number is wrong:
+            // whole numbers, x and y from 0 (negative ones only with
+            // --clamp), a positive width and height.
+            let clamp = parsed.flags.contains("clamp")
+            guard p.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e9 }), p[2] > 0, p[3] > 0,
+                clamp || (p[0] >= 0 && p[1] >= 0)
+            else {
                 throw UsageError(
                     message:
-                        "--pixels must be whole numbers with a positive width and height, not '\(pixels)'"
+                        "--pixels must be whole numbers X,Y,W,H with x and y from 0 (negative only with --clamp) and a positive width and height, not '\(pixels)'"
                 )
             }
             region = .pixels(
@@ -95,6 +104,11 @@ struct CropCommand: Subcommand {
                 orientation = given
             }
         } else if parsed.values["selection"] != nil || parsed.values["viewport"] != nil {
+            if parsed.flags.contains("clamp") {
+                throw UsageError(
+                    message:
+                        "--clamp is for --pixels; a view selection is always clipped to the image")
+            }
             let mapping = try MappingOptions(parsed, sourceFromFile: true)
             region = .view(mapping.request, aspect: mapping.aspect)
             if mapping.orientationGiven { orientation = mapping.request.orientation }
@@ -114,6 +128,7 @@ struct CropCommand: Subcommand {
         job = CropJob(
             region: region, orientation: orientation,
             format: .png(try CompressionOptions.encoder(parsed)), lenient: image.lenient)
+        job.clampsToImage = parsed.flags.contains("clamp")
     }
 
     func run(console: Console) -> Int32 {
@@ -145,6 +160,11 @@ struct CropCommand: Subcommand {
                 return ExitCode.success
             }
             let report = try plan.write(to: output, replacing: force)
+            if case .pixels(let asked) = job.region, asked != plan.result.rect {
+                console.err.write(
+                    "warning: --clamp: wrote pixels \(plan.result.rect), the part of \(asked) inside the image\n"
+                )
+            }
             if json {
                 console.out.write(
                     Self.reportJSON(input: input, plan: plan, report: report).text + "\n")

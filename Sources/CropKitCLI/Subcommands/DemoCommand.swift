@@ -23,7 +23,8 @@ struct DemoCommand: Subcommand {
     static let options: [OptionSpec] = [
         OptionSpec(
             name: "output", value: "DIR", help: "the folder to write (default ./cropkit-demo)",
-            short: "o")
+            short: "o"),
+        .quiet,
     ]
 
     /// The file that marks a folder as the demo's own.

@@ -14,17 +14,19 @@ struct ExplainCommand: Subcommand {
         view), the selection, the part of it that covers the visible image, and the
         pixel rect the mapping gives, drawn back in the view, with the numbers.
         Every rectangle carries its numbers as data- attributes. Takes the same
-        flags as 'cropkit map', or one record of a JSON Lines file (FILE:LINE,
-        counting from 1). Writes to OUT.svg (atomically), or to standard output.
+        flags as 'cropkit map' (--aspect and --source-file included), or one
+        record of a JSON Lines file (FILE:LINE, counting from 1). Writes to
+        OUT.svg (atomically), or to standard output.
         """
     static let options: [OptionSpec] =
-        MappingOptions.specs.filter { $0.name != "aspect" } + [
+        MappingOptions.specs + [
+            MappingOptions.sourceFileSpec,
             OptionSpec(
                 name: "record", value: "FILE:LINE", help: "draw this record of a JSON Lines file"),
             OptionSpec(
                 name: "output", value: "OUT.svg",
                 help: "write the SVG here instead of standard output", short: "o"),
-            OptionSpec(name: "force", value: nil, help: "replace OUT.svg if it exists"),
+            .force("replace OUT.svg if it exists"),
         ]
 
     enum Input {
@@ -35,12 +37,26 @@ struct ExplainCommand: Subcommand {
     var input: Input
     var output: String?
     var force: Bool
+    var sourceFile: String?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'")
         }
+        sourceFile = parsed.values["source-file"]
+        if sourceFile != nil && parsed.values["source"] != nil {
+            throw UsageError(message: "--source and --source-file do not go together")
+        }
+        if let output = parsed.values["output"] {
+            try checkOutputPath(output, extensions: ["svg"], format: "SVG")
+        }
         if let record = parsed.values["record"] {
+            if let flag = MappingOptions.specs.first(where: { parsed.values[$0.name] != nil }) {
+                throw UsageError(
+                    message:
+                        "--record and --\(flag.name) do not go together: the record holds the mapping"
+                )
+            }
             guard let colon = record.lastIndex(of: ":"),
                 let line = Int(record[record.index(after: colon)...]), line >= 1
             else {
@@ -50,17 +66,27 @@ struct ExplainCommand: Subcommand {
             }
             input = .record(path: String(record[..<colon]), line: line)
         } else {
-            input = .flags(try MappingOptions(parsed))
+            input = .flags(try MappingOptions(parsed, sourceFromFile: sourceFile != nil))
         }
         output = parsed.values["output"]
         force = parsed.flags.contains("force")
     }
 
     func run(console: Console) -> Int32 {
-        let request: CropRequest
+        var request: CropRequest
+        var aspect: AspectChoice?
         switch input {
-        case .flags(let mapping):
+        case .flags(var mapping):
+            if let sourceFile {
+                do throws(ImagingError) {
+                    try mapping.takeSource(fromFile: sourceFile)
+                } catch {
+                    console.err.write("error: \(error.commandLineMessage)\n")
+                    return error.exitCode
+                }
+            }
             request = mapping.request
+            aspect = mapping.aspect
         case .record(let path, let number):
             switch LineReader.open(path: path) {
             case .failure(let error):
@@ -81,7 +107,9 @@ struct ExplainCommand: Subcommand {
                     return ExitCode.badInput
                 }
                 do {
-                    request = try CropRecord(jsonLine: found).orientedRequest
+                    let record = try CropRecord(jsonLine: found)
+                    request = record.orientedRequest
+                    aspect = record.aspect
                 } catch {
                     console.err.write(
                         "error: line \(number) of '\(path)' is not a valid record: \(error)\n")
@@ -89,7 +117,7 @@ struct ExplainCommand: Subcommand {
                 }
             }
         }
-        let svg = CropDiagram.svg(for: request)
+        let svg = CropDiagram.svg(for: request, aspect: aspect)
         guard let output else {
             console.out.write(svg)
             return ExitCode.success

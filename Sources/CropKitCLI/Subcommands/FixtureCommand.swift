@@ -8,6 +8,8 @@ struct FixtureCommand: Subcommand {
     static let usage = """
         Usage: cropkit fixture WxH -o F.png [--kind corners|coordinates] [--force]
 
+        Writes a PNG of exactly W by H pixels (W and H from 1 to 65536).
+
         corners (default): the article's fixture, 8-bit RGBA, opaque gray with a
         different colour in each corner (top-left red, top-right green, bottom-left
         blue, bottom-right yellow; squares of an eighth of the shorter side) and a
@@ -19,7 +21,8 @@ struct FixtureCommand: Subcommand {
     static let options: [OptionSpec] = [
         OptionSpec(name: "output", value: "F.png", help: "the PNG file to write", short: "o"),
         OptionSpec(name: "kind", value: "KIND", help: "corners (default) or coordinates"),
-        OptionSpec(name: "force", value: nil, help: "replace F.png if it exists"),
+        .force("replace F.png if it exists"),
+        .quiet,
     ]
 
     var width: Int
@@ -32,8 +35,12 @@ struct FixtureCommand: Subcommand {
         guard parsed.positionals.count == 1 else {
             throw UsageError(message: "give the size as WxH")
         }
-        let size = try numbers(
-            parsed.positionals[0], separator: "x", count: 2, option: "size", shape: "WxH")
+        let text = parsed.positionals[0]
+        let parts = text.split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ Int($0) != nil }) else {
+            throw UsageError(message: "give the size as WxH, e.g. 400x300, not '\(text)'")
+        }
+        let size = parts.compactMap { Double($0) }
         guard size.allSatisfy({ $0 == $0.rounded() && $0 >= 1 && $0 <= 65536 }) else {
             throw UsageError(
                 message:
@@ -44,6 +51,7 @@ struct FixtureCommand: Subcommand {
         guard let output = parsed.values["output"] else {
             throw UsageError(message: "missing -o F.png")
         }
+        try checkOutputPath(output, extensions: ["png"], format: "PNG")
         self.output = output
         let kindName = parsed.values["kind"] ?? "corners"
         guard let kind = Fixture.Kind(rawValue: kindName) else {

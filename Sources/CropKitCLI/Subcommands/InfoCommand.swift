@@ -1,80 +1,129 @@
 import CropGeometry
 import CropImaging
 import CropRecords
+import Foundation
 
-/// `cropkit info`: what an image file is, without decoding its pixels.
+/// `cropkit info`: what image files are, without decoding their pixels.
 struct InfoCommand: Subcommand {
     static let name = "info"
     static let summary =
-        "show an image's format, stored and oriented size, orientation, colour and profile"
+        "show images' format, stored and oriented size, orientation, colour and profile"
     static let usage = """
-        Usage: cropkit info FILE [--json]
+        Usage: cropkit info FILE... [--json]
 
-        Reads a PNG's chunks or a JPEG's markers (no pixels are decoded) and
+        Reads each PNG's chunks or JPEG's markers (no pixels are decoded) and
         prints the format, the stored size (as the file declares it), the size as
         seen after the EXIF orientation, the orientation, the colour space, the
-        bit depth and the embedded colour profile. Exit 2 for a file that cannot
-        be read or is not a valid PNG or JPEG header.
+        bit depth, the embedded colour profile and the format's details. With
+        several files, each report starts with a '== FILE' line, as vipsheader
+        and exiftool do.
+
+        --json prints one JSON object per file, one per line (JSON Lines), with
+        the keys 'crop --json' uses: camelCase names, arrays for lists, true or
+        false for yes or no, numbers as numbers. A file that cannot be read
+        gives {"file":...,"error":...} in its place.
+        Exit 2 when any file cannot be read or is not a valid PNG or JPEG
+        header; the others are still reported.
         """
     static let options: [OptionSpec] = [
-        OptionSpec(name: "json", value: nil, help: "print one JSON object")
+        .json("print one JSON object per file (JSON Lines)")
     ]
 
-    var path: String
+    var paths: [String]
     var json: Bool
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard parsed.positionals.count == 1 else { throw UsageError(message: "give one FILE") }
-        path = parsed.positionals[0]
+        guard !parsed.positionals.isEmpty else {
+            throw UsageError(message: "give one FILE or more")
+        }
+        paths = parsed.positionals
         json = parsed.flags.contains("json")
     }
 
     func run(console: Console) -> Int32 {
-        do throws(ImagingError) {
-            let summary = try ImageFileSummary.read(path: path)
-            if json {
-                var members: [JSONValue.Member] = [
-                    .init("file", .string(path)), .init("format", .string(summary.format.rawValue)),
-                    .init(
-                        "stored",
-                        .object([
-                            .init("width", .number(summary.storedSize.width)),
-                            .init("height", .number(summary.storedSize.height)),
-                        ])),
-                    .init(
-                        "oriented",
-                        .object([
-                            .init("width", .number(summary.orientedSize.width)),
-                            .init("height", .number(summary.orientedSize.height)),
-                        ])),
-                    .init("orientation", .number(summary.orientation.rawValue)),
-                    .init("colorSpace", .string(summary.colorSpace)),
-                    .init("bitDepth", .number(summary.bitDepth)),
-                    .init("profile", summary.profile.map { .string($0) } ?? .null),
-                ]
-                for (key, value) in summary.details { members.append(.init(key, .string(value))) }
-                members.append(.init("warnings", .array(summary.warnings.map { .string($0) })))
-                console.out.write(JSONValue.object(members).text + "\n")
-            } else {
-                var lines = [
-                    "format       \(summary.format.rawValue)",
-                    "stored       \(summary.storedSize) (as the file declares it)",
-                    "oriented     \(summary.orientedSize) (as the person sees it)",
-                    "orientation  \(summary.orientation.rawValue)",
-                    "colour       \(summary.colorSpace), \(summary.bitDepth)-bit",
-                    "profile      \(summary.profile ?? "none")",
-                ]
-                for (key, value) in summary.details where !value.isEmpty {
-                    lines.append(
-                        key + String(repeating: " ", count: max(1, 13 - key.count)) + value)
-                }
-                console.out.write(lines.joined(separator: "\n") + "\n")
-                for warning in summary.warnings { console.err.write("warning: \(warning)\n") }
+        var status = ExitCode.success
+        for (index, path) in paths.enumerated() {
+            if !json && paths.count > 1 {
+                console.out.write((index > 0 ? "\n" : "") + "== \(path)\n")
             }
-            return ExitCode.success
-        } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
-            return error.exitCode
+            do throws(ImagingError) {
+                let summary = try ImageFileSummary.read(path: path)
+                if json {
+                    console.out.write(Self.json(summary, path: path).text + "\n")
+                } else {
+                    console.out.write(Self.text(summary))
+                }
+                for warning in summary.warnings {
+                    console.err.write("warning: \(path): \(warning)\n")
+                }
+            } catch {
+                if json {
+                    console.out.write(
+                        JSONValue.object([
+                            .init("file", .string(path)),
+                            .init("error", .string(error.commandLineMessage)),
+                        ]).text + "\n")
+                }
+                console.err.write("error: \(error.commandLineMessage)\n")
+                status = error.exitCode
+            }
         }
+        return status
+    }
+
+    /// The `--json` object of one file.
+    static func json(_ summary: ImageFileSummary, path: String) -> JSONValue {
+        func size(_ width: Int, _ height: Int) -> JSONValue {
+            .object([.init("width", .number(width)), .init("height", .number(height))])
+        }
+        var members: [JSONValue.Member] = [
+            .init("file", .string(path)), .init("format", .string(summary.format.rawValue)),
+            .init("stored", size(summary.storedSize.width, summary.storedSize.height)),
+            .init("oriented", size(summary.orientedSize.width, summary.orientedSize.height)),
+            .init("orientation", .number(summary.orientation.rawValue)),
+            .init("colorSpace", .string(summary.colorSpace)),
+            .init("bitDepth", .number(summary.bitDepth)),
+            .init("profile", summary.profile.map { .string($0) } ?? .null),
+        ]
+        for detail in summary.details {
+            let value: JSONValue =
+                switch detail.value {
+                case .flag(let flag): .bool(flag)
+                case .number(let number): .number(number)
+                case .list(let words): .array(words.map { .string($0) })
+                case .measure(let measure): .number((measure * 100).rounded() / 100)
+                case .text(let text): .string(text)
+                }
+            members.append(.init(detail.key, value))
+        }
+        members.append(.init("warnings", .array(summary.warnings.map { .string($0) })))
+        return .object(members)
+    }
+
+    /// The text report of one file.
+    static func text(_ summary: ImageFileSummary) -> String {
+        var lines = [
+            "format       \(summary.format.rawValue)",
+            "stored       \(summary.storedSize) (as the file declares it)",
+            "oriented     \(summary.orientedSize) (as the person sees it)",
+            "orientation  \(summary.orientation.rawValue)",
+            "colour       \(summary.colorSpace), \(summary.bitDepth)-bit",
+            "profile      \(summary.profile ?? "none")",
+        ]
+        for detail in summary.details {
+            let value: String
+            switch detail.value {
+            case .flag(let flag): value = flag ? "yes" : "no"
+            case .number(let number): value = "\(number)"
+            case .list(let words): value = words.joined(separator: " ")
+            case .measure(let measure): value = String(format: "%.2f", measure)
+            case .text(let text): value = text
+            }
+            guard !value.isEmpty else { continue }
+            lines.append(
+                detail.label + String(repeating: " ", count: max(1, 13 - detail.label.count))
+                    + value)
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -10,23 +10,16 @@ struct MapCommand: Subcommand {
         Usage: cropkit map --source WxH --viewport WxH --selection X,Y,W,H [options]
 
         Maps a selection made in an image view (points) to the rectangle of source
-        pixels it covers, exactly (DESIGN.md's contract): intersect with the visible
-        image, convert to pixels, snap edges within 1e-6 px of an integer, round
-        outward. Prints the rect in the image as seen and in the stored grid.
-        A rejected input prints the rule it breaks and exits 1.
-
-        Modes: aspectFit, aspectFill, scaleToFill, center, top, bottom, left, right,
-        topLeft, topRight, bottomLeft, bottomRight.
+        pixels it covers, exactly, by the mapping contract (MappingContract.md in
+        Sources/CropGeometry/CropGeometry.docc): intersect with the visible image,
+        convert to pixels, snap edges within 1e-6 px of an integer, round outward.
+        Prints the rect in the image as seen and in the stored grid. A rejected
+        input prints the rule it breaks and exits 1.
         """
     static let options =
         MappingOptions.specs + [
-            OptionSpec(
-                name: "source-file", value: "FILE",
-                help:
-                    "take the source size and EXIF orientation from an image (instead of --source)"),
-            OptionSpec(
-                name: "json", value: nil,
-                help: "print one JSON object (a replayable record plus result)"),
+            MappingOptions.sourceFileSpec,
+            .json("print one JSON object (a replayable record plus result)"),
         ]
 
     var mapping: MappingOptions
@@ -49,11 +42,7 @@ struct MapCommand: Subcommand {
         var mapping = mapping
         if let sourceFile {
             do throws(ImagingError) {
-                let source = try ImageSource.open(path: sourceFile)
-                mapping.request.sourceSize = Size(
-                    width: Double(source.storedSize.width),
-                    height: Double(source.storedSize.height))
-                if !mapping.orientationGiven { mapping.request.orientation = source.orientation }
+                try mapping.takeSource(fromFile: sourceFile)
             } catch {
                 console.err.write("error: \(error.commandLineMessage)\n")
                 return error.exitCode

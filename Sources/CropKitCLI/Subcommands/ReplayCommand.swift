@@ -9,12 +9,13 @@ struct ReplayCommand: Subcommand {
     static let name = "replay"
     static let summary = "replay failure records (JSON Lines) and check their expected results"
     static let usage = """
-        Usage: cropkit replay FILE|- [--source-file IMAGE] [--export DIR]
+        Usage: cropkit replay FILE|- [--source-file IMAGE] [--export DIR] [--report FILE.html] [--max-line-bytes N]
 
-        Reads one failure record per line (DESIGN.md's format; '-' reads standard
-        input) and writes, per record, one line to standard output: the record as
-        given, byte for byte, with "result" (null when rejected; with "stored" when
-        the orientation is not 1) and "reason" when rejected added at its end. A
+        Reads one failure record per line (the format: FailureRecords.md in
+        Sources/CropGeometry/CropGeometry.docc; '-' reads standard input) and
+        writes, per record, one line to standard output: the record as given, byte
+        for byte, with "result" (null when rejected; with "stored" when the
+        orientation is not 1) and "reason" when rejected added at its end. A
         "result" already in the record (what the app computed) is kept as
         "recordedResult". Records are replayed on every core, in order.
 
@@ -139,7 +140,7 @@ struct ReplayCommand: Subcommand {
         let (passed, failed, unchecked) = (tally.passed, tally.failed, tally.unchecked)
         if let failure = reader.failure {
             console.err.write(
-                "error: \(path): \(failure); raise it with --max-line-bytes\n\(passed) passed, \(failed) failed\n"
+                "error: \(path): \(failure)\n\(passed) passed, \(failed) failed\n"
             )
             return ExitCode.badInput
         }

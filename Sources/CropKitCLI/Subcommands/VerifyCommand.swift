@@ -27,7 +27,7 @@ struct VerifyCommand: Subcommand {
                 spec.help += " (repeat for several)"
             }
             return spec
-        } + [OptionSpec(name: "json", value: nil, help: "print one JSON object per selection")]
+        } + [.json("print one JSON object per selection"), .quiet]
 
     var mappings: [MappingOptions]
     var json: Bool

@@ -1,0 +1,298 @@
+import CropImaging
+import CropKitCLI
+import CropKitTestSupport
+import Foundation
+import Testing
+
+/// The habits a user of vips, exiftool and swift-argument-parser expects:
+/// a version, short flags, `--`, suggestions for typos, one exit code per
+/// kind of mistake, an output named as the format it holds.
+@Suite struct CommandLineHabitsTests {
+    /// A 40x30 fixture in a fresh folder.
+    static func fixtureFolder() throws -> (URL, String) {
+        let folder = try temporaryFolder()
+        let input = folder.appendingPathComponent("in.png").path
+        #expect(cropkit("fixture", "40x30", "-o", input).status == 0)
+        return (folder, input)
+    }
+
+    @Test func versionIsAFlagAndASubcommand() {
+        for arguments in [["--version"], ["version"]] {
+            let run = cropkit(arguments)
+            #expect(run.status == 0)
+            #expect(run.out == "cropkit \(CropKitTool.version)\n")
+        }
+    }
+
+    @Test func typosGetTheClosestName() {
+        let option = cropkit("crop", "in.png", "-o", "c.png", "--selction", "1,2,3,4")
+        #expect(option.status == 64)
+        #expect(option.err.contains("unknown option '--selction'; did you mean '--selection'?"))
+        let subcommand = cropkit("crp")
+        #expect(subcommand.status == 64)
+        #expect(subcommand.err.contains("unknown subcommand 'crp'; did you mean 'crop'?"))
+        // Nothing near: no guess.
+        let far = cropkit("map", "--zzzzzzzz", "1")
+        #expect(far.err.contains("unknown option '--zzzzzzzz'\n"))
+    }
+
+    @Test func anUnknownShortFlagIsAnUnknownOption() {
+        let run = cropkit("crop", "in.png", "-o", "c.png", "-x")
+        #expect(run.status == 64)
+        #expect(run.err.hasPrefix("error: unknown option '-x'"))
+    }
+
+    @Test func numbersGivenApartAreToldTheirShape() {
+        let run = cropkit(
+            "map", "--source", "100x100", "--viewport", "100x100", "--selection", "10", "10",
+            "100", "100")
+        #expect(run.status == 64)
+        #expect(run.err.contains("--selection takes X,Y,W,H as one word"))
+        #expect(run.err.contains("--selection 10,10,100,100"))
+        let size = cropkit("map", "--source", "400", "300", "--viewport", "1x1")
+        #expect(size.err.contains("--source 400x300"))
+    }
+
+    @Test func shortFlagsQuietAndTheEndOfOptions() throws {
+        let (folder, input) = try Self.fixtureFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("c.png").path
+        #expect(cropkit("crop", input, "-o", output, "--pixels", "0,0,4,4").status == 0)
+        // -f replaces; without it the existing output is a usage error.
+        #expect(cropkit("crop", input, "-o", output, "--pixels", "0,0,5,5").status == 64)
+        let forced = cropkit("crop", input, "-o", output, "--pixels", "0,0,5,5", "-f", "-j")
+        #expect(forced.status == 0)
+        #expect(forced.out.hasPrefix("{\"input\":"))
+        #expect(try PNGDecoder.decode(path: output).width == 5)
+        // -q: nothing on standard output.
+        let quiet = cropkit("crop", input, "-o", output, "--pixels", "0,0,6,6", "-f", "-q")
+        #expect(quiet.status == 0)
+        #expect(quiet.out.isEmpty)
+        // After --, a name starting with a dash is an input.
+        let dashed = folder.appendingPathComponent("-odd.png").path
+        try FileManager.default.copyItem(atPath: input, toPath: dashed)
+        let relative = cropkit(
+            "crop", "-o", output, "-f", "--pixels", "0,0,3,3", "--", dashed)
+        #expect(relative.status == 0, "\(relative.err)")
+    }
+
+    @Test func everyMalformedRectIsAUsageError() throws {
+        let (folder, input) = try Self.fixtureFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("c.png").path
+        for rect in ["-1,0,10,10", "0,-1,10,10", "0,0,-10,10", "0,0,10,0", "0.5,0,10,10"] {
+            let run = cropkit("crop", input, "-o", output, "--pixels", rect)
+            #expect(run.status == 64, "\(rect): \(run.err)")
+            #expect(run.err.contains("--pixels must be whole numbers"), "\(rect)")
+        }
+    }
+
+    @Test func clampKeepsThePartInside() throws {
+        let (folder, input) = try Self.fixtureFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("c.png").path
+        let refused = cropkit("crop", input, "-o", output, "--pixels", "30,20,20,20")
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("x + width up to 40, y + height up to 30"))
+        #expect(refused.err.contains("--clamp keeps the part inside"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let clamped = cropkit(
+            "crop", input, "-o", output, "--pixels", "-5,20,50,20", "--clamp", "--json")
+        #expect(clamped.status == 0, "\(clamped.err)")
+        #expect(clamped.err.contains("wrote pixels 0,20,40,10, the part of -5,20,50,20"))
+        let image = try PNGDecoder.decode(path: output)
+        #expect(image.width == 40 && image.height == 10)
+        let outside = cropkit(
+            "crop", input, "-o", output, "-f", "--pixels", "40,0,5,5", "--clamp")
+        #expect(outside.status == 1)
+        #expect(outside.err.contains("wholly outside the 40x30 image"))
+    }
+
+    @Test func theOutputIsAFileNamedForItsFormat() throws {
+        let (folder, input) = try Self.fixtureFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jpeg = folder.appendingPathComponent("c.jpg").path
+        let wrongFormat = cropkit("crop", input, "-o", jpeg, "--pixels", "0,0,4,4")
+        #expect(wrongFormat.status == 64)
+        #expect(wrongFormat.err.contains("writes PNG (.png) only; name it e.g. c.png"))
+        #expect(!FileManager.default.fileExists(atPath: jpeg))
+        for target in [folder.path, folder.path + "/", "."] {
+            let run = cropkit("crop", input, "-o", target, "--pixels", "0,0,4,4")
+            #expect(run.status == 64)
+            #expect(run.err.contains("is a folder; name a file"), "\(target): \(run.err)")
+        }
+        let svg = cropkit(
+            "explain", "--source", "4x3", "--viewport", "4x3", "--selection", "0,0,1,1", "-o",
+            folder.appendingPathComponent("e.png").path)
+        #expect(svg.status == 64)
+        #expect(svg.err.contains("writes SVG (.svg) only"))
+    }
+
+    @Test func helpListsTheModesAndTheRealDefaults() throws {
+        for command in CropKitTool.subcommands
+        where command.options.contains(where: { $0.name == "mode" }) {
+            let help = cropkit(command.name, "--help").out
+            #expect(help.contains("Modes (--mode)"), "\(command.name)")
+            for mode in ContentModeNames.all {
+                #expect(help.contains(" \(mode)"), "\(command.name) --help omits \(mode)")
+            }
+        }
+        let crop = cropkit("crop", "--help").out
+        #expect(crop.contains("EXIF orientation 1-8 (default: the file's own)"))
+        let replay = cropkit("replay", "--help").out
+        let usage = try #require(replay.split(separator: "\n").first)
+        for option in ["--source-file", "--export", "--report", "--max-line-bytes"] {
+            #expect(usage.contains(option), "replay's usage line omits \(option)")
+        }
+        let fixture = cropkit("fixture", "400", "-o", "f.png")
+        #expect(fixture.status == 64)
+        #expect(fixture.err.contains("give the size as WxH, e.g. 400x300, not '400'"))
+        // The help texts cite the contract where a clone has it.
+        for command in CropKitTool.subcommands {
+            #expect(!command.help.contains("DESIGN.md"), "\(command.name) cites DESIGN.md")
+        }
+    }
+
+    @Test func explainTakesAspectAndSourceFile() throws {
+        let (folder, input) = try Self.fixtureFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let snapped = cropkit(
+            "explain", "--source", "40x30", "--viewport", "40x30", "--selection", "0,0,20,10",
+            "--aspect", "1:1")
+        #expect(snapped.status == 0, "\(snapped.err)")
+        let map = cropkit(
+            "map", "--source", "40x30", "--viewport", "40x30", "--selection", "0,0,20,10",
+            "--aspect", "1:1", "--json")
+        // The diagram draws the snapped rect, as map gives it.
+        #expect(map.out.contains("\"result\":{\"x\":0,\"y\":0,\"width\":20,\"height\":20}"))
+        #expect(
+            snapped.out.contains("data-x=\"0\" data-y=\"0\" data-width=\"20\" data-height=\"20\""))
+        #expect(snapped.out.contains("aspect 1:1"))
+        let fromFile = cropkit(
+            "explain", "--source-file", input, "--viewport", "40x30", "--selection", "0,0,20,10")
+        #expect(fromFile.status == 0, "\(fromFile.err)")
+        #expect(fromFile.out.contains("data-source=\"40x30\""))
+    }
+
+    @Test func infoTakesSeveralFilesAndSpeaksCropsJSON() throws {
+        let (folder, input) = try Self.fixtureFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let missing = folder.appendingPathComponent("missing.png").path
+        let text = cropkit("info", input, input)
+        #expect(text.status == 0)
+        #expect(text.out.components(separatedBy: "== \(input)\n").count == 3)
+        let json = cropkit("info", "--json", input, missing)
+        #expect(json.status == 2)
+        let lines = json.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        let first = try #require(
+            JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(first["file"] as? String == input)
+        #expect(first["colorSpace"] as? String == "rgba")
+        #expect(first["interlaced"] as? Bool == false)
+        #expect(first["droppedChunks"] is [Any])
+        #expect(first["chunks"] is [Any])
+        #expect(first.keys.allSatisfy { !$0.contains(" ") && !$0.contains("_") })
+        let second = try #require(
+            JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        #expect((second["error"] as? String)?.contains("missing.png") == true)
+    }
+
+    @Test(arguments: ["replay", "batch"])
+    func aBinaryFileIsOneError(command: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("photo.jsonl")
+        // A JPEG's first bytes, then lines that would each fail.
+        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8)
+        for _ in 0..<2000 { bytes += Array("garbage\n".utf8) }
+        try Data(bytes).write(to: file)
+        let run = cropkit(command, file.path)
+        #expect(run.status == 2)
+        #expect(run.err.contains("not JSON Lines: binary data at byte 0 (0xFF"))
+        #expect(run.out.isEmpty)
+        #expect(run.err.components(separatedBy: "\n").count < 5)
+    }
+
+    @Test func batchMakesFoldersCleansPathsAndNamesFailures() throws {
+        let (folder, input) = try Self.fixtureFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manifest = folder.appendingPathComponent("m.jsonl")
+        let pixels = "\"pixels\":{\"x\":0,\"y\":0,\"width\":4,\"height\":4}"
+        try """
+        {"input":"in.png","output":"new/./deep/../x.png",\(pixels)}
+        {"input":"in.png","output":"y.jpg",\(pixels)}
+        {"input":"in.png","output":"z.png",\(pixels),}
+
+        """.write(to: manifest, atomically: true, encoding: .utf8)
+        let report = folder.appendingPathComponent("report.jsonl").path
+        let run = cropkit("batch", manifest.path, "--report", report)
+        #expect(run.status == 1)
+        let written = folder.appendingPathComponent("new/x.png").path
+        #expect(FileManager.default.fileExists(atPath: written))
+        #expect(
+            !FileManager.default.fileExists(atPath: folder.appendingPathComponent("new/deep").path))
+        let lines = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(lines.contains("\"output\":\"\(written)\""))
+        #expect(run.err.contains("line 2: failed: \"output\""))
+        #expect(
+            run.err.contains(
+                "line 3: failed: not valid JSON: expected a member name in quotes at byte"))
+        // The same words replay gives for the same mistake.
+        let record = cropkit(
+            "replay", "-",
+            input: "{\"source\":{\"width\":1,\"height\":1},}\n")
+        #expect(record.out.contains("not valid JSON: expected a member name in quotes at byte"))
+        _ = input
+    }
+
+    @Test func completionsComeFromTheOptionTables() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bash = cropkit("completions", "bash")
+        #expect(bash.status == 0)
+        let script = folder.appendingPathComponent("cropkit.bash")
+        try bash.out.write(to: script, atomically: true, encoding: .utf8)
+        func complete(_ words: String) throws -> String {
+            let shell = Process()
+            shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+            let count = words.split(separator: " ", omittingEmptySubsequences: false).count
+            shell.arguments = [
+                "-c",
+                "source '\(script.path)'; COMP_WORDS=(\(words)); COMP_CWORD=\(count - 1); _cropkit; echo \"${COMPREPLY[*]}\"",
+            ]
+            let pipe = Pipe()
+            shell.standardOutput = pipe
+            try shell.run()
+            shell.waitUntilExit()
+            return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+        #expect(try complete("cropkit cr") == "crop\n")
+        #expect(try complete("cropkit crop --sel") == "--selection\n")
+        #expect(try complete("cropkit crop --mode aspectF") == "aspectFit aspectFill\n")
+        let zsh = cropkit("completions", "zsh").out
+        let fish = cropkit("completions", "fish").out
+        #expect(zsh.hasPrefix("#compdef cropkit"))
+        for command in CropKitTool.subcommands {
+            for option in command.options {
+                #expect(
+                    bash.out.contains("--\(option.name)"), "bash: \(command.name) --\(option.name)")
+                #expect(
+                    zsh.contains("'--\(option.name)[") || zsh.contains(",--\(option.name)}'["),
+                    "zsh: \(command.name) --\(option.name)")
+                #expect(
+                    fish.contains("__fish_seen_subcommand_from \(command.name)'")
+                        && fish.contains("-l \(option.name)"), "fish: --\(option.name)")
+            }
+        }
+        #expect(cropkit("completions", "tcsh").status == 64)
+    }
+}
+
+/// The content modes' names, as `--mode` takes them.
+enum ContentModeNames {
+    static let all = [
+        "aspectFit", "aspectFill", "scaleToFill", "center", "top", "bottom", "left", "right",
+        "topLeft", "topRight", "bottomLeft", "bottomRight",
+    ]
+}
