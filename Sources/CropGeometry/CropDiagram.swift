@@ -20,6 +20,10 @@ public enum CropDiagram {
         for request: CropRequest, aspect: AspectChoice? = nil, width canvasWidth: Double = 480
     ) -> String {
         let outcome = Result { () throws(CropRejection) in try request.map(aspect: aspect) }
+        let legend: [(String, String)] = [
+            ("#555", "viewport (gray: padding)"), ("#2f6db3", "image"), ("#e07b00", "selection"),
+            ("#d9822b", "clip (selection on the image)"), ("#1a8f3a", "pixels"),
+        ]
         let view = Rect<ViewPoints>(
             x: 0, y: 0, width: request.viewport.width, height: request.viewport.height)
         let display = try? request.displayRect()
@@ -35,7 +39,20 @@ public enum CropDiagram {
                     height: 4 * view.height)) ?? view
         let margin = 0.04 * max(bounds.width, bounds.height)
         let scale = canvasWidth / (bounds.width + 2 * margin)
-        let canvasHeight = (bounds.height + 2 * margin) * scale + 84
+        // The legend wraps to as many lines as the canvas width needs.
+        var legendPlaces: [(x: Double, line: Int)] = []
+        var legendX = 6.0
+        var legendLine = 0
+        for (_, label) in legend {
+            let width = Double(label.count) * 6.2
+            if legendX > 6, legendX + width > canvasWidth - 6 {
+                legendLine += 1
+                legendX = 6
+            }
+            legendPlaces.append((legendX, legendLine))
+            legendX += width + 14
+        }
+        let canvasHeight = (bounds.height + 2 * margin) * scale + 84 + 14 * Double(legendLine)
         func x(_ v: Double) -> String { number((v - bounds.x + margin) * scale) }
         func y(_ v: Double) -> String { number((v - bounds.y + margin) * scale) }
         func size(_ v: Double) -> String { number(max(0, v * scale)) }
@@ -99,16 +116,10 @@ public enum CropDiagram {
                 "<text x=\"6\" y=\"\(number(legendY + 18 * Double(index + 1)))\" fill=\"#555\">\(escape(line))</text>"
             )
         }
-        let legend: [(String, String)] = [
-            ("#555", "viewport (gray: padding)"), ("#2f6db3", "image"), ("#e07b00", "selection"),
-            ("#d9822b", "clip (selection on the image)"), ("#1a8f3a", "pixels"),
-        ]
-        var legendX = 6.0
-        for (color, label) in legend {
+        for ((color, label), place) in zip(legend, legendPlaces) {
             out.append(
-                "<text x=\"\(number(legendX))\" y=\"\(number(legendY + 54))\" font-size=\"11\" fill=\"\(color)\">\(escape(label))</text>"
+                "<text x=\"\(number(place.x))\" y=\"\(number(legendY + 54 + 14 * Double(place.line)))\" font-size=\"11\" fill=\"\(color)\">\(escape(label))</text>"
             )
-            legendX += Double(label.count) * 6.2 + 14
         }
         out.append("</svg>")
         return out.joined(separator: "\n") + "\n"

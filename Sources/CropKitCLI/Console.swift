@@ -7,6 +7,8 @@ public protocol TextSink: AnyObject {
     func write(_ text: String)
     /// Appends text given as UTF-8 bytes (what the JSON writer makes).
     func write(utf8 bytes: [UInt8])
+    /// Hands what was written on now (a progress line a person waits for).
+    func flush()
 }
 
 extension TextSink {
@@ -14,6 +16,9 @@ extension TextSink {
     public func write(utf8 bytes: [UInt8]) {
         write(String(decoding: bytes, as: UTF8.self))
     }
+
+    /// Nothing to hand on: the sink keeps no buffer.
+    public func flush() {}
 }
 
 /// A buffered standard output or standard error.
@@ -138,8 +143,8 @@ public struct Console {
     }
 
     func flush() {
-        (out as? StandardStream)?.flush()
-        (err as? StandardStream)?.flush()
+        out.flush()
+        err.flush()
     }
 }
 

@@ -120,8 +120,10 @@ struct RecordReplayer {
         ReplayReport.Row(
             line: line, record: text, outcome: outcome.summary, passed: outcome.passed,
             problems: outcome.problems,
-            svg: CropDiagram.svg(for: outcome.record.orientedRequest, width: 360),
-            thumbnail: outcome.exportedFile.flatMap { FileManager.default.contents(atPath: $0) })
+            svg: CropDiagram.svg(
+                for: outcome.record.orientedRequest, aspect: outcome.record.aspect, width: 360),
+            thumbnail: outcome.exportedFile.flatMap { FileManager.default.contents(atPath: $0) },
+            checks: outcome.checks)
     }
 }
 

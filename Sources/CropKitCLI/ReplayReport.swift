@@ -1,4 +1,5 @@
 import CropGeometry
+import CropImaging
 import Foundation
 
 /// The self-contained HTML page of `cropkit replay --report`: one row per
@@ -14,7 +15,16 @@ struct ReplayReport {
         var problems: [String]
         var svg: String?
         var thumbnail: Data?
+        /// What the case shows (the demo's cases have one).
+        var title: String? = nil
+        /// The export checks, each with its result, when the crop was exported.
+        var checks: [ExportCheck] = []
     }
+
+    /// HTML shown under the title, before the rows: what the page is about.
+    var introduction = ""
+    /// HTML shown after the rows.
+    var closing = ""
 
     /// All failed rows are kept (up to this many), and the first passed ones.
     static let maximumFailedRows = 2000
@@ -47,6 +57,7 @@ struct ReplayReport {
         var out = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(escape(title))</title>
             <style>
             body { font-family: -apple-system, Helvetica, Arial, sans-serif; margin: 24px; color: #222; }
@@ -56,8 +67,17 @@ struct ReplayReport {
             .pass { color: #1a7f37; font-weight: bold; } .fail { color: #c62828; font-weight: bold; }
             code { font-size: 12px; word-break: break-all; } svg { max-width: 360px; height: auto; }
             img { max-width: 240px; max-height: 240px; image-rendering: pixelated; border: 1px solid #ccc; }
+            .intro { max-width: 760px; line-height: 1.45; } h2 { font-size: 16px; margin: 4px 0; }
+            ul.checks { margin: 6px 0; padding-left: 18px; } ul.checks li { margin: 2px 0; }
+            .figure { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+            @media (max-width: 640px) {
+              body { margin: 12px; } th { display: none; }
+              table, tbody, tr, td { display: block; width: auto; } tr { border-top: 2px solid #bbb; }
+              td { border: none; padding: 4px 0; } svg { max-width: 100%; }
+            }
             </style></head><body>
             <h1>\(escape(title))</h1>
+            <div class="intro">\(introduction)</div>
             <p class="summary"><span class="pass">\(passed) passed</span>, <span class="fail">\(failed) failed</span>\(omitted)</p>
             <table><tr><th>line</th><th>record and outcome</th><th>diagram</th><th>export</th></tr>
 
@@ -66,19 +86,41 @@ struct ReplayReport {
             let verdict =
                 row.passed
                 ? "<span class=\"pass\">passed</span>" : "<span class=\"fail\">failed</span>"
-            let problems = row.problems.map { "<br>" + escape($0) }.joined()
+            let problems = row.problems.filter { !$0.hasPrefix("export check ") }
+                .map { "<br>" + escape($0) }.joined()
+            let heading = row.title.map { "<h2>\(escape($0))</h2>" } ?? ""
+            let checks =
+                row.checks.isEmpty
+                ? ""
+                : "<ul class=\"checks\">"
+                    + row.checks.map { check in
+                        let mark =
+                            check.passed
+                            ? "<span class=\"pass\">passed</span>"
+                            : "<span class=\"fail\">failed</span>"
+                        return
+                            "<li>\(escape(Self.checkTitles[check.name] ?? check.name)): \(mark) <small>\(escape(check.detail))</small></li>"
+                    }.joined() + "</ul>"
             let thumbnail =
                 row.thumbnail.map {
                     "<img alt=\"export of line \(row.line)\" src=\"data:image/png;base64,\($0.base64EncodedString())\">"
                 } ?? ""
             out += """
-                <tr id="line-\(row.line)"><td>\(row.line)</td><td>\(verdict)\(problems)<br><code>\(escape(row.record))</code><br>\(escape(row.outcome))</td><td>\(row.svg ?? "")</td><td>\(thumbnail)</td></tr>
+                <tr id="line-\(row.line)"><td>\(row.line)</td><td>\(heading)\(verdict)\(problems)\(checks.isEmpty ? "<br>" : checks)<code>\(escape(row.record))</code><br>\(escape(row.outcome))</td><td>\(row.svg ?? "")</td><td>\(thumbnail)</td></tr>
 
                 """
         }
-        out += "</table></body></html>\n"
+        out += "</table>\n\(closing)</body></html>\n"
         return out
     }
+
+    /// Each export check's name, said as what it checks.
+    static let checkTitles = [
+        "size": "(a) the exported size equals the mapping",
+        "corner markers": "(b) each corner marker appears only where the crop overlaps it",
+        "no transparency": "(c) no pixel is transparent (no added border)",
+        "coordinates": "(d) every pixel is the right source pixel",
+    ]
 
     private var omitted: String {
         guard omittedPassed + omittedFailed > 0 else { return "" }

@@ -30,6 +30,12 @@ extension DemoCommandTests {
         #expect(first.status == 0, "\(first.err)")
         #expect(first.out.contains("exports and checks: 7 passed, 0 failed"))
         #expect(first.out.contains("-> pixels 100,50,200,200"))
+        // Each case names the four checks and their results.
+        #expect(
+            first.out.components(
+                separatedBy:
+                    "checks: size ok, corner markers ok, no transparency ok, coordinates ok"
+            ).count == 7)
         #expect(first.out.contains("the article's Double code: 2,500,2001,2000"))
         #expect(first.out.contains("CropKit (exact):           2,500,2000,2000"))
         #expect(first.out.contains("no pixels (noImagePixels)"))
@@ -49,5 +55,44 @@ extension DemoCommandTests {
         #expect(
             try String(contentsOf: foreign.appendingPathComponent("notes.txt"), encoding: .utf8)
                 == "keep me")
+    }
+}
+
+/// Text that remembers what had been written at each flush.
+final class FlushRecorder: TextSink {
+    var text = ""
+    var flushedAt: [String] = []
+    func write(_ text: String) { self.text += text }
+    func flush() { flushedAt.append(text) }
+}
+
+extension DemoCommandTests {
+    /// The demo says what it is doing as it goes: each case's lines are
+    /// handed on (flushed) as soon as the case is done, not all at the end.
+    @Test func demoTalksAsItGoes() throws {
+        let parent = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let small = CropKitTool.demoCases.map { demoCase in
+            var smaller = demoCase
+            smaller.request.sourceSize = Size(
+                width: (demoCase.request.sourceSize.width / 20).rounded(.up),
+                height: (demoCase.request.sourceSize.height / 20).rounded(.up))
+            return smaller
+        }
+        let out = FlushRecorder()
+        let status = CropKitTool.demo(
+            small, in: parent.appendingPathComponent("demo").path,
+            console: Console(out: out, err: StringSink()))
+        #expect(status == 0)
+        #expect(out.flushedAt.first?.hasPrefix("CropKit demo:") == true)
+        for (index, demoCase) in small.enumerated() {
+            let number = String(format: "%02d", index + 1)
+            // Flushed after the case's heading, before the next case starts.
+            let flushed = out.flushedAt.filter {
+                $0.contains("\(number) \(demoCase.title)")
+                    && !$0.contains(String(format: "%02d ", index + 2))
+            }
+            #expect(!flushed.isEmpty, "case \(number) is held back")
+        }
     }
 }

@@ -202,7 +202,7 @@ struct BatchCommand: Subcommand {
                     "\r[" + String(repeating: "#", count: filled)
                         + String(repeating: ".", count: width - filled)
                         + "] \(done)/\(total)")
-                (progress as? StandardStream)?.flush()
+                progress.flush()
             }
         }
     }

@@ -54,28 +54,33 @@ struct DemoCommand: Subcommand {
                 viewport: Size(width: view.0, height: view.1),
                 selection: Rect(x: s.0, y: s.1, width: s.2, height: s.3))
         }
+        // The cases of one photo size follow each other, so that its
+        // fixtures are made once.
         return [
             Case(
                 title: "the article's scenario (centre selection)",
                 request: request((4000, 3000), (300, 300), (75, 75, 150, 150))),
-            Case(
-                title: "landscape photo, letterboxed",
-                request: request((4032, 3024), (390, 844), (20, 300, 200, 150))),
-            Case(
-                title: "portrait photo, pillarboxed",
-                request: request((3024, 4032), (844, 390), (300, 20, 150, 200))),
-            Case(
-                title: "full selection (whole view)",
-                request: request((4000, 3000), (300, 300), (0, 0, 300, 300))),
-            Case(
-                title: "padding only (no pixels)",
-                request: request((4000, 3000), (300, 300), (10, 5, 100, 30))),
             Case(
                 title: "beyond an edge (clipped)",
                 request: request((4000, 3000), (300, 300), (250, 200, 100, 100))),
             Case(
                 title: "fractional edges (rounded outward)",
                 request: request((4000, 3000), (300, 300), (10.01, 40.3, 33.33, 20.07))),
+            Case(
+                title: "padding only (no pixels)",
+                request: request((4000, 3000), (300, 300), (10, 5, 100, 30))),
+            Case(
+                title: "landscape photo, letterboxed",
+                request: request((4032, 3024), (390, 844), (20, 300, 200, 150))),
+            Case(
+                title: "portrait photo, pillarboxed",
+                request: request((3024, 4032), (844, 390), (300, 20, 150, 200))),
+            // A smaller photo where the size proves nothing: a whole-view
+            // selection adds no border at any size (and 12 MP of fixtures
+            // would double the demo's time in a debug build).
+            Case(
+                title: "full selection (whole view of a 1600x1200 photo)",
+                request: request((1600, 1200), (300, 300), (0, 0, 300, 300))),
         ]
     }()
 
@@ -111,15 +116,32 @@ struct DemoCommand: Subcommand {
             console.err.write("error: cannot write '\(folder)': \(error.localizedDescription)\n")
             return ExitCode.badInput
         }
+        let started = Date()
         console.out.write(
-            "CropKit demo: exact crops of what a person selected, checked pixel by pixel\n\n")
-        var records: [CropRecord] = []
+            """
+            CropKit demo: exact crops of what a person selected, checked pixel by pixel.
+            For each case: map the selection to source pixels, draw it, export the crop
+            from two fixtures of the photo's size through the same code as 'cropkit
+            crop', and check it four ways. Writing into \(folder)/.
+
+
+            """)
+        console.flush()
+        // Each case is mapped, drawn, recorded, then exported and checked as
+        // `cropkit replay --export` does (fixtures of its size, the real crop
+        // pipeline, the checks), and said as it finishes.
+        var replayer = RecordReplayer(exportFolder: exports, defaultOrientation: nil)
+        var report = ReplayReport()
+        var records: [String] = []
+        var replayed: [String] = []
+        var (passed, failed) = (0, 0)
         for (index, demoCase) in cases.enumerated() {
+            let caseStarted = Date()
             let r = demoCase.request
             let outcome = r.result()
             let number = String(format: "%02d", index + 1)
-            let diagram = "\(diagrams)/\(number).svg"
-            try? Data(CropDiagram.svg(for: r).utf8).write(to: URL(fileURLWithPath: diagram))
+            try? Data(CropDiagram.svg(for: r).utf8).write(
+                to: URL(fileURLWithPath: "\(diagrams)/\(number).svg"))
             let expected: CropRecord.Expectation =
                 switch outcome {
                 case .success(let result):
@@ -129,52 +151,60 @@ struct DemoCommand: Subcommand {
                         height: Double(result.rect.height), stored: nil)
                 case .failure: .rejected
                 }
-            records.append(
-                CropRecord(
-                    request: r, expected: expected, extra: [.init("case", .string(demoCase.title))])
-            )
+            let record = CropRecord(
+                request: r, expected: expected, extra: [.init("case", .string(demoCase.title))])
+            records.append(record.json.text)
             console.out.write("\(number) \(demoCase.title)\n")
             console.out.write(
                 "   source \(format(r.sourceSize.width))x\(format(r.sourceSize.height)), view \(format(r.viewport.width))x\(format(r.viewport.height)), selection \(r.selection)\n"
             )
             switch outcome {
             case .success(let result):
-                console.out.write("   -> pixels \(result.rect) (x,y,width,height), exact\n")
+                console.out.write(
+                    "   -> pixels \(result.rect) (x,y,width,height), exact; exporting and checking...\n"
+                )
             case .failure(let rejection):
                 console.out.write("   -> no pixels (\(rejection.code)): nothing to export\n")
             }
+            console.flush()
+            let replay = replayer.replay(record, line: index + 1)
+            if replay.passed { passed += 1 } else { failed += 1 }
+            replayed.append(replay.line.text)
+            var row = RecordReplayer.reportRow(replay, line: index + 1, text: record.json.text)
+            row.title = demoCase.title
+            report.add(row)
+            if !replay.checks.isEmpty {
+                let verdicts = replay.checks.map { "\($0.name) \($0.passed ? "ok" : "FAILED")" }
+                console.out.write(
+                    "   checks: \(verdicts.joined(separator: ", ")) (\(String(format: "%.1f", Date().timeIntervalSince(caseStarted))) s)\n"
+                )
+            }
+            for problem in replay.problems { console.out.write("   FAILED: \(problem)\n") }
+            console.flush()
         }
         let recordsPath = folder + "/records.jsonl"
-        try? Data((records.map(\.json.text).joined(separator: "\n") + "\n").utf8).write(
+        try? Data((records.joined(separator: "\n") + "\n").utf8).write(
             to: URL(fileURLWithPath: recordsPath))
-        // Export and check every case as `cropkit replay --export` does:
-        // fixtures of each case's size, the real crop pipeline, the checks.
-        var replayer = RecordReplayer(exportFolder: exports, defaultOrientation: nil)
-        var report = ReplayReport()
-        var replayed: [String] = []
-        var (passed, failed) = (0, 0)
-        for (index, record) in records.enumerated() {
-            let outcome = replayer.replay(record, line: index + 1)
-            if outcome.passed { passed += 1 } else { failed += 1 }
-            replayed.append(outcome.line.text)
-            report.add(
-                RecordReplayer.reportRow(outcome, line: index + 1, text: record.json.text))
-        }
         try? Data((replayed.joined(separator: "\n") + "\n").utf8).write(
             to: URL(fileURLWithPath: folder + "/replayed.jsonl"))
-        try? Data(
-            report.html(title: "CropKit demo", passed: passed, failed: failed).utf8
-        ).write(to: URL(fileURLWithPath: folder + "/report.html"))
-        let summary = "\(passed) passed, \(failed) failed"
         let trap = doubleTrap
         let article = articleCropPixels(
             source: trap.source, viewport: trap.viewport, selection: trap.selection)
         let exact = cropPixels(
             source: trap.source, viewport: trap.viewport, selection: trap.selection)
+        report.introduction = introduction(cases.first?.request)
+        report.closing = closing(article: article, exact: exact)
+        try? Data(
+            report.html(
+                title: "CropKit demo: which pixels a selection covers, exactly", passed: passed,
+                failed: failed
+            ).utf8
+        ).write(to: URL(fileURLWithPath: folder + "/report.html"))
+        let summary = "\(passed) passed, \(failed) failed"
         console.out.write(
             """
 
-            What it proved
+            What it proved (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
               exports and checks: \(summary) (size equals the mapping, markers only where
                 the crop overlaps them, no transparent pixel, every pixel the right one)
               where plain Double arithmetic is wrong: source 4000x3000, view 300x300,
@@ -183,13 +213,68 @@ struct DemoCommand: Subcommand {
                 CropKit (exact):           \(exact.map(describe) ?? "no pixels")
 
             Where to look (\(folder)/)
-              report.html      every case: numbers, verdict, diagram, exported crop
+              report.html      every case: what was selected, which pixels, the checks, the crop
               diagrams/*.svg   the view, the padding, the selection and the pixels
               exports/*.png    each crop, cut from a fixture of the photo's size
               records.jsonl    replayable records: cropkit replay \(recordsPath)
 
             """)
         return failed == 0 ? ExitCode.success : ExitCode.failure
+    }
+
+    /// The report's opening: the article's scenario told with its numbers.
+    static func introduction(_ scenario: CropRequest?) -> String {
+        guard let scenario, let display = try? scenario.displayRect(),
+            case .success(let result) = scenario.result()
+        else { return "" }
+        let (w, h) = (format(scenario.sourceSize.width), format(scenario.sourceSize.height))
+        let (vw, vh) = (format(scenario.viewport.width), format(scenario.viewport.height))
+        let s = scenario.selection
+        return """
+            <p>A person looks at a \(w)&times;\(h) photo shown <b>aspect-fit</b> in a \(vw)&times;\(vh)-point
+            image view: the picture fills \(format(display.width))&times;\(format(display.height)) points at
+            (\(format(display.x)), \(format(display.y))), and the rest of the view is padding. They drag a
+            selection from (\(format(s.x)), \(format(s.y))) to (\(format(s.x + s.width)), \(format(s.y + s.height))) in the view.
+            Which pixels of the photo does that cover? CropKit intersects the selection with the visible
+            picture, converts the edges to pixels in exact arithmetic, and rounds outward: pixels
+            <b>\(result.rect)</b> (x, y, width, height). Not one pixel more or less, and no &plusmn;1 tolerance.</p>
+            <p>Each row below is one case: the article's scenario first, then one of each kind of input a
+            crop screen meets (letterboxed and pillarboxed photos, the whole view, padding only, a selection
+            past an edge, fractional edges). The diagram shows the view (gray: padding), the picture (blue,
+            dashed where drawn), the selection (orange, dashed), the part of it on the picture (light orange)
+            and the pixels the mapping gives (green). Beside it is the crop itself, exported from a fixture
+            of the photo's size (gray, a coloured square in each corner, a black cross at the centre)
+            through the same code as <code>cropkit crop</code>, and checked four ways:</p>
+            <ol type="a"><li>the exported width and height equal the mapping's;</li>
+            <li>each corner's marker appears only where the crop overlaps that corner;</li>
+            <li>no pixel is transparent: a whole-view selection adds no border;</li>
+            <li>on a second fixture whose every pixel holds its own position, every output pixel is the
+            right source pixel.</li></ol>
+            """
+    }
+
+    /// The report's end: the case where plain Double arithmetic adds a pixel.
+    static func closing(article: CGRect?, exact: CGRect?) -> String {
+        let trap = doubleTrap
+        let request = CropRequest(
+            sourceSize: Size(width: Double(trap.source.width), height: Double(trap.source.height)),
+            viewport: Size(
+                width: Double(trap.viewport.width), height: Double(trap.viewport.height)),
+            selection: Rect(trap.selection))
+        return """
+            <h2 id="double">Where plain Double arithmetic adds a pixel</h2>
+            <div class="intro"><p>The same photo and view, with the selection at \(describe(trap.selection)).
+            The article's <code>cropPixels</code>, written in plain <code>Double</code>, gives
+            <b>\(article.map(describe) ?? "no pixels")</b>; CropKit gives <b>\(exact.map(describe) ?? "no pixels")</b>.
+            The selection's right edge, 150.15 points, lies on the boundary after pixel 2002 (the display
+            scale is 0.075 point per pixel). Divided by that scale in <code>Double</code> it comes out
+            2002.0000000000002, and rounding outward (<code>ceil</code>) turns that hair into a whole column
+            of pixels the person did not select. CropKit computes each edge exactly from the
+            <code>Double</code> values as given and snaps an edge within 10<sup>&minus;6</sup> pixel of a
+            boundary to it, so the edge stays at 2002.</p></div>
+            <div class="figure">\(CropDiagram.svg(for: request, width: 360))</div>
+
+            """
     }
 
     static let doubleTrap = (
