@@ -1,6 +1,8 @@
 /// A target width-to-height ratio `p:q` in whole numbers, kept in lowest terms.
 public struct AspectRatio: Hashable, Sendable, CustomStringConvertible {
+    /// The first term, in lowest terms (4 of 4:5).
     public let width: Int
+    /// The second term, in lowest terms (5 of 4:5).
     public let height: Int
 
     /// A ratio of two positive whole numbers, reduced; `nil` when either is not positive.
@@ -20,6 +22,7 @@ public struct AspectRatio: Hashable, Sendable, CustomStringConvertible {
         self.init(width: p, height: q)
     }
 
+    /// 1:1.
     public static let square = AspectRatio(reduced: 1, 1)
 
     /// A ratio already in lowest terms, both positive (not checked).

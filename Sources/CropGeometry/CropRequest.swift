@@ -12,13 +12,17 @@ public struct CropRequest: Hashable, Sendable {
     /// The person's selection, in points of the same container. Not normalized:
     /// a zero or negative width or height is rejected.
     public var selection: Rect<ViewPoints>
+    /// How the image is laid out in the view (UIKit's content modes).
     public var mode: ContentMode
     /// Pixels per point of natural size (`UIImage.scale`); only the unscaled
     /// modes use it.
     public var imageScale: Double
+    /// The scroll view's zoom scale and content offset.
     public var zoom: Zoom
+    /// The EXIF orientation: the image is seen turned by it, and ``sourceSize`` is its stored size.
     public var orientation: EXIFOrientation
 
+    /// A request, every value kept as given; the defaults are UIKit's (aspect-fit, scale 1, no zoom, upright).
     public init(
         sourceSize: Size<StoredPixels>,
         viewport: Size<ViewPoints>,

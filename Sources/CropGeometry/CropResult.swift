@@ -6,10 +6,12 @@ public struct CropResult: Hashable, Sendable {
     /// The same pixels in the stored grid (what a decoder cuts); equal to
     /// `rect` when the orientation is 1.
     public var stored: PixelRect<StoredPixels>
+    /// The EXIF orientation that relates the two grids.
     public var orientation: EXIFOrientation
     /// The validated stored size `sw×sh`.
     public var sourceSize: PixelSize<StoredPixels>
 
+    /// The result `rect` in the image as seen; the stored rect is derived from it through `orientation`.
     public init(
         rect: PixelRect<ImagePixels>, orientation: EXIFOrientation,
         sourceSize: PixelSize<StoredPixels>

@@ -8,28 +8,54 @@
 /// computed for an older generation is refused by ``accept(_:)``, so the old
 /// scale can never be combined with the new pixel size.
 ///
-/// How a view uses it (UIKit; not compiled here):
+/// How a crop screen uses it: the view controller holds a model like this
+/// one and calls each method from the UIKit callback named beside it,
+/// passing the CoreGraphics values it has (compiled by the tests, like every
+/// example in these docs):
 ///
 /// ```swift
-/// // In the view controller:
-/// var session = CropSession(source: .init(identity: asset.id, size: pixelSize),
-///                           viewport: Size(width: imageView.bounds.width, height: imageView.bounds.height))
-/// func selectionChanged(_ rect: CGRect) {                // from the overlay's gesture
-///     session.select(Rect(x: rect.minX, y: rect.minY, width: rect.width, height: rect.height))
-/// }
-/// override func viewDidLayoutSubviews() {               // rotation, split view, …
-///     session.layoutChanged(viewport: Size(width: imageView.bounds.width, height: imageView.bounds.height))
-///     overlay.frame = session.selection.map { CGRect(x: $0.rect.x, y: $0.rect.y,
-///                                                    width: $0.rect.width, height: $0.rect.height) } ?? .zero
-/// }
-/// func fullImageLoaded(_ image: CGImage) {               // replaces the preview
-///     session.replaceSource(.init(identity: asset.id, size: .init(width: image.width, height: image.height)),
-///                           policy: .remap)
-/// }
-/// func export() async throws {
-///     let crop = try session.crop()                      // bound to this generation
-///     let pixels = try await render(crop)                // …time passes, the source may change…
-///     try session.accept(crop)                           // refused if it did
+/// import CropGeometry
+/// import Foundation
+///
+/// final class CropScreenModel {
+///     private(set) var session: CropSession
+///
+///     init(assetID: String, pixelWidth: Int, pixelHeight: Int, orientation: EXIFOrientation,
+///          viewSize: CGSize) {
+///         let size = PixelSize<StoredPixels>(width: pixelWidth, height: pixelHeight)
+///         session = CropSession(
+///             source: .init(identity: assetID, size: size, orientation: orientation),
+///             viewport: Size(viewSize))
+///     }
+///
+///     /// The overlay's pan gesture moved the selection to `frame`, in the
+///     /// image view's coordinates.
+///     func selectionChanged(to frame: CGRect) throws {
+///         try session.select(Rect(frame))
+///     }
+///
+///     /// `viewDidLayoutSubviews` (a rotation, split view): the overlay's new
+///     /// frame, over the same pixels.
+///     func layoutChanged(viewSize: CGSize) -> CGRect {
+///         session.layoutChanged(viewport: Size(viewSize))
+///         return session.selection?.rect.cgRect ?? .zero
+///     }
+///
+///     /// The full-size photo replaced the preview the person selected on.
+///     func fullImageLoaded(pixelWidth: Int, pixelHeight: Int) {
+///         let old = session.source
+///         session.replaceSource(
+///             .init(identity: old.identity, size: PixelSize(width: pixelWidth, height: pixelHeight),
+///                   orientation: old.orientation),
+///             policy: .remap)
+///     }
+///
+///     /// Export: the pixels to cut, refused if the source changed meanwhile.
+///     func pixelsToExport() throws -> CropResult {
+///         let crop = try session.crop()       // bound to this generation
+///         // ...the app renders or uploads; the source may change meanwhile...
+///         return try session.accept(crop)     // refused if it did
+///     }
 /// }
 /// ```
 ///
@@ -40,10 +66,14 @@ public struct CropSession: Hashable, Sendable {
     /// What is shown: an identity the app chooses, the stored pixel size and
     /// the EXIF orientation.
     public struct Source: Hashable, Sendable {
+        /// The app's name for the image (an asset identifier): a crop is accepted only for the source it was made on.
         public var identity: String
+        /// The stored pixel size, as the file's header declares it.
         public var size: PixelSize<StoredPixels>
+        /// The EXIF orientation the image is shown with.
         public var orientation: EXIFOrientation
 
+        /// A source named `identity`, of stored `size`, shown with `orientation`.
         public init(
             identity: String, size: PixelSize<StoredPixels>, orientation: EXIFOrientation = .up
         ) {
@@ -66,15 +96,21 @@ public struct CropSession: Hashable, Sendable {
     /// The person's selection: the view rect, the pixels it covers, and the
     /// generation they belong to.
     public struct Selection: Hashable, Sendable {
+        /// The selection in the view, in points.
         public let rect: Rect<ViewPoints>
+        /// The pixels it covers, in the image as seen.
         public let pixels: PixelRect<ImagePixels>
+        /// The source generation it was made on.
         public let generation: Int
     }
 
     /// A crop result, tagged with the source generation it was computed for.
     public struct Crop: Hashable, Sendable {
+        /// The mapping's result.
         public let result: CropResult
+        /// The identity of the source it was computed for.
         public let sourceIdentity: String
+        /// The source generation it was computed for.
         public let generation: Int
     }
 
@@ -97,15 +133,22 @@ public struct CropSession: Hashable, Sendable {
         }
     }
 
+    /// The image shown now.
     public private(set) var source: Source
     /// Starts at 0; each ``replaceSource(_:policy:)`` adds one.
     public private(set) var generation = 0
+    /// The image view's size, in points.
     public private(set) var viewport: Size<ViewPoints>
+    /// How the image is laid out in the view.
     public private(set) var mode: ContentMode
+    /// Pixels per point of natural size (the unscaled modes only).
     public private(set) var imageScale: Double
+    /// The scroll view's zoom and content offset.
     public private(set) var zoom: Zoom
+    /// The person's selection, if any.
     public private(set) var selection: Selection?
 
+    /// A session showing `source` in a view of `viewport` points, with no selection.
     public init(
         source: Source, viewport: Size<ViewPoints>, mode: ContentMode = .aspectFit,
         imageScale: Double = 1,

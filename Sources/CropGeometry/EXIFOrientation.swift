@@ -14,13 +14,21 @@
 /// | 7 | transversed | `(sh−1−y, sw−1−x)` | `sh×sw` |
 /// | 8 | rotated 90° counter-clockwise | `(y, sw−1−x)` | `sh×sw` |
 public enum EXIFOrientation: Int, CaseIterable, Hashable, Sendable {
+    /// 1: the stored pixels are upright.
     case up = 1
+    /// 2: mirrored left to right.
     case upMirrored = 2
+    /// 3: turned half a turn.
     case down = 3
+    /// 4: mirrored top to bottom.
     case downMirrored = 4
+    /// 5: mirrored along the main diagonal (rows become columns).
     case leftMirrored = 5
+    /// 6: shown turned a quarter turn clockwise (a phone held upright).
     case right = 6
+    /// 7: mirrored along the anti-diagonal.
     case rightMirrored = 7
+    /// 8: shown turned a quarter turn counter-clockwise.
     case left = 8
 
     /// Whether the oriented image is the stored one turned a quarter (5–8).

@@ -1,8 +1,11 @@
 /// A point in the coordinate space `Space`.
 public struct Point<Space: CoordinateSpace>: Hashable, Sendable {
+    /// The horizontal coordinate.
     public var x: Double
+    /// The vertical coordinate (growing downward).
     public var y: Double
 
+    /// The point at `x`, `y`.
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y
@@ -21,9 +24,12 @@ public struct Point<Space: CoordinateSpace>: Hashable, Sendable {
 
 /// A displacement in the coordinate space `Space`.
 public struct Vector<Space: CoordinateSpace>: Hashable, Sendable {
+    /// The horizontal component.
     public var dx: Double
+    /// The vertical component.
     public var dy: Double
 
+    /// The vector `dx`, `dy`.
     public init(dx: Double, dy: Double) {
         self.dx = dx
         self.dy = dy

@@ -3,11 +3,16 @@
 /// The rectangle is stored exactly as given (origin and size); nothing is
 /// normalized, so a negative size stays negative and is rejected by the mapping.
 public struct Rect<Space: CoordinateSpace>: Hashable, Sendable, CustomStringConvertible {
+    /// The left edge.
     public var x: Double
+    /// The top edge (y grows downward, as in UIKit).
     public var y: Double
+    /// The width, as given (a negative one is kept, and rejected by the mapping).
     public var width: Double
+    /// The height, as given.
     public var height: Double
 
+    /// A rect with this origin and size, kept exactly as given.
     public init(x: Double, y: Double, width: Double, height: Double) {
         self.x = x
         self.y = y
@@ -15,13 +20,18 @@ public struct Rect<Space: CoordinateSpace>: Hashable, Sendable, CustomStringConv
         self.height = height
     }
 
+    /// A rect of `origin` and `size`.
     public init(origin: Point<Space>, size: Size<Space>) {
         self.init(x: origin.x, y: origin.y, width: size.width, height: size.height)
     }
 
+    /// The top-left corner.
     public var origin: Point<Space> { Point(x: x, y: y) }
+    /// The width and height.
     public var size: Size<Space> { Size(width: width, height: height) }
+    /// The right edge, `x + width`.
     public var maxX: Double { x + width }
+    /// The bottom edge, `y + height`.
     public var maxY: Double { y + height }
 
     /// `x,y,width,height`, whole numbers without a fraction.
@@ -57,11 +67,16 @@ extension Rect where Space: PixelSpace {
 
 /// A whole-pixel rectangle in the pixel space `Space`.
 public struct PixelRect<Space: PixelSpace>: Hashable, Sendable, CustomStringConvertible {
+    /// The left edge, in whole pixels.
     public var x: Int
+    /// The top edge, in whole pixels.
     public var y: Int
+    /// The width in pixels.
     public var width: Int
+    /// The height in pixels.
     public var height: Int
 
+    /// A whole-pixel rect with this origin and size.
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
@@ -74,9 +89,13 @@ public struct PixelRect<Space: PixelSpace>: Hashable, Sendable, CustomStringConv
         self.init(x: 0, y: 0, width: size.width, height: size.height)
     }
 
+    /// The column after the right edge, `x + width`.
     public var maxX: Int { x + width }
+    /// The row after the bottom edge, `y + height`.
     public var maxY: Int { y + height }
+    /// The width and height.
     public var size: PixelSize<Space> { PixelSize(width: width, height: height) }
+    /// Whether the rect covers no pixel (a width or height of 0 or less).
     public var isEmpty: Bool { width <= 0 || height <= 0 }
 
     /// Whether this rectangle lies wholly inside `0..<size.width × 0..<size.height`.

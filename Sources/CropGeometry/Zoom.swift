@@ -8,6 +8,7 @@ public struct Zoom: Hashable, Sendable {
     /// The content offset `(ox, oy)`, in points.
     public var offset: Vector<ViewPoints>
 
+    /// A zoom of `scale` with the content offset `offset` (a scroll view's `zoomScale` and `contentOffset`).
     public init(scale: Double = 1, offset: Vector<ViewPoints> = Vector(dx: 0, dy: 0)) {
         self.scale = scale
         self.offset = offset

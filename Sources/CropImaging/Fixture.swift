@@ -12,10 +12,15 @@ public enum Fixture {
 
     /// Opaque colours of the corners fixture, RGBA.
     public static let background: [UInt8] = [128, 128, 128, 255]
+    /// The top-left marker's colour: red.
     public static let topLeft: [UInt8] = [255, 0, 0, 255]
+    /// The top-right marker's colour: green.
     public static let topRight: [UInt8] = [0, 255, 0, 255]
+    /// The bottom-left marker's colour: blue.
     public static let bottomLeft: [UInt8] = [0, 0, 255, 255]
+    /// The bottom-right marker's colour: yellow.
     public static let bottomRight: [UInt8] = [255, 255, 0, 255]
+    /// The centre cross's colour: black.
     public static let cross: [UInt8] = [0, 0, 0, 255]
     /// The blue sample of every coordinates-fixture pixel.
     public static let coordinatesBlue = 0xC0DE

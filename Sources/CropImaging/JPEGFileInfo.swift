@@ -3,15 +3,20 @@ import CropGeometry
 /// What a JPEG file holds, read from its markers up to the first scan,
 /// without decoding: frame size and kind, EXIF orientation, ICC profile.
 public struct JPEGFileInfo: Sendable {
+    /// The frame's width, as its SOF marker declares it.
     public var width: Int
+    /// The frame's height, as its SOF marker declares it.
     public var height: Int
+    /// The number of colour components (1 gray, 3 YCbCr or RGB, 4 CMYK).
     public var components: Int
     /// The frame kind (SOF marker): baseline, extended, progressive, with
     /// Huffman or arithmetic coding.
     public var frame: String
+    /// Whether the frame is progressive (SOF2).
     public var progressive: Bool
     /// Each component's horizontal and vertical sampling factors.
     public var horizontalSampling: [Int]
+    /// Each component's vertical sampling factor.
     public var verticalSampling: [Int]
     /// The EXIF orientation (1 when absent or invalid).
     public var orientation: EXIFOrientation
@@ -19,6 +24,7 @@ public struct JPEGFileInfo: Sendable {
     public var iccProfile: [UInt8]?
     /// The Adobe APP14 transform (0: none, 1: YCbCr, 2: YCCK), if present.
     public var adobeTransform: Int?
+    /// The file's size in bytes.
     public var fileSize: Int
     /// Problems that did not stop the read (an invalid orientation means 1).
     public var warnings: [String]

@@ -1,8 +1,11 @@
 /// One PNG chunk: its four-letter type and its data (without length or CRC).
 public struct PNGChunk: Hashable, Sendable {
+    /// The four-letter chunk type (`iCCP`, `tRNS`).
     public var type: String
+    /// The chunk's data, without its length, type and CRC.
     public var data: [UInt8]
 
+    /// A chunk of `type` holding `data`.
     public init(type: String, data: [UInt8]) {
         precondition(type.utf8.count == 4, "a PNG chunk type has four letters")
         self.type = type

@@ -1,9 +1,14 @@
 /// A PNG colour type (IHDR byte 9) and what its samples are.
 public enum PNGColorType: UInt8, Hashable, Sendable, CaseIterable {
+    /// 0: one gray sample per pixel (1 to 16 bits).
     case gray = 0
+    /// 2: red, green and blue samples (8 or 16 bits).
     case rgb = 2
+    /// 3: an index into the PLTE palette (1 to 8 bits).
     case palette = 3
+    /// 4: gray and alpha samples (8 or 16 bits).
     case grayAlpha = 4
+    /// 6: red, green, blue and alpha samples (8 or 16 bits).
     case rgba = 6
 
     /// Samples per pixel.
@@ -25,6 +30,7 @@ public enum PNGColorType: UInt8, Hashable, Sendable, CaseIterable {
         }
     }
 
+    /// The name CropKit reports it by (`gray`, `rgb`, `palette`, `gray+alpha`, `rgba`).
     public var name: String {
         switch self {
         case .gray: "gray"

@@ -5,6 +5,7 @@ import Foundation
 /// Writes PNG files: CropKit's own chunk writer, with filtered rows
 /// compressed by libdeflate or zlib. Output is never interlaced.
 public struct PNGEncoder: Sendable {
+    /// The deflate implementation: libdeflate when installed, else zlib, unless chosen.
     public var compressor: Compressor
     /// The DEFLATE level: ``CompressionLevel/automatic`` (the default) or
     /// one fixed level.
@@ -18,6 +19,7 @@ public struct PNGEncoder: Sendable {
     }
     private var clampedThreads = 1
 
+    /// An encoder with this compressor, level and thread count (the defaults: the automatic choices and every core).
     public init(
         compressor: Compressor = .automatic, level: CompressionLevel = .automatic,
         threads: Int? = nil

@@ -2,15 +2,21 @@ internal import CImagingShims
 
 /// What a PNG file holds, read from its chunk list without decoding pixels.
 public struct PNGFileInfo: Hashable, Sendable {
+    /// The width IHDR declares.
     public var width: Int
+    /// The height IHDR declares.
     public var height: Int
+    /// The bit depth IHDR declares.
     public var bitDepth: Int
+    /// The colour type IHDR declares.
     public var colorType: PNGColorType
+    /// Whether the image is Adam7-interlaced.
     public var interlaced: Bool
     /// The chunks a crop carries, in file order, each with a correct CRC.
     public var carriedChunks: [PNGChunk]
     /// The types of the other ancillary chunks, which a crop drops.
     public var droppedChunkTypes: [String]
+    /// The file's size in bytes.
     public var fileSize: Int
     /// Problems that did not stop the read (a carried chunk with a bad CRC is
     /// dropped, a missing IEND is tolerated).

@@ -7,15 +7,20 @@ import CropGeometry
 /// the chunks that give the samples their meaning (PLTE, tRNS, colour) travel
 /// with them.
 public struct RasterImage: Hashable, Sendable {
+    /// The width in pixels.
     public var width: Int
+    /// The height in pixels.
     public var height: Int
+    /// How the samples of a pixel are laid out.
     public var colorType: PNGColorType
+    /// Bits per sample: 1, 2, 4, 8 or 16.
     public var bitDepth: Int
     /// `height` rows of `width × bytesPerPixel` bytes.
     public var samples: [UInt8]
     /// The ancillary and palette chunks to write with these pixels.
     public var chunks: [PNGChunk]
 
+    /// An image of these samples (rows packed, PNG byte order), with the chunks to carry.
     public init(
         width: Int, height: Int, colorType: PNGColorType, bitDepth: Int, samples: [UInt8],
         chunks: [PNGChunk] = []

@@ -187,6 +187,7 @@ public final class LineReader {
     private var start = 0
     private var finished = false
 
+    /// Lines read from `descriptor`; it is closed at the end when `ownsDescriptor`.
     public init(descriptor: Int32, ownsDescriptor: Bool = false) {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
@@ -340,7 +341,9 @@ public final class LineReader {
 
 /// A file that could not be opened, with the system's reason.
 public struct FileError: Error, CustomStringConvertible {
+    /// The path that could not be opened.
     public var path: String
+    /// The system's error number (`errno`).
     public var code: Int32
 
     public var description: String {
