@@ -5,7 +5,7 @@ extension CropRequest {
     /// values as given: edges within 1e-6 px of an integer snap to it, then the
     /// left and top edges round down and the right and bottom edges round up.
     /// The contract is written once, generic over its arithmetic
-    /// (``zoomedDisplayRect(ow:oh:as:)``, steps 5–8 per axis): a fast path
+    /// (`zoomedDisplayRect(ow:oh:as:)`, steps 5–8 per axis): a fast path
     /// in `Double` carries a rigorous error bound and answers only when no
     /// rounding decision lies within it (measured by
     /// `Benchmarks/MappingBenchmark`: 85 ns a call against 24 µs for the
@@ -36,7 +36,7 @@ extension CropRequest {
     /// ``map()``, then the rectangle of exactly `aspectRatio` nearest the mapped
     /// one inside the image (see ``PixelRect/fitted(to:within:)``).
     ///
-    /// - Throws: ``CropRejection``, including ``CropRejection/aspectRatioDoesNotFit``.
+    /// - Throws: ``CropRejection``, including ``CropRejection/aspectRatioDoesNotFit(_:)``.
     public func map(aspectRatio: AspectRatio?) throws(CropRejection) -> CropResult {
         let mapped = try map()
         guard let aspectRatio else { return mapped }

@@ -27,6 +27,8 @@ public enum AtomicFile {
     /// Writes `bytes` to `path`.
     ///
     /// - Parameters:
+    ///   - bytes: The whole file.
+    ///   - path: Where it goes; its folder must exist.
     ///   - replacing: Whether an existing file at `path` may be replaced.
     ///     Without it, an existing file is an error and is left untouched
     ///     (the final step is `link`, which fails rather than replace).
@@ -66,7 +68,10 @@ public enum AtomicFile {
         /// earlier writers in its folder, then creates and locks the
         /// temporary file.
         ///
-        /// - Parameter protected: The input, which is never overwritten.
+        /// - Parameters:
+        ///   - path: The file to write; its folder must exist.
+        ///   - replacing: Whether an existing file at `path` may be replaced.
+        ///   - protected: The input, which is never overwritten.
         /// - Throws: ``ImagingError/outputIsInput(path:)``,
         ///   ``ImagingError/outputExists(path:)`` or
         ///   ``ImagingError/cannotWrite(path:reason:)``.

@@ -21,7 +21,7 @@ public struct CropJob: Sendable {
     /// Where the crop is.
     public var region: Region
     /// The EXIF orientation the image is seen with; `nil` for the file's
-    /// own (``EXIFOrientation/up`` treats the stored pixels as upright).
+    /// own (`.up` treats the stored pixels as upright).
     public var orientation: EXIFOrientation?
     /// The output format and its settings.
     public var format: OutputFormat
@@ -50,7 +50,7 @@ public struct CropJob: Sendable {
     /// The one rule for orientation and aspect: the image is seen with
     /// ``orientation`` (the file's own by default); a view selection is
     /// mapped against the image's stored size seen that way; an
-    /// ``AspectChoice/source`` aspect is the image's ratio as seen.
+    /// `AspectChoice.source` aspect is the image's ratio as seen.
     ///
     /// - Throws: ``CropPlanError``: the selection covers no pixel, or the
     ///   pixel rect is not inside the image.

@@ -101,7 +101,9 @@ extension CropPlan {
     /// or a crash at any moment, sees the old file (or none) or the whole
     /// new one.
     ///
-    /// - Parameter replacing: Whether an existing file may be replaced.
+    /// - Parameters:
+    ///   - path: The file to write; its folder must exist.
+    ///   - replacing: Whether an existing file may be replaced.
     /// - Throws: ``ImagingError``, ``ImagingError/outputExists(path:)`` or
     ///   ``ImagingError/outputIsInput(path:)``; on any error no output is
     ///   left.

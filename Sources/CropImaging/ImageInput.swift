@@ -53,7 +53,9 @@ public final class ImageInput: @unchecked Sendable {
 
     /// Wraps bytes already in memory (an upload, a test image).
     ///
-    /// - Parameter name: What messages call it.
+    /// - Parameters:
+    ///   - bytes: The whole file.
+    ///   - name: What messages call it.
     public init(bytes: [UInt8], name: String = "(memory)") {
         self.name = name
         self.byteCount = bytes.count

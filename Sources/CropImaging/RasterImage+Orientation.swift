@@ -3,7 +3,7 @@ import CropGeometry
 extension RasterImage {
     /// These pixels turned upright for `orientation`: the pixel the person
     /// sees at `(X, Y)` is the stored pixel the orientation sends there (see
-    /// ``EXIFOrientation``). Lossless: pixels move, none changes.
+    /// `EXIFOrientation`). Lossless: pixels move, none changes.
     ///
     /// - Complexity: O(width × height).
     public func oriented(_ orientation: EXIFOrientation) -> RasterImage {

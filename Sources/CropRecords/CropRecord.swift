@@ -214,9 +214,11 @@ extension CropRecord {
     /// Reads a record from a parsed JSON object, keeping the object
     /// verbatim.
     ///
-    /// - Parameter sourceGivenBy: When not `nil`, the object may leave out
-    ///   `source` because something else gives it (a manifest line's image,
-    ///   named here); the request's source size is then 1x1 until replaced.
+    /// - Parameters:
+    ///   - value: The JSON object of one record.
+    ///   - sourceGivenBy: When not `nil`, the object may leave out
+    ///     `source` because something else gives it (a manifest line's image,
+    ///     named here); the request's source size is then 1x1 until replaced.
     /// - Throws: ``CropRecordError`` naming the field that is missing or malformed.
     public init(json value: JSONValue, sourceGivenBy: String? = nil) throws(CropRecordError) {
         guard case .object(let members) = value else {
