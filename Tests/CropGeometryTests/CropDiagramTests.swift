@@ -73,3 +73,42 @@ import Testing
                 "rejected: nonFinite"))
     }
 }
+
+extension CropDiagramTests {
+    /// A selection inside the image stays visible: it is drawn after (over)
+    /// the pixels' outline; the legend names the clip; an aspect is drawn
+    /// as the snapped rect.
+    @Test func theSelectionIsDrawnOverThePixels() throws {
+        let request = CropRequest(
+            sourceSize: Size(width: 4000, height: 3000), viewport: Size(width: 300, height: 300),
+            selection: Rect(x: 75, y: 75, width: 150, height: 150))
+        let svg = CropDiagram.svg(for: request)
+        let pixels = try #require(svg.range(of: "id=\"pixels\""))
+        let selection = try #require(svg.range(of: "id=\"selection\""))
+        #expect(pixels.lowerBound < selection.lowerBound)
+        #expect(svg.contains(">clip (selection on the image)</text>"))
+        let snapped = CropDiagram.svg(
+            for: CropRequest(
+                sourceSize: Size(width: 4000, height: 3000),
+                viewport: Size(width: 300, height: 300),
+                selection: Rect(x: 75, y: 75, width: 150, height: 100)),
+            aspect: .ratio(.square))
+        #expect(snapped.contains("data-width=\"2000\" data-height=\"2000\""))
+        #expect(snapped.contains("aspect 1:1"))
+    }
+
+    /// CoreGraphics values go in and come out unchanged, as given (a
+    /// negative width is not standardized away).
+    @Test func coreGraphicsValuesConvertExactly() {
+        let frame = CGRect(x: 0.15, y: 75, width: -150, height: 150)
+        let rect = Rect<ViewPoints>(frame)
+        #expect(rect == Rect(x: 0.15, y: 75, width: -150, height: 150))
+        #expect(rect.cgRect.origin == frame.origin && rect.cgRect.size == frame.size)
+        #expect(Size<ViewPoints>(CGSize(width: 390, height: 844)) == Size(width: 390, height: 844))
+        #expect(Size<ViewPoints>(width: 3, height: 4).cgSize == CGSize(width: 3, height: 4))
+        #expect(Point<ViewPoints>(CGPoint(x: 1.5, y: 2)).cgPoint == CGPoint(x: 1.5, y: 2))
+        #expect(
+            PixelRect<ImagePixels>(x: 1, y: 2, width: 3, height: 4).cgRect
+                == CGRect(x: 1, y: 2, width: 3, height: 4))
+    }
+}

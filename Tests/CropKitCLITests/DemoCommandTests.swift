@@ -45,6 +45,25 @@ extension DemoCommandTests {
         ] {
             #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(name)")
         }
+        // The report tells the scenario, names the four checks with each
+        // result, shows each crop beside its diagram, and ends with the
+        // Double case.
+        let report = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(report.contains("<title>CropKit demo: which pixels a selection covers, exactly"))
+        #expect(report.contains("A person looks at a 400&times;300 photo shown <b>aspect-fit</b>"))
+        for check in [
+            "(a) the exported size equals the mapping: <span class=\"pass\">passed</span>",
+            "(b) each corner marker appears only where the crop overlaps it: <span class=\"pass\">passed</span>",
+            "(c) no pixel is transparent (no added border): <span class=\"pass\">passed</span>",
+            "(d) every pixel is the right source pixel: <span class=\"pass\">passed</span>",
+        ] {
+            #expect(report.components(separatedBy: check).count == 7, "\(check)")
+        }
+        #expect(report.components(separatedBy: "<img alt=\"export of line").count == 7)
+        #expect(report.contains("<h2>the article's scenario (centre selection)</h2>"))
+        #expect(report.contains("Where plain Double arithmetic adds a pixel"))
+        #expect(report.contains("<b>2,500,2001,2000</b>; CropKit gives <b>2,500,2000,2000</b>"))
+        #expect(report.contains("name=\"viewport\" content=\"width=device-width"))
         let second = CropKitTool.demo(small, in: folder, console: Console(out: out, err: err))
         #expect(second == 0)
         let foreign = parent.appendingPathComponent("mine")
