@@ -1,42 +1,41 @@
 // Crop-aware JPEG reading through libjpeg-turbo. libjpeg reports errors by
 // longjmp; the setjmp is here and nowhere else.
-#include "CImagingShims.h"
+#include "jpeg_internal.h"
 
-#include <setjmp.h>
-#include <stdio.h>
-// jpeglib.h needs FILE and size_t declared before it.
-#include <jpeglib.h>
-// After jpeglib.h: ERREXIT and WARNMS, and the message codes.
-#include <jerror.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-    struct jpeg_error_mgr manager;
-    jmp_buf jump;
-    ck_jpeg_read_request *request;
-} ck_jpeg_error;
 
 static void ck_jpeg_error_exit(j_common_ptr cinfo) {
     ck_jpeg_error *error = (ck_jpeg_error *)cinfo->err;
     char text[JMSG_LENGTH_MAX];
     (*cinfo->err->format_message)(cinfo, text);
-    snprintf(error->request->message, sizeof error->request->message, "%s", text);
+    snprintf(error->message, error->message_size, "%s", text);
     longjmp(error->jump, 1);
 }
 
 static void ck_jpeg_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;  // trace messages
     ck_jpeg_error *error = (ck_jpeg_error *)cinfo->err;
-    error->request->warnings += 1;
-    if (error->request->warnings == 1) {
+    *error->warnings += 1;
+    if (*error->warnings == 1) {
         char text[JMSG_LENGTH_MAX];
         (*cinfo->err->format_message)(cinfo, text);
-        snprintf(error->request->message, sizeof error->request->message, "%s", text);
+        snprintf(error->message, error->message_size, "%s", text);
     }
     // A warning is corrupt data that libjpeg stepped over: an error unless
     // the caller asked for leniency.
-    if (!error->request->lenient) longjmp(error->jump, 1);
+    if (!error->lenient) longjmp(error->jump, 1);
+}
+
+void ck_jpeg_install_errors(j_common_ptr cinfo, ck_jpeg_error *error, char *message, size_t message_size,
+                            int *warnings, int lenient) {
+    cinfo->err = jpeg_std_error(&error->manager);
+    error->manager.error_exit = ck_jpeg_error_exit;
+    error->manager.emit_message = ck_jpeg_emit_message;
+    error->message = message;
+    error->message_size = message_size;
+    error->warnings = warnings;
+    error->lenient = lenient;
 }
 
 typedef struct {
@@ -107,6 +106,23 @@ static void ck_source_skip(j_decompress_ptr cinfo, long count) {
 
 static void ck_source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 
+void ck_jpeg_use_input(j_decompress_ptr cinfo, const ck_input *input) {
+    ck_jpeg_source *source = (ck_jpeg_source *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_PERMANENT,
+                                                                            sizeof(ck_jpeg_source));
+    source->buffer = (JOCTET *)(*cinfo->mem->alloc_large)((j_common_ptr)cinfo, JPOOL_PERMANENT,
+                                                          ck_jpeg_source_size);
+    source->input = input;
+    source->next = 0;
+    source->manager.init_source = ck_source_init;
+    source->manager.fill_input_buffer = ck_source_fill;
+    source->manager.skip_input_data = ck_source_skip;
+    source->manager.resync_to_restart = jpeg_resync_to_restart;
+    source->manager.term_source = ck_source_term;
+    source->manager.bytes_in_buffer = 0;
+    source->manager.next_input_byte = NULL;
+    cinfo->src = &source->manager;
+}
+
 int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     request->warnings = 0;
     request->scans = 0;
@@ -117,10 +133,8 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     ck_jpeg_progress progress;
     uint8_t *volatile row = NULL;
     volatile int status = CK_STATUS_CORRUPT;
-    cinfo.err = jpeg_std_error(&error.manager);
-    error.manager.error_exit = ck_jpeg_error_exit;
-    error.manager.emit_message = ck_jpeg_emit_message;
-    error.request = request;
+    ck_jpeg_install_errors((j_common_ptr)&cinfo, &error, request->message, sizeof request->message,
+                           &request->warnings, request->lenient);
     int jumped = setjmp(error.jump);
     if (jumped) {
         free(row);
@@ -132,20 +146,7 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     progress.progress.progress_monitor = ck_jpeg_progress_monitor;
     progress.request = request;
     cinfo.progress = &progress.progress;
-    ck_jpeg_source *source = (ck_jpeg_source *)(*cinfo.mem->alloc_small)((j_common_ptr)&cinfo, JPOOL_PERMANENT,
-                                                                           sizeof(ck_jpeg_source));
-    source->buffer = (JOCTET *)(*cinfo.mem->alloc_large)((j_common_ptr)&cinfo, JPOOL_PERMANENT,
-                                                         ck_jpeg_source_size);
-    source->input = input;
-    source->next = 0;
-    source->manager.init_source = ck_source_init;
-    source->manager.fill_input_buffer = ck_source_fill;
-    source->manager.skip_input_data = ck_source_skip;
-    source->manager.resync_to_restart = jpeg_resync_to_restart;
-    source->manager.term_source = ck_source_term;
-    source->manager.bytes_in_buffer = 0;
-    source->manager.next_input_byte = NULL;
-    cinfo.src = &source->manager;
+    ck_jpeg_use_input(&cinfo, input);
     jpeg_read_header(&cinfo, TRUE);
     if (cinfo.image_width != request->width || cinfo.image_height != request->height ||
         cinfo.num_components != request->components) {
@@ -164,6 +165,8 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     int gray = cinfo.jpeg_color_space == JCS_GRAYSCALE;
     cinfo.out_color_space = cmyk ? JCS_CMYK : (gray ? JCS_GRAYSCALE : JCS_RGB);
     // libjpeg-turbo's defaults otherwise: islow DCT, fancy upsampling.
+    cinfo.dct_method = JDCT_ISLOW;
+    if (request->plain_upsampling) cinfo.do_fancy_upsampling = FALSE;
     jpeg_start_decompress(&cinfo);
     int in_channels = cinfo.output_components;
     int out_channels = gray ? 1 : 3;

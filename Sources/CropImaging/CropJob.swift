@@ -55,6 +55,62 @@ public struct CropJob: Sendable {
     /// - Throws: ``CropPlanError``: the selection covers no pixel, or the
     ///   pixel rect is not inside the image.
     public func plan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
+        let plan = try mappedPlan(for: source)
+        guard case .jpeg(let encoder) = format, encoder.quality == nil,
+            case .jpeg(let info) = source.header
+        else { return plan }
+        // A JPEG crop of a JPEG: lossless needs the rect on the block grid.
+        let rect = plan.stored
+        let grid = info.blockGrid
+        let imageSize = source.storedSize
+        func onGrid(_ edge: Int, _ step: Int, _ end: Int) -> Bool {
+            edge % step == 0 || edge == end
+        }
+        let lossless =
+            rect.x % grid.width == 0 && rect.y % grid.height == 0
+            && onGrid(rect.maxX, grid.width, imageSize.width)
+            && onGrid(rect.maxY, grid.height, imageSize.height)
+        if lossless { return plan }
+        let grown = Self.snapped(rect, to: grid, within: imageSize, outward: true)
+        if encoder.snapsToBlocks {
+            let result = CropResult(
+                rect: plan.orientation.orientedRect(grown, storedSize: imageSize),
+                orientation: plan.orientation, sourceSize: imageSize)
+            return CropPlan(
+                source: source, result: result, request: plan.request, aspect: plan.aspect,
+                format: format, lenient: lenient)
+        }
+        guard encoder.method == .lossless else { return plan }
+        let shrunk = Self.snapped(rect, to: grid, within: imageSize, outward: false)
+        throw .notLossless(
+            plan.result.rect,
+            grownOutward: plan.orientation.orientedRect(grown, storedSize: imageSize),
+            shrunkInward: shrunk.isEmpty
+                ? nil : plan.orientation.orientedRect(shrunk, storedSize: imageSize),
+            blockGrid: grid)
+    }
+
+    /// `rect` with each edge moved to the block grid (or the image's edge):
+    /// outward (left and top down, right and bottom up) or inward.
+    static func snapped(
+        _ rect: PixelRect<StoredPixels>, to grid: PixelSize<StoredPixels>,
+        within size: PixelSize<StoredPixels>, outward: Bool
+    ) -> PixelRect<StoredPixels> {
+        func down(_ v: Int, _ step: Int) -> Int { v / step * step }
+        func up(_ v: Int, _ step: Int, _ end: Int) -> Int { min((v + step - 1) / step * step, end) }
+        let x0 = outward ? down(rect.x, grid.width) : up(rect.x, grid.width, size.width)
+        let y0 = outward ? down(rect.y, grid.height) : up(rect.y, grid.height, size.height)
+        let x1 =
+            outward || rect.maxX == size.width
+            ? up(rect.maxX, grid.width, size.width) : down(rect.maxX, grid.width)
+        let y1 =
+            outward || rect.maxY == size.height
+            ? up(rect.maxY, grid.height, size.height) : down(rect.maxY, grid.height)
+        return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+    }
+
+    /// The plan by the region alone, before a JPEG output's block rules.
+    private func mappedPlan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
         let stored = source.storedSize
         let seen = orientation ?? source.orientation
         switch region {
@@ -99,10 +155,19 @@ public enum CropPlanError: Error, Hashable, Sendable, CustomStringConvertible {
     case rejected(CropRejection, request: CropRequest)
     /// The pixel rect does not lie inside the image as seen.
     case notInsideImage(PixelRect<ImagePixels>, image: PixelSize<ImagePixels>)
+    /// A lossless JPEG crop was required, and the rect (as seen) has an edge
+    /// off the source's block grid: the nearest lossless rects are the rect
+    /// grown outward and, unless empty, shrunk inward.
+    case notLossless(
+        PixelRect<ImagePixels>, grownOutward: PixelRect<ImagePixels>,
+        shrunkInward: PixelRect<ImagePixels>?, blockGrid: PixelSize<StoredPixels>)
 
     /// A sentence for a person.
     public var description: String {
         switch self {
+        case .notLossless(let rect, let grown, let shrunk, let grid):
+            "the rect \(rect) is not lossless: its edges are not all on the source's \(grid.width)x\(grid.height) block grid (or the photo's edge); the nearest lossless rects are \(grown) (grown outward)"
+                + (shrunk.map { " and \($0) (shrunk inward)" } ?? "")
         case .rejected(let rejection, _): "rejected (\(rejection.code)): \(rejection)"
         case .notInsideImage(let rect, let image):
             rect.maxX <= 0 || rect.maxY <= 0 || rect.x >= image.width || rect.y >= image.height

@@ -58,6 +58,8 @@ public struct CropReport: Sendable {
     /// How many bands libdeflate compressed at each level (empty with zlib):
     /// what ``CompressionLevel/automatic`` chose.
     public var bandLevels: [Int: Int]
+    /// How a JPEG output was made, and its metadata (`nil` for PNG).
+    public var jpeg: JPEGWriteReport? = nil
 }
 
 extension CropPlan {
@@ -77,6 +79,7 @@ extension CropPlan {
     public func export(to sink: some ByteSink) throws(ImagingError) -> CropReport {
         var warnings: [String] = []
         try memoryNeed.check(source.limits)
+        if case .jpeg(let encoder) = format { return try exportJPEG(encoder, to: sink) }
         let (chunks, dropped) = try carriedChunks(warnings: &warnings)
         let pixelFormat = source.pixelFormat
         let layout = CropLayout(
@@ -94,6 +97,8 @@ extension CropPlan {
                 warnings: decoded.warnings + warnings, checksum: decoded.checksum,
                 compressor: encoder.compressor.resolved, level: encoder.level,
                 bandLevels: written.bandLevels)
+        case .jpeg(let encoder):
+            return try exportJPEG(encoder, to: sink)
         }
     }
 

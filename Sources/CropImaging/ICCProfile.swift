@@ -75,4 +75,21 @@ public enum ICCProfile {
             type: "iCCP",
             data: (latin.isEmpty ? Array("ICC profile".utf8) : latin) + [0, 0] + compressed)
     }
+
+    /// `profile` as the APP2 ICC_PROFILE segments of a JPEG (whole segments,
+    /// marker and length included), split in pieces of at most 65,519 bytes.
+    static func jpegSegments(_ profile: [UInt8]) -> [UInt8] {
+        let piece = 65_519
+        let count = max(1, (profile.count + piece - 1) / piece)
+        guard count <= 255 else { return [] }
+        var out: [UInt8] = []
+        for index in 0..<count {
+            let part = profile[
+                min(index * piece, profile.count)..<min((index + 1) * piece, profile.count)]
+            let body = Array("ICC_PROFILE\0".utf8) + [UInt8(index + 1), UInt8(count)] + part
+            out +=
+                [0xFF, 0xE2, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        return out
+    }
 }

@@ -113,6 +113,23 @@ public final class ImageInput: @unchecked Sendable {
     }
 }
 
+extension ImageInput {
+    /// Exactly `count` bytes at `offset`.
+    ///
+    /// - Throws: ``ImagingError/corrupt(format:detail:)`` when the input
+    ///   ends first, or a read error.
+    func read(at offset: Int, count: Int, format: ImageFormat) throws(ImagingError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = try bytes.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
+            try read(at: offset, into: buffer)
+        }
+        guard got == count else {
+            throw .corrupt(format: format, detail: "'\(name)' ends inside a segment (truncated)")
+        }
+        return bytes
+    }
+}
+
 /// A forward reader over an ``ImageInput`` with skips, through a buffer of
 /// its own: the whole file is never in memory, and each reader keeps its own
 /// position, so several can read one input at once.

@@ -35,7 +35,8 @@ public enum JPEGDecoder {
     ///   it is an error.
     static func decode(
         _ input: ImageInput, info: JPEGFileInfo, rect crop: PixelRect<StoredPixels>,
-        limits: DecodeLimits, lenient: Bool, rows: (any RowConsumer)?
+        limits: DecodeLimits, lenient: Bool, rows: (any RowConsumer)?,
+        plainUpsampling: Bool = false
     ) throws(ImagingError) -> DecodedImage {
         let channels = info.components == 1 ? 1 : 3
         let size = try limits.cropBytes(crop, bytesPerPixel: channels)
@@ -50,6 +51,7 @@ public enum JPEGDecoder {
         request.max_scans = Int32(clamping: limits.maxScans)
         request.max_memory = limits.maxMemory
         request.lenient = lenient ? 1 : 0
+        request.plain_upsampling = plainUpsampling ? 1 : 0
         let (samples, status) = try decodeRows(size: size, rows: crop.height, into: rows) {
             pixels, ready, context in
             request.pixels = pixels

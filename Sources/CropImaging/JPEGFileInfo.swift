@@ -33,6 +33,25 @@ public struct JPEGFileInfo: Sendable {
     public var scanWork: ScanWork? = nil
     /// Each component's identifier, as scans name them.
     var componentIDs: [Int] = []
+    /// Each component's quantization table slot (0 to 3), from the frame.
+    public var componentQuantTables: [Int] = []
+    /// The quantization tables defined before the first scan, by slot: 64
+    /// values each, in natural (row by row) order.
+    public var quantTables: [Int: [UInt16]] = [:]
+    /// The restart interval in MCUs (DRI), 0 when there is none.
+    public var restartInterval = 0
+    /// Whether the frame is arithmetic-coded (SOF9, SOF10).
+    public var arithmetic: Bool { frame.hasPrefix("arithmetic") }
+    /// Every marker segment before the first scan, in file order: where its
+    /// body lies, for the metadata an output keeps or drops.
+    public var segments: [JPEGSegment] = []
+    /// The iMCU: the block grid a lossless crop must start on, 8 times the
+    /// largest sampling factors (8x8 gray, 16x16 for 4:2:0).
+    public var blockGrid: PixelSize<StoredPixels> {
+        PixelSize(
+            width: 8 * max(horizontalSampling.max() ?? 1, 1),
+            height: 8 * max(verticalSampling.max() ?? 1, 1))
+    }
     /// How many components the first scan holds: fewer than the frame's
     /// means a multi-scan file, decoded through whole-frame coefficients.
     var firstScanComponents = 0
@@ -136,6 +155,8 @@ extension JPEGFileInfo {
                 )
             }
             let bodyLength = length - 2
+            info.segments.append(
+                JPEGSegment(marker: marker, bodyOffset: file.offset, bodyLength: bodyLength))
             switch marker {
             case 0xDA:  // SOS: the metadata ends here.
                 guard sawFrame else {
@@ -167,6 +188,18 @@ extension JPEGFileInfo {
                 }
                 try info.parseFrame(marker: marker, body: body, limits: limits)
                 sawFrame = true
+            case 0xDB:  // DQT: one or more tables.
+                guard let body = try file.read(bodyLength) else {
+                    throw ImagingError.corrupt(
+                        format: .jpeg, detail: "JPEG DQT segment is truncated")
+                }
+                try info.parseQuantTables(body)
+            case 0xDD:  // DRI
+                guard let body = try file.read(bodyLength), body.count >= 2 else {
+                    throw ImagingError.corrupt(
+                        format: .jpeg, detail: "JPEG DRI segment is truncated")
+                }
+                info.restartInterval = Int(body[0]) << 8 | Int(body[1])
             case 0xC3, 0xC5, 0xC6, 0xC7, 0xCB, 0xCD, 0xCE, 0xCF:
                 let kind =
                     [0xC3: "lossless", 0xCB: "lossless arithmetic"][marker]
@@ -216,6 +249,36 @@ extension JPEGFileInfo {
         }
     }
 
+    /// The tables of one DQT segment, turned from zigzag into natural order.
+    private mutating func parseQuantTables(_ body: [UInt8]) throws(ImagingError) {
+        var at = 0
+        while at < body.count {
+            let precision = Int(body[at] >> 4)
+            let slot = Int(body[at] & 0x0F)
+            let size = precision == 0 ? 64 : 128
+            guard precision <= 1, slot <= 3, at + 1 + size <= body.count else {
+                throw ImagingError.corrupt(format: .jpeg, detail: "JPEG DQT segment is malformed")
+            }
+            var table = [UInt16](repeating: 1, count: 64)
+            for k in 0..<64 {
+                let value =
+                    precision == 0
+                    ? UInt16(body[at + 1 + k])
+                    : UInt16(body[at + 1 + 2 * k]) << 8 | UInt16(body[at + 2 + 2 * k])
+                table[Self.zigzag[k]] = max(value, 1)
+            }
+            quantTables[slot] = table
+            at += 1 + size
+        }
+    }
+
+    /// The natural-order index of each zigzag position.
+    static let zigzag: [Int] = [
+        0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27,
+        20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+        58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+    ]
+
     private mutating func parseFrame(marker: UInt8, body: [UInt8], limits: DecodeLimits)
         throws(ImagingError)
     {
@@ -246,6 +309,7 @@ extension JPEGFileInfo {
         self.components = components
         componentIDs = (0..<components).map { Int(body[6 + 3 * $0]) }
         horizontalSampling = (0..<components).map { Int(body[7 + 3 * $0] >> 4) }
+        componentQuantTables = (0..<components).map { Int(body[8 + 3 * $0] & 0x03) }
         verticalSampling = (0..<components).map { Int(body[7 + 3 * $0] & 0x0F) }
         progressive = marker == 0xC2 || marker == 0xCA
         frame =
@@ -371,6 +435,49 @@ public struct ScanWork: Hashable, Sendable {
                 }
                 guard segment >= 0, file.skip(segment) else { return work }
             }
+        }
+    }
+}
+
+extension JPEGFileInfo {
+    /// The offset just after the EOI marker that ends the image, found by
+    /// walking from the first scan over entropy-coded data and the segments
+    /// between scans; `nil` when the file ends first. What follows it
+    /// (MPF secondary images, editor leftovers) is not part of the image.
+    func endOfImage(in input: ImageInput) throws(ImagingError) -> Int? {
+        guard let scan = segments.first(where: { $0.marker == 0xDA }) else { return nil }
+        let cursor = InputCursor(input)
+        guard cursor.skip(scan.bodyOffset + scan.bodyLength) else { return nil }
+        while let marker = try cursor.nextJPEGMarker() {
+            if marker == 0xD9 { return cursor.offset }
+            if marker == 0xD8 || marker == 0x01 { continue }
+            guard let length = try cursor.read(2) else { return nil }
+            guard cursor.skip(max(Int(length[0]) << 8 | Int(length[1]), 2) - 2) else { return nil }
+        }
+        return nil
+    }
+}
+
+/// One marker segment of a JPEG file: its marker and where its body lies.
+public struct JPEGSegment: Hashable, Sendable {
+    /// The marker's second byte (0xE1 for APP1, 0xFE for COM).
+    public var marker: UInt8
+    /// The offset of the body, after the two length bytes.
+    public var bodyOffset: Int
+    /// The body's length in bytes.
+    public var bodyLength: Int
+
+    /// The segment's name: `APP1`, `COM`, `DQT`, ...
+    public var name: String {
+        switch marker {
+        case 0xE0...0xEF: "APP\(marker - 0xE0)"
+        case 0xFE: "COM"
+        case 0xDB: "DQT"
+        case 0xC4: "DHT"
+        case 0xDD: "DRI"
+        case 0xCC: "DAC"
+        case 0xC0...0xCF: "SOF\(marker - 0xC0)"
+        default: "0x" + String(marker, radix: 16, uppercase: true)
         }
     }
 }

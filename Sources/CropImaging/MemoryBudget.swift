@@ -116,6 +116,29 @@ extension CropPlan {
                 need.add(crop, "the crop to compress")
             }
             return need
+        case .jpeg:
+            if isDCTDomainCrop, case .jpeg(let info) = source.header {
+                // The frame's coefficients down to the crop's last block
+                // row (all of them for a progressive file), and the crop's.
+                var need = MemoryNeed()
+                let grid = info.blockGrid
+                let rows =
+                    info.progressive || info.firstScanComponents < info.components
+                    ? info.height
+                    : min(info.height, (stored.maxY + grid.height - 1) / grid.height * grid.height)
+                need.add(
+                    saturatingProduct(info.coefficientBlocks, rows, 128) / max(info.height, 1),
+                    "the frame's coefficients down to the crop")
+                need.add(
+                    saturatingProduct(stored.width, stored.height, 3 * 128) / 64 + 1,
+                    "the crop's coefficients")
+                return need
+            }
+            // Decoded whole, then encoded.
+            var need = source.decodeMemory(stored, streamed: false)
+            need.add(
+                saturatingProduct(outputSize.width, outputSize.height, 3), "the crop to encode")
+            return need
         }
     }
 }

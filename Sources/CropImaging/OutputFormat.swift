@@ -1,26 +1,34 @@
 /// The format a crop is written in, with its encoder's settings.
 ///
-/// Today PNG, lossless from every input; each further format is one more
-/// case whose encoder takes the decoder's rows the way ``PNGEncoder`` does.
+/// PNG is lossless from every input. JPEG from a JPEG is lossless in the
+/// DCT domain where the rect allows it and re-encoded with the source's own
+/// tables elsewhere (``JPEGEncoder``); from a PNG it is encoded at a quality.
 public enum OutputFormat: Sendable {
     /// PNG, with these compression settings.
     case png(PNGEncoder)
+    /// JPEG, with these settings.
+    case jpeg(JPEGEncoder)
 
-    /// The format's name in reports and file extensions: "png".
+    /// The format's name in reports: "png" or "jpeg".
     public var name: String {
         switch self {
         case .png: "png"
+        case .jpeg: "jpeg"
         }
     }
 
-    /// The formats a name or file extension picks ("png"), any case.
-    public static let names = ["png"]
+    /// The formats' names, as `--format` takes them.
+    public static let names = ["png", "jpeg"]
 
-    /// The format `name` (or a file extension) stands for, with default
-    /// settings, if any.
+    /// The file extensions of each format, lower case, without the dot.
+    public static let extensions = ["png": ["png"], "jpeg": ["jpg", "jpeg"]]
+
+    /// The format `name` (or a file extension: `png`, `jpg`, `jpeg`) stands
+    /// for, with default settings, if any; any case.
     public init?(name: String) {
         switch name.lowercased() {
         case "png": self = .png(PNGEncoder())
+        case "jpg", "jpeg": self = .jpeg(JPEGEncoder())
         default: return nil
         }
     }

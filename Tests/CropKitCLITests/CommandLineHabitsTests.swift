@@ -111,11 +111,21 @@ import Testing
     @Test func theOutputIsAFileNamedForItsFormat() throws {
         let (folder, input) = try Self.fixtureFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let jpeg = folder.appendingPathComponent("c.jpg").path
-        let wrongFormat = cropkit("crop", input, "-o", jpeg, "--pixels", "0,0,4,4")
+        let tiff = folder.appendingPathComponent("c.tif").path
+        let wrongFormat = cropkit("crop", input, "-o", tiff, "--pixels", "0,0,4,4")
         #expect(wrongFormat.status == 64)
-        #expect(wrongFormat.err.contains("writes PNG (.png) only; name it e.g. c.png"))
-        #expect(!FileManager.default.fileExists(atPath: jpeg))
+        #expect(
+            wrongFormat.err.contains(
+                "writes PNG or JPEG (.png, .jpg, .jpeg) only; name it e.g. c.png"))
+        #expect(!FileManager.default.fileExists(atPath: tiff))
+        // The extension picks the format; --format must agree with it.
+        let jpeg = folder.appendingPathComponent("c.jpg").path
+        #expect(cropkit("crop", input, "-o", jpeg, "--pixels", "0,0,4,4").status == 0)
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: jpeg)).prefix(2)) == [0xFF, 0xD8])
+        let mismatch = cropkit(
+            "crop", input, "-o", jpeg, "-f", "--format", "png", "--pixels", "0,0,4,4")
+        #expect(mismatch.status == 64)
+        #expect(mismatch.err.contains("--format png does not match -o"))
         for target in [folder.path, folder.path + "/", "."] {
             let run = cropkit("crop", input, "-o", target, "--pixels", "0,0,4,4")
             #expect(run.status == 64)

@@ -380,18 +380,26 @@ extension CropCommandTests {
         let out = StringSink()
         let err = StringSink()
         let console = Console(out: out, err: err, binaryOut: { bytes })
+        // Standard output has no extension: the format must be named.
+        let unnamed = cropkit("crop", input, "-o", "-", "--pixels", "10,20,30,40")
+        #expect(unnamed.status == 64)
+        #expect(unnamed.err.contains("-o - needs --format png or --format jpeg"))
         let status = CropKitTool.run(
-            ["crop", input, "-o", "-", "--pixels", "10,20,30,40"], console: console)
+            ["crop", input, "-o", "-", "--format", "png", "--pixels", "10,20,30,40"],
+            console: console)
         #expect(status == 0, "\(err.text)")
         #expect(out.text.isEmpty)
-        #expect(err.text.contains("wrote the crop to standard output: 30x40 PNG"))
+        #expect(err.text.contains("wrote the crop to standard output: 30x40 rgba 8-bit PNG"))
         let image = try ImageSource(ImageInput(bytes: bytes.bytes)).decode().image
         let expected = try PNGDecoder.decode(
             path: input, rect: PixelRect(x: 10, y: 20, width: 30, height: 40))
         #expect(image == expected)
         let failed = MemorySink()
         let refused = CropKitTool.run(
-            ["crop", input, "-o", "-", "--pixels", "0,0,10,10", "--max-pixels", "10"],
+            [
+                "crop", input, "-o", "-", "--format", "png", "--pixels", "0,0,10,10",
+                "--max-pixels", "10",
+            ],
             console: Console(out: StringSink(), err: StringSink(), binaryOut: { failed }))
         #expect(refused == 2)
         #expect(failed.bytes.isEmpty)

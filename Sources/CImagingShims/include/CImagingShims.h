@@ -127,6 +127,10 @@ typedef struct {
     /// Whether libjpeg's warnings (corrupt data it can step over) are
     /// tolerated; otherwise the first one ends the read as an error.
     int lenient;
+    /// Whether chroma is upsampled by plain replication (no "fancy"
+    /// interpolation): each pixel then depends on its own blocks alone, so
+    /// a DCT-domain crop decodes to exactly the source's pixels at the rect.
+    int plain_upsampling;
     /// Receives crop_height rows of crop_width pixels: 1 byte a pixel for a
     /// grayscale source, 3 (RGB) for every other.
     uint8_t *pixels;
@@ -150,6 +154,92 @@ typedef struct {
 /// R = C * K / 255 rounded) or gray. Returns a status; on error `message`
 /// says why.
 int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request);
+
+/// Takes `count` bytes of output; returns 0 when they were written, else
+/// nonzero (the write ends as an error).
+typedef int (*ck_write_fn)(void *context, const uint8_t *bytes, size_t count);
+
+/// How a JPEG is coded, for ck_jpeg_encode and ck_jpeg_transcode_crop.
+typedef struct {
+    /// When `quant_table_count` > 0: the tables (64 values each, natural
+    /// order) and each component's table; otherwise libjpeg's tables at
+    /// `quality` (1 to 100).
+    uint16_t quant_tables[4][64];
+    int quant_table_count;
+    int component_quant[4];
+    int quality;
+    /// Each component's sampling factors (ck_jpeg_encode; 0 means 1).
+    int h_samp[4], v_samp[4];
+    int progressive;
+    int arithmetic;
+    /// Optimized Huffman tables (ignored with arithmetic coding).
+    int optimize;
+    /// Restart interval in MCUs (0: none).
+    int restart_interval;
+} ck_jpeg_coding;
+
+/// One JPEG encode of 8-bit pixels (ck_jpeg_encode).
+typedef struct {
+    uint32_t width, height;
+    /// 1 (gray) or 3 (RGB, written as YCbCr).
+    int components;
+    /// `height` rows of `width * components` bytes.
+    const uint8_t *pixels;
+    ck_jpeg_coding coding;
+    /// Whether libjpeg writes its own JFIF APP0 marker.
+    int write_jfif;
+    /// Whole segments (FF, marker, 2 length bytes, body) written after SOI.
+    const uint8_t *markers;
+    size_t markers_size;
+    ck_write_fn write;
+    void *write_context;
+    int warnings;
+    char message[512];
+} ck_jpeg_encode_request;
+
+/// Encodes the pixels as a JPEG through libjpeg-turbo (islow DCT), to
+/// `write`. Returns a status; on error `message` says why.
+int ck_jpeg_encode(ck_jpeg_encode_request *request);
+
+/// One lossless (DCT-domain) crop of a JPEG (ck_jpeg_transcode_crop).
+typedef struct {
+    /// The rect in the stored grid; x and y on the iMCU grid.
+    uint32_t crop_x, crop_y, crop_width, crop_height;
+    /// The size and component count the caller's own marker scan found.
+    uint32_t width, height;
+    int components;
+    int max_scans;
+    long max_memory;
+    int lenient;
+    /// Whether a right or bottom edge block that holds samples beyond the
+    /// rect (inside the photo) is re-encoded with the rect's edge samples
+    /// repeated over them; otherwise such blocks are refused
+    /// (CK_STATUS_MISMATCH) and nothing is written. 2: copied as they are
+    /// (only for tests that show what the padding leaks).
+    int fix_edges;
+    /// Whole segments written after SOI (the cleaned metadata).
+    const uint8_t *markers;
+    size_t markers_size;
+    ck_write_fn write;
+    void *write_context;
+    /// Results: blocks re-encoded at the edges, whether the entropy decode
+    /// stopped after the crop's last iMCU row, the source's coding.
+    long reencoded_blocks;
+    int stopped_early;
+    int progressive;
+    int arithmetic;
+    int warnings;
+    int scans;
+    char message[512];
+} ck_jpeg_transcode_request;
+
+/// Copies the quantized DCT coefficients of the blocks inside the rect into
+/// a new JPEG of the rect's size with the source's quantization tables,
+/// sampling and coding (progressive, arithmetic, restart interval; Huffman
+/// tables optimized): no block inside the rect is re-encoded. A sequential
+/// single-scan source is entropy-decoded only down to the crop's last iMCU
+/// row. Returns a status; on error `message` says why.
+int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *request);
 
 /// zlib's compress at `level` into `out` (deflateInit2, deflate); returns
 /// the bytes written, or 0 when `out` is too small or zlib fails.

@@ -7,12 +7,23 @@ struct CropCommand: Subcommand {
     static let name = "crop"
     static let summary = "crop an image to a pixel rect or a view selection, losslessly, as PNG"
     static let usage = """
-        Usage: cropkit crop INPUT -o OUT.png (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options])
+        Usage: cropkit crop INPUT -o OUT.png|OUT.jpg (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options])
 
-        Cuts a rectangle out of INPUT (PNG or JPEG) and writes it as PNG without
-        changing a pixel. From a PNG the output keeps the colour type, bit depth
-        (1 to 16), palette, tRNS and colour chunks (gAMA, cHRM, sRGB, iCCP, cICP).
-        From a JPEG it holds the decoded 8-bit gray or RGB pixels, turned upright
+        Cuts a rectangle out of INPUT (PNG or JPEG) and writes it as PNG or JPEG
+        (by OUT's extension, or --format). As PNG, without changing a pixel.
+        As JPEG from a JPEG: lossless in the DCT domain when the rect's top-left
+        corner lies on the source's block grid (8 or 16 px; the stored pixels
+        are cut and the EXIF orientation kept), with any right or bottom edge
+        block that would hide pixels beyond the rect re-encoded; elsewhere the
+        exact rect re-encoded with the source's own tables. --lossless refuses
+        anything less, --snap-to-blocks grows the rect to the grid. Metadata
+        that stays true is kept and rewritten (EXIF dimensions, ICC, XMP); what
+        shows the whole photo is removed (EXIF thumbnail, MPF gain and depth
+        maps, MakerNote, previews, bytes after the image).
+
+        As PNG from a PNG, the output keeps the colour type, bit depth (1 to 16),
+        palette, tRNS and colour chunks (gAMA, cHRM, sRGB, iCCP, cICP). As PNG
+        from a JPEG it holds the decoded 8-bit gray or RGB pixels, turned upright
         for the file's EXIF orientation (the crop alone is turned, never the whole
         photo), with the embedded ICC profile as iCCP. Give the rect in pixels of
         the image as seen (--pixels), or as a selection in a view, mapped exactly
@@ -45,7 +56,7 @@ struct CropCommand: Subcommand {
             OptionSpec(
                 name: "ignore-orientation", value: nil,
                 help: "treat a JPEG's pixels as upright, whatever its EXIF orientation"),
-        ] + ImageOptions.specs + CompressionOptions.specs + [
+        ] + ImageOptions.specs + OutputOptions.specs + [
             .json("print a JSON report of the mapping and the written file"),
             .quiet,
         ]
@@ -66,7 +77,6 @@ struct CropCommand: Subcommand {
         guard let output = parsed.values["output"] else {
             throw UsageError(message: "missing -o OUT.png")
         }
-        try checkOutputPath(output, extensions: ["png"], format: "PNG")
         self.output = output
         let viewFlags = [
             "viewport", "selection", "mode", "image-scale", "zoom", "offset", "aspect",
@@ -127,7 +137,7 @@ struct CropCommand: Subcommand {
         image = try ImageOptions(parsed)
         job = CropJob(
             region: region, orientation: orientation,
-            format: .png(try CompressionOptions.encoder(parsed)), lenient: image.lenient)
+            format: try OutputOptions.format(for: output, parsed), lenient: image.lenient)
         job.clampsToImage = parsed.flags.contains("clamp")
     }
 
@@ -154,7 +164,7 @@ struct CropCommand: Subcommand {
                 console.err.write(
                     json
                         ? Self.reportJSON(input: input, plan: plan, report: report).text + "\n"
-                        : "wrote the crop to standard output: \(report.size.width)x\(report.size.height) PNG, \(report.bytes) bytes\n"
+                        : "wrote the crop to standard output: \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes\n"
                 )
                 for warning in report.warnings { console.err.write("warning: \(warning)\n") }
                 return ExitCode.success
@@ -170,8 +180,12 @@ struct CropCommand: Subcommand {
                     Self.reportJSON(input: input, plan: plan, report: report).text + "\n")
             } else {
                 console.out.write(
-                    "wrote \(output): \(report.size.width)x\(report.size.height) \(report.colorType.name) \(report.bitDepth)-bit PNG, \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
+                    "wrote \(output): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
                 )
+                for entry in report.jpeg?.metadata ?? [] where entry.action != .kept {
+                    console.out.write(
+                        "  \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
+                }
             }
             for warning in report.warnings { console.err.write("warning: \(warning)\n") }
             return ExitCode.success
@@ -193,6 +207,8 @@ struct CropCommand: Subcommand {
             }
         case .notInsideImage:
             console.err.write("error: --pixels: \(error)\n")
+        case .notLossless:
+            console.err.write("error: --lossless: \(error)\n")
         }
         return ExitCode.failure
     }
@@ -243,9 +259,55 @@ struct CropCommand: Subcommand {
         ])
     }
 
+    /// "rgb 8-bit PNG", or "JPEG (lossless)".
+    static func kind(of report: CropReport) -> String {
+        guard let jpeg = report.jpeg else {
+            return "\(report.colorType.name) \(report.bitDepth)-bit PNG"
+        }
+        switch jpeg.method {
+        case .lossless: return "JPEG (lossless: every block copied)"
+        case .losslessEdgesReencoded:
+            return
+                "JPEG (lossless but \(jpeg.reencodedBlocks) edge block(s) re-encoded so no pixel beyond the rect stays in them)"
+        case .reencoded: return "JPEG (re-encoded with the \(jpeg.tables))"
+        }
+    }
+
+    /// What a report says of a JPEG output: how it was made, and the fate
+    /// of each piece of the source's metadata.
+    static func jpegJSON(_ jpeg: JPEGWriteReport) -> JSONValue {
+        .object([
+            .init("method", .string(jpeg.method.rawValue)),
+            .init("reencodedBlocks", .number(jpeg.reencodedBlocks)),
+            .init("stoppedEarly", .bool(jpeg.stoppedEarly)),
+            .init("tables", .string(jpeg.tables)),
+            .init("progressive", .bool(jpeg.progressive)),
+            .init("arithmetic", .bool(jpeg.arithmetic)),
+            .init(
+                "metadata",
+                .array(
+                    jpeg.metadata.map { entry in
+                        .object([
+                            .init("segment", .string(entry.segment)),
+                            .init("action", .string(entry.action.rawValue)),
+                            .init("reason", .string(entry.reason)),
+                        ])
+                    })),
+        ])
+    }
+
     /// What a report says of the file written.
     static func writtenJSON(_ report: CropReport) -> JSONValue {
-        .object([
+        if let jpeg = report.jpeg {
+            return .object([
+                .init("path", report.output.map { .string($0) } ?? .null),
+                .init("bytes", .number(report.bytes)),
+                .init("format", .string(report.format)), .init("width", .number(report.size.width)),
+                .init("height", .number(report.size.height)),
+                .init("jpeg", jpegJSON(jpeg)),
+            ])
+        }
+        return .object([
             .init("path", report.output.map { .string($0) } ?? .null),
             .init("bytes", .number(report.bytes)),
             .init("format", .string(report.format)), .init("width", .number(report.size.width)),

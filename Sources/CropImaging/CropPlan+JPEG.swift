@@ -1,0 +1,223 @@
+internal import CImagingShims
+import CropGeometry
+
+extension CropPlan {
+    /// Whether this plan's JPEG crop is made in the DCT domain: a JPEG
+    /// source, no quality asked for, the stored rect's top-left corner on
+    /// the source's block grid.
+    var isDCTDomainCrop: Bool {
+        guard case .jpeg(let encoder) = format, encoder.quality == nil,
+            case .jpeg(let info) = source.header
+        else { return false }
+        let grid = info.blockGrid
+        return stored.x % grid.width == 0 && stored.y % grid.height == 0
+    }
+
+    /// The JPEG export: in the DCT domain where the rect allows it, else
+    /// decoded and encoded again; the source's metadata cleaned.
+    func exportJPEG(_ encoder: JPEGEncoder, to sink: some ByteSink) throws(ImagingError)
+        -> CropReport
+    {
+        switch source.header {
+        case .jpeg(let info):
+            // The stored pixels are cropped and the EXIF orientation kept:
+            // the crop displays as the rect seen, losslessly.
+            let metadata = try JPEGMetadata.clean(
+                info, input: source.input, size: stored.size, orientation: nil,
+                policy: encoder.metadata)
+            if isDCTDomainCrop {
+                return try transcode(info, encoder: encoder, metadata: metadata, to: sink)
+            }
+            let decoded = try source.decode(stored, lenient: lenient)
+            let coding =
+                encoder.quality.map {
+                    JPEGEncoder.qualityCoding(
+                        $0, horizontal: info.horizontalSampling, vertical: info.verticalSampling,
+                        progressive: info.progressive)
+                } ?? JPEGEncoder.sourceCoding(info)
+            let bytes = try encoder.encode(
+                decoded.image, coding: coding, markers: metadata.segments, writeJFIF: false,
+                to: sink)
+            return report(
+                bytes: bytes, colorType: decoded.image.colorType,
+                warnings: decoded.warnings + metadata.warnings,
+                jpeg: JPEGWriteReport(
+                    method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                    tables: encoder.quality.map { "quality \($0)" } ?? "source tables",
+                    progressive: info.progressive, arithmetic: false, metadata: metadata.entries))
+        case .png(let info):
+            var decoded = try source.decode(stored, lenient: lenient)
+            var warnings = decoded.warnings
+            let flat = decoded.image.eightBitOpaque(warnings: &warnings)
+            decoded.image = flat.oriented(orientation)
+            let quality = encoder.quality ?? JPEGEncoder.defaultQuality
+            let gray = decoded.image.colorType == .gray
+            let coding = JPEGEncoder.qualityCoding(
+                quality, horizontal: gray ? [1] : [2, 1, 1], vertical: gray ? [1] : [2, 1, 1],
+                progressive: false)
+            var markers: [UInt8] = []
+            var entries: [MetadataEntry] = []
+            if let iccp = info.carriedChunks.first(where: { $0.type == "iCCP" }),
+                let profile = ICCProfile.profile(fromICCP: iccp)
+            {
+                markers += ICCProfile.jpegSegments(profile)
+                entries.append(
+                    MetadataEntry(
+                        segment: "iCCP", action: .rewritten,
+                        reason: "the colour profile, as APP2 ICC_PROFILE"))
+            }
+            for chunk in info.carriedChunks where chunk.type != "iCCP" {
+                entries.append(
+                    MetadataEntry(
+                        segment: chunk.type, action: .dropped,
+                        reason: "a PNG chunk JPEG has no place for"))
+            }
+            let bytes = try encoder.encode(
+                decoded.image, coding: coding, markers: markers, writeJFIF: true, to: sink)
+            return report(
+                bytes: bytes, colorType: decoded.image.colorType, warnings: warnings,
+                jpeg: JPEGWriteReport(
+                    method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                    tables: "quality \(quality)", progressive: false, arithmetic: false,
+                    metadata: entries))
+        }
+    }
+
+    /// The DCT-domain crop of a JPEG source.
+    private func transcode(
+        _ info: JPEGFileInfo, encoder: JPEGEncoder, metadata: JPEGMetadata, to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        let limits = source.limits
+        var request = ck_jpeg_transcode_request()
+        request.crop_x = UInt32(stored.x)
+        request.crop_y = UInt32(stored.y)
+        request.crop_width = UInt32(stored.width)
+        request.crop_height = UInt32(stored.height)
+        request.width = UInt32(info.width)
+        request.height = UInt32(info.height)
+        request.components = Int32(info.components)
+        request.max_scans = Int32(clamping: limits.maxScans)
+        request.max_memory = limits.maxMemory
+        request.lenient = lenient ? 1 : 0
+        request.fix_edges = encoder.method == .lossless ? 0 : 1
+        if !encoder.fixesEdges { request.fix_edges = 2 }
+        let output = JPEGOutput(sink)
+        let status = metadata.segments.withUnsafeBufferPointer { markers in
+            request.markers = markers.baseAddress
+            request.markers_size = markers.count
+            return source.input.withCInput { input in
+                output.run { write, context in
+                    request.write = write
+                    request.write_context = context
+                    return ck_jpeg_transcode_crop(input, &request)
+                }
+            }
+        }
+        if let failure = output.failure { throw failure }
+        let message = cMessage(request.message)
+        var warnings = info.warnings + metadata.warnings
+        switch Int(status) {
+        case CK_STATUS_OK:
+            if request.warnings > 0 {
+                warnings.append(
+                    "libjpeg: \(message) (\(request.warnings) warning(s), accepted as lenient)")
+            }
+        case CK_STATUS_LIMIT:
+            throw .limitExceeded(.scans, limit: limits.maxScans, actual: Int(request.scans))
+        case CK_STATUS_OUT_OF_MEMORY:
+            throw .outOfMemory(detail: "JPEG transcode ran out of memory: \(message)")
+        case CK_STATUS_MISMATCH:
+            throw .unsupported(format: .jpeg, detail: "the crop is not lossless here: \(message)")
+        default:
+            if request.warnings > 0 {
+                throw .recoverableCorruption(format: .jpeg, detail: "\(message) (libjpeg)")
+            }
+            throw .corrupt(format: .jpeg, detail: "JPEG data is corrupt: \(message) (libjpeg)")
+        }
+        let reencoded = Int(request.reencoded_blocks)
+        return report(
+            bytes: output.bytes, colorType: info.components == 1 ? .gray : .rgb, warnings: warnings,
+            jpeg: JPEGWriteReport(
+                method: reencoded > 0 ? .losslessEdgesReencoded : .lossless,
+                reencodedBlocks: reencoded, stoppedEarly: request.stopped_early != 0,
+                tables: "source tables", progressive: request.progressive != 0,
+                arithmetic: request.arithmetic != 0, metadata: metadata.entries))
+    }
+
+    private func report(
+        bytes: Int, colorType: PNGColorType, warnings: [String], jpeg: JPEGWriteReport
+    ) -> CropReport {
+        CropReport(
+            output: nil, bytes: bytes, size: outputSize, format: format.name,
+            colorType: colorType, bitDepth: 8, keptChunks: [], droppedChunks: [],
+            warnings: warnings, checksum: nil, compressor: .zlib, level: .automatic,
+            bandLevels: [:], jpeg: jpeg)
+    }
+}
+
+extension RasterImage {
+    /// These pixels as 8-bit gray or RGB for a JPEG: a palette expanded,
+    /// samples scaled to 8 bits, transparency (alpha or tRNS) flattened
+    /// onto white; a warning counts the pixels that were not opaque.
+    func eightBitOpaque(warnings: inout [String]) -> RasterImage {
+        let isGray = colorType == .gray || colorType == .grayAlpha
+        let maxValue = (1 << bitDepth) - 1
+        let transparency = chunks.first(where: { $0.type == "tRNS" })?.data
+        let palette = self.palette ?? []
+        func to8(_ value: Int) -> Int { (value * 255 + maxValue / 2) / maxValue }
+        func key(_ data: [UInt8], _ index: Int) -> Int {
+            Int(data[2 * index]) << 8 | Int(data[2 * index + 1])
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(width * height * (isGray ? 1 : 3))
+        var translucent = 0
+        for y in 0..<height {
+            for x in 0..<width {
+                var color: [Int]
+                var alpha = 255
+                switch colorType {
+                case .palette:
+                    let index = sample(x: x, y: y, channel: 0)
+                    color =
+                        3 * index + 2 < palette.count
+                        ? palette[3 * index..<3 * index + 3].map(Int.init) : [0, 0, 0]
+                    if let transparency, index < transparency.count {
+                        alpha = Int(transparency[index])
+                    }
+                case .gray:
+                    let value = sample(x: x, y: y, channel: 0)
+                    color = [to8(value)]
+                    if let transparency, transparency.count >= 2, key(transparency, 0) == value {
+                        alpha = 0
+                    }
+                case .rgb:
+                    let values = (0..<3).map { sample(x: x, y: y, channel: $0) }
+                    color = values.map(to8)
+                    if let transparency, transparency.count >= 6,
+                        (0..<3).allSatisfy({ key(transparency, $0) == values[$0] })
+                    {
+                        alpha = 0
+                    }
+                case .grayAlpha:
+                    color = [to8(sample(x: x, y: y, channel: 0))]
+                    alpha = to8(sample(x: x, y: y, channel: 1))
+                case .rgba:
+                    color = (0..<3).map { to8(sample(x: x, y: y, channel: $0)) }
+                    alpha = to8(sample(x: x, y: y, channel: 3))
+                }
+                if alpha < 255 { translucent += 1 }
+                for value in color {
+                    out.append(UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255))
+                }
+            }
+        }
+        if translucent > 0 {
+            warnings.append(
+                "JPEG has no transparency: \(translucent) pixel(s) that were not opaque were flattened onto white"
+            )
+        }
+        return RasterImage(
+            width: width, height: height, colorType: isGray ? .gray : .rgb, bitDepth: 8,
+            samples: out)
+    }
+}

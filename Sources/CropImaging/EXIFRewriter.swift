@@ -1,0 +1,264 @@
+import CropGeometry
+
+/// Rewrites an EXIF (TIFF) structure for a crop: what stays true is kept,
+/// what shows the uncropped photo is removed.
+///
+/// Read: IFD0, the Exif IFD, the Interoperability IFD and the GPS IFD, each
+/// entry's value copied out wherever it lies. Written anew, in the same byte
+/// order, with fresh offsets:
+/// - IFD1 (the thumbnail of the whole photo) is never written, nor the
+///   strip and JPEG-interchange tags that point at image data, nor SubIFDs;
+/// - the MakerNote is dropped unless kept (it may hold a preview, and its
+///   own offsets may not survive the move);
+/// - PixelXDimension, PixelYDimension (and ImageWidth, ImageLength where
+///   present) are set to the crop's size; the orientation is kept or set;
+/// - the GPS IFD is dropped when location is stripped.
+///
+/// Anything malformed (an offset outside the segment, an IFD visited twice,
+/// an unknown type) drops that entry or, at the top, the whole structure:
+/// nothing is copied that could not be read.
+struct EXIFRewriter {
+    /// What the rewrite did, in words, for the report.
+    private(set) var changes: [String] = []
+
+    /// One entry: its tag, type and the bytes of its value.
+    struct Entry {
+        var tag: UInt16
+        var type: UInt16
+        var count: Int
+        var value: [UInt8]
+    }
+
+    private let tiff: [UInt8]
+    private let little: Bool
+
+    /// A rewriter of the TIFF structure `tiff` (an APP1 body after
+    /// "Exif\0\0"), or `nil` when it has no valid header.
+    init?(tiff: [UInt8]) {
+        guard tiff.count >= 8 else { return nil }
+        if tiff[0] == 0x49, tiff[1] == 0x49 {
+            little = true
+        } else if tiff[0] == 0x4D, tiff[1] == 0x4D {
+            little = false
+        } else {
+            return nil
+        }
+        self.tiff = tiff
+        guard u16(2) == 42 else { return nil }
+    }
+
+    private func u16(_ at: Int) -> UInt16? {
+        guard at >= 0, at + 2 <= tiff.count else { return nil }
+        let a = UInt16(tiff[at])
+        let b = UInt16(tiff[at + 1])
+        return little ? a | b << 8 : a << 8 | b
+    }
+
+    private func u32(_ at: Int) -> Int? {
+        guard let a = u16(at), let b = u16(at + 2) else { return nil }
+        return little ? Int(a) | Int(b) << 16 : Int(a) << 16 | Int(b)
+    }
+
+    /// Bytes a value of `type` takes per count, or `nil` for an unknown type.
+    static func size(of type: UInt16) -> Int? {
+        switch type {
+        case 1, 2, 6, 7: 1
+        case 3, 8: 2
+        case 4, 9, 11, 13: 4
+        case 5, 10, 12: 8
+        default: nil
+        }
+    }
+
+    /// The entries of the IFD at `offset`; `nil` when it cannot be read.
+    private func entries(at offset: Int, visited: inout Set<Int>) -> [Entry]? {
+        guard offset >= 8, !visited.contains(offset), let count = u16(offset), count <= 1000 else {
+            return nil
+        }
+        visited.insert(offset)
+        var found: [Entry] = []
+        for index in 0..<Int(count) {
+            let at = offset + 2 + 12 * index
+            guard let tag = u16(at), let type = u16(at + 2), let count = u32(at + 4) else {
+                return nil
+            }
+            guard let unit = Self.size(of: type), count >= 0, count <= tiff.count else { continue }
+            let length = unit * count
+            let start: Int
+            if length <= 4 {
+                start = at + 8
+            } else {
+                guard let pointer = u32(at + 8) else { continue }
+                start = pointer
+            }
+            guard start >= 0, start + length <= tiff.count else { continue }
+            found.append(
+                Entry(
+                    tag: tag, type: type, count: count, value: Array(tiff[start..<start + length]))
+            )
+        }
+        return found
+    }
+
+    /// The IFD offset an entry's LONG (or IFD) value names.
+    private func pointer(_ entry: Entry) -> Int? {
+        guard entry.type == 4 || entry.type == 13, entry.count == 1, entry.value.count == 4 else {
+            return nil
+        }
+        let v = entry.value.map(Int.init)
+        return little
+            ? v[0] | v[1] << 8 | v[2] << 16 | v[3] << 24
+            : v[0] << 24 | v[1] << 16 | v[2] << 8 | v[3]
+    }
+
+    private func encode16(_ value: UInt16) -> [UInt8] {
+        little
+            ? [UInt8(value & 0xFF), UInt8(value >> 8)] : [UInt8(value >> 8), UInt8(value & 0xFF)]
+    }
+
+    private func encode32(_ value: Int) -> [UInt8] {
+        let v = UInt32(truncatingIfNeeded: value)
+        let bytes = [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        return little ? bytes.reversed() : bytes
+    }
+
+    /// A SHORT or LONG entry of `value`, keeping `type` where it fits.
+    private func dimension(_ tag: UInt16, _ value: Int, type: UInt16) -> Entry {
+        if type == 3, value <= 0xFFFF {
+            return Entry(tag: tag, type: 3, count: 1, value: encode16(UInt16(value)))
+        }
+        return Entry(tag: tag, type: 4, count: 1, value: encode32(value))
+    }
+
+    /// The rewritten TIFF structure, or `nil` when it cannot be read (the
+    /// caller then drops the EXIF).
+    ///
+    /// - Parameters:
+    ///   - size: The output's pixel size, as its pixels are stored.
+    ///   - orientation: The orientation to write; `nil` keeps the source's.
+    ///   - policy: What to strip and keep.
+    mutating func rewrite(
+        size: PixelSize<StoredPixels>, orientation: EXIFOrientation?, policy: MetadataPolicy
+    ) -> [UInt8]? {
+        var visited: Set<Int> = []
+        guard let first = u32(4), var ifd0 = entries(at: first, visited: &visited) else {
+            return nil
+        }
+        if let next = u32(first + 2 + 12 * (Int(u16(first) ?? 0))), next != 0 {
+            changes.append("the thumbnail (IFD1) removed")
+        }
+        var exif: [Entry]?
+        var gps: [Entry]?
+        var interop: [Entry]?
+        let imageTags: Set<UInt16> = [0x0111, 0x0117, 0x0201, 0x0202, 0x014A, 0x02BC]
+        var kept0: [Entry] = []
+        for entry in ifd0 {
+            switch entry.tag {
+            case 0x8769:
+                exif = pointer(entry).flatMap { entries(at: $0, visited: &visited) }
+            case 0x8825:
+                if policy.stripLocation {
+                    changes.append("GPS removed (--strip location)")
+                } else {
+                    gps = pointer(entry).flatMap { entries(at: $0, visited: &visited) }
+                }
+            case let tag where imageTags.contains(tag):
+                changes.append(
+                    "tag 0x\(String(tag, radix: 16, uppercase: true)) removed (it points at image data)"
+                )
+            case 0x0100:
+                kept0.append(dimension(0x0100, size.width, type: entry.type))
+            case 0x0101:
+                kept0.append(dimension(0x0101, size.height, type: entry.type))
+            case 0x0112:
+                if let orientation {
+                    kept0.append(
+                        Entry(
+                            tag: 0x0112, type: 3, count: 1,
+                            value: encode16(UInt16(orientation.rawValue))))
+                    changes.append("orientation set to \(orientation.rawValue)")
+                } else {
+                    kept0.append(entry)
+                }
+            default:
+                kept0.append(entry)
+            }
+        }
+        ifd0 = kept0
+        if var exifEntries = exif {
+            var kept: [Entry] = []
+            for entry in exifEntries {
+                switch entry.tag {
+                case 0x927C where !policy.keepMakerNote:
+                    changes.append(
+                        "the MakerNote removed (it may hold a preview of the whole photo)")
+                case 0xA005:
+                    interop = pointer(entry).flatMap { entries(at: $0, visited: &visited) }
+                case 0xA002:
+                    kept.append(dimension(0xA002, size.width, type: entry.type))
+                    changes.append("PixelXDimension set to \(size.width)")
+                case 0xA003:
+                    kept.append(dimension(0xA003, size.height, type: entry.type))
+                    changes.append("PixelYDimension set to \(size.height)")
+                default:
+                    kept.append(entry)
+                }
+            }
+            exifEntries = kept
+            exif = exifEntries
+        }
+        // Layout: header, IFD0 and its values, then each sub-IFD and its
+        // values; every offset even.
+        var out: [UInt8] = little ? [0x49, 0x49] : [0x4D, 0x4D]
+        out += encode16(42) + encode32(8)
+        func write(_ entries: [Entry], links: [(UInt16, [Entry]?)]) -> [Int: Int] {
+            // Returns where each link's entry value was written, to patch.
+            let sorted =
+                (entries
+                + links.compactMap { link in
+                    link.1 == nil
+                        ? nil : Entry(tag: link.0, type: 4, count: 1, value: [0, 0, 0, 0])
+                }).sorted { $0.tag < $1.tag }
+            let start = out.count
+            var dataAt = start + 2 + 12 * sorted.count + 4
+            var data: [UInt8] = []
+            var patches: [Int: Int] = [:]
+            out += encode16(UInt16(sorted.count))
+            for entry in sorted {
+                out += encode16(entry.tag) + encode16(entry.type) + encode32(entry.count)
+                if links.contains(where: { $0.0 == entry.tag }) {
+                    patches[Int(entry.tag)] = out.count
+                    out += [0, 0, 0, 0]
+                } else if entry.value.count <= 4 {
+                    out += entry.value + [UInt8](repeating: 0, count: 4 - entry.value.count)
+                } else {
+                    out += encode32(dataAt + data.count)
+                    data += entry.value
+                    if data.count % 2 == 1 { data.append(0) }
+                }
+            }
+            out += encode32(0)  // no next IFD: the thumbnail's IFD1 is gone
+            dataAt = out.count
+            out += data
+            return patches
+        }
+        func patch(_ at: Int, to value: Int) {
+            let bytes = encode32(value)
+            for i in 0..<4 { out[at + i] = bytes[i] }
+        }
+        let top = write(ifd0, links: [(0x8769, exif), (0x8825, gps)])
+        if let exif {
+            if let at = top[0x8769] { patch(at, to: out.count) }
+            let inner = write(exif, links: [(0xA005, interop)])
+            if let interop, let at = inner[0xA005] {
+                patch(at, to: out.count)
+                _ = write(interop, links: [])
+            }
+        }
+        if let gps, let at = top[0x8825] {
+            patch(at, to: out.count)
+            _ = write(gps, links: [])
+        }
+        return out
+    }
+}

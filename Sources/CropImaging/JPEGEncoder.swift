@@ -1,0 +1,232 @@
+internal import CImagingShims
+import CropGeometry
+
+/// How a crop is written as JPEG.
+///
+/// From a JPEG source, by default, the crop is made in the DCT domain
+/// whenever its top-left corner lies on the source's block grid
+/// (``JPEGFileInfo/blockGrid``, 8 or 16 pixels by the sampling): the
+/// quantized coefficients of every block inside the rect are copied, never
+/// re-encoded, with the source's tables, sampling and coding. A right or
+/// bottom edge that cuts a block inside the photo would leave pixels from
+/// beyond the rect in that block's hidden padding, which any decoder can
+/// recover: those edge blocks alone are re-encoded with the rect's edge
+/// repeated over the padding (the report counts them). Off the grid, the
+/// exact rect is re-encoded with the source's own quantization tables and
+/// sampling, the smallest loss short of lossless.
+///
+/// ``Method/lossless`` refuses every crop that is not lossless in full
+/// (``CropPlanError/notLossless(_:grownOutward:shrunkInward:blockGrid:)``);
+/// ``snapsToBlocks`` grows the rect outward to the grid instead.
+public struct JPEGEncoder: Sendable {
+    /// Which crops of a JPEG source may be re-encoded.
+    public enum Method: String, Sendable {
+        /// Lossless where the rect starts on the block grid (edge blocks
+        /// that hold pixels beyond the rect re-encoded), re-encoded with the
+        /// source's tables elsewhere.
+        case automatic
+        /// Lossless only: every edge on the block grid or at the photo's
+        /// edge, or the plan is refused.
+        case lossless
+    }
+
+    /// Which crops may be re-encoded.
+    public var method: Method
+    /// Re-encode at this quality (1 to 100) instead of the source's tables
+    /// (no DCT-domain path); for a PNG source, the quality used (default 92).
+    public var quality: Int?
+    /// Whether the plan grows the rect outward to the source's block grid
+    /// (so that the crop is lossless) and reports the rect it wrote.
+    public var snapsToBlocks: Bool
+    /// What metadata the crop keeps.
+    public var metadata: MetadataPolicy
+    /// Whether edge blocks that hold pixels beyond the rect are re-encoded
+    /// (always, but in the tests' control experiment, which shows what the
+    /// padding would leak without it).
+    package var fixesEdges = true
+
+    /// An encoder; by default lossless where the rect allows it, exact
+    /// elsewhere, metadata kept where it stays true.
+    public init(
+        method: Method = .automatic, quality: Int? = nil, snapsToBlocks: Bool = false,
+        metadata: MetadataPolicy = MetadataPolicy()
+    ) {
+        self.method = method
+        self.quality = quality
+        self.snapsToBlocks = snapsToBlocks
+        self.metadata = metadata
+    }
+
+    /// The quality a PNG source is written at unless one is given.
+    public static let defaultQuality = 92
+}
+
+/// How a JPEG crop was made, for the report.
+public struct JPEGWriteReport: Hashable, Sendable {
+    /// Lossless, lossless but for edge blocks, or re-encoded.
+    public enum Method: String, Sendable {
+        /// Every block copied from the source in the DCT domain.
+        case lossless
+        /// Copied in the DCT domain but for the edge blocks that held pixels
+        /// beyond the rect (``JPEGWriteReport/reencodedBlocks``).
+        case losslessEdgesReencoded = "lossless-edges-reencoded"
+        /// Decoded and encoded again.
+        case reencoded
+    }
+
+    /// How the crop was made.
+    public var method: Method
+    /// Edge blocks re-encoded (DCT-domain crops).
+    public var reencodedBlocks: Int
+    /// Whether the source was entropy-decoded only down to the crop's last
+    /// block row.
+    public var stoppedEarly: Bool
+    /// The tables used: "source tables" or "quality Q".
+    public var tables: String
+    /// Whether the output is progressive.
+    public var progressive: Bool
+    /// Whether the output is arithmetic-coded.
+    public var arithmetic: Bool
+    /// What became of each piece of the source's metadata.
+    public var metadata: [MetadataEntry]
+}
+
+extension JPEGEncoder {
+    /// Writes `image` (8-bit gray or RGB) as JPEG to `sink`.
+    func encode(
+        _ image: RasterImage, coding: ck_jpeg_coding, markers: [UInt8], writeJFIF: Bool,
+        to sink: some ByteSink
+    ) throws(ImagingError) -> Int {
+        var request = ck_jpeg_encode_request()
+        request.width = UInt32(image.width)
+        request.height = UInt32(image.height)
+        request.components = Int32(image.colorType.channels)
+        request.coding = coding
+        request.write_jfif = writeJFIF ? 1 : 0
+        let output = JPEGOutput(sink)
+        let status = image.samples.withUnsafeBufferPointer { pixels in
+            markers.withUnsafeBufferPointer { markerBytes in
+                request.pixels = pixels.baseAddress
+                request.markers = markerBytes.baseAddress
+                request.markers_size = markerBytes.count
+                return output.run { write, context in
+                    request.write = write
+                    request.write_context = context
+                    return ck_jpeg_encode(&request)
+                }
+            }
+        }
+        if let failure = output.failure { throw failure }
+        guard status == CK_STATUS_OK else {
+            throw .corrupt(
+                format: .jpeg, detail: "JPEG encoding failed: \(cMessage(request.message))")
+        }
+        return output.bytes
+    }
+
+    /// The coding of a JPEG source, to re-encode with its own tables.
+    static func sourceCoding(_ info: JPEGFileInfo) -> ck_jpeg_coding {
+        var coding = ck_jpeg_coding()
+        let slots = info.quantTables.keys.sorted()
+        // Tables are passed in slot order 0...3; a missing slot repeats the
+        // first so every component's index stays valid.
+        let first =
+            slots.first.flatMap { info.quantTables[$0] } ?? [UInt16](repeating: 1, count: 64)
+        let count = (slots.last ?? 0) + 1
+        withUnsafeMutableBytes(of: &coding.quant_tables) { raw in
+            let tables = raw.bindMemory(to: UInt16.self)
+            for slot in 0..<min(count, 4) {
+                let table = info.quantTables[slot] ?? first
+                for i in 0..<64 { tables[slot * 64 + i] = table[i] }
+            }
+        }
+        coding.quant_table_count = Int32(min(count, 4))
+        withUnsafeMutableBytes(of: &coding.component_quant) { raw in
+            let slots = raw.bindMemory(to: Int32.self)
+            for (i, slot) in info.componentQuantTables.prefix(4).enumerated() {
+                slots[i] = Int32(slot)
+            }
+        }
+        setSampling(&coding, horizontal: info.horizontalSampling, vertical: info.verticalSampling)
+        coding.progressive = info.progressive ? 1 : 0
+        coding.arithmetic = info.arithmetic ? 1 : 0
+        coding.optimize = 1
+        coding.restart_interval = Int32(info.restartInterval)
+        return coding
+    }
+
+    /// libjpeg's own tables at `quality`, with the given sampling.
+    static func qualityCoding(_ quality: Int, horizontal: [Int], vertical: [Int], progressive: Bool)
+        -> ck_jpeg_coding
+    {
+        var coding = ck_jpeg_coding()
+        coding.quality = Int32(quality)
+        setSampling(&coding, horizontal: horizontal, vertical: vertical)
+        coding.progressive = progressive ? 1 : 0
+        coding.optimize = 1
+        return coding
+    }
+
+    private static func setSampling(
+        _ coding: inout ck_jpeg_coding, horizontal: [Int], vertical: [Int]
+    ) {
+        withUnsafeMutableBytes(of: &coding.h_samp) { raw in
+            let factors = raw.bindMemory(to: Int32.self)
+            for (i, factor) in horizontal.prefix(4).enumerated() { factors[i] = Int32(factor) }
+        }
+        withUnsafeMutableBytes(of: &coding.v_samp) { raw in
+            let factors = raw.bindMemory(to: Int32.self)
+            for (i, factor) in vertical.prefix(4).enumerated() { factors[i] = Int32(factor) }
+        }
+    }
+}
+
+extension JPEGEncoder {
+    /// `image` (8-bit gray or RGB) as a JPEG of the given quality, sampling
+    /// (each component's factors) and coding, with `markers` (whole
+    /// segments) after SOI: for tests, which need sources of every kind.
+    package static func encodeForTests(
+        _ image: RasterImage, quality: Int = 90, horizontal: [Int], vertical: [Int],
+        progressive: Bool = false, arithmetic: Bool = false, restartInterval: Int = 0,
+        markers: [UInt8] = []
+    ) throws(ImagingError) -> [UInt8] {
+        var coding = qualityCoding(
+            quality, horizontal: horizontal, vertical: vertical, progressive: progressive)
+        coding.arithmetic = arithmetic ? 1 : 0
+        coding.restart_interval = Int32(restartInterval)
+        let sink = MemorySink()
+        _ = try JPEGEncoder().encode(
+            image, coding: coding, markers: markers, writeJFIF: markers.isEmpty, to: sink)
+        return sink.bytes
+    }
+}
+
+/// The C writers' output: bytes handed to a ``ByteSink`` as they come, the
+/// first failure kept to be thrown after the C call returns.
+final class JPEGOutput {
+    private let sink: any ByteSink
+    private(set) var failure: ImagingError?
+    private(set) var bytes = 0
+
+    init(_ sink: some ByteSink) {
+        self.sink = sink
+    }
+
+    /// Runs `body` with a C write function and its context, which point here.
+    func run(_ body: (ck_write_fn, UnsafeMutableRawPointer) -> Int32) -> Int32 {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let write: ck_write_fn = { context, bytes, count in
+            guard let context, let bytes else { return 1 }
+            let output = Unmanaged<JPEGOutput>.fromOpaque(context).takeUnretainedValue()
+            do throws(ImagingError) {
+                try output.sink.write(Array(UnsafeBufferPointer(start: bytes, count: count))[...])
+                output.bytes += count
+                return 0
+            } catch {
+                output.failure = error
+                return 1
+            }
+        }
+        return withExtendedLifetime(self) { body(write, context) }
+    }
+}

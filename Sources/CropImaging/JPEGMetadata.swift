@@ -1,0 +1,303 @@
+import CropGeometry
+import Foundation
+
+/// What a crop keeps of its source's metadata.
+///
+/// By default everything that stays true is kept and rewritten to stay true
+/// (EXIF with the crop's dimensions, the ICC profile, XMP, JFIF, Adobe,
+/// comments), and everything that shows the uncropped photo is removed (the
+/// EXIF thumbnail, MPF secondary images such as gain and depth maps, the
+/// MakerNote, embedded previews, extended XMP, bytes after the image).
+public struct MetadataPolicy: Hashable, Sendable {
+    /// Whether GPS positions are removed (EXIF GPS IFD, XMP `exif:GPS…`).
+    public var stripLocation: Bool
+    /// Whether all metadata is removed but the colour profile (ICC) and the
+    /// Adobe colour transform, without which the colours would change.
+    public var stripAll: Bool
+    /// Whether the EXIF MakerNote is kept (it may hold a preview of the
+    /// whole photo; a warning says so).
+    public var keepMakerNote: Bool
+
+    /// A policy; the defaults keep what stays true and strip nothing more.
+    public init(stripLocation: Bool = false, stripAll: Bool = false, keepMakerNote: Bool = false) {
+        self.stripLocation = stripLocation
+        self.stripAll = stripAll
+        self.keepMakerNote = keepMakerNote
+    }
+}
+
+/// What became of one piece of the source's metadata in a crop.
+public struct MetadataEntry: Hashable, Sendable {
+    /// Kept as it was, rewritten to stay true, or dropped.
+    public enum Action: String, Sendable {
+        /// Copied unchanged.
+        case kept
+        /// Copied with changes (listed in the reason).
+        case rewritten
+        /// Not carried.
+        case dropped
+    }
+
+    /// The segment: "APP1 EXIF", "APP2 ICC_PROFILE", "APP2 MPF", ...
+    public var segment: String
+    /// What was done with it.
+    public var action: Action
+    /// Why, in words.
+    public var reason: String
+}
+
+/// The metadata segments a JPEG crop writes, made from the source's.
+struct JPEGMetadata {
+    /// Whole segments (FF, marker, length, body) to write after SOI, in the
+    /// source's order.
+    var segments: [UInt8] = []
+    /// What became of each source segment.
+    var entries: [MetadataEntry] = []
+    /// Warnings for the report.
+    var warnings: [String] = []
+
+    static let exifSignature = Array("Exif\0\0".utf8)
+    static let xmpSignature = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
+    static let extendedXMPSignature = Array("http://ns.adobe.com/xmp/extension/\0".utf8)
+
+    /// The metadata of `info`'s segments, read from `input`, cleaned for a
+    /// crop whose stored pixels are `size`.
+    ///
+    /// - Parameter orientation: The orientation the output's EXIF says;
+    ///   `nil` keeps the source's (a crop of the stored pixels).
+    static func clean(
+        _ info: JPEGFileInfo, input: ImageInput, size: PixelSize<StoredPixels>,
+        orientation: EXIFOrientation?, policy: MetadataPolicy
+    ) throws(ImagingError) -> JPEGMetadata {
+        var result = JPEGMetadata()
+        var sawExif = false
+        for segment in info.segments {
+            let marker = segment.marker
+            guard (0xE0...0xEF).contains(marker) || marker == 0xFE else { continue }
+            let body = try input.read(
+                at: segment.bodyOffset, count: segment.bodyLength, format: .jpeg)
+            let name = segment.name
+            func keep(
+                _ bytes: [UInt8], _ label: String, _ action: MetadataEntry.Action, _ why: String
+            ) {
+                result.segments += [
+                    0xFF, marker, UInt8((bytes.count + 2) >> 8), UInt8((bytes.count + 2) & 0xFF),
+                ]
+                result.segments += bytes
+                result.entries.append(MetadataEntry(segment: label, action: action, reason: why))
+            }
+            func drop(_ label: String, _ why: String) {
+                result.entries.append(MetadataEntry(segment: label, action: .dropped, reason: why))
+            }
+            switch marker {
+            case 0xE0 where body.starts(with: Array("JFIF\0".utf8)) && body.count >= 14:
+                if body.count > 14 || body[12] != 0 || body[13] != 0 {
+                    var header = Array(body[0..<14])
+                    header[12] = 0
+                    header[13] = 0
+                    keep(
+                        header, "\(name) JFIF", .rewritten,
+                        "its thumbnail of the whole photo removed")
+                } else {
+                    keep(body, "\(name) JFIF", .kept, "density and version")
+                }
+            case 0xE0 where body.starts(with: Array("JFXX\0".utf8)):
+                drop("\(name) JFXX", "a thumbnail of the whole photo")
+            case 0xE1 where body.starts(with: exifSignature):
+                if policy.stripAll {
+                    drop("\(name) EXIF", "--strip all")
+                } else if sawExif {
+                    drop("\(name) EXIF", "a second EXIF segment (the first one counts)")
+                } else if var rewriter = EXIFRewriter(tiff: Array(body[6...])),
+                    let tiff = rewriter.rewrite(
+                        size: size, orientation: orientation, policy: policy)
+                {
+                    let changes = rewriter.changes
+                    keep(
+                        exifSignature + tiff, "\(name) EXIF", changes.isEmpty ? .kept : .rewritten,
+                        changes.isEmpty
+                            ? "nothing in it shows the whole photo"
+                            : changes.joined(separator: "; "))
+                    if policy.keepMakerNote {
+                        result.warnings.append(
+                            "the EXIF MakerNote is kept (--keep-makernote): it may hold a preview of the whole photo"
+                        )
+                    }
+                } else {
+                    drop("\(name) EXIF", "it could not be read, so it cannot be cleaned")
+                    result.warnings.append("the EXIF segment could not be read; it was dropped")
+                }
+                sawExif = true
+            case 0xE1 where body.starts(with: xmpSignature):
+                if policy.stripAll {
+                    drop("\(name) XMP", "--strip all")
+                    continue
+                }
+                let text = String(decoding: body[xmpSignature.count...], as: UTF8.self)
+                let (cleaned, changes) = XMPCleaner.clean(text, size: size, policy: policy)
+                keep(
+                    xmpSignature + Array(cleaned.utf8), "\(name) XMP",
+                    changes.isEmpty ? .kept : .rewritten,
+                    changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "))
+            case 0xE1 where body.starts(with: extendedXMPSignature):
+                drop("\(name) extended XMP", "it holds depth maps and images of the whole photo")
+            case 0xE2 where body.starts(with: Array("ICC_PROFILE\0".utf8)):
+                keep(body, "\(name) ICC_PROFILE", .kept, "the colour profile")
+            case 0xE2 where body.starts(with: Array("MPF\0".utf8)):
+                drop(
+                    "\(name) MPF",
+                    "it indexes secondary images of the whole photo (HDR gain map, depth map, stereo pair)"
+                )
+            case 0xED where body.starts(with: Array("Photoshop 3.0\0".utf8)):
+                if policy.stripAll {
+                    drop("\(name) Photoshop", "--strip all")
+                } else if let resources = PhotoshopResources.withoutThumbnails(body) {
+                    keep(
+                        resources.bytes, "\(name) Photoshop",
+                        resources.removed > 0 ? .rewritten : .kept,
+                        resources.removed > 0
+                            ? "its thumbnail resources removed" : "IPTC and other resources")
+                } else {
+                    drop("\(name) Photoshop", "it could not be read, so it cannot be cleaned")
+                }
+            case 0xEE where body.starts(with: Array("Adobe".utf8)):
+                keep(body, "\(name) Adobe", .kept, "the colour transform")
+            case 0xFE:
+                if policy.stripAll {
+                    drop("COM", "--strip all")
+                } else {
+                    keep(body, "COM", .kept, "a comment")
+                }
+            default:
+                let signature = String(
+                    decoding: body.prefix(while: { $0 != 0 && $0 >= 0x20 && $0 < 0x7F }).prefix(24),
+                    as: UTF8.self)
+                drop(
+                    signature.isEmpty ? name : "\(name) \(signature)",
+                    "not a kind CropKit can clean; it may hold an image of the whole photo")
+            }
+        }
+        let trailing = try info.endOfImage(in: input).map { input.byteCount - $0 } ?? 0
+        if trailing > 0 {
+            result.entries.append(
+                MetadataEntry(
+                    segment: "\(trailing) bytes after the image",
+                    action: .dropped,
+                    reason: "data after the end of the image (secondary images, editor leftovers)"))
+        }
+        return result
+    }
+}
+
+/// XMP made true for a crop: its dimensions set, its previews removed.
+enum XMPCleaner {
+    /// Properties that carry images or point at images of the whole photo.
+    static let previews = [
+        "xmpGImg:image", "xap:Thumbnails", "xmp:Thumbnails", "GImage:Data", "GDepth:Data",
+        "GDepth:Confidence", "Container:Directory", "GContainer:Directory",
+        "xmpNote:HasExtendedXMP",
+        "hdrgm:Version", "photoshop:History",
+    ]
+    /// Dimension properties, and which of the crop's sides each takes.
+    static let dimensions = [
+        ("exif:PixelXDimension", true), ("exif:PixelYDimension", false),
+        ("tiff:ImageWidth", true), ("tiff:ImageLength", false),
+    ]
+
+    /// `text` with previews removed, dimensions set and, under the policy,
+    /// GPS removed; and what changed.
+    static func clean(_ text: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy)
+        -> (String, [String])
+    {
+        var out = text
+        var changes: [String] = []
+        func remove(_ property: String) -> Bool {
+            let name = NSRegularExpression.escapedPattern(for: property)
+            var removed = false
+            for pattern in [
+                "<\(name)(\\s[^>]*)?/>", "<\(name)(\\s[^>]*)?>.*?</\(name)>",
+                "\\s\(name)=\"[^\"]*\"", "\\s\(name)='[^']*'",
+            ] {
+                guard
+                    let regex = try? NSRegularExpression(
+                        pattern: pattern, options: [.dotMatchesLineSeparators])
+                else { continue }
+                let range = NSRange(out.startIndex..., in: out)
+                if regex.firstMatch(in: out, range: range) != nil {
+                    out = regex.stringByReplacingMatches(in: out, range: range, withTemplate: "")
+                    removed = true
+                }
+            }
+            return removed
+        }
+        for property in previews where remove(property) {
+            changes.append("\(property) removed")
+        }
+        if policy.stripLocation {
+            var gps = false
+            if let regex = try? NSRegularExpression(
+                pattern:
+                    "(<exif:GPS[A-Za-z]*(\\s[^>]*)?>.*?</exif:GPS[A-Za-z]*>|\\sexif:GPS[A-Za-z]*=\"[^\"]*\")",
+                options: [.dotMatchesLineSeparators])
+            {
+                let range = NSRange(out.startIndex..., in: out)
+                gps = regex.firstMatch(in: out, range: range) != nil
+                out = regex.stringByReplacingMatches(in: out, range: range, withTemplate: "")
+            }
+            if gps { changes.append("GPS removed (--strip location)") }
+        }
+        for (property, isWidth) in dimensions {
+            let value = isWidth ? size.width : size.height
+            let name = NSRegularExpression.escapedPattern(for: property)
+            for (pattern, template) in [
+                ("(\\s\(name)=\")[0-9]+(\")", "$1\(value)$2"),
+                ("(<\(name)>)[0-9]+(</\(name)>)", "$1\(value)$2"),
+            ] {
+                guard let regex = try? NSRegularExpression(pattern: pattern) else { continue }
+                let range = NSRange(out.startIndex..., in: out)
+                guard regex.firstMatch(in: out, range: range) != nil else { continue }
+                let replaced = regex.stringByReplacingMatches(
+                    in: out, range: range, withTemplate: template)
+                if replaced != out { changes.append("\(property) set to \(value)") }
+                out = replaced
+            }
+        }
+        return (out, changes)
+    }
+}
+
+/// Photoshop image resources (APP13) without the thumbnails they may hold.
+enum PhotoshopResources {
+    /// The segment body with resources 0x0409 and 0x040C (thumbnails)
+    /// removed, and how many were; `nil` when it cannot be read.
+    static func withoutThumbnails(_ body: [UInt8]) -> (bytes: [UInt8], removed: Int)? {
+        let header = Array("Photoshop 3.0\0".utf8)
+        var out = header
+        var at = header.count
+        var removed = 0
+        while at < body.count {
+            guard at + 7 <= body.count, body[at..<at + 4].elementsEqual(Array("8BIM".utf8)) else {
+                return nil
+            }
+            let id = Int(body[at + 4]) << 8 | Int(body[at + 5])
+            let nameLength = Int(body[at + 6])
+            var cursor = at + 6 + 1 + nameLength
+            if (1 + nameLength) % 2 == 1 { cursor += 1 }
+            guard cursor + 4 <= body.count else { return nil }
+            let size =
+                Int(body[cursor]) << 24 | Int(body[cursor + 1]) << 16 | Int(body[cursor + 2]) << 8
+                | Int(body[cursor + 3])
+            var end = cursor + 4 + size
+            if size % 2 == 1 { end += 1 }
+            guard end <= body.count || cursor + 4 + size == body.count else { return nil }
+            end = min(end, body.count)
+            if id == 0x0409 || id == 0x040C {
+                removed += 1
+            } else {
+                out += body[at..<end]
+            }
+            at = end
+        }
+        return (out, removed)
+    }
+}

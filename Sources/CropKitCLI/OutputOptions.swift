@@ -1,0 +1,115 @@
+import CropImaging
+
+/// The options that choose and tune the output format, shared by the
+/// commands that write crops (`crop`, `batch`): the format by the output's
+/// extension or `--format`, the PNG compression, and the JPEG rules.
+enum OutputOptions {
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(
+                name: "format", value: "FORMAT",
+                help: "png or jpeg (default: from OUT's extension; required with -o -)"),
+            OptionSpec(
+                name: "lossless", value: nil,
+                help:
+                    "JPEG from JPEG: refuse a crop that is not lossless in full (exit 1, naming the nearest lossless rects)"
+            ),
+            OptionSpec(
+                name: "snap-to-blocks", value: nil,
+                help:
+                    "JPEG from JPEG: grow the rect outward to the source's block grid, so the crop is lossless"
+            ),
+            OptionSpec(
+                name: "quality", value: "Q",
+                help: "JPEG: re-encode at quality 1-100 (default: a JPEG's own tables; 92 from PNG)"
+            ),
+            OptionSpec(
+                name: "strip", value: "WHAT",
+                help: "location (GPS) or all (every tag but the colour profile); repeatable",
+                repeatable: true),
+            OptionSpec(
+                name: "keep-makernote", value: nil,
+                help: "JPEG: keep the EXIF MakerNote (it may hold a preview of the whole photo)"),
+        ] + CompressionOptions.specs
+
+    /// The format for `output` (a path, or `-`) from its extension and the
+    /// flags; a mismatch, an unknown extension, or `-` without `--format`
+    /// is a usage error naming the choices.
+    static func format(for output: String, _ parsed: ParsedArguments, threads: Int? = nil)
+        throws(UsageError) -> OutputFormat
+    {
+        let choices = "png (.png) or jpeg (.jpg, .jpeg)"
+        var name = parsed.values["format"]?.lowercased()
+        if let given = name, OutputFormat(name: given) == nil {
+            throw UsageError(message: "unknown --format '\(given)'; use \(choices)")
+        }
+        if name == "jpg" { name = "jpeg" }
+        if output == "-" {
+            guard name != nil else {
+                throw UsageError(message: "-o - needs --format png or --format jpeg")
+            }
+        } else {
+            let extensions = ["png", "jpg", "jpeg"]
+            try checkOutputPath(output, extensions: extensions, format: "PNG or JPEG")
+            let pathExtension = output.split(separator: ".").last.map { $0.lowercased() } ?? ""
+            let byExtension = OutputFormat.extensions.first { $0.value.contains(pathExtension) }?
+                .key
+            if let name, let byExtension, name != byExtension {
+                throw UsageError(
+                    message:
+                        "--format \(name) does not match -o \(output) (a .\(pathExtension) file is \(byExtension)); use \(choices)"
+                )
+            }
+            name = name ?? byExtension
+        }
+        let png = try CompressionOptions.encoder(parsed, threads: threads)
+        let jpegFlags =
+            ["lossless", "snap-to-blocks", "keep-makernote"].filter { parsed.flags.contains($0) }
+            + (parsed.values["quality"] != nil ? ["quality"] : [])
+        if name == "png" {
+            if let flag = jpegFlags.first {
+                throw UsageError(message: "--\(flag) is for JPEG output; this output is PNG")
+            }
+            return .png(png)
+        }
+        if let flag = ["compressor", "level"].first(where: { parsed.values[$0] != nil }) {
+            throw UsageError(message: "--\(flag) is for PNG output; this output is JPEG")
+        }
+        if parsed.flags.contains("lossless") && parsed.flags.contains("snap-to-blocks") {
+            throw UsageError(
+                message:
+                    "--lossless and --snap-to-blocks do not go together: one refuses, the other grows the rect"
+            )
+        }
+        var quality: Int?
+        if let text = parsed.values["quality"] {
+            guard let value = Int(text), (1...100).contains(value) else {
+                throw UsageError(
+                    message: "--quality must be a whole number from 1 to 100, not '\(text)'")
+            }
+            if parsed.flags.contains("lossless") {
+                throw UsageError(message: "--quality re-encodes; it does not go with --lossless")
+            }
+            quality = value
+        }
+        return .jpeg(
+            JPEGEncoder(
+                method: parsed.flags.contains("lossless") ? .lossless : .automatic,
+                quality: quality,
+                snapsToBlocks: parsed.flags.contains("snap-to-blocks"),
+                metadata: try metadataPolicy(parsed)))
+    }
+
+    /// The metadata policy of `--strip` and `--keep-makernote`.
+    static func metadataPolicy(_ parsed: ParsedArguments) throws(UsageError) -> MetadataPolicy {
+        var policy = MetadataPolicy(keepMakerNote: parsed.flags.contains("keep-makernote"))
+        for what in parsed.repeated["strip"] ?? [] {
+            switch what {
+            case "location", "gps": policy.stripLocation = true
+            case "all": policy.stripAll = true
+            default: throw UsageError(message: "unknown --strip '\(what)'; use location or all")
+            }
+        }
+        return policy
+    }
+}
