@@ -132,14 +132,35 @@ extension CropPlan {
         case .png(let info):
             return (info.carriedChunks, info.droppedChunkTypes)
         case .jpeg(let info):
-            guard let profile = info.iccProfile else { return ([], []) }
-            let description = ICCProfile.description(of: profile)
-            if description == nil {
-                warnings.append("the ICC profile has no description CropKit can read")
+            var chunks: [PNGChunk] = []
+            if let profile = info.iccProfile {
+                let description = ICCProfile.description(of: profile)
+                if description == nil {
+                    warnings.append("the ICC profile has no description CropKit can read")
+                }
+                chunks.append(try ICCProfile.iCCPChunk(profile, name: description ?? "ICC profile"))
             }
-            return (
-                [try ICCProfile.iCCPChunk(profile, name: description ?? "ICC profile")], []
-            )
+            // The crop is turned upright: its EXIF says orientation 1 and
+            // the size as seen.
+            let policy: MetadataPolicy
+            if case .png(let encoder) = format {
+                policy = encoder.metadata
+            } else {
+                policy = MetadataPolicy()
+            }
+            let metadata = try JPEGMetadata.clean(
+                info, input: source.input,
+                size: PixelSize(width: outputSize.width, height: outputSize.height),
+                orientation: .up, policy: policy)
+            warnings += metadata.warnings
+            if let exif = metadata.exif { chunks.append(PNGChunk(type: "eXIf", data: exif)) }
+            if let xmp = metadata.xmp {
+                chunks.append(
+                    PNGChunk(
+                        type: "iTXt",
+                        data: Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8)))
+            }
+            return (chunks, [])
         }
     }
 }

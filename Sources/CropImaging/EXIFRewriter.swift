@@ -261,4 +261,70 @@ struct EXIFRewriter {
         }
         return out
     }
+
+    /// What in this EXIF shows more than a crop of `size` should: a
+    /// thumbnail IFD (IFD1), tags that point at image data, dimension tags
+    /// that disagree with `size`. Phrases for a leak report.
+    func leaks(size: PixelSize<StoredPixels>) -> [String] {
+        var visited: Set<Int> = []
+        guard let first = u32(4), let ifd0 = entries(at: first, visited: &visited) else {
+            return ["EXIF that cannot be read"]
+        }
+        var found: [String] = []
+        if let count = u16(first), let next = u32(first + 2 + 12 * Int(count)), next != 0 {
+            found.append("a second IFD (IFD1, where the whole photo's thumbnail lives)")
+        }
+        func value(_ entry: Entry) -> Int? {
+            if entry.type == 3, entry.value.count == 2 {
+                let v = entry.value.map(Int.init)
+                return little ? v[0] | v[1] << 8 : v[0] << 8 | v[1]
+            }
+            return pointer(entry)
+        }
+        for entry in ifd0 {
+            switch entry.tag {
+            case 0x0111, 0x0201, 0x014A:
+                found.append(
+                    "tag 0x\(String(entry.tag, radix: 16, uppercase: true)), which points at image data"
+                )
+            case 0x8769:
+                for inner in pointer(entry).flatMap({ entries(at: $0, visited: &visited) }) ?? [] {
+                    if inner.tag == 0xA002, let width = value(inner), width != size.width {
+                        found.append("PixelXDimension \(width), not the crop's \(size.width)")
+                    }
+                    if inner.tag == 0xA003, let height = value(inner), height != size.height {
+                        found.append("PixelYDimension \(height), not the crop's \(size.height)")
+                    }
+                }
+            default:
+                break
+            }
+        }
+        return found
+    }
+
+    /// Every tag of IFD0, the Exif IFD and the GPS IFD, with the IFD it is
+    /// in ("0", "exif", "gps"), and the orientation: what tests look at.
+    func tags() -> (tags: Set<String>, orientation: Int?) {
+        var visited: Set<Int> = []
+        guard let first = u32(4), let ifd0 = entries(at: first, visited: &visited) else {
+            return ([], nil)
+        }
+        var found: Set<String> = []
+        var orientation: Int?
+        for entry in ifd0 {
+            found.insert("0:\(entry.tag)")
+            if entry.tag == 0x0112, entry.value.count == 2 {
+                let v = entry.value.map(Int.init)
+                orientation = little ? v[0] | v[1] << 8 : v[0] << 8 | v[1]
+            }
+            for (pointerTag, name) in [(UInt16(0x8769), "exif"), (0x8825, "gps")]
+            where entry.tag == pointerTag {
+                for inner in pointer(entry).flatMap({ entries(at: $0, visited: &visited) }) ?? [] {
+                    found.insert("\(name):\(inner.tag)")
+                }
+            }
+        }
+        return (found, orientation)
+    }
 }

@@ -55,6 +55,10 @@ struct JPEGMetadata {
     var entries: [MetadataEntry] = []
     /// Warnings for the report.
     var warnings: [String] = []
+    /// The cleaned EXIF (a TIFF structure), when kept: a PNG's `eXIf`.
+    var exif: [UInt8]?
+    /// The cleaned XMP packet, when kept: a PNG's `iTXt`.
+    var xmp: String?
 
     static let exifSignature = Array("Exif\0\0".utf8)
     static let xmpSignature = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
@@ -113,6 +117,7 @@ struct JPEGMetadata {
                         size: size, orientation: orientation, policy: policy)
                 {
                     let changes = rewriter.changes
+                    result.exif = tiff
                     keep(
                         exifSignature + tiff, "\(name) EXIF", changes.isEmpty ? .kept : .rewritten,
                         changes.isEmpty
@@ -135,6 +140,7 @@ struct JPEGMetadata {
                 }
                 let text = String(decoding: body[xmpSignature.count...], as: UTF8.self)
                 let (cleaned, changes) = XMPCleaner.clean(text, size: size, policy: policy)
+                result.xmp = cleaned
                 keep(
                     xmpSignature + Array(cleaned.utf8), "\(name) XMP",
                     changes.isEmpty ? .kept : .rewritten,

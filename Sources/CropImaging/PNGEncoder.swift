@@ -19,7 +19,13 @@ public struct PNGEncoder: Sendable {
     }
     private var clampedThreads = 1
 
-    /// An encoder with this compressor, level and thread count (the defaults: the automatic choices and every core).
+    /// What a JPEG source's metadata becomes in the PNG: its cleaned EXIF
+    /// as `eXIf` and its XMP as `iTXt` unless stripped (see
+    /// ``MetadataPolicy``); the ICC profile is always carried as `iCCP`.
+    public var metadata = MetadataPolicy()
+
+    /// An encoder with this compressor, level and thread count (the
+    /// defaults: the automatic choices and every core).
     public init(
         compressor: Compressor = .automatic, level: CompressionLevel = .automatic,
         threads: Int? = nil

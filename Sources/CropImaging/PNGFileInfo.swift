@@ -24,6 +24,9 @@ public struct PNGFileInfo: Hashable, Sendable {
     /// Where each image data chunk's data lies, in file order (what an
     /// inflater other than libpng's reads).
     package var imageData: [DataSpan] = []
+    /// The offset just after the IEND chunk, when there is one: what
+    /// follows is not part of the image.
+    public var endOfImage: Int?
     /// The image data chunks whose CRCs a deferred read left to
     /// ``checkDeferredCRCs(in:)``; empty after a full read.
     package var deferredCRCs: [DeferredCRC] = []
@@ -191,6 +194,7 @@ extension PNGFileInfo {
                     throw ImagingError.corrupt(
                         format: .png, detail: "PNG file is truncated inside IEND")
                 }
+                info.endOfImage = file.offset
             case _ where PNGChunk.carriedTypes.contains(type) && !sawData:
                 guard length <= limits.maxChunkBytes else {
                     throw .limitExceeded(.chunkBytes, limit: limits.maxChunkBytes, actual: length)

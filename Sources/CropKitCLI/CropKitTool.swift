@@ -6,6 +6,7 @@ public enum CropKitTool {
         ExplainCommand.self,
         FixtureCommand.self,
         VerifyCommand.self,
+        LeaksCommand.self,
         DemoCommand.self,
         CompletionsCommand.self,
     ]

@@ -35,7 +35,12 @@ enum OutputOptions {
     /// The format for `output` (a path, or `-`) from its extension and the
     /// flags; a mismatch, an unknown extension, or `-` without `--format`
     /// is a usage error naming the choices.
-    static func format(for output: String, _ parsed: ParsedArguments, threads: Int? = nil)
+    ///
+    /// With `mixed` (a batch, whose lines write both formats), a flag for
+    /// the other format is not an error: it applies to the lines it fits.
+    static func format(
+        for output: String, _ parsed: ParsedArguments, threads: Int? = nil, mixed: Bool = false
+    )
         throws(UsageError) -> OutputFormat
     {
         let choices = "png (.png) or jpeg (.jpg, .jpeg)"
@@ -62,17 +67,18 @@ enum OutputOptions {
             }
             name = name ?? byExtension
         }
-        let png = try CompressionOptions.encoder(parsed, threads: threads)
+        var png = try CompressionOptions.encoder(parsed, threads: threads)
+        png.metadata = try metadataPolicy(parsed)
         let jpegFlags =
             ["lossless", "snap-to-blocks", "keep-makernote"].filter { parsed.flags.contains($0) }
             + (parsed.values["quality"] != nil ? ["quality"] : [])
         if name == "png" {
-            if let flag = jpegFlags.first {
+            if let flag = jpegFlags.first, !mixed {
                 throw UsageError(message: "--\(flag) is for JPEG output; this output is PNG")
             }
             return .png(png)
         }
-        if let flag = ["compressor", "level"].first(where: { parsed.values[$0] != nil }) {
+        if let flag = ["compressor", "level"].first(where: { parsed.values[$0] != nil }), !mixed {
             throw UsageError(message: "--\(flag) is for PNG output; this output is JPEG")
         }
         if parsed.flags.contains("lossless") && parsed.flags.contains("snap-to-blocks") {

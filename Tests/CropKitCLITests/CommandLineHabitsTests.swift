@@ -231,7 +231,7 @@ import Testing
         let pixels = "\"pixels\":{\"x\":0,\"y\":0,\"width\":4,\"height\":4}"
         try """
         {"input":"in.png","output":"new/./deep/../x.png",\(pixels)}
-        {"input":"in.png","output":"y.jpg",\(pixels)}
+        {"input":"in.png","output":"y.tif",\(pixels)}
         {"input":"in.png","output":"z.png",\(pixels),}
 
         """.write(to: manifest, atomically: true, encoding: .utf8)
@@ -305,4 +305,62 @@ enum ContentModeNames {
         "aspectFit", "aspectFill", "scaleToFill", "center", "top", "bottom", "left", "right",
         "topLeft", "topRight", "bottomLeft", "bottomRight",
     ]
+}
+
+extension CommandLineHabitsTests {
+    /// JPEG outputs from the command line: the extension or --format picks
+    /// the format, `leaks` finds what a camera original shows and a crop
+    /// does not, batch lines write JPEG by extension or "format".
+    @Test func jpegOutputsLeaksAndBatch() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("photo.jpg")
+        let tiny = try JPEGEncoder.encodeForTests(
+            RasterImage(
+                width: 8, height: 8, colorType: .gray, bitDepth: 8,
+                samples: [UInt8](repeating: 90, count: 64)),
+            horizontal: [1], vertical: [1])
+        let pixels = RasterImage(
+            width: 64, height: 48, colorType: .rgb, bitDepth: 8,
+            samples: (0..<(64 * 48 * 3)).map { UInt8(truncatingIfNeeded: $0 * 7 % 251) })
+        // A photo with a second image after its end: the aCropalypse kind.
+        try Data(
+            try JPEGEncoder.encodeForTests(pixels, horizontal: [2, 1, 1], vertical: [2, 1, 1])
+                + tiny
+        ).write(to: source)
+        let original = cropkit("leaks", source.path)
+        #expect(original.status == 1)
+        #expect(original.out.contains("after EOI: \(tiny.count) bytes after the end of the image"))
+        let crop = folder.appendingPathComponent("crop.jpg").path
+        let run = cropkit("crop", source.path, "-o", crop, "--pixels", "16,16,32,16", "--json")
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("\"format\":\"jpeg\""))
+        #expect(run.out.contains("\"method\":\"lossless\""))
+        #expect(cropkit("leaks", crop).out == "\(crop): clean\n")
+        let lossless = cropkit(
+            "crop", source.path, "-o", folder.appendingPathComponent("x.jpg").path, "--pixels",
+            "3,16,32,16", "--lossless")
+        #expect(lossless.status == 1)
+        #expect(lossless.err.contains("nearest lossless rects are 0,16,48,16 (grown outward)"))
+        let pngOnly = cropkit(
+            "crop", source.path, "-o", folder.appendingPathComponent("x.png").path, "--pixels",
+            "0,0,8,8", "--quality", "80")
+        #expect(pngOnly.status == 64)
+        #expect(pngOnly.err.contains("--quality is for JPEG output; this output is PNG"))
+        let manifest = folder.appendingPathComponent("m.jsonl")
+        try """
+        {"input":"photo.jpg","output":"a.jpg","pixels":{"x":0,"y":0,"width":16,"height":16}}
+        {"input":"photo.jpg","output":"b.out","format":"jpeg","pixels":{"x":0,"y":0,"width":16,"height":16}}
+        {"input":"photo.jpg","output":"c.png","pixels":{"x":0,"y":0,"width":16,"height":16}}
+
+        """.write(to: manifest, atomically: true, encoding: .utf8)
+        let batch = cropkit("batch", manifest.path, "--quality", "70")
+        #expect(batch.status == 1, "\(batch.out)\(batch.err)")
+        #expect(batch.out.contains("\"line\":1,\"status\":\"written\""))
+        #expect(batch.out.contains("\"line\":3,\"status\":\"written\""))
+        // A "format" that the extension contradicts is the line's failure.
+        #expect(batch.out.contains("\"line\":2,\"status\":\"failed\""))
+        let written = try Data(contentsOf: folder.appendingPathComponent("a.jpg"))
+        #expect(Array(written.prefix(2)) == [0xFF, 0xD8])
+    }
 }

@@ -18,7 +18,10 @@ struct BatchCommand: Subcommand {
         {"x","y","width","height"} (in the image as seen) or a view selection in
         the record format: "viewport", "selection" and optionally "mode",
         "imageScale", "zoom", "orientation" (the file's own EXIF orientation is
-        used when absent), "aspect" ("p:q" or "source").
+        used when absent), "aspect" ("p:q" or "source"). The output's extension
+        (.png, .jpg, .jpeg) or an optional "format" ("png" or "jpeg") picks the
+        format; --quality, --lossless, --snap-to-blocks and --strip apply to the
+        JPEG lines, --compressor and --level to the PNG ones.
 
         Crops run in parallel, one per core (--jobs to change). An output that
         already exists is skipped: outputs are written atomically, so an existing
@@ -60,7 +63,7 @@ struct BatchCommand: Subcommand {
                 help:
                     "refuse a manifest line longer than this (default \(LineReader.defaultMaxLineBytes))"
             ),
-        ] + ImageOptions.specs + CompressionOptions.specs
+        ] + ImageOptions.specs + OutputOptions.specs.filter { $0.name != "format" }
 
     var manifest: String
     var shard: (index: Int, count: Int)
@@ -71,8 +74,9 @@ struct BatchCommand: Subcommand {
     /// without --root.
     var root: String?
     var image: ImageOptions
-    /// One crop per job: each encodes on one thread, the jobs fill the cores.
-    var encoder: PNGEncoder
+    /// The output flags (`--quality`, `--lossless`, `--strip`, ...), to
+    /// pick each line's format by its output's extension or "format".
+    var outputFlags: ParsedArguments
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -108,7 +112,7 @@ struct BatchCommand: Subcommand {
             }
         }
         image = try ImageOptions(parsed)
-        encoder = try CompressionOptions.encoder(parsed, threads: 1)
+        outputFlags = parsed
         maxLineBytes = try positiveInteger(parsed, "max-line-bytes") ?? maxLineBytes
     }
 
@@ -353,10 +357,22 @@ struct BatchCommand: Subcommand {
                 return failed("the \(role) '\(path)' resolves outside --root '\(root)'", paths)
             }
         }
+        // The line's format: its "format", or its output's extension.
+        var flags = outputFlags
+        if let value = json["format"] {
+            guard case .string(let name) = value else {
+                return failed("\"format\" must be \"png\" or \"jpeg\"", paths)
+            }
+            flags.values["format"] = name
+        }
+        let format: OutputFormat
         do throws(UsageError) {
-            try checkOutputPath(output, extensions: ["png"], format: "PNG")
+            format = try OutputOptions.format(for: output, flags, threads: 1, mixed: true)
         } catch {
-            return failed("\"output\" " + error.message.dropFirst(3), paths)
+            let message =
+                error.message.hasPrefix("-o ")
+                ? "\"output\" " + error.message.dropFirst(3) : error.message
+            return failed(message, paths)
         }
         if !force && FileManager.default.fileExists(atPath: output) {
             return Outcome(line: line, status: "skipped", members: paths)
@@ -367,7 +383,7 @@ struct BatchCommand: Subcommand {
         case .success(let region):
             job = CropJob(
                 region: region.region, orientation: region.orientation,
-                format: .png(encoder), lenient: image.lenient)
+                format: format, lenient: image.lenient)
         }
         do throws(ImagingError) {
             let source = try image.open(input)
@@ -375,6 +391,7 @@ struct BatchCommand: Subcommand {
             do throws(CropPlanError) {
                 plan = try job.plan(for: source)
             } catch {
+                if case .notLossless = error { return failed("not lossless: \(error)", paths) }
                 return failed("no pixels: \(error)", paths)
             }
             let folder = (output as NSString).deletingLastPathComponent

@@ -1,0 +1,168 @@
+import CropGeometry
+
+/// One thing in an image file that shows more than its own pixels.
+public struct LeakFinding: Hashable, Sendable, CustomStringConvertible {
+    /// Where it is: "APP1 EXIF", "bytes after EOI", ...
+    public var place: String
+    /// What it is.
+    public var detail: String
+
+    /// "APP1 EXIF: a second IFD (IFD1, ...)".
+    public var description: String { "\(place): \(detail)" }
+}
+
+/// Looks through a crop for anything that shows the uncropped photo: an
+/// embedded image (an EXIF or JFIF thumbnail, a maker-note preview, an MPF
+/// secondary image, an XMP preview or GContainer item, extended XMP), bytes
+/// after the end of the image (EOI or IEND), and dimension tags that
+/// disagree with the pixels. The aCropalypse kind of leak (CVE-2023-21036,
+/// CVE-2023-28303) is the last of these.
+public enum LeakCheck {
+    /// The findings in the image `source`; none for a clean crop.
+    ///
+    /// - Throws: ``ImagingError`` when the file cannot be read.
+    public static func findings(in source: ImageSource) throws(ImagingError) -> [LeakFinding] {
+        switch source.header {
+        case .jpeg(let info): try jpegFindings(info, input: source.input)
+        case .png(let info): try pngFindings(info, input: source.input)
+        }
+    }
+
+    /// Markers of embedded images: a JPEG's SOI and a PNG's signature.
+    static let jpegStart: [UInt8] = [0xFF, 0xD8, 0xFF]
+    static let pngStart: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// Whether `bytes` holds `pattern` anywhere.
+    static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {
+        guard bytes.count >= pattern.count, let first = pattern.first else { return false }
+        var index = bytes.startIndex
+        while let hit = bytes[index...].firstIndex(of: first) {
+            if hit + pattern.count > bytes.count { return false }
+            if bytes[hit..<hit + pattern.count].elementsEqual(pattern) { return true }
+            index = hit + 1
+        }
+        return false
+    }
+
+    static func embeddedImage(_ body: [UInt8]) -> String? {
+        if contains(body, jpegStart) { return "an embedded JPEG image" }
+        if contains(body, pngStart) { return "an embedded PNG image" }
+        return nil
+    }
+
+    private static func jpegFindings(_ info: JPEGFileInfo, input: ImageInput) throws(ImagingError)
+        -> [LeakFinding]
+    {
+        var found: [LeakFinding] = []
+        let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        for segment in info.segments
+        where (0xE0...0xEF).contains(segment.marker) || segment.marker == 0xFE {
+            let body = try input.read(
+                at: segment.bodyOffset, count: segment.bodyLength, format: .jpeg)
+            var place = segment.name
+            if body.starts(with: JPEGMetadata.exifSignature) {
+                place += " EXIF"
+                let tiff = Array(body[6...])
+                for leak in EXIFRewriter(tiff: tiff)?.leaks(size: size) ?? [
+                    "EXIF that cannot be read"
+                ] {
+                    found.append(LeakFinding(place: place, detail: leak))
+                }
+            } else if body.starts(with: JPEGMetadata.xmpSignature) {
+                place += " XMP"
+                let text = String(decoding: body, as: UTF8.self)
+                for property in XMPCleaner.previews
+                where text.contains("\(property)=") || text.contains("<\(property)") {
+                    found.append(
+                        LeakFinding(place: place, detail: "\(property), a preview or an image item")
+                    )
+                }
+                for (property, isWidth) in XMPCleaner.dimensions {
+                    let expected = isWidth ? size.width : size.height
+                    for value in xmpValues(property, in: text) where value != expected {
+                        found.append(
+                            LeakFinding(
+                                place: place,
+                                detail: "\(property) \(value), not the crop's \(expected)"))
+                    }
+                }
+            } else if body.starts(with: JPEGMetadata.extendedXMPSignature) {
+                found.append(
+                    LeakFinding(
+                        place: place + " extended XMP", detail: "extended XMP (depth maps, images)")
+                )
+            } else if body.starts(with: Array("MPF\0".utf8)) {
+                found.append(
+                    LeakFinding(place: place + " MPF", detail: "an index of secondary images"))
+            } else if body.starts(with: Array("JFIF\0".utf8)), body.count >= 14,
+                body[12] != 0 || body[13] != 0
+            {
+                found.append(LeakFinding(place: place + " JFIF", detail: "a thumbnail"))
+            } else if body.starts(with: Array("JFXX\0".utf8)) {
+                found.append(LeakFinding(place: place + " JFXX", detail: "a thumbnail"))
+            }
+            if let image = embeddedImage(body) {
+                found.append(LeakFinding(place: place, detail: image))
+            }
+        }
+        if let end = try info.endOfImage(in: input), end < input.byteCount {
+            found.append(
+                LeakFinding(
+                    place: "after EOI",
+                    detail: "\(input.byteCount - end) bytes after the end of the image"))
+        }
+        return found
+    }
+
+    /// The numbers `property` is given, as an attribute or an element.
+    static func xmpValues(_ property: String, in text: String) -> [Int] {
+        var values: [Int] = []
+        for (open, close) in [("\(property)=\"", "\""), ("<\(property)>", "</\(property)>")] {
+            var rest = text[...]
+            while let start = rest.range(of: open) {
+                rest = rest[start.upperBound...]
+                guard let end = rest.range(of: close) else { break }
+                if let value = Int(rest[..<end.lowerBound]) { values.append(value) }
+                rest = rest[end.upperBound...]
+            }
+        }
+        return values
+    }
+
+    private static func pngFindings(_ info: PNGFileInfo, input: ImageInput) throws(ImagingError)
+        -> [LeakFinding]
+    {
+        var found: [LeakFinding] = []
+        // Every chunk but the image data, read from the file: the ones a
+        // crop does not carry can hold images too.
+        var offset = 8
+        let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        while offset + 12 <= input.byteCount {
+            let header = try input.read(at: offset, count: 8, format: .png)
+            let length =
+                Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+            let type = String(decoding: header[4..<8], as: UTF8.self)
+            guard length >= 0, offset + 12 + length <= input.byteCount else { break }
+            if type != "IDAT" && length <= 64 << 20 {
+                let data = try input.read(at: offset + 8, count: length, format: .png)
+                if let image = embeddedImage(data) {
+                    found.append(LeakFinding(place: type, detail: image))
+                }
+                if type == "eXIf" {
+                    for leak in EXIFRewriter(tiff: data)?.leaks(size: size) ?? [] {
+                        found.append(LeakFinding(place: "eXIf", detail: leak))
+                    }
+                }
+            }
+            offset += 12 + length
+            if type == "IEND" { break }
+        }
+        if let end = info.endOfImage, end < input.byteCount {
+            found.append(
+                LeakFinding(
+                    place: "after IEND",
+                    detail: "\(input.byteCount - end) bytes after the end of the image"))
+        }
+        return found
+    }
+}

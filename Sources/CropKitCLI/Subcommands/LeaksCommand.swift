@@ -1,0 +1,70 @@
+import CropImaging
+import CropRecords
+
+/// `cropkit leaks`: looks through crops for anything of the uncropped photo.
+struct LeaksCommand: Subcommand {
+    static let name = "leaks"
+    static let summary =
+        "check that crops hold nothing of the uncropped photo (thumbnails, previews, trailing data)"
+    static let usage = """
+        Usage: cropkit leaks FILE... [--json]
+
+        Looks through each PNG or JPEG for anything that shows more than its own
+        pixels: an embedded image (an EXIF or JFIF thumbnail, a maker-note or
+        FlashPix preview, an MPF secondary image such as an HDR gain map or a
+        depth map, an XMP preview or container item, extended XMP), bytes after
+        the end of the image (EOI or IEND: the aCropalypse leak), and EXIF or
+        XMP dimensions that disagree with the pixels. A crop CropKit wrote has
+        none; most camera and phone originals have several. Exit 0 when no file
+        has any, 1 when one does, 2 when a file cannot be read.
+        """
+    static let options: [OptionSpec] = [
+        .json("print one JSON object per file (JSON Lines): its findings")
+    ]
+
+    var paths: [String]
+    var json: Bool
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard !parsed.positionals.isEmpty else {
+            throw UsageError(message: "give one FILE or more")
+        }
+        paths = parsed.positionals
+        json = parsed.flags.contains("json")
+    }
+
+    func run(console: Console) -> Int32 {
+        var status = ExitCode.success
+        for path in paths {
+            do throws(ImagingError) {
+                let findings = try LeakCheck.findings(in: ImageSource.open(path: path))
+                if json {
+                    console.out.write(
+                        JSONValue.object([
+                            .init("file", .string(path)),
+                            .init("clean", .bool(findings.isEmpty)),
+                            .init(
+                                "findings",
+                                .array(
+                                    findings.map {
+                                        .object([
+                                            .init("place", .string($0.place)),
+                                            .init("detail", .string($0.detail)),
+                                        ])
+                                    })),
+                        ]).text + "\n")
+                } else if findings.isEmpty {
+                    console.out.write("\(path): clean\n")
+                } else {
+                    console.out.write("\(path): \(findings.count) finding(s)\n")
+                    for finding in findings { console.out.write("  \(finding)\n") }
+                }
+                if !findings.isEmpty && status == ExitCode.success { status = ExitCode.failure }
+            } catch {
+                console.err.write("error: \(error.commandLineMessage)\n")
+                status = ExitCode.badInput
+            }
+        }
+        return status
+    }
+}

@@ -1,0 +1,203 @@
+import CropGeometry
+import CropKitTestSupport
+import Foundation
+import Testing
+
+@testable import CropImaging
+
+/// What a JPEG crop keeps of its source's metadata, and what it never
+/// carries: checked on real camera and phone files (thumbnails, GPS, maker
+/// notes, MPF gain maps, trailing bytes) and on a file made to hold every
+/// kind of leak at once.
+@Suite struct JPEGMetadataTests {
+    /// The EXIF of a JPEG's first APP1 EXIF segment, read back.
+    static func exif(_ bytes: [UInt8]) throws -> EXIFRewriter? {
+        let source = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
+        guard case .jpeg(let info) = source.header else { return nil }
+        for segment in info.segments where segment.marker == 0xE1 {
+            let body = Array(bytes[segment.bodyOffset..<segment.bodyOffset + segment.bodyLength])
+            if body.starts(with: JPEGMetadata.exifSignature) {
+                return EXIFRewriter(tiff: Array(body[6...]))
+            }
+        }
+        return nil
+    }
+
+    static func cropJPEG(
+        _ source: ImageSource, _ rect: PixelRect<ImagePixels>,
+        policy: MetadataPolicy = MetadataPolicy()
+    ) throws -> (CropReport, [UInt8]) {
+        let plan = try CropJob(region: .pixels(rect), format: .jpeg(JPEGEncoder(metadata: policy)))
+            .plan(for: source)
+        let sink = MemorySink()
+        return (try plan.export(to: sink), sink.bytes)
+    }
+
+    /// Every real camera and phone file: its crop holds nothing of the whole
+    /// photo, keeps its orientation and GPS, and drops GPS when asked.
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func cameraFilesCropClean() throws {
+        let files = TestData.files(under: "camera", extensions: ["jpg", "mpo"])
+        #expect(files.count >= 20)
+        for relative in files {
+            let path = TestData.path(relative)
+            let source = try ImageSource.open(path: path)
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            #expect(
+                !(try LeakCheck.findings(in: source)).isEmpty,
+                "\(name): the original shows no leak to remove")
+            let seen = source.orientation.orientedSize(source.storedSize)
+            let rect = PixelRect<ImagePixels>(
+                x: seen.width / 4, y: seen.height / 4, width: max(1, seen.width / 2),
+                height: max(1, seen.height / 2))
+            let (report, bytes) = try Self.cropJPEG(source, rect)
+            let crop = try ImageSource(ImageInput(bytes: bytes, name: name))
+            let findings = try LeakCheck.findings(in: crop)
+            #expect(findings.isEmpty, "\(name): \(findings)")
+            #expect(crop.orientation == source.orientation, "\(name)")
+            #expect(report.jpeg?.metadata.isEmpty == false)
+            let sourceTags =
+                try Self.exif(Array(Data(contentsOf: URL(fileURLWithPath: path))))?.tags().tags
+                ?? []
+            let cropTags = try Self.exif(bytes)?.tags().tags ?? []
+            #expect(
+                sourceTags.contains("0:34853") == cropTags.contains("0:34853"),
+                "\(name): GPS kept as it was")
+            #expect(!cropTags.contains("exif:37500"), "\(name): the MakerNote is dropped")
+            if sourceTags.contains("0:34853") {
+                let (_, stripped) = try Self.cropJPEG(
+                    source, rect, policy: MetadataPolicy(stripLocation: true))
+                #expect(
+                    try Self.exif(stripped)?.tags().tags.contains("0:34853") == false, "\(name)")
+            }
+        }
+    }
+
+    /// A JPEG made to hold every kind of leak: an EXIF thumbnail (IFD1), a
+    /// MakerNote preview, GPS, stale dimensions, a JFXX thumbnail, an XMP
+    /// preview, extended XMP, MPF, a Photoshop thumbnail beside IPTC, and
+    /// a second image after EOI.
+    @Test func everyKindOfLeakIsRemovedAndReported() throws {
+        let tiny = try JPEGEncoder.encodeForTests(
+            JPEGCropTests.texture(width: 16, height: 16), horizontal: [1, 1, 1],
+            vertical: [1, 1, 1])
+        var markers: [UInt8] = []
+        func segment(_ marker: UInt8, _ body: [UInt8]) {
+            markers +=
+                [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        segment(
+            0xE1, JPEGMetadata.exifSignature + EXIFFixture.tiff(thumbnail: tiny, orientation: 6))
+        segment(0xE0, Array("JFXX\0".utf8) + [0x10] + tiny)
+        segment(
+            0xE1,
+            JPEGMetadata.xmpSignature
+                + Array(
+                    "<x:xmpmeta><rdf:Description exif:PixelXDimension=\"4000\" GImage:Data=\"/9j/4AAQ\" xmpNote:HasExtendedXMP=\"ABC\"/></x:xmpmeta>"
+                        .utf8))
+        segment(0xE1, JPEGMetadata.extendedXMPSignature + [UInt8](repeating: 0x41, count: 40))
+        segment(0xE2, Array("MPF\0".utf8) + [0x4D, 0x4D, 0, 42, 0, 0, 0, 8])
+        segment(0xED, PhotoshopFixture.resources(thumbnail: tiny))
+        let source =
+            try JPEGEncoder.encodeForTests(
+                JPEGCropTests.texture(width: 96, height: 64), horizontal: [2, 1, 1],
+                vertical: [2, 1, 1],
+                markers: markers) + tiny
+        let original = try ImageSource(ImageInput(bytes: source, name: "leaky"))
+        let before = try LeakCheck.findings(in: original)
+        for place in [
+            "APP1 EXIF", "APP0 JFXX", "APP1 XMP", "APP1 extended XMP", "APP2 MPF", "APP13",
+            "after EOI",
+        ] {
+            #expect(before.contains { $0.place == place }, "\(place) not found in \(before)")
+        }
+        let (report, bytes) = try Self.cropJPEG(
+            original, PixelRect(x: 16, y: 0, width: 32, height: 48))
+        let crop = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
+        #expect(try LeakCheck.findings(in: crop).isEmpty)
+        #expect(crop.orientation == .right)
+        let entries = report.jpeg?.metadata ?? []
+        func action(_ segment: String) -> MetadataEntry.Action? {
+            entries.first { $0.segment.hasPrefix(segment) }?.action
+        }
+        #expect(action("APP1 EXIF") == .rewritten)
+        #expect(action("APP0 JFXX") == .dropped)
+        #expect(action("APP1 XMP") == .rewritten)
+        #expect(action("APP1 extended XMP") == .dropped)
+        #expect(action("APP2 MPF") == .dropped)
+        #expect(action("APP13 Photoshop") == .rewritten)
+        #expect(
+            entries.contains {
+                $0.segment.hasSuffix("bytes after the image") && $0.action == .dropped
+            })
+        let tags = try #require(try Self.exif(bytes)).tags()
+        #expect(tags.orientation == 6)
+        #expect(tags.tags.contains("exif:40962") && tags.tags.contains("0:34853"))
+        #expect(!tags.tags.contains("exif:37500"))
+        // The IPTC resource stays; the thumbnail resource goes.
+        #expect(LeakCheck.contains(bytes, Array("8BIM".utf8) + [0x04, 0x04]))
+        #expect(!LeakCheck.contains(bytes, Array("8BIM".utf8) + [0x04, 0x0C]))
+        #expect(String(decoding: bytes, as: UTF8.self).contains("exif:PixelXDimension=\"48\""))
+        // The same crop as PNG carries the cleaned EXIF (upright now) as eXIf.
+        let plan = try CropJob(region: .pixels(PixelRect(x: 16, y: 0, width: 32, height: 48)))
+            .plan(for: original)
+        let png = MemorySink()
+        let pngReport = try plan.export(to: png)
+        #expect(pngReport.keptChunks.contains("eXIf") && pngReport.keptChunks.contains("iTXt"))
+        #expect(
+            try LeakCheck.findings(in: ImageSource(ImageInput(bytes: png.bytes, name: "png")))
+                .isEmpty)
+    }
+}
+
+/// A TIFF structure with IFD0 (orientation, GPS and Exif pointers), an Exif
+/// IFD (stale dimensions, a MakerNote holding a preview), a GPS IFD and an
+/// IFD1 with a JPEG thumbnail, big-endian.
+enum EXIFFixture {
+    static func tiff(thumbnail: [UInt8], orientation: Int) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v >> 16) + u16(v & 0xFFFF) }
+        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: [UInt8]) -> [UInt8] {
+            u16(tag) + u16(type) + u32(count) + value
+                + [UInt8](repeating: 0, count: 4 - value.count)
+        }
+        // Offsets: header 8; IFD0 at 8 (3 entries: 2 + 36 + 4 = 42) → 50;
+        // Exif IFD at 50 (3 entries: 42) → 92; MakerNote data at 92.
+        let makerNote = Array("MAKER".utf8) + thumbnail
+        let gpsAt = 92 + makerNote.count + (makerNote.count % 2)
+        let ifd1At = gpsAt + 2 + 12 + 4
+        let thumbAt = ifd1At + 2 + 24 + 4
+        var out: [UInt8] = [0x4D, 0x4D] + u16(42) + u32(8)
+        out +=
+            u16(3) + entry(0x0112, 3, 1, u16(orientation)) + entry(0x8769, 4, 1, u32(50))
+            + entry(0x8825, 4, 1, u32(gpsAt)) + u32(ifd1At)
+        out +=
+            u16(3) + entry(0x927C, 7, makerNote.count, u32(92)) + entry(0xA002, 4, 1, u32(4000))
+            + entry(0xA003, 4, 1, u32(3000)) + u32(0)
+        out += makerNote + (makerNote.count % 2 == 1 ? [0] : [])
+        out += u16(1) + entry(0x0000, 1, 4, [2, 2, 0, 0]) + u32(0)
+        out +=
+            u16(2) + entry(0x0201, 4, 1, u32(thumbAt)) + entry(0x0202, 4, 1, u32(thumbnail.count))
+            + u32(0)
+        out += thumbnail
+        return out
+    }
+}
+
+/// Photoshop image resources: IPTC (0x0404) and a JPEG thumbnail (0x040C).
+enum PhotoshopFixture {
+    static func resources(thumbnail: [UInt8]) -> [UInt8] {
+        func resource(_ id: Int, _ data: [UInt8]) -> [UInt8] {
+            let size = data.count
+            return Array("8BIM".utf8) + [UInt8(id >> 8), UInt8(id & 0xFF), 0, 0]
+                + [
+                    UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF),
+                    UInt8(size & 0xFF),
+                ]
+                + data + (size % 2 == 1 ? [0] : [])
+        }
+        let iptc: [UInt8] = [0x1C, 0x02, 0x78, 0x00, 0x05] + Array("hello".utf8)
+        return Array("Photoshop 3.0\0".utf8) + resource(0x0404, iptc)
+            + resource(0x040C, [0, 0, 0, 1] + thumbnail)
+    }
+}
