@@ -8,7 +8,7 @@ error), under 2 s and 256 MB, and a failed run must leave no output. A
 wrong Adler-32 must be refused (exit 2), data after the last row and a bad
 ancillary chunk cropped with a warning (exit 0).
 
-    scripts/mutation-gauntlet.py CROPKIT TESTDATA [COUNT] [SEED]
+    scripts/mutation-gauntlet.py CROPKIT TESTDATA [COUNT] [SEED] [png|jpg]
 """
 import os
 import random
@@ -21,6 +21,9 @@ import zlib
 cropkit, testdata = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
 random.seed(int(sys.argv[4]) if len(sys.argv) > 4 else 1)
+# The output's extension: png (default) or jpg, which takes JPEG sources
+# through the DCT-domain crop and every source through the JPEG writer.
+out_extension = sys.argv[5] if len(sys.argv) > 5 else "png"
 sources = [os.path.join(testdata, p) for p in [
     "pngsuite/basn6a08.png", "pngsuite/basi6a16.png", "pngsuite/basn3p04.png", "pngsuite/tbrn2c08.png",
     "pngsuite/generated/coords_rgba8_251x97.png", "jpeg/libjpeg-turbo/testorig.jpg",
@@ -126,7 +129,7 @@ with tempfile.TemporaryDirectory() as work:
         mutant, kind = mutate(original)
         suffix = ".png" if original[:4] == b"\x89PNG" else ".jpg"
         src = os.path.join(work, "in" + suffix)
-        out = os.path.join(work, "out.png")
+        out = os.path.join(work, "out." + out_extension)
         open(src, "wb").write(mutant)
         if os.path.exists(out):
             os.remove(out)

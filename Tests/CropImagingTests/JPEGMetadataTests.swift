@@ -87,7 +87,7 @@ import Testing
                 [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
         }
         segment(
-            0xE1, JPEGMetadata.exifSignature + EXIFFixture.tiff(thumbnail: tiny, orientation: 6))
+            0xE1, JPEGMetadata.exifSignature + DemoPhoto.exif(thumbnail: tiny, orientation: 6))
         segment(0xE0, Array("JFXX\0".utf8) + [0x10] + tiny)
         segment(
             0xE1,
@@ -97,7 +97,7 @@ import Testing
                         .utf8))
         segment(0xE1, JPEGMetadata.extendedXMPSignature + [UInt8](repeating: 0x41, count: 40))
         segment(0xE2, Array("MPF\0".utf8) + [0x4D, 0x4D, 0, 42, 0, 0, 0, 8])
-        segment(0xED, PhotoshopFixture.resources(thumbnail: tiny))
+        segment(0xED, DemoPhoto.photoshop(thumbnail: tiny))
         let source =
             try JPEGEncoder.encodeForTests(
                 JPEGCropTests.texture(width: 96, height: 64), horizontal: [2, 1, 1],
@@ -147,57 +147,5 @@ import Testing
         #expect(
             try LeakCheck.findings(in: ImageSource(ImageInput(bytes: png.bytes, name: "png")))
                 .isEmpty)
-    }
-}
-
-/// A TIFF structure with IFD0 (orientation, GPS and Exif pointers), an Exif
-/// IFD (stale dimensions, a MakerNote holding a preview), a GPS IFD and an
-/// IFD1 with a JPEG thumbnail, big-endian.
-enum EXIFFixture {
-    static func tiff(thumbnail: [UInt8], orientation: Int) -> [UInt8] {
-        func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        func u32(_ v: Int) -> [UInt8] { u16(v >> 16) + u16(v & 0xFFFF) }
-        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: [UInt8]) -> [UInt8] {
-            u16(tag) + u16(type) + u32(count) + value
-                + [UInt8](repeating: 0, count: 4 - value.count)
-        }
-        // Offsets: header 8; IFD0 at 8 (3 entries: 2 + 36 + 4 = 42) → 50;
-        // Exif IFD at 50 (3 entries: 42) → 92; MakerNote data at 92.
-        let makerNote = Array("MAKER".utf8) + thumbnail
-        let gpsAt = 92 + makerNote.count + (makerNote.count % 2)
-        let ifd1At = gpsAt + 2 + 12 + 4
-        let thumbAt = ifd1At + 2 + 24 + 4
-        var out: [UInt8] = [0x4D, 0x4D] + u16(42) + u32(8)
-        out +=
-            u16(3) + entry(0x0112, 3, 1, u16(orientation)) + entry(0x8769, 4, 1, u32(50))
-            + entry(0x8825, 4, 1, u32(gpsAt)) + u32(ifd1At)
-        out +=
-            u16(3) + entry(0x927C, 7, makerNote.count, u32(92)) + entry(0xA002, 4, 1, u32(4000))
-            + entry(0xA003, 4, 1, u32(3000)) + u32(0)
-        out += makerNote + (makerNote.count % 2 == 1 ? [0] : [])
-        out += u16(1) + entry(0x0000, 1, 4, [2, 2, 0, 0]) + u32(0)
-        out +=
-            u16(2) + entry(0x0201, 4, 1, u32(thumbAt)) + entry(0x0202, 4, 1, u32(thumbnail.count))
-            + u32(0)
-        out += thumbnail
-        return out
-    }
-}
-
-/// Photoshop image resources: IPTC (0x0404) and a JPEG thumbnail (0x040C).
-enum PhotoshopFixture {
-    static func resources(thumbnail: [UInt8]) -> [UInt8] {
-        func resource(_ id: Int, _ data: [UInt8]) -> [UInt8] {
-            let size = data.count
-            return Array("8BIM".utf8) + [UInt8(id >> 8), UInt8(id & 0xFF), 0, 0]
-                + [
-                    UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF),
-                    UInt8(size & 0xFF),
-                ]
-                + data + (size % 2 == 1 ? [0] : [])
-        }
-        let iptc: [UInt8] = [0x1C, 0x02, 0x78, 0x00, 0x05] + Array("hello".utf8)
-        return Array("Photoshop 3.0\0".utf8) + resource(0x0404, iptc)
-            + resource(0x040C, [0, 0, 0, 1] + thumbnail)
     }
 }

@@ -39,9 +39,15 @@ extension DemoCommandTests {
         #expect(first.out.contains("the article's Double code: 2,500,2001,2000"))
         #expect(first.out.contains("CropKit (exact):           2,500,2000,2000"))
         #expect(first.out.contains("no pixels (noImagePixels)"))
+        // The JPEG case: lossless, orientation kept, leaks removed.
+        #expect(first.out.contains("stored 256,192,512,384: lossless"))
+        #expect(first.out.contains("dropped APP2 MPF"))
+        #expect(
+            first.out.contains(
+                "a JPEG crop of a phone photo: lossless, 2 segment(s) dropped, leaks 10 -> 0"))
         for name in [
             "report.html", "records.jsonl", "replayed.jsonl", "diagrams/01.svg",
-            "exports/line-1.png", ".cropkit-demo",
+            "exports/line-1.png", ".cropkit-demo", "photo.jpg", "crop.jpg",
         ] {
             #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(name)")
         }
@@ -62,6 +68,8 @@ extension DemoCommandTests {
         #expect(report.components(separatedBy: "<img alt=\"export of line").count == 7)
         #expect(report.contains("<h2>the article's scenario (centre selection)</h2>"))
         #expect(report.contains("Where plain Double arithmetic adds a pixel"))
+        #expect(report.contains("A JPEG crop that stays JPEG, and leaks nothing"))
+        #expect(report.contains("src=\"data:image/jpeg;base64,"))
         #expect(report.contains("<b>2,500,2001,2000</b>; CropKit gives <b>2,500,2000,2000</b>"))
         #expect(report.contains("name=\"viewport\" content=\"width=device-width"))
         let second = CropKitTool.demo(small, in: folder, console: Console(out: out, err: err))

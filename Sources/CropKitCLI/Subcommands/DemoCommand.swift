@@ -14,9 +14,11 @@ struct DemoCommand: Subcommand {
         aspect-fit in a 300x300 view, the centre selection) and one case from each
         of the six input categories, end to end. For each: the exact mapping, a
         diagram, a replayable record, an export from fixtures of the photo's size
-        through the same code as 'cropkit crop', and the four export checks; then
-        one HTML report, and a case where plain Double arithmetic (the article's
-        code) adds a pixel while CropKit is exact. Everything goes into DIR
+        through the same code as 'cropkit crop', and the four export checks; a
+        JPEG crop of a phone photo, lossless, with the metadata it kept, rewrote
+        and dropped and the leaks before and after; then one HTML report, and a
+        case where plain Double arithmetic (the article's code) adds a pixel
+        while CropKit is exact. Everything goes into DIR
         (default ./cropkit-demo); a second run replaces that folder's own files
         and refuses a folder it did not make.
         """
@@ -182,6 +184,8 @@ struct DemoCommand: Subcommand {
             for problem in replay.problems { console.out.write("   FAILED: \(problem)\n") }
             console.flush()
         }
+        let jpeg = jpegCase(
+            number: String(format: "%02d", cases.count + 1), in: folder, console: console)
         let recordsPath = folder + "/records.jsonl"
         try? Data((records.joined(separator: "\n") + "\n").utf8).write(
             to: URL(fileURLWithPath: recordsPath))
@@ -193,7 +197,7 @@ struct DemoCommand: Subcommand {
         let exact = cropPixels(
             source: trap.source, viewport: trap.viewport, selection: trap.selection)
         report.introduction = introduction(cases.first?.request)
-        report.closing = closing(article: article, exact: exact)
+        report.closing = jpeg.html + closing(article: article, exact: exact)
         try? Data(
             report.html(
                 title: "CropKit demo: which pixels a selection covers, exactly", passed: passed,
@@ -207,6 +211,7 @@ struct DemoCommand: Subcommand {
             What it proved (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)
               exports and checks: \(summary) (size equals the mapping, markers only where
                 the crop overlaps them, no transparent pixel, every pixel the right one)
+              a JPEG crop of a phone photo: \(jpeg.summary)
               where plain Double arithmetic is wrong: source 4000x3000, view 300x300,
                 selection \(describe(trap.selection))
                 the article's Double code: \(article.map(describe) ?? "no pixels")
@@ -217,9 +222,84 @@ struct DemoCommand: Subcommand {
               diagrams/*.svg   the view, the padding, the selection and the pixels
               exports/*.png    each crop, cut from a fixture of the photo's size
               records.jsonl    replayable records: cropkit replay \(recordsPath)
+              photo.jpg        the phone photo; crop.jpg its JPEG crop (cropkit leaks crop.jpg)
 
             """)
-        return failed == 0 ? ExitCode.success : ExitCode.failure
+        return failed == 0 && jpeg.passed ? ExitCode.success : ExitCode.failure
+    }
+
+    /// The JPEG case: a phone photo holding every kind of leak (a thumbnail,
+    /// GPS, a maker-note preview, an XMP preview, an MPF gain map, data after
+    /// the image), cropped to JPEG losslessly; what was kept, rewritten and
+    /// dropped, and the leaks before and after. Passes when the crop is
+    /// lossless and holds no leak.
+    static func jpegCase(number: String, in folder: String, console: Console)
+        -> (html: String, summary: String, passed: Bool)
+    {
+        let photoPath = folder + "/photo.jpg"
+        let cropPath = folder + "/crop.jpg"
+        let title = "a JPEG crop of a phone photo (EXIF orientation 6, every kind of leak)"
+        console.out.write("\(number) \(title)\n")
+        console.flush()
+        do {
+            let photo = try DemoPhoto.jpeg(width: 1024, height: 768, orientation: 6)
+            try AtomicFile.write(photo, to: photoPath, replacing: true)
+            let source = try ImageSource.open(path: photoPath)
+            let request = CropRequest(
+                sourceSize: Size(width: 1024, height: 768), viewport: Size(width: 300, height: 400),
+                selection: Rect(x: 75, y: 100, width: 150, height: 200), orientation: .right)
+            let plan = try CropJob(
+                region: .view(request, aspect: nil), format: .jpeg(JPEGEncoder())
+            )
+            .plan(for: source)
+            let report = try plan.write(to: cropPath, replacing: true)
+            let before = try LeakCheck.findings(in: source)
+            let after = try LeakCheck.findings(in: ImageSource.open(path: cropPath))
+            let method = report.jpeg?.method ?? .reencoded
+            let entries = report.jpeg?.metadata ?? []
+            console.out.write(
+                "   source 1024x768 stored (seen 768x1024), view 300x400, selection \(request.selection)\n"
+            )
+            console.out.write(
+                "   -> pixels \(plan.result.rect) as seen, stored \(plan.stored): \(method.rawValue), \(report.bytes) bytes, orientation 6 kept\n"
+            )
+            for entry in entries {
+                console.out.write("   \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
+            }
+            console.out.write(
+                "   leaks: the photo has \(before.count), the crop \(after.count)\(after.isEmpty ? "" : ": \(after)")\n"
+            )
+            console.flush()
+            let passed = method == .lossless && after.isEmpty && !before.isEmpty
+            let rows = entries.map { entry in
+                "<tr><td>\(escape(entry.segment))</td><td>\(entry.action.rawValue)</td><td>\(escape(entry.reason))</td></tr>"
+            }.joined()
+            let image =
+                FileManager.default.contents(atPath: cropPath).map {
+                    "<img alt=\"the JPEG crop\" src=\"data:image/jpeg;base64,\($0.base64EncodedString())\">"
+                } ?? ""
+            let html = """
+                <h2 id="jpeg">A JPEG crop that stays JPEG, and leaks nothing</h2>
+                <div class="intro"><p>A 1024&times;768 phone photo, stored sideways with EXIF orientation 6 (seen
+                768&times;1024), carrying what phones and cameras carry: a thumbnail of the whole photo in its EXIF,
+                GPS, a maker note with a preview, an XMP preview, an MPF index and a gain map after the end of the
+                image. The selection covers pixels <b>\(plan.result.rect)</b> as seen, stored \(plan.stored), whose
+                corner lies on the 16-pixel block grid: the crop copies the DCT coefficients of those blocks
+                (<b>\(method.rawValue)</b>, \(report.bytes) bytes) and keeps the orientation, so it shows as seen.
+                The photo has \(before.count) leak(s) that <code>cropkit leaks</code> finds; the crop has
+                \(after.count).</p></div>
+                <div class="figure">\(image)<table><tr><th>segment</th><th>action</th><th>why</th></tr>\(rows)</table></div>
+
+                """
+            return (
+                html,
+                "\(method.rawValue), \(entries.filter { $0.action == .dropped }.count) segment(s) dropped, leaks \(before.count) -> \(after.count)",
+                passed
+            )
+        } catch {
+            console.err.write("error: the JPEG case: \(error)\n")
+            return ("", "failed: \(error)", false)
+        }
     }
 
     /// The report's opening: the article's scenario told with its numbers.
