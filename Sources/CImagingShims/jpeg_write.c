@@ -137,6 +137,18 @@ int ck_jpeg_encode(ck_jpeg_encode_request *request) {
 
 // MARK: - Cropping in the DCT domain
 
+/// A source coefficient array that holds only the last two iMCU rows: a
+/// single-scan decode writes each row once and the crop's blocks are copied
+/// out of it before the row after next, so the photo's coefficients never
+/// all sit in memory (nor fault in page by page) - time and memory follow the
+/// crop, not the photo.
+typedef struct {
+    JBLOCKROW storage;
+    JDIMENSION blocks_per_row;
+    JDIMENSION ring_rows;
+    JBLOCKROW window[MAX_SAMP_FACTOR];
+} ck_ring_barray;
+
 /// What the transcode's hooks need, reached through cinfo->client_data.
 typedef struct {
     ck_jpeg_transcode_request *request;
@@ -145,14 +157,114 @@ typedef struct {
     jvirt_barray_ptr (*request_virt_barray)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
     jvirt_barray_ptr captured[MAX_COMPONENTS];
     int capturing;
+    /// Whether the coefficient arrays are two-row rings (a sequential file
+    /// whose one scan holds every component), and the rings.
+    int use_rings;
+    ck_ring_barray *rings[MAX_COMPONENTS];
+    int ring_count;
+    JBLOCKARRAY (*access_virt_barray)(j_common_ptr, jvirt_barray_ptr, JDIMENSION, JDIMENSION, boolean);
     int captured_count;
     /// The last iMCU row the crop needs, or -1 to read every row.
     long last_imcu_row;
+    /// The crop's first iMCU row.
+    long first_imcu_row;
+    /// The crop's own arrays, and the iMCU rows of the source copied into
+    /// them so far (a sequential decode copies each row as it completes).
+    jvirt_barray_ptr *crop_arrays;
+    long copied_imcu_rows;
 } ck_transcode_state;
+
+static void ck_fix_block(JCOEFPTR block, const JQUANT_TBL *table, int columns, int rows);
+
+/// Copies the crop's blocks of the source's iMCU rows up to `rows` (not
+/// included) into the crop's arrays, re-encoding the edge blocks that hold
+/// samples beyond the rect. Returns 0, or -1 when an edge block would need
+/// re-encoding and the request forbids it.
+static int ck_copy_crop_rows(j_decompress_ptr cinfo, ck_transcode_state *state, long rows) {
+    ck_jpeg_transcode_request *request = state->request;
+    long first = state->first_imcu_row;
+    if (rows > state->last_imcu_row + 1) rows = state->last_imcu_row + 1;
+    if (rows <= state->copied_imcu_rows || rows <= first) return 0;
+    int imcu_width = 8 * cinfo->max_h_samp_factor;
+    int right_inside = request->crop_x + request->crop_width < cinfo->image_width;
+    int bottom_inside = request->crop_y + request->crop_height < cinfo->image_height;
+    long from = state->copied_imcu_rows > first ? state->copied_imcu_rows : first;
+    for (int ci = 0; ci < cinfo->num_components; ci++) {
+        jpeg_component_info *component = &cinfo->comp_info[ci];
+        int v = component->v_samp_factor;
+        JDIMENSION x_blocks = request->crop_x / (uint32_t)imcu_width * (JDIMENSION)component->h_samp_factor;
+        uint64_t columns = ((uint64_t)request->crop_width * component->h_samp_factor +
+                            (uint64_t)cinfo->max_h_samp_factor - 1) /
+                           (uint64_t)cinfo->max_h_samp_factor;
+        uint64_t samples_down = ((uint64_t)request->crop_height * component->v_samp_factor +
+                                 (uint64_t)cinfo->max_v_samp_factor - 1) /
+                                (uint64_t)cinfo->max_v_samp_factor;
+        JDIMENSION width_blocks = (JDIMENSION)((columns + 7) / 8);
+        JDIMENSION height_blocks = (JDIMENSION)((samples_down + 7) / 8);
+        int last_columns = (int)(columns - 8 * (uint64_t)(width_blocks - 1));
+        int last_rows = (int)(samples_down - 8 * (uint64_t)(height_blocks - 1));
+        // fix_edges 2 is the tests' control: copy the edge blocks as they
+        // are, padding and all, to show what the padding would leak.
+        int fix_right = request->fix_edges != 2 && right_inside && last_columns < 8;
+        int fix_bottom = request->fix_edges != 2 && bottom_inside && last_rows < 8;
+        if ((fix_right || fix_bottom) && !request->fix_edges) return -1;
+        JDIMENSION count = width_blocks;
+        if (x_blocks + count > component->width_in_blocks) count = component->width_in_blocks - x_blocks;
+        for (long source_row = from * v; source_row < rows * v; source_row++) {
+            long row = source_row - first * v;
+            if (row >= (long)height_blocks) break;
+            JBLOCKARRAY from_row = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, state->captured[ci],
+                                                                     (JDIMENSION)source_row, 1, FALSE);
+            JBLOCKARRAY to = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, state->crop_arrays[ci],
+                                                               (JDIMENSION)row, 1, TRUE);
+            memcpy(to[0], from_row[0] + x_blocks, sizeof(JBLOCK) * count);
+            int edge_row = fix_bottom && row == (long)height_blocks - 1;
+            for (JDIMENSION block = 0; block < width_blocks; block++) {
+                int edge_column = fix_right && block == width_blocks - 1;
+                if (!edge_row && !edge_column) continue;
+                ck_fix_block(to[0][block], component->quant_table, edge_column ? last_columns : 8,
+                             edge_row ? last_rows : 8);
+                request->reencoded_blocks += 1;
+            }
+        }
+    }
+    state->copied_imcu_rows = rows;
+    return 0;
+}
+
+static JBLOCKARRAY ck_access_barray(j_common_ptr cinfo, jvirt_barray_ptr array, JDIMENSION start_row,
+                                    JDIMENSION num_rows, boolean writable) {
+    ck_transcode_state *state = (ck_transcode_state *)cinfo->client_data;
+    for (int ci = 0; ci < state->ring_count; ci++) {
+        ck_ring_barray *ring = state->rings[ci];
+        if ((jvirt_barray_ptr)ring != array) continue;
+        if (num_rows > MAX_SAMP_FACTOR || num_rows > ring->ring_rows) ERREXIT(cinfo, JERR_BAD_VIRTUAL_ACCESS);
+        for (JDIMENSION i = 0; i < num_rows; i++) {
+            JBLOCKROW row = ring->storage + (size_t)((start_row + i) % ring->ring_rows) * ring->blocks_per_row;
+            // The entropy decoder writes only the nonzero coefficients.
+            if (writable) memset(row, 0, sizeof(JBLOCK) * (size_t)ring->blocks_per_row);
+            ring->window[i] = row;
+        }
+        return ring->window;
+    }
+    return state->access_virt_barray(cinfo, array, start_row, num_rows, writable);
+}
 
 static jvirt_barray_ptr ck_capture_barray(j_common_ptr cinfo, int pool, boolean pre_zero, JDIMENSION width,
                                           JDIMENSION height, JDIMENSION access_rows) {
     ck_transcode_state *state = (ck_transcode_state *)cinfo->client_data;
+    if (state->capturing && state->use_rings && state->captured_count < MAX_COMPONENTS &&
+        access_rows <= MAX_SAMP_FACTOR) {
+        ck_ring_barray *ring =
+            (ck_ring_barray *)(*cinfo->mem->alloc_small)(cinfo, JPOOL_IMAGE, sizeof(ck_ring_barray));
+        ring->blocks_per_row = width;
+        ring->ring_rows = 2 * access_rows;
+        ring->storage = (JBLOCKROW)(*cinfo->mem->alloc_large)(cinfo, JPOOL_IMAGE,
+                                                               sizeof(JBLOCK) * (size_t)width * ring->ring_rows);
+        state->rings[state->ring_count++] = ring;
+        state->captured[state->captured_count++] = (jvirt_barray_ptr)ring;
+        return (jvirt_barray_ptr)ring;
+    }
     jvirt_barray_ptr array = state->request_virt_barray(cinfo, pool, pre_zero, width, height, access_rows);
     if (state->capturing && state->captured_count < MAX_COMPONENTS) {
         state->captured[state->captured_count++] = array;
@@ -169,6 +281,15 @@ static void ck_transcode_progress(j_common_ptr cinfo) {
         snprintf(request->message, sizeof request->message, "progressive JPEG has more than %d scans",
                  request->max_scans);
         longjmp(((ck_jpeg_error *)cinfo->err)->jump, 2);
+    }
+    if (state->last_imcu_row >= 0 && !decompress->progressive_mode &&
+        decompress->comps_in_scan == decompress->num_components &&
+        state->captured_count == decompress->num_components) {
+        if (ck_copy_crop_rows(decompress, state, (long)decompress->input_iMCU_row) != 0) {
+            snprintf(request->message, sizeof request->message,
+                     "the crop's right or bottom edge cuts a block that holds pixels beyond it");
+            longjmp(((ck_jpeg_error *)cinfo->err)->jump, 4);
+        }
     }
     // One interleaved scan holds every component: the rows below the crop's
     // last iMCU row are never needed, so the decode stops there.
@@ -253,7 +374,8 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
     ck_jpeg_install_errors((j_common_ptr)&source, &error, request->message, sizeof request->message,
                            &request->warnings, request->lenient);
     int jumped = setjmp(error.jump);
-    if (jumped == 1 || jumped == 2) {
+    if (jumped == 4) status = CK_STATUS_MISMATCH;
+    if (jumped == 1 || jumped == 2 || jumped == 4) {
         int failed = output_made && ck_jpeg_output_failed(&output);
         if (output_made) jpeg_destroy_compress(&output);
         jpeg_destroy_decompress(&source);
@@ -303,9 +425,14 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
                 (j_common_ptr)&source, JPOOL_IMAGE, TRUE, width * (JDIMENSION)component->h_samp_factor,
                 height * (JDIMENSION)component->v_samp_factor, (JDIMENSION)component->v_samp_factor);
         }
+        state.crop_arrays = crop_arrays;
         state.last_imcu_row = (long)((request->crop_y + request->crop_height - 1) / (uint32_t)imcu_height);
+        state.first_imcu_row = (long)(request->crop_y / (uint32_t)imcu_height);
         state.request_virt_barray = source.mem->request_virt_barray;
         source.mem->request_virt_barray = ck_capture_barray;
+        state.use_rings = !source.progressive_mode && source.comps_in_scan == source.num_components;
+        state.access_virt_barray = source.mem->access_virt_barray;
+        source.mem->access_virt_barray = ck_access_barray;
         state.capturing = 1;
         struct jpeg_progress_mgr progress;
         progress.progress_monitor = ck_transcode_progress;
@@ -315,56 +442,20 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
         for (int ci = 0; ci < source.num_components && ci < MAX_COMPONENTS; ci++) state.captured[ci] = arrays[ci];
         state.captured_count = source.num_components;
     }
-    // Here after the whole read, or after stopping below the crop (jump 3).
+    // Here after the whole read, or after stopping below the crop (jump 3):
+    // what the decode did not copy yet (all of it for a progressive or
+    // multi-scan file) is copied now.
     source.progress = NULL;
-    jvirt_barray_ptr *source_arrays = state.captured;
-    int imcu_width = 8 * source.max_h_samp_factor;
-    int imcu_height = 8 * source.max_v_samp_factor;
-    int right_inside = request->crop_x + request->crop_width < source.image_width;
-    int bottom_inside = request->crop_y + request->crop_height < source.image_height;
-    for (int ci = 0; ci < source.num_components; ci++) {
-        jpeg_component_info *component = &source.comp_info[ci];
-        JDIMENSION x_blocks = request->crop_x / (uint32_t)imcu_width * (JDIMENSION)component->h_samp_factor;
-        JDIMENSION y_blocks = request->crop_y / (uint32_t)imcu_height * (JDIMENSION)component->v_samp_factor;
-        // The crop's samples of this component, and its blocks.
-        uint64_t columns = ((uint64_t)request->crop_width * component->h_samp_factor +
-                            (uint64_t)source.max_h_samp_factor - 1) /
-                           (uint64_t)source.max_h_samp_factor;
-        uint64_t rows = ((uint64_t)request->crop_height * component->v_samp_factor +
-                         (uint64_t)source.max_v_samp_factor - 1) /
-                        (uint64_t)source.max_v_samp_factor;
-        JDIMENSION width_blocks = (JDIMENSION)((columns + 7) / 8);
-        JDIMENSION height_blocks = (JDIMENSION)((rows + 7) / 8);
-        int last_columns = (int)(columns - 8 * (uint64_t)(width_blocks - 1));
-        int last_rows = (int)(rows - 8 * (uint64_t)(height_blocks - 1));
-        // fix_edges 2 is the tests' control: copy the edge blocks as they
-        // are, padding and all, to show what the padding would leak.
-        int fix_right = request->fix_edges != 2 && right_inside && last_columns < 8;
-        int fix_bottom = request->fix_edges != 2 && bottom_inside && last_rows < 8;
-        if ((fix_right || fix_bottom) && !request->fix_edges) {
-            status = CK_STATUS_MISMATCH;
-            snprintf(request->message, sizeof request->message,
-                     "the crop's right or bottom edge cuts a block that holds pixels beyond it");
-            longjmp(error.jump, 1);
-        }
-        JDIMENSION source_blocks = component->width_in_blocks;
-        for (JDIMENSION row = 0; row < height_blocks; row++) {
-            JBLOCKARRAY from = (*source.mem->access_virt_barray)((j_common_ptr)&source, source_arrays[ci],
-                                                                 y_blocks + row, 1, FALSE);
-            JBLOCKARRAY to =
-                (*source.mem->access_virt_barray)((j_common_ptr)&source, crop_arrays[ci], row, 1, TRUE);
-            JDIMENSION count = width_blocks;
-            if (x_blocks + count > source_blocks) count = source_blocks - x_blocks;
-            memcpy(to[0], from[0] + x_blocks, sizeof(JBLOCK) * count);
-            int edge_row = fix_bottom && row == height_blocks - 1;
-            for (JDIMENSION block = 0; block < width_blocks; block++) {
-                int edge_column = fix_right && block == width_blocks - 1;
-                if (!edge_row && !edge_column) continue;
-                ck_fix_block(to[0][block], component->quant_table, edge_column ? last_columns : 8,
-                             edge_row ? last_rows : 8);
-                request->reencoded_blocks += 1;
-            }
-        }
+    if (state.ring_count > 0 && state.copied_imcu_rows < state.last_imcu_row + 1) {
+        // A ring keeps two rows: a row not copied as it passed is gone.
+        snprintf(request->message, sizeof request->message, "the decode ended before the crop's last row");
+        longjmp(error.jump, 1);
+    }
+    if (ck_copy_crop_rows(&source, &state, state.last_imcu_row + 1) != 0) {
+        status = CK_STATUS_MISMATCH;
+        snprintf(request->message, sizeof request->message,
+                 "the crop's right or bottom edge cuts a block that holds pixels beyond it");
+        longjmp(error.jump, 1);
     }
     // The new file: the source's tables, sampling and coding.
     output.err = source.err;

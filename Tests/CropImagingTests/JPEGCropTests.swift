@@ -200,6 +200,14 @@ import Testing
         #expect(
             try output.decodePlainJPEG().image.samples
                 == source.decodePlainJPEG(top.plan.stored).image.samples)
+        // A crop below the top: the rows above it give their memory back as
+        // the decode passes them, and the crop is still exact.
+        let middle = try Self.crop(source, PixelRect(x: 0, y: 256, width: 320, height: 64))
+        #expect(middle.report.jpeg?.stoppedEarly == true)
+        let middleOutput = try ImageSource(ImageInput(bytes: middle.bytes, name: "crop"))
+        #expect(
+            try middleOutput.decodePlainJPEG().image.samples
+                == source.decodePlainJPEG(middle.plan.stored).image.samples)
     }
 }
 
