@@ -63,50 +63,40 @@ public struct CropJob: Sendable {
         let rect = plan.stored
         let grid = info.blockGrid
         let imageSize = source.storedSize
-        func onGrid(_ edge: Int, _ step: Int, _ end: Int) -> Bool {
-            edge % step == 0 || edge == end
-        }
-        let lossless =
-            rect.x % grid.width == 0 && rect.y % grid.height == 0
-            && onGrid(rect.maxX, grid.width, imageSize.width)
-            && onGrid(rect.maxY, grid.height, imageSize.height)
-        if lossless { return plan }
-        let grown = Self.snapped(rect, to: grid, within: imageSize, outward: true)
+        if plan.result.isLossless(blockGrid: grid) { return plan }
+        let grown = rect.snapped(toBlocks: grid, within: imageSize, outward: true)
         if encoder.snapsToBlocks {
-            let result = CropResult(
-                rect: plan.orientation.orientedRect(grown, storedSize: imageSize),
-                orientation: plan.orientation, sourceSize: imageSize)
+            var snapped = grown
+            if let aspect = plan.aspect {
+                // Keep the ratio exact too, where the grid lets it.
+                let seen = plan.result.orientedSize
+                let asked: AspectRatio? =
+                    switch aspect {
+                    case .ratio(let ratio): ratio
+                    case .source: AspectRatio(width: seen.width, height: seen.height)
+                    }
+                let turned = plan.orientation.rawValue >= 5
+                guard let asked,
+                    let storedRatio = turned
+                        ? AspectRatio(width: asked.height, height: asked.width) : asked,
+                    let exact = rect.snapped(
+                        toBlocks: grid, keeping: storedRatio, within: imageSize)
+                else {
+                    throw .ratioNotOnBlockGrid(plan.result.rect, aspect: aspect, blockGrid: grid)
+                }
+                snapped = exact
+            }
             return CropPlan(
-                source: source, result: result, request: plan.request, aspect: plan.aspect,
-                format: format, lenient: lenient)
+                source: source, result: plan.result.withStored(snapped), request: plan.request,
+                aspect: plan.aspect, format: format, lenient: lenient)
         }
         guard encoder.method == .lossless else { return plan }
-        let shrunk = Self.snapped(rect, to: grid, within: imageSize, outward: false)
+        let shrunk = rect.snapped(toBlocks: grid, within: imageSize, outward: false)
         throw .notLossless(
             plan.result.rect,
-            grownOutward: plan.orientation.orientedRect(grown, storedSize: imageSize),
-            shrunkInward: shrunk.isEmpty
-                ? nil : plan.orientation.orientedRect(shrunk, storedSize: imageSize),
+            grownOutward: plan.result.withStored(grown).rect,
+            shrunkInward: shrunk.isEmpty ? nil : plan.result.withStored(shrunk).rect,
             blockGrid: grid)
-    }
-
-    /// `rect` with each edge moved to the block grid (or the image's edge):
-    /// outward (left and top down, right and bottom up) or inward.
-    static func snapped(
-        _ rect: PixelRect<StoredPixels>, to grid: PixelSize<StoredPixels>,
-        within size: PixelSize<StoredPixels>, outward: Bool
-    ) -> PixelRect<StoredPixels> {
-        func down(_ v: Int, _ step: Int) -> Int { v / step * step }
-        func up(_ v: Int, _ step: Int, _ end: Int) -> Int { min((v + step - 1) / step * step, end) }
-        let x0 = outward ? down(rect.x, grid.width) : up(rect.x, grid.width, size.width)
-        let y0 = outward ? down(rect.y, grid.height) : up(rect.y, grid.height, size.height)
-        let x1 =
-            outward || rect.maxX == size.width
-            ? up(rect.maxX, grid.width, size.width) : down(rect.maxX, grid.width)
-        let y1 =
-            outward || rect.maxY == size.height
-            ? up(rect.maxY, grid.height, size.height) : down(rect.maxY, grid.height)
-        return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 
     /// The plan by the region alone, before a JPEG output's block rules.
@@ -155,6 +145,10 @@ public enum CropPlanError: Error, Hashable, Sendable, CustomStringConvertible {
     case rejected(CropRejection, request: CropRequest)
     /// The pixel rect does not lie inside the image as seen.
     case notInsideImage(PixelRect<ImagePixels>, image: PixelSize<ImagePixels>)
+    /// The crop was to be grown to the block grid keeping an exact aspect
+    /// ratio, and no rect of that ratio on the grid fits in the photo.
+    case ratioNotOnBlockGrid(
+        PixelRect<ImagePixels>, aspect: AspectChoice, blockGrid: PixelSize<StoredPixels>)
     /// A lossless JPEG crop was required, and the rect (as seen) has an edge
     /// off the source's block grid: the nearest lossless rects are the rect
     /// grown outward and, unless empty, shrunk inward.
@@ -165,6 +159,8 @@ public enum CropPlanError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A sentence for a person.
     public var description: String {
         switch self {
+        case .ratioNotOnBlockGrid(let rect, let aspect, let grid):
+            "the rect \(rect) cannot grow to the source's \(grid.width)x\(grid.height) block grid and keep the ratio \(aspect): no such rect fits in the photo; drop --aspect or --snap-to-blocks"
         case .notLossless(let rect, let grown, let shrunk, let grid):
             "the rect \(rect) is not lossless: its edges are not all on the source's \(grid.width)x\(grid.height) block grid (or the photo's edge); the nearest lossless rects are \(grown) (grown outward)"
                 + (shrunk.map { " and \($0) (shrunk inward)" } ?? "")

@@ -364,3 +364,39 @@ extension CommandLineHabitsTests {
         #expect(Array(written.prefix(2)) == [0xFF, 0xD8])
     }
 }
+
+extension CommandLineHabitsTests {
+    /// `map --block-grid` says whether a rect is lossless; `crop --aspect
+    /// --snap-to-blocks` keeps the ratio exact on the grid, or says it cannot.
+    @Test func losslessRectsFromTheCommandLine() throws {
+        let grid = cropkit(
+            "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "75,75,151,150",
+            "--block-grid", "16x16")
+        #expect(
+            grid.out.contains(
+                "jpeg    not lossless on the 16x16 block grid; grown to it: 992,496,2032,2016"))
+        let json = cropkit(
+            "map", "--source", "4000x3000", "--viewport", "400x300", "--selection", "80,40,160,120",
+            "--block-grid", "16x16", "--json")
+        #expect(json.out.contains("\"lossless\":true"))
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("photo.jpg")
+        try Data(try DemoPhoto.jpeg(width: 640, height: 480)).write(to: source)
+        let output = folder.appendingPathComponent("wide.jpg").path
+        let wide = cropkit(
+            "crop", source.path, "-o", output, "--viewport", "640x480", "--selection",
+            "101,53,300,200",
+            "--aspect", "16:9", "--snap-to-blocks", "--json")
+        #expect(wide.status == 0, "\(wide.err)")
+        #expect(wide.out.contains("\"width\":512,\"height\":288"), "\(wide.out)")
+        #expect(wide.out.contains("\"method\":\"lossless\""))
+        let tooBig = cropkit(
+            "crop", source.path, "-o", output, "-f", "--viewport", "640x480", "--selection",
+            "0,0,600,460", "--aspect", "16:9", "--snap-to-blocks")
+        #expect(tooBig.status == 1)
+        #expect(
+            tooBig.err.contains(
+                "cannot grow to the source's 16x16 block grid and keep the ratio 16:9"))
+    }
+}

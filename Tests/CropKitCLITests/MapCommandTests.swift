@@ -138,6 +138,7 @@ import Testing
                   --orientation N      EXIF orientation 1-8 (default 1)
                   --aspect P:Q         snap to exactly this ratio, e.g. 1:1, 4:5, 16:9, or 'source'
                   --source-file FILE   take the source size and EXIF orientation from an image (instead of --source)
+                  --block-grid WxH     say whether a JPEG crop is lossless on this block grid (8x8, 16x16, ...; default: a JPEG --source-file's)
                   -j, --json           print one JSON object (a replayable record plus result)
                   --help               show this help
 

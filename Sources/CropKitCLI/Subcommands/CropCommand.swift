@@ -209,6 +209,8 @@ struct CropCommand: Subcommand {
             console.err.write("error: --pixels: \(error)\n")
         case .notLossless:
             console.err.write("error: --lossless: \(error)\n")
+        case .ratioNotOnBlockGrid:
+            console.err.write("error: --snap-to-blocks: \(error)\n")
         }
         return ExitCode.failure
     }

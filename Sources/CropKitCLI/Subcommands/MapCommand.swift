@@ -19,12 +19,18 @@ struct MapCommand: Subcommand {
     static let options =
         MappingOptions.specs + [
             MappingOptions.sourceFileSpec,
+            OptionSpec(
+                name: "block-grid", value: "WxH",
+                help:
+                    "say whether a JPEG crop is lossless on this block grid (8x8, 16x16, ...; default: a JPEG --source-file's)"
+            ),
             .json("print one JSON object (a replayable record plus result)"),
         ]
 
     var mapping: MappingOptions
     var json: Bool
     var sourceFile: String?
+    var blockGrid: PixelSize<StoredPixels>?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.isEmpty else {
@@ -36,23 +42,55 @@ struct MapCommand: Subcommand {
         }
         mapping = try MappingOptions(parsed, sourceFromFile: sourceFile != nil)
         json = parsed.flags.contains("json")
+        if let text = parsed.values["block-grid"] {
+            let parts = text.split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, parts.allSatisfy({ [8, 16, 24, 32].contains($0) }) else {
+                throw UsageError(
+                    message:
+                        "--block-grid must be WxH of 8, 16, 24 or 32 pixels (e.g. 16x16), not '\(text)'"
+                )
+            }
+            blockGrid = PixelSize(width: parts[0], height: parts[1])
+        }
     }
 
     func run(console: Console) -> Int32 {
         var mapping = mapping
+        var blockGrid = blockGrid
         if let sourceFile {
             do throws(ImagingError) {
                 try mapping.takeSource(fromFile: sourceFile)
+                if blockGrid == nil,
+                    case .jpeg(let info) = try ImageSource.open(path: sourceFile).header
+                {
+                    blockGrid = info.blockGrid
+                }
             } catch {
                 console.err.write("error: \(error.commandLineMessage)\n")
                 return error.exitCode
             }
         }
         let outcome = mapping.map()
+        var extra: [JSONValue.Member] = []
+        var line = ""
+        if let blockGrid, case .success(let result) = outcome {
+            let lossless = result.isLossless(blockGrid: blockGrid)
+            extra.append(.init("lossless", .bool(lossless)))
+            let grid = "the \(blockGrid.width)x\(blockGrid.height) block grid"
+            if lossless {
+                line = "jpeg    lossless on \(grid)\n"
+            } else {
+                let grown = result.withStored(
+                    result.stored.snapped(
+                        toBlocks: blockGrid, within: result.sourceSize, outward: true))
+                line =
+                    "jpeg    not lossless on \(grid); grown to it: \(grown.rect) (crop --snap-to-blocks)\n"
+            }
+        }
         if json {
-            console.out.write(mapping.record.jsonLine(replaying: outcome) + "\n")
+            console.out.write(mapping.record.jsonLine(replaying: outcome, extra: extra) + "\n")
         } else {
-            console.out.write(Self.describe(mapping.request, outcome))
+            console.out.write(Self.describe(mapping.request, outcome) + line)
         }
         if case .failure = outcome { return ExitCode.failure }
         return ExitCode.success
