@@ -160,6 +160,25 @@ extension RasterImage {
     /// samples scaled to 8 bits, transparency (alpha or tRNS) flattened
     /// onto white; a warning counts the pixels that were not opaque.
     func eightBitOpaque(warnings: inout [String]) -> RasterImage {
+        // The common case, fast: 8-bit RGBA whose alpha is all opaque.
+        if colorType == .rgba, bitDepth == 8, !chunks.contains(where: { $0.type == "tRNS" }) {
+            var out = [UInt8](repeating: 0, count: width * height * 3)
+            var opaque = true
+            samples.withUnsafeBufferPointer { from in
+                out.withUnsafeMutableBufferPointer { to in
+                    for pixel in 0..<(width * height) {
+                        to[3 * pixel] = from[4 * pixel]
+                        to[3 * pixel + 1] = from[4 * pixel + 1]
+                        to[3 * pixel + 2] = from[4 * pixel + 2]
+                        if from[4 * pixel + 3] != 255 { opaque = false }
+                    }
+                }
+            }
+            if opaque {
+                return RasterImage(
+                    width: width, height: height, colorType: .rgb, bitDepth: 8, samples: out)
+            }
+        }
         let isGray = colorType == .gray || colorType == .grayAlpha
         let maxValue = (1 << bitDepth) - 1
         let transparency = chunks.first(where: { $0.type == "tRNS" })?.data

@@ -12,11 +12,16 @@ struct RecordReplayer {
     var exportFolder: String?
     /// The orientation for records that give none (a photo's own).
     var defaultOrientation: EXIFOrientation?
+    /// Whether exports are JPEG crops of a JPEG fixture (``JPEGExportVerifier``)
+    /// rather than PNG crops of the two PNG fixtures.
+    var jpeg = false
     private var verifier: ExportVerifier?
+    private var jpegVerifier: JPEGExportVerifier?
 
-    init(exportFolder: String?, defaultOrientation: EXIFOrientation?) {
+    init(exportFolder: String?, defaultOrientation: EXIFOrientation?, jpeg: Bool = false) {
         self.exportFolder = exportFolder
         self.defaultOrientation = defaultOrientation
+        self.jpeg = jpeg
     }
 
     /// One record's replay.
@@ -77,16 +82,32 @@ struct RecordReplayer {
             record: record, result: result, problems: record.mismatches(result), checks: [],
             isAsRead: defaultOrientation == nil || given.hasOrientation)
         guard let exportFolder, case .success(let mapped) = result else { return outcome }
-        guard ExportVerifier.canVerify(mapped.sourceSize) else {
+        let (pixels, overflow) = mapped.sourceSize.width.multipliedReportingOverflow(
+            by: mapped.sourceSize.height)
+        guard ExportVerifier.canVerify(mapped.sourceSize),
+            !jpeg || (!overflow && pixels <= JPEGExportVerifier.maximumPixels)
+        else {
             outcome.exportJSON = .object([
                 .init("skipped", .string("source too large for fixtures"))
             ])
             return outcome
         }
-        let file = exportFolder + "/line-\(line).png"
+        let file = exportFolder + "/line-\(line)." + (jpeg ? "jpg" : "png")
         do throws(ImagingError) {
-            let verifier = try verifier(for: mapped.sourceSize)
-            let checks = try verifier.check(mapped, writingCornersTo: file)
+            let checks: [ExportCheck]
+            if jpeg {
+                let current: JPEGExportVerifier
+                if let made = jpegVerifier, made.sourceSize == mapped.sourceSize {
+                    current = made
+                } else {
+                    jpegVerifier = nil
+                    current = try JPEGExportVerifier(sourceSize: mapped.sourceSize)
+                    jpegVerifier = current
+                }
+                checks = try current.check(mapped, writingTo: file)
+            } else {
+                checks = try verifier(for: mapped.sourceSize).check(mapped, writingCornersTo: file)
+            }
             outcome.checks = checks
             outcome.exportedFile = file
             let failedChecks = checks.filter { !$0.passed }

@@ -103,7 +103,7 @@ struct ReplayReport {
                     }.joined() + "</ul>"
             let thumbnail =
                 row.thumbnail.map {
-                    "<img alt=\"export of line \(row.line)\" src=\"data:image/png;base64,\($0.base64EncodedString())\">"
+                    "<img alt=\"export of line \(row.line)\" src=\"data:image/\($0.first == 0xFF ? "jpeg" : "png");base64,\($0.base64EncodedString())\">"
                 } ?? ""
             out += """
                 <tr id="line-\(row.line)"><td>\(row.line)</td><td>\(heading)\(verdict)\(problems)\(checks.isEmpty ? "<br>" : checks)<code>\(escape(row.record))</code><br>\(escape(row.outcome))</td><td>\(row.svg ?? "")</td><td>\(thumbnail)</td></tr>

@@ -400,3 +400,33 @@ extension CommandLineHabitsTests {
                 "cannot grow to the source's 16x16 block grid and keep the ratio 16:9"))
     }
 }
+
+extension CommandLineHabitsTests {
+    /// `verify --format jpeg` and `replay --export --format jpeg`: a crop on
+    /// the block grid is lossless bit for bit, one off it is re-encoded and
+    /// close, and neither leaks.
+    @Test func jpegExportsAreVerified() throws {
+        let verify = cropkit(
+            "verify", "--source", "640x480", "--viewport", "320x240", "--selection", "8,8,64,40",
+            "--selection", "9,8,64,40", "--format", "jpeg")
+        #expect(verify.status == 0, "\(verify.out)\(verify.err)")
+        #expect(verify.out.contains("ok   lossless: every block copied"))
+        #expect(verify.out.contains("ok   psnr: reencoded:"))
+        #expect(
+            verify.out.components(separatedBy: "ok   leaks: nothing of the uncropped photo").count
+                == 3)
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let records = folder.appendingPathComponent("r.jsonl")
+        try """
+        {"source":{"width":640,"height":480},"viewport":{"width":320,"height":240},"selection":{"x":8,"y":8,"width":64,"height":40}}
+
+        """.write(to: records, atomically: true, encoding: .utf8)
+        let export = folder.appendingPathComponent("ex").path
+        let replay = cropkit("replay", records.path, "--export", export, "--format", "jpeg")
+        #expect(replay.status == 0, "\(replay.err)")
+        #expect(replay.out.contains("\"name\":\"lossless\",\"passed\":true"))
+        #expect(FileManager.default.fileExists(atPath: export + "/line-1.jpg"))
+        #expect(cropkit("replay", records.path, "--format", "jpeg").status == 64)
+    }
+}

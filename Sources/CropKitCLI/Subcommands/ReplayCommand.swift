@@ -9,7 +9,7 @@ struct ReplayCommand: Subcommand {
     static let name = "replay"
     static let summary = "replay failure records (JSON Lines) and check their expected results"
     static let usage = """
-        Usage: cropkit replay FILE|- [--source-file IMAGE] [--export DIR] [--report FILE.html] [--max-line-bytes N]
+        Usage: cropkit replay FILE|- [--source-file IMAGE] [--export DIR [--format jpeg]] [--report FILE.html] [--max-line-bytes N]
 
         Reads one failure record per line (the format: FailureRecords.md in
         Sources/CropGeometry/CropGeometry.docc; '-' reads standard input) and
@@ -33,6 +33,9 @@ struct ReplayCommand: Subcommand {
         the mapping, each corner marker appears only where the crop overlaps it,
         no pixel is transparent, and every pixel is the right source pixel. The
         line gets "export" with the checks; a failed check fails the record.
+        With --format jpeg the crops are JPEG crops of a JPEG fixture, checked
+        as 'cropkit verify --format jpeg' checks them (lossless crops bit for
+        bit, re-encoded ones by PSNR, markers, leaks).
 
         With --report FILE.html, a self-contained page (no scripts, no network)
         shows each record's numbers, verdict, diagram and export thumbnail: every
@@ -54,12 +57,17 @@ struct ReplayCommand: Subcommand {
             name: "export", value: "DIR",
             help:
                 "export each record's crop from fixtures of its size into DIR and check the pixels"),
+        OptionSpec(
+            name: "format", value: "FORMAT",
+            help: "with --export: png (default) or jpeg (JPEG crops of a JPEG fixture, up to 16 MP)"
+        ),
     ]
 
     var path: String
     var sourceFile: String?
     var exportFolder: String?
     var reportPath: String?
+    var jpeg = false
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -71,6 +79,16 @@ struct ReplayCommand: Subcommand {
         sourceFile = parsed.values["source-file"]
         exportFolder = parsed.values["export"]
         reportPath = parsed.values["report"]
+        if let format = parsed.values["format"]?.lowercased() {
+            guard exportFolder != nil else {
+                throw UsageError(
+                    message: "--format is for --export: the format the crops are exported in")
+            }
+            guard ["png", "jpeg", "jpg"].contains(format) else {
+                throw UsageError(message: "unknown --format '\(format)'; use png or jpeg")
+            }
+            jpeg = format != "png"
+        }
         maxLineBytes = try positiveInteger(parsed, "max-line-bytes") ?? maxLineBytes
     }
 
@@ -114,7 +132,7 @@ struct ReplayCommand: Subcommand {
         }
         reader.maxLineBytes = maxLineBytes
         var replayer = RecordReplayer(
-            exportFolder: exportFolder, defaultOrientation: fileOrientation)
+            exportFolder: exportFolder, defaultOrientation: fileOrientation, jpeg: jpeg)
         var report = ReplayReport()
         var tally = Tally()
         var lineNumber = 0

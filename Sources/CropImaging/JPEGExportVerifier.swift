@@ -1,0 +1,201 @@
+import CropGeometry
+import Foundation
+
+/// The export checks for JPEG output: a fixture of the source's size made as
+/// a JPEG (the corners fixture, 4:2:0, quality 95), each mapping's crop
+/// written as JPEG through the real pipeline, then checked:
+///
+/// - **size**: the output's stored size is the mapping's stored rect (a
+///   JPEG crop keeps the stored grid and its orientation tag);
+/// - **pixels**: where the crop is lossless, decoded with plain chroma
+///   replication and the integer IDCT it equals the fixture at the rect, bit
+///   for bit; where it was re-encoded, its PSNR against the fixture's rect
+///   is reported and must reach 30 dB;
+/// - **corner markers**: each corner's marker colour appears (within a
+///   JPEG's tolerance) where the crop overlaps it, and nowhere else;
+/// - **leaks**: ``LeakCheck`` finds nothing.
+public final class JPEGExportVerifier: Sendable {
+    /// The stored size of the fixture.
+    public let sourceSize: PixelSize<StoredPixels>
+    private let fixture: ImageSource
+    /// The fixture, decoded as the crops are compared with it.
+    private let plain: RasterImage
+    private let fancy: RasterImage
+
+    /// The most pixels of a JPEG fixture (it is held decoded, twice).
+    public static let maximumPixels = 16_000_000
+
+    /// Makes the JPEG fixture for `sourceSize`.
+    ///
+    /// - Throws: ``ImagingError/limitExceeded(_:limit:actual:)`` past
+    ///   ``maximumPixels``.
+    public init(sourceSize: PixelSize<StoredPixels>) throws(ImagingError) {
+        let (pixels, overflow) = sourceSize.width.multipliedReportingOverflow(by: sourceSize.height)
+        guard !overflow, pixels <= Self.maximumPixels, sourceSize.width <= 65535,
+            sourceSize.height <= 65535
+        else {
+            throw .limitExceeded(
+                .fixturePixels, limit: Self.maximumPixels, actual: overflow ? Int.max : pixels)
+        }
+        self.sourceSize = sourceSize
+        var warnings: [String] = []
+        let corners = Fixture.make(.corners, width: sourceSize.width, height: sourceSize.height)
+            .eightBitOpaque(warnings: &warnings)
+        let bytes = try JPEGEncoder.encodeForTests(
+            corners, quality: 95, horizontal: [2, 1, 1], vertical: [2, 1, 1])
+        fixture = try ImageSource(ImageInput(bytes: bytes, name: "corners fixture (JPEG)"))
+        plain = try fixture.decodePlainJPEG().image
+        fancy = try fixture.decode().image
+    }
+
+    /// The checks of `result`'s crop, written as JPEG; the output's bytes
+    /// go to `path` too when there is one.
+    ///
+    /// - Throws: ``ImagingError`` when the export or its read-back fails.
+    public func check(_ result: CropResult, writingTo path: String? = nil) throws(ImagingError)
+        -> [ExportCheck]
+    {
+        precondition(result.sourceSize == sourceSize, "the result is for another source size")
+        let job = CropJob(
+            region: .pixels(result.rect), orientation: result.orientation,
+            format: .jpeg(JPEGEncoder()))
+        let plan: CropPlan
+        do throws(CropPlanError) {
+            plan = try job.plan(for: fixture)
+        } catch {
+            preconditionFailure("a result of the fixture's size has no plan: \(error)")
+        }
+        let sink = MemorySink()
+        let report = try plan.export(to: sink)
+        if let path { try AtomicFile.write(sink.bytes, to: path, replacing: true) }
+        let output = try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop"))
+        let stored = result.stored
+        var checks: [ExportCheck] = []
+        let size = output.storedSize
+        checks.append(
+            ExportCheck(
+                name: "size", passed: size == stored.size,
+                detail:
+                    "stored \(size.width)x\(size.height), mapped \(stored.width)x\(stored.height)"))
+        guard size == stored.size else { return checks }
+        let method = report.jpeg?.method ?? .reencoded
+        if method == .lossless {
+            let got = try output.decodePlainJPEG().image
+            let same = got.samples == Self.cut(plain, stored)
+            checks.append(
+                ExportCheck(
+                    name: "lossless", passed: same,
+                    detail: same
+                        ? "every block copied: decoded plainly, every pixel equals the source's"
+                        : "decoded plainly, the crop differs from the source at the rect"))
+        } else {
+            let got = try output.decode().image
+            let psnr = Self.psnr(got.samples, Self.cut(fancy, stored))
+            let text = psnr.isInfinite ? "identical" : String(format: "%.1f dB", psnr)
+            checks.append(
+                ExportCheck(
+                    name: "psnr", passed: psnr >= 30,
+                    detail:
+                        "\(method.rawValue)\(method == .losslessEdgesReencoded ? " (\(report.jpeg?.reencodedBlocks ?? 0) edge blocks)" : ""): \(text) against the source's rect"
+                ))
+        }
+        checks.append(try markers(output, stored: stored))
+        let leaks = try LeakCheck.findings(in: output)
+        checks.append(
+            ExportCheck(
+                name: "leaks", passed: leaks.isEmpty,
+                detail: leaks.isEmpty
+                    ? "nothing of the uncropped photo"
+                    : leaks.map(\.description).joined(separator: "; ")))
+        return checks
+    }
+
+    /// The stored rect of an 8-bit RGB image, as packed samples.
+    static func cut(_ image: RasterImage, _ rect: PixelRect<StoredPixels>) -> [UInt8] {
+        let channels = image.colorType.channels
+        var out: [UInt8] = []
+        out.reserveCapacity(rect.width * rect.height * channels)
+        for y in rect.y..<rect.maxY {
+            let start = (y * image.width + rect.x) * channels
+            out += image.samples[start..<start + rect.width * channels]
+        }
+        return out
+    }
+
+    /// The peak signal-to-noise ratio of `a` against `b`, in dB (infinite
+    /// when they are equal).
+    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        guard a.count == b.count, !a.isEmpty else { return 0 }
+        var sum = 0.0
+        for i in 0..<a.count {
+            let d = Double(Int(a[i]) - Int(b[i]))
+            sum += d * d
+        }
+        guard sum > 0 else { return .infinity }
+        return 10 * log10(255 * 255 / (sum / Double(a.count)))
+    }
+
+    /// Each corner's marker colour, within a JPEG's tolerance, where the
+    /// crop overlaps the marker (most of those pixels) and nowhere else
+    /// (hardly a pixel: edges blur).
+    private func markers(_ output: ImageSource, stored: PixelRect<StoredPixels>)
+        throws(ImagingError)
+        -> ExportCheck
+    {
+        let image = try output.decode().image
+        let side = Fixture.markerSide(width: sourceSize.width, height: sourceSize.height)
+        let (w, h) = (sourceSize.width, sourceSize.height)
+        let markers: [(String, [UInt8], PixelRect<StoredPixels>)] = [
+            ("top-left", Fixture.topLeft, PixelRect(x: 0, y: 0, width: side, height: side)),
+            (
+                "top-right", Fixture.topRight,
+                PixelRect(x: w - side, y: 0, width: side, height: side)
+            ),
+            (
+                "bottom-left", Fixture.bottomLeft,
+                PixelRect(x: 0, y: h - side, width: side, height: side)
+            ),
+            (
+                "bottom-right", Fixture.bottomRight,
+                PixelRect(x: w - side, y: h - side, width: side, height: side)
+            ),
+        ]
+        // One pass: how many pixels lie near each marker's colour.
+        var counts = [Int](repeating: 0, count: markers.count)
+        image.samples.withUnsafeBufferPointer { samples in
+            for pixel in 0..<(image.width * image.height) {
+                let (r, g, b) = (
+                    Int(samples[3 * pixel]), Int(samples[3 * pixel + 1]),
+                    Int(samples[3 * pixel + 2])
+                )
+                for (k, marker) in markers.enumerated() {
+                    let color = marker.1
+                    if abs(r - Int(color[0])) <= 48 && abs(g - Int(color[1])) <= 48
+                        && abs(b - Int(color[2])) <= 48
+                    {
+                        counts[k] += 1
+                    }
+                }
+            }
+        }
+        var problems: [String] = []
+        for (k, (name, _, rect)) in markers.enumerated() {
+            let x0 = max(rect.x, stored.x)
+            let y0 = max(rect.y, stored.y)
+            let x1 = min(rect.maxX, stored.maxX)
+            let y1 = min(rect.maxY, stored.maxY)
+            let overlap = max(0, x1 - x0) * max(0, y1 - y0)
+            let count = counts[k]
+            let blur = 2 * (max(0, x1 - x0) + max(0, y1 - y0)) * 3
+            if overlap == 0 ? count > 0 : (count < overlap - blur || count > overlap + blur) {
+                problems.append(
+                    "\(name) marker: \(count) pixels near its colour, expected about \(overlap)")
+            }
+        }
+        return ExportCheck(
+            name: "corner markers", passed: problems.isEmpty,
+            detail: problems.isEmpty
+                ? "every marker where the crop overlaps it, and nowhere else"
+                : problems.joined(separator: "; "))
+    }
+}
