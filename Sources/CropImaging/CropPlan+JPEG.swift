@@ -22,9 +22,15 @@ extension CropPlan {
         case .jpeg(let info):
             // The stored pixels are cropped and the EXIF orientation kept:
             // the crop displays as the rect seen, losslessly.
-            let metadata = try JPEGMetadata.clean(
+            var metadata = try JPEGMetadata.clean(
                 info, input: source.input, size: stored.size, orientation: nil,
                 policy: encoder.metadata)
+            if encoder.metadata.cropsGainMap, !encoder.metadata.stripAll,
+                let gainMap = try GainMap.find(info, input: source.input)
+            {
+                return try withGainMap(
+                    gainMap, info: info, metadata: &metadata, encoder: encoder, to: sink)
+            }
             if isDCTDomainCrop {
                 return try transcode(info, encoder: encoder, metadata: metadata, to: sink)
             }
@@ -81,6 +87,81 @@ extension CropPlan {
                     tables: "quality \(quality)", progressive: false, arithmetic: false,
                     metadata: entries))
         }
+    }
+
+    /// The crop, and the photo's gain map cropped by the same rect (scaled
+    /// to its size, rounded outward) after it, with a new MPF index.
+    private func withGainMap(
+        _ gainMap: GainMap, info: JPEGFileInfo, metadata: inout JPEGMetadata, encoder: JPEGEncoder,
+        to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        let map = try ImageSource(ImageInput(bytes: gainMap.bytes, name: "gain map"))
+        let mapRect = GainMap.rect(for: stored, photo: source.storedSize, map: map.storedSize)
+        var mapEncoder = encoder
+        mapEncoder.metadata.cropsGainMap = false
+        mapEncoder.snapsToBlocks = false
+        if mapEncoder.method == .lossless { mapEncoder.method = .automatic }
+        let mapJob = CropJob(
+            region: .pixels(
+                PixelRect(x: mapRect.x, y: mapRect.y, width: mapRect.width, height: mapRect.height)),
+            orientation: .up, format: .jpeg(mapEncoder), lenient: lenient)
+        let mapPlan: CropPlan
+        do throws(CropPlanError) {
+            mapPlan = try mapJob.plan(for: map)
+        } catch {
+            throw .corrupt(
+                format: .jpeg, detail: "the gain map has no crop at \(mapRect): \(error)")
+        }
+        let mapSink = MemorySink()
+        let mapReport = try mapPlan.export(to: mapSink)
+        // The primary, with an MPF index naming the gain map after it.
+        metadata.segments += MPFIndex.segment(secondAttribute: gainMap.attribute)
+        if let at = metadata.entries.firstIndex(where: { $0.segment.hasSuffix("MPF") }) {
+            metadata.entries[at] = MetadataEntry(
+                segment: metadata.entries[at].segment, action: .rewritten,
+                reason:
+                    "the HDR gain map cropped to \(mapRect) of its \(map.storedSize) (\(mapReport.jpeg?.method.rawValue ?? "reencoded")) and indexed anew"
+            )
+        }
+        if let at = metadata.entries.firstIndex(where: {
+            $0.segment.hasSuffix("bytes after the image")
+        }) {
+            metadata.entries[at].reason += "; the gain map among them is cropped and kept"
+        }
+        var primaryEncoder = encoder
+        primaryEncoder.metadata.cropsGainMap = false
+        let primarySink = MemorySink()
+        var report: CropReport
+        if isDCTDomainCrop {
+            report = try transcode(
+                info, encoder: primaryEncoder, metadata: metadata, to: primarySink)
+        } else {
+            let decoded = try source.decode(stored, lenient: lenient)
+            let coding =
+                encoder.quality.map {
+                    JPEGEncoder.qualityCoding(
+                        $0, horizontal: info.horizontalSampling, vertical: info.verticalSampling,
+                        progressive: info.progressive)
+                } ?? JPEGEncoder.sourceCoding(info)
+            let bytes = try encoder.encode(
+                decoded.image, coding: coding, markers: metadata.segments, writeJFIF: false,
+                to: primarySink)
+            report = self.report(
+                bytes: bytes, colorType: decoded.image.colorType,
+                warnings: decoded.warnings + metadata.warnings,
+                jpeg: JPEGWriteReport(
+                    method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                    tables: encoder.quality.map { "quality \($0)" } ?? "source tables",
+                    progressive: info.progressive, arithmetic: false, metadata: metadata.entries))
+        }
+        var primary = primarySink.bytes
+        guard MPFIndex.patch(&primary, secondSize: mapSink.bytes.count) else {
+            throw .corrupt(format: .jpeg, detail: "the crop's MPF index could not be written")
+        }
+        try sink.write(primary[...])
+        try sink.write(mapSink.bytes[...])
+        report.bytes = primary.count + mapSink.bytes.count
+        return report
     }
 
     /// The DCT-domain crop of a JPEG source.

@@ -17,12 +17,21 @@ public struct MetadataPolicy: Hashable, Sendable {
     /// Whether the EXIF MakerNote is kept (it may hold a preview of the
     /// whole photo; a warning says so).
     public var keepMakerNote: Bool
+    /// Whether an HDR gain map (Apple's, or Ultra HDR's, found through the
+    /// MPF index) is cropped by the same rect, scaled to its size, and kept
+    /// with a new MPF index; by default it is dropped, and the crop shows
+    /// in standard dynamic range only.
+    public var cropsGainMap: Bool
 
     /// A policy; the defaults keep what stays true and strip nothing more.
-    public init(stripLocation: Bool = false, stripAll: Bool = false, keepMakerNote: Bool = false) {
+    public init(
+        stripLocation: Bool = false, stripAll: Bool = false, keepMakerNote: Bool = false,
+        cropsGainMap: Bool = false
+    ) {
         self.stripLocation = stripLocation
         self.stripAll = stripAll
         self.keepMakerNote = keepMakerNote
+        self.cropsGainMap = cropsGainMap
     }
 }
 

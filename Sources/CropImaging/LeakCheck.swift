@@ -17,6 +17,13 @@ public struct LeakFinding: Hashable, Sendable, CustomStringConvertible {
 /// after the end of the image (EOI or IEND), and dimension tags that
 /// disagree with the pixels. The aCropalypse kind of leak (CVE-2023-21036,
 /// CVE-2023-28303) is the last of these.
+///
+/// One kind of secondary image is not a finding: an MPF index whose images
+/// follow the primary one exactly, fill the rest of the file and are JPEGs
+/// at the primary's proportions with no findings of their own, as a gain
+/// map cropped with its photo is (`crop --gain-map crop`). A whole-photo
+/// image of a crop that happens to have the photo's proportions would pass
+/// that test; its dimensions are all the check can go by.
 public enum LeakCheck {
     /// The findings in the image `source`; none for a clean crop.
     ///
@@ -54,6 +61,7 @@ public enum LeakCheck {
         -> [LeakFinding]
     {
         var found: [LeakFinding] = []
+        var allowedTrailing = false
         let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
         for segment in info.segments
         where (0xE0...0xEF).contains(segment.marker) || segment.marker == 0xFE {
@@ -92,8 +100,13 @@ public enum LeakCheck {
                         place: place + " extended XMP", detail: "extended XMP (depth maps, images)")
                 )
             } else if body.starts(with: Array("MPF\0".utf8)) {
-                found.append(
-                    LeakFinding(place: place + " MPF", detail: "an index of secondary images"))
+                if try indexesOnlyCroppedGainMaps(body, segment: segment, info: info, input: input)
+                {
+                    allowedTrailing = true
+                } else {
+                    found.append(
+                        LeakFinding(place: place + " MPF", detail: "an index of secondary images"))
+                }
             } else if body.starts(with: Array("JFIF\0".utf8)), body.count >= 14,
                 body[12] != 0 || body[13] != 0
             {
@@ -105,13 +118,44 @@ public enum LeakCheck {
                 found.append(LeakFinding(place: place, detail: image))
             }
         }
-        if let end = try info.endOfImage(in: input), end < input.byteCount {
+        if let end = try info.endOfImage(in: input), end < input.byteCount, !allowedTrailing {
             found.append(
                 LeakFinding(
                     place: "after EOI",
                     detail: "\(input.byteCount - end) bytes after the end of the image"))
         }
         return found
+    }
+
+    /// Whether an MPF index names only images that follow the primary one
+    /// exactly and fill the rest of the file, each a JPEG at the primary's
+    /// proportions with no findings of its own (a gain map cropped with its
+    /// photo), and so shows nothing beyond the crop.
+    private static func indexesOnlyCroppedGainMaps(
+        _ body: [UInt8], segment: JPEGSegment, info: JPEGFileInfo, input: ImageInput
+    ) throws(ImagingError) -> Bool {
+        guard let index = MPFIndex(body: body, bodyOffset: segment.bodyOffset),
+            let end = try info.endOfImage(in: input)
+        else { return false }
+        var next = end
+        for entry in index.entries where entry.offset > 0 {
+            guard index.base + entry.offset == next, next + entry.size <= input.byteCount else {
+                return false
+            }
+            let bytes = try input.read(at: next, count: entry.size, format: .jpeg)
+            guard let map = try? ImageSource(ImageInput(bytes: bytes, name: "MPF image")),
+                case .jpeg(let mapInfo) = map.header
+            else { return false }
+            // mw:mh = w:h, up to two pixels of outward rounding each way:
+            // mw·h − mh·w = h·ex − w·ey for |ex|, |ey| <= 2.
+            let (w, h) = (info.width, info.height)
+            let (mw, mh) = (mapInfo.width, mapInfo.height)
+            guard abs(mw * h - mh * w) <= 2 * (w + h), try findings(in: map).isEmpty else {
+                return false
+            }
+            next += entry.size
+        }
+        return next == input.byteCount
     }
 
     /// The numbers `property` is given, as an attribute or an element.

@@ -28,6 +28,11 @@ enum OutputOptions {
                 help: "location (GPS) or all (every tag but the colour profile); repeatable",
                 repeatable: true),
             OptionSpec(
+                name: "gain-map", value: "WHAT",
+                help:
+                    "JPEG: drop (default) or crop an HDR gain map (Apple, Ultra HDR) by the same rect, keeping HDR"
+            ),
+            OptionSpec(
                 name: "keep-makernote", value: nil,
                 help: "JPEG: keep the EXIF MakerNote (it may hold a preview of the whole photo)"),
         ] + CompressionOptions.specs
@@ -71,7 +76,7 @@ enum OutputOptions {
         png.metadata = try metadataPolicy(parsed)
         let jpegFlags =
             ["lossless", "snap-to-blocks", "keep-makernote"].filter { parsed.flags.contains($0) }
-            + (parsed.values["quality"] != nil ? ["quality"] : [])
+            + ["quality", "gain-map"].filter { parsed.values[$0] != nil }
         if name == "png" {
             if let flag = jpegFlags.first, !mixed {
                 throw UsageError(message: "--\(flag) is for JPEG output; this output is PNG")
@@ -109,6 +114,11 @@ enum OutputOptions {
     /// The metadata policy of `--strip` and `--keep-makernote`.
     static func metadataPolicy(_ parsed: ParsedArguments) throws(UsageError) -> MetadataPolicy {
         var policy = MetadataPolicy(keepMakerNote: parsed.flags.contains("keep-makernote"))
+        switch parsed.values["gain-map"] ?? "drop" {
+        case "drop": break
+        case "crop": policy.cropsGainMap = true
+        case let other: throw UsageError(message: "unknown --gain-map '\(other)'; use drop or crop")
+        }
         for what in parsed.repeated["strip"] ?? [] {
             switch what {
             case "location", "gps": policy.stripLocation = true

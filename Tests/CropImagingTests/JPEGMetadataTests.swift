@@ -149,3 +149,51 @@ import Testing
                 .isEmpty)
     }
 }
+
+extension JPEGMetadataTests {
+    /// A photo with an HDR gain map at half its size after it, indexed by
+    /// MPF: dropped by default; with `cropsGainMap`, cropped by the same rect
+    /// scaled to its size and indexed anew, and the crop shows no leak.
+    @Test func aGainMapIsDroppedOrCroppedWithThePhoto() throws {
+        let apple = Array(
+            "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description apdi:AuxiliaryImageType=\"urn:com:apple:photo:2020:aux:hdrgainmap\"/></x:xmpmeta>"
+                .utf8)
+        let gainMap = try JPEGEncoder.encodeForTests(
+            DemoPhoto.picture(width: 160, height: 120), horizontal: [1, 1, 1], vertical: [1, 1, 1],
+            markers: [0xFF, 0xE1, UInt8((apple.count + 2) >> 8), UInt8((apple.count + 2) & 0xFF)]
+                + apple)
+        var primary = try JPEGEncoder.encodeForTests(
+            DemoPhoto.picture(width: 320, height: 240), horizontal: [2, 1, 1], vertical: [2, 1, 1],
+            markers: MPFIndex.segment(secondAttribute: 0))
+        #expect(MPFIndex.patch(&primary, secondSize: gainMap.count))
+        let photo = try ImageSource(ImageInput(bytes: primary + gainMap, name: "hdr"))
+        guard case .jpeg(let info) = photo.header else { throw CocoaError(.fileReadUnknown) }
+        #expect(try GainMap.find(info, input: photo.input)?.bytes == gainMap)
+        let rect = PixelRect<ImagePixels>(x: 32, y: 16, width: 100, height: 64)
+        // Dropped by default.
+        let (dropped, plain) = try Self.cropJPEG(photo, rect)
+        #expect(
+            dropped.jpeg?.metadata.contains { $0.segment.hasSuffix("MPF") && $0.action == .dropped }
+                == true)
+        #expect(!LeakCheck.contains(plain, Array("MPF\0".utf8)))
+        // Cropped with the photo.
+        let (report, bytes) = try Self.cropJPEG(
+            photo, rect, policy: MetadataPolicy(cropsGainMap: true))
+        #expect(
+            report.jpeg?.metadata.contains {
+                $0.segment.hasSuffix("MPF") && $0.action == .rewritten
+            } == true)
+        let crop = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
+        #expect(try LeakCheck.findings(in: crop).isEmpty)
+        guard case .jpeg(let cropInfo) = crop.header else { throw CocoaError(.fileReadUnknown) }
+        let cropped = try #require(try GainMap.find(cropInfo, input: crop.input))
+        let map = try ImageSource(ImageInput(bytes: cropped.bytes, name: "gain map"))
+        // 32,16,100,64 of 320x240 is 16,8,50,32 of the 160x120 gain map.
+        #expect(map.storedSize == PixelSize(width: 50, height: 32))
+        let expected = try ImageSource(ImageInput(bytes: gainMap, name: "map"))
+            .decode(PixelRect(x: 16, y: 8, width: 50, height: 32)).image
+        let psnr = JPEGExportVerifier.psnr(try map.decode().image.samples, expected.samples)
+        #expect(psnr > 35, "the cropped gain map at \(psnr) dB")
+        #expect(String(decoding: cropped.bytes, as: UTF8.self).contains("hdrgainmap"))
+    }
+}

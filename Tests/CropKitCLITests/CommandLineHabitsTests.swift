@@ -430,3 +430,29 @@ extension CommandLineHabitsTests {
         #expect(cropkit("replay", records.path, "--format", "jpeg").status == 64)
     }
 }
+
+extension CommandLineHabitsTests {
+    /// `--gain-map crop` keeps an iPhone photo's HDR gain map, cropped; the
+    /// flag is for JPEG output and takes drop or crop.
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func gainMapsFromTheCommandLine() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = TestData.path("camera/iphone14promax_p3_hdrgainmap.jpg")
+        let output = folder.appendingPathComponent("hdr.jpg").path
+        let run = cropkit(
+            "crop", photo, "-o", output, "--pixels", "16,16,32,48", "--gain-map", "crop")
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("rewritten APP2 MPF: the HDR gain map cropped to"))
+        #expect(cropkit("leaks", output).status == 0)
+        let png = cropkit(
+            "crop", photo, "-o", folder.appendingPathComponent("x.png").path, "--pixels", "0,0,8,8",
+            "--gain-map", "crop")
+        #expect(png.status == 64)
+        #expect(png.err.contains("--gain-map is for JPEG output"))
+        let unknown = cropkit(
+            "crop", photo, "-o", output, "-f", "--pixels", "0,0,8,8", "--gain-map", "keep")
+        #expect(unknown.status == 64)
+        #expect(unknown.err.contains("unknown --gain-map 'keep'; use drop or crop"))
+    }
+}
