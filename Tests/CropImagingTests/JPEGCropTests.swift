@@ -277,3 +277,35 @@ enum JPEGPadding {
         return finding
     }
 }
+
+extension JPEGCropTests {
+    /// Every EXIF orientation: the crop of the rect as seen cuts the stored
+    /// rect behind it, losslessly, and keeps the orientation, so it displays
+    /// as the rect seen.
+    @Test(arguments: EXIFOrientation.allCases)
+    func everyOrientationIsCroppedAsStoredAndKept(orientation: EXIFOrientation) throws {
+        let thumbnail = try JPEGEncoder.encodeForTests(
+            Self.texture(width: 8, height: 8), horizontal: [1, 1, 1], vertical: [1, 1, 1])
+        let exif =
+            Array("Exif\0\0".utf8)
+            + DemoPhoto.exif(thumbnail: thumbnail, orientation: orientation.rawValue)
+        let markers =
+            [0xFF, 0xE1, UInt8((exif.count + 2) >> 8), UInt8((exif.count + 2) & 0xFF)] + exif
+        let source = try Self.source(Self.kinds[2], width: 160, height: 96, markers: markers)
+        #expect(source.orientation == orientation)
+        let seen = orientation.orientedSize(source.storedSize)
+        let rect = PixelRect<ImagePixels>(
+            x: 0, y: 0, width: seen.width / 2, height: seen.height / 2)
+        let (plan, report, bytes) = try Self.crop(source, rect)
+        let output = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
+        #expect(output.orientation == orientation)
+        #expect(output.orientation.orientedSize(output.storedSize) == rect.size)
+        #expect(output.storedSize == plan.stored.size)
+        // Every quarter of a 160x96 photo lies on its 16-px grid, whichever
+        // way it is turned: the crop is lossless, bit for bit.
+        #expect(report.jpeg?.method == .lossless, "\(orientation): \(plan.stored)")
+        #expect(
+            try output.decodePlainJPEG().image.samples
+                == source.decodePlainJPEG(plan.stored).image.samples)
+    }
+}
