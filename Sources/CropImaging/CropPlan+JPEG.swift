@@ -34,23 +34,7 @@ extension CropPlan {
             if isDCTDomainCrop {
                 return try transcode(info, encoder: encoder, metadata: metadata, to: sink)
             }
-            let decoded = try source.decode(stored, lenient: lenient)
-            let coding =
-                encoder.quality.map {
-                    JPEGEncoder.qualityCoding(
-                        $0, horizontal: info.horizontalSampling, vertical: info.verticalSampling,
-                        progressive: info.progressive)
-                } ?? JPEGEncoder.sourceCoding(info)
-            let bytes = try encoder.encode(
-                decoded.image, coding: coding, markers: metadata.segments, writeJFIF: false,
-                to: sink)
-            return report(
-                bytes: bytes, colorType: decoded.image.colorType,
-                warnings: decoded.warnings + metadata.warnings,
-                jpeg: JPEGWriteReport(
-                    method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                    tables: encoder.quality.map { "quality \($0)" } ?? "source tables",
-                    progressive: info.progressive, arithmetic: false, metadata: metadata.entries))
+            return try reencode(info, encoder: encoder, metadata: metadata, to: sink)
         case .png(let info):
             var decoded = try source.decode(stored, lenient: lenient)
             var warnings = decoded.warnings
@@ -136,23 +120,7 @@ extension CropPlan {
             report = try transcode(
                 info, encoder: primaryEncoder, metadata: metadata, to: primarySink)
         } else {
-            let decoded = try source.decode(stored, lenient: lenient)
-            let coding =
-                encoder.quality.map {
-                    JPEGEncoder.qualityCoding(
-                        $0, horizontal: info.horizontalSampling, vertical: info.verticalSampling,
-                        progressive: info.progressive)
-                } ?? JPEGEncoder.sourceCoding(info)
-            let bytes = try encoder.encode(
-                decoded.image, coding: coding, markers: metadata.segments, writeJFIF: false,
-                to: primarySink)
-            report = self.report(
-                bytes: bytes, colorType: decoded.image.colorType,
-                warnings: decoded.warnings + metadata.warnings,
-                jpeg: JPEGWriteReport(
-                    method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                    tables: encoder.quality.map { "quality \($0)" } ?? "source tables",
-                    progressive: info.progressive, arithmetic: false, metadata: metadata.entries))
+            report = try reencode(info, encoder: encoder, metadata: metadata, to: primarySink)
         }
         var primary = primarySink.bytes
         guard MPFIndex.patch(&primary, secondSize: mapSink.bytes.count) else {
@@ -162,6 +130,29 @@ extension CropPlan {
         try sink.write(mapSink.bytes[...])
         report.bytes = primary.count + mapSink.bytes.count
         return report
+    }
+
+    /// The exact crop of a JPEG source, decoded and encoded again with its
+    /// own tables and sampling (or at the encoder's quality).
+    private func reencode(
+        _ info: JPEGFileInfo, encoder: JPEGEncoder, metadata: JPEGMetadata, to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        let decoded = try source.decode(stored, lenient: lenient)
+        let coding =
+            encoder.quality.map {
+                JPEGEncoder.qualityCoding(
+                    $0, horizontal: info.horizontalSampling, vertical: info.verticalSampling,
+                    progressive: info.progressive)
+            } ?? JPEGEncoder.sourceCoding(info)
+        let bytes = try encoder.encode(
+            decoded.image, coding: coding, markers: metadata.segments, writeJFIF: false, to: sink)
+        return report(
+            bytes: bytes, colorType: decoded.image.colorType,
+            warnings: decoded.warnings + metadata.warnings,
+            jpeg: JPEGWriteReport(
+                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                tables: encoder.quality.map { "quality \($0)" } ?? "source tables",
+                progressive: info.progressive, arithmetic: false, metadata: metadata.entries))
     }
 
     /// The DCT-domain crop of a JPEG source.
@@ -197,23 +188,15 @@ extension CropPlan {
         if let failure = output.failure { throw failure }
         let message = cMessage(request.message)
         var warnings = info.warnings + metadata.warnings
-        switch Int(status) {
-        case CK_STATUS_OK:
-            if request.warnings > 0 {
-                warnings.append(
-                    "libjpeg: \(message) (\(request.warnings) warning(s), accepted as lenient)")
-            }
-        case CK_STATUS_LIMIT:
-            throw .limitExceeded(.scans, limit: limits.maxScans, actual: Int(request.scans))
-        case CK_STATUS_OUT_OF_MEMORY:
-            throw .outOfMemory(detail: "JPEG transcode ran out of memory: \(message)")
-        case CK_STATUS_MISMATCH:
-            throw .unsupported(format: .jpeg, detail: "the crop is not lossless here: \(message)")
-        default:
-            if request.warnings > 0 {
-                throw .recoverableCorruption(format: .jpeg, detail: "\(message) (libjpeg)")
-            }
-            throw .corrupt(format: .jpeg, detail: "JPEG data is corrupt: \(message) (libjpeg)")
+        if let failure = JPEGDecoder.failure(
+            status: status, message: message, warnings: Int(request.warnings),
+            scans: Int(request.scans), limits: limits, what: "transcode")
+        {
+            throw failure
+        }
+        if request.warnings > 0 {
+            warnings.append(
+                "libjpeg: \(message) (\(request.warnings) warning(s), accepted as lenient)")
         }
         let reencoded = Int(request.reencoded_blocks)
         return report(

@@ -61,26 +61,43 @@ public enum JPEGDecoder {
             return input.withCInput { ck_jpeg_read_crop($0, &request) }
         }
         let message = cMessage(request.message)
+        var warnings = info.warnings
+        if let failure = failure(
+            status: status, message: message, warnings: Int(request.warnings),
+            scans: Int(request.scans),
+            limits: limits, what: "decode")
+        {
+            throw failure
+        }
+        if request.warnings > 0 {
+            warnings.append(
+                "libjpeg: \(message) (\(request.warnings) warning(s), accepted as lenient)")
+        }
+        let image = RasterImage(
+            width: crop.width, height: crop.height, colorType: channels == 1 ? .gray : .rgb,
+            bitDepth: 8, samples: samples)
+        return DecodedImage(image: image, warnings: warnings)
+    }
+
+    /// The error a libjpeg call's `status` stands for (`nil` for success):
+    /// a scan limit, memory, data the caller refused (a crop not lossless
+    /// here), or corrupt data, recoverable when libjpeg only warned.
+    static func failure(
+        status: Int32, message: String, warnings: Int, scans: Int, limits: DecodeLimits,
+        what: String
+    ) -> ImagingError? {
         switch Int(status) {
-        case CK_STATUS_OK:
-            var warnings = info.warnings
-            if request.warnings > 0 {
-                warnings.append(
-                    "libjpeg: \(message) (\(request.warnings) warning(s), accepted as lenient)")
-            }
-            let image = RasterImage(
-                width: crop.width, height: crop.height, colorType: channels == 1 ? .gray : .rgb,
-                bitDepth: 8, samples: samples)
-            return DecodedImage(image: image, warnings: warnings)
-        case CK_STATUS_LIMIT:
-            throw .limitExceeded(.scans, limit: limits.maxScans, actual: Int(request.scans))
+        case CK_STATUS_OK: return nil
+        case CK_STATUS_LIMIT: return .limitExceeded(.scans, limit: limits.maxScans, actual: scans)
         case CK_STATUS_OUT_OF_MEMORY:
-            throw .outOfMemory(detail: "JPEG decode ran out of memory: \(message)")
+            return .outOfMemory(detail: "JPEG \(what) ran out of memory: \(message)")
+        case CK_STATUS_MISMATCH where what == "transcode":
+            return .unsupported(format: .jpeg, detail: "the crop is not lossless here: \(message)")
         default:
-            if request.warnings > 0 {
-                throw .recoverableCorruption(format: .jpeg, detail: "\(message) (libjpeg)")
+            if warnings > 0 {
+                return .recoverableCorruption(format: .jpeg, detail: "\(message) (libjpeg)")
             }
-            throw .corrupt(format: .jpeg, detail: "JPEG data is corrupt: \(message) (libjpeg)")
+            return .corrupt(format: .jpeg, detail: "JPEG data is corrupt: \(message) (libjpeg)")
         }
     }
 }

@@ -43,27 +43,7 @@ struct TypeSafetyTests {
     ]
 
     func typecheck(_ body: String) throws -> (status: Int32, output: String) {
-        let modules = try #require(Typechecker.modulesFolder)
-        let swiftc = try #require(Typechecker.swiftc)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "cropkit-typecheck-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("snippet.swift")
-        try (Self.header + body + "\n").write(to: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: swiftc)
-        process.arguments = [
-            "-typecheck", "-I", modules.path, "-module-cache-path", folder.path, file.path,
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(
-            decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        try Typechecker.typecheck(Self.header + body + "\n")
     }
 
     @Test func correctUseCompiles() throws {

@@ -4,7 +4,19 @@ import CropKitTestSupport
 import Foundation
 import Testing
 
-@Suite struct DemoCommandTests {}
+@Suite struct DemoCommandTests {
+    /// The demo's cases with photos `factor` times smaller each way: the
+    /// same scenarios, quicker to export.
+    static func cases(shrunkBy factor: Double) -> [DemoCase] {
+        CropKitTool.demoCases.map { demoCase in
+            var smaller = demoCase
+            smaller.request.sourceSize = Size(
+                width: (demoCase.request.sourceSize.width / factor).rounded(.up),
+                height: (demoCase.request.sourceSize.height / factor).rounded(.up))
+            return smaller
+        }
+    }
+}
 
 extension DemoCommandTests {
     /// The main job end to end, into its own folder; a second run replaces it;
@@ -16,13 +28,7 @@ extension DemoCommandTests {
         let parent = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: parent) }
         let folder = parent.appendingPathComponent("demo").path
-        let small = CropKitTool.demoCases.map { demoCase in
-            var smaller = demoCase
-            smaller.request.sourceSize = Size(
-                width: (demoCase.request.sourceSize.width / 10).rounded(.up),
-                height: (demoCase.request.sourceSize.height / 10).rounded(.up))
-            return smaller
-        }
+        let small = Self.cases(shrunkBy: 10)
         let out = StringSink()
         let err = StringSink()
         let status = CropKitTool.demo(small, in: folder, console: Console(out: out, err: err))
@@ -99,13 +105,7 @@ extension DemoCommandTests {
     @Test func demoTalksAsItGoes() throws {
         let parent = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: parent) }
-        let small = CropKitTool.demoCases.map { demoCase in
-            var smaller = demoCase
-            smaller.request.sourceSize = Size(
-                width: (demoCase.request.sourceSize.width / 20).rounded(.up),
-                height: (demoCase.request.sourceSize.height / 20).rounded(.up))
-            return smaller
-        }
+        let small = Self.cases(shrunkBy: 20)
         let out = FlushRecorder()
         let status = CropKitTool.demo(
             small, in: parent.appendingPathComponent("demo").path,
