@@ -127,6 +127,10 @@ int ck_jpeg_encode(ck_jpeg_encode_request *request) {
     ck_jpeg_write_markers(&cinfo, request->markers, request->markers_size);
     size_t stride = (size_t)request->width * (size_t)request->components;
     while (cinfo.next_scanline < cinfo.image_height) {
+        if (request->wait_rows && request->wait_rows(request->wait_context, cinfo.next_scanline + 1) != 0) {
+            snprintf(request->message, sizeof request->message, "the decode ended before the crop's last row");
+            longjmp(error.jump, 1);
+        }
         JSAMPROW row = (JSAMPROW)(request->pixels + (size_t)cinfo.next_scanline * stride);
         jpeg_write_scanlines(&cinfo, &row, 1);
     }

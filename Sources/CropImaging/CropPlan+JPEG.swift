@@ -137,17 +137,21 @@ extension CropPlan {
     private func reencode(
         _ info: JPEGFileInfo, encoder: JPEGEncoder, metadata: JPEGMetadata, to sink: some ByteSink
     ) throws(ImagingError) -> CropReport {
-        let decoded = try source.decode(stored, lenient: lenient)
         let coding =
             encoder.quality.map {
                 JPEGEncoder.qualityCoding(
                     $0, horizontal: info.horizontalSampling, vertical: info.verticalSampling,
                     progressive: info.progressive)
             } ?? JPEGEncoder.sourceCoding(info)
-        let bytes = try encoder.encode(
-            decoded.image, coding: coding, markers: metadata.segments, writeJFIF: false, to: sink)
+        // The encoder takes each row as the decoder finishes it, on a
+        // thread of its own.
+        let channels = info.components == 1 ? 1 : 3
+        let pipeline = PipelinedJPEGEncode(
+            width: stored.width, height: stored.height, channels: channels, coding: coding,
+            markers: metadata.segments, to: sink)
+        let decoded = try source.decode(stored, lenient: lenient, rows: pipeline)
         return report(
-            bytes: bytes, colorType: decoded.image.colorType,
+            bytes: pipeline.bytes, colorType: decoded.image.colorType,
             warnings: decoded.warnings + metadata.warnings,
             jpeg: JPEGWriteReport(
                 method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,

@@ -1,5 +1,6 @@
 internal import CImagingShims
 import CropGeometry
+import Foundation
 
 /// How a crop is written as JPEG.
 ///
@@ -228,5 +229,107 @@ final class JPEGOutput {
             }
         }
         return withExtendedLifetime(self) { body(write, context) }
+    }
+}
+
+/// A JPEG encode that runs on a thread of its own while the decoder fills
+/// the crop's rows (``RowConsumer``): each row is encoded as soon as it is
+/// final, so decoding and encoding share the cores.
+final class PipelinedJPEGEncode: RowConsumer, @unchecked Sendable {
+    private let width: Int
+    private let height: Int
+    private let channels: Int
+    private let coding: ck_jpeg_coding
+    private let markers: [UInt8]
+    private let output: JPEGOutput
+    private let lock = NSCondition()
+    private var ready = 0
+    private var ended = false
+    private var done = false
+    private var status = Int32(CK_STATUS_CORRUPT)
+    private var message = ""
+
+    init(
+        width: Int, height: Int, channels: Int, coding: ck_jpeg_coding, markers: [UInt8],
+        to sink: some ByteSink
+    ) {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.coding = coding
+        self.markers = markers
+        output = JPEGOutput(sink)
+    }
+
+    /// The bytes written, once ``end(succeeded:)`` returned.
+    var bytes: Int { output.bytes }
+
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
+        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
+    {
+        let address = UInt(bitPattern: pixels)
+        let thread = Thread { [self] in
+            encode(UnsafePointer(bitPattern: address))
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+        return (
+            { context, rows in
+                guard let context else { return }
+                let encode = Unmanaged<PipelinedJPEGEncode>.fromOpaque(context)
+                    .takeUnretainedValue()
+                encode.lock.lock()
+                encode.ready = Int(rows)
+                encode.lock.broadcast()
+                encode.lock.unlock()
+            }, Unmanaged.passUnretained(self).toOpaque()
+        )
+    }
+
+    func end(succeeded: Bool) throws(ImagingError) {
+        lock.lock()
+        ended = true
+        lock.broadcast()
+        while !done { lock.wait() }
+        lock.unlock()
+        guard succeeded else { return }
+        if let failure = output.failure { throw failure }
+        guard status == CK_STATUS_OK else {
+            throw .corrupt(format: .jpeg, detail: "JPEG encoding failed: \(message)")
+        }
+    }
+
+    /// The encoder thread's work: waits for each row, then encodes it.
+    private func encode(_ pixels: UnsafePointer<UInt8>?) {
+        var request = ck_jpeg_encode_request()
+        request.width = UInt32(width)
+        request.height = UInt32(height)
+        request.components = Int32(channels)
+        request.coding = coding
+        request.pixels = pixels
+        request.wait_context = Unmanaged.passUnretained(self).toOpaque()
+        request.wait_rows = { context, rows in
+            guard let context else { return 1 }
+            let encode = Unmanaged<PipelinedJPEGEncode>.fromOpaque(context).takeUnretainedValue()
+            encode.lock.lock()
+            defer { encode.lock.unlock() }
+            while encode.ready < Int(rows) && !encode.ended { encode.lock.wait() }
+            return encode.ready >= Int(rows) ? 0 : 1
+        }
+        let result = markers.withUnsafeBufferPointer { markerBytes in
+            request.markers = markerBytes.baseAddress
+            request.markers_size = markerBytes.count
+            return output.run { write, context in
+                request.write = write
+                request.write_context = context
+                return ck_jpeg_encode(&request)
+            }
+        }
+        lock.lock()
+        status = result
+        message = cMessage(request.message)
+        done = true
+        lock.broadcast()
+        lock.unlock()
     }
 }

@@ -185,6 +185,11 @@ typedef struct {
     int components;
     /// `height` rows of `width * components` bytes.
     const uint8_t *pixels;
+    /// When not NULL, called before row y is read with y + 1: returns 0
+    /// once that many rows of `pixels` are final (a decoder on another
+    /// thread is filling them), nonzero when they never will be.
+    int (*wait_rows)(void *context, uint32_t rows);
+    void *wait_context;
     ck_jpeg_coding coding;
     /// Whether libjpeg writes its own JFIF APP0 marker.
     int write_jfif;
