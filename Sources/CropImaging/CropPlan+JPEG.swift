@@ -22,12 +22,13 @@ extension CropPlan {
         case .jpeg(let info):
             // The stored pixels are cropped and the EXIF orientation kept:
             // the crop displays as the rect seen, losslessly.
+            let gainMap =
+                encoder.metadata.cropsGainMap && !encoder.metadata.stripAll
+                ? try GainMap.find(info, input: source.input) : nil
             var metadata = try JPEGMetadata.clean(
                 info, input: source.input, size: stored.size, orientation: nil,
-                policy: encoder.metadata)
-            if encoder.metadata.cropsGainMap, !encoder.metadata.stripAll,
-                let gainMap = try GainMap.find(info, input: source.input)
-            {
+                policy: encoder.metadata, keepsGainMapItems: gainMap != nil)
+            if let gainMap {
                 return try withGainMap(
                     gainMap, info: info, metadata: &metadata, encoder: encoder, to: sink)
             }
@@ -98,7 +99,12 @@ extension CropPlan {
         }
         let mapSink = MemorySink()
         let mapReport = try mapPlan.export(to: mapSink)
-        // The primary, with an MPF index naming the gain map after it.
+        // The primary, with an MPF index naming the gain map after it, and
+        // an Ultra HDR container's GainMap item its new length.
+        let mapLength = mapSink.bytes.count
+        metadata.segments = metadata.changingXMP {
+            XMPCleaner.settingGainMapLength($0, to: mapLength)
+        }
         metadata.segments += MPFIndex.segment(secondAttribute: gainMap.attribute)
         if let at = metadata.entries.firstIndex(where: { $0.segment.hasSuffix("MPF") }) {
             metadata.entries[at] = MetadataEntry(

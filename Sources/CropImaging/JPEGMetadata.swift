@@ -70,6 +70,29 @@ struct JPEGMetadata {
     var xmp: String?
 
     static let exifSignature = Array("Exif\0\0".utf8)
+
+    /// ``segments`` with each XMP segment's packet passed through `change`.
+    func changingXMP(_ change: (String) -> String) -> [UInt8] {
+        var out: [UInt8] = []
+        var at = 0
+        while at + 4 <= segments.count {
+            let length = Int(segments[at + 2]) << 8 | Int(segments[at + 3])
+            let end = min(at + 2 + length, segments.count)
+            let body = Array(segments[at + 4..<end])
+            if segments[at + 1] == 0xE1, body.starts(with: Self.xmpSignature) {
+                let text = String(decoding: body[Self.xmpSignature.count...], as: UTF8.self)
+                let packet = Self.xmpSignature + Array(change(text).utf8)
+                out += [
+                    0xFF, 0xE1, UInt8((packet.count + 2) >> 8), UInt8((packet.count + 2) & 0xFF),
+                ]
+                out += packet
+            } else {
+                out += segments[at..<end]
+            }
+            at = end
+        }
+        return out
+    }
     static let xmpSignature = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
     static let extendedXMPSignature = Array("http://ns.adobe.com/xmp/extension/\0".utf8)
 
@@ -78,9 +101,12 @@ struct JPEGMetadata {
     ///
     /// - Parameter orientation: The orientation the output's EXIF says;
     ///   `nil` keeps the source's (a crop of the stored pixels).
+    ///   With `keepsGainMapItems`, the XMP's gain-map description (an Ultra
+    ///   HDR photo's `hdrgm:` version and container directory) stays: the
+    ///   gain map is cropped and kept with the crop.
     static func clean(
         _ info: JPEGFileInfo, input: ImageInput, size: PixelSize<StoredPixels>,
-        orientation: EXIFOrientation?, policy: MetadataPolicy
+        orientation: EXIFOrientation?, policy: MetadataPolicy, keepsGainMapItems: Bool = false
     ) throws(ImagingError) -> JPEGMetadata {
         var result = JPEGMetadata()
         var sawExif = false
@@ -148,7 +174,8 @@ struct JPEGMetadata {
                     continue
                 }
                 let text = String(decoding: body[xmpSignature.count...], as: UTF8.self)
-                let (cleaned, changes) = XMPCleaner.clean(text, size: size, policy: policy)
+                let (cleaned, changes) = XMPCleaner.clean(
+                    text, size: size, policy: policy, keepsGainMapItems: keepsGainMapItems)
                 result.xmp = cleaned
                 keep(
                     xmpSignature + Array(cleaned.utf8), "\(name) XMP",
@@ -213,6 +240,27 @@ enum XMPCleaner {
         "xmpNote:HasExtendedXMP",
         "hdrgm:Version", "photoshop:History",
     ]
+    /// The properties that describe an Ultra HDR photo's gain map, kept when
+    /// the gain map is cropped with the photo.
+    static let gainMapItems: Set<String> = [
+        "Container:Directory", "GContainer:Directory", "hdrgm:Version",
+    ]
+
+    /// `text` with the length of its container's GainMap item set to
+    /// `length` (an Ultra HDR photo's XMP names the gain map's byte size).
+    static func settingGainMapLength(_ text: String, to length: Int) -> String {
+        var out = text
+        for pattern in [
+            "(Item:Semantic=\"GainMap\"[^>]*?Item:Length=\")[0-9]+(\")",
+            "(Item:Length=\")[0-9]+(\"[^>]*?Item:Semantic=\"GainMap\")",
+        ] {
+            guard let regex = try? NSRegularExpression(pattern: pattern) else { continue }
+            out = regex.stringByReplacingMatches(
+                in: out, range: NSRange(out.startIndex..., in: out), withTemplate: "$1\(length)$2")
+        }
+        return out
+    }
+
     /// Dimension properties, and which of the crop's sides each takes.
     static let dimensions = [
         ("exif:PixelXDimension", true), ("exif:PixelYDimension", false),
@@ -221,9 +269,10 @@ enum XMPCleaner {
 
     /// `text` with previews removed, dimensions set and, under the policy,
     /// GPS removed; and what changed.
-    static func clean(_ text: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy)
-        -> (String, [String])
-    {
+    static func clean(
+        _ text: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy,
+        keepsGainMapItems: Bool = false
+    ) -> (String, [String]) {
         var out = text
         var changes: [String] = []
         func remove(_ property: String) -> Bool {
@@ -245,7 +294,8 @@ enum XMPCleaner {
             }
             return removed
         }
-        for property in previews where remove(property) {
+        for property in previews
+        where !(keepsGainMapItems && gainMapItems.contains(property)) && remove(property) {
             changes.append("\(property) removed")
         }
         if policy.stripLocation {

@@ -62,6 +62,18 @@ public enum LeakCheck {
     {
         var found: [LeakFinding] = []
         var allowedTrailing = false
+        // A gain map cropped with the photo: its MPF index and its XMP
+        // container description are the crop's own.
+        var gainMapKept = false
+        for segment in info.segments where segment.marker == 0xE2 {
+            let body = try input.read(
+                at: segment.bodyOffset, count: segment.bodyLength, format: .jpeg)
+            if body.starts(with: Array("MPF\0".utf8)),
+                try indexesOnlyCroppedGainMaps(body, segment: segment, info: info, input: input)
+            {
+                gainMapKept = true
+            }
+        }
         let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
         for segment in info.segments
         where (0xE0...0xEF).contains(segment.marker) || segment.marker == 0xFE {
@@ -80,7 +92,9 @@ public enum LeakCheck {
                 place += " XMP"
                 let text = String(decoding: body, as: UTF8.self)
                 for property in XMPCleaner.previews
-                where text.contains("\(property)=") || text.contains("<\(property)") {
+                where !(gainMapKept && XMPCleaner.gainMapItems.contains(property))
+                    && (text.contains("\(property)=") || text.contains("<\(property)"))
+                {
                     found.append(
                         LeakFinding(place: place, detail: "\(property), a preview or an image item")
                     )
@@ -100,8 +114,7 @@ public enum LeakCheck {
                         place: place + " extended XMP", detail: "extended XMP (depth maps, images)")
                 )
             } else if body.starts(with: Array("MPF\0".utf8)) {
-                if try indexesOnlyCroppedGainMaps(body, segment: segment, info: info, input: input)
-                {
+                if gainMapKept {
                     allowedTrailing = true
                 } else {
                     found.append(

@@ -197,3 +197,49 @@ extension JPEGMetadataTests {
         #expect(String(decoding: cropped.bytes, as: UTF8.self).contains("hdrgainmap"))
     }
 }
+
+extension JPEGMetadataTests {
+    /// An Ultra HDR photo (a gain map named in the primary's XMP container
+    /// and indexed by MPF): with `cropsGainMap` the container stays, its
+    /// GainMap item's length becomes the cropped gain map's, and the crop
+    /// shows no leak; without it, the container and MPF go.
+    @Test func anUltraHDRContainerFollowsItsGainMap() throws {
+        let mapXMP = Array(
+            "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"2.0\"/></x:xmpmeta>"
+                .utf8)
+        let gainMap = try JPEGEncoder.encodeForTests(
+            DemoPhoto.picture(width: 80, height: 60), horizontal: [1, 1, 1], vertical: [1, 1, 1],
+            markers: [0xFF, 0xE1, UInt8((mapXMP.count + 2) >> 8), UInt8((mapXMP.count + 2) & 0xFF)]
+                + mapXMP)
+        let primaryXMP = Array(
+            "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description hdrgm:Version=\"1.0\"><Container:Directory><rdf:Seq><rdf:li><Container:Item Item:Semantic=\"Primary\" Item:Mime=\"image/jpeg\"/></rdf:li><rdf:li><Container:Item Item:Semantic=\"GainMap\" Item:Mime=\"image/jpeg\" Item:Length=\"\(gainMap.count)\"/></rdf:li></rdf:Seq></Container:Directory></rdf:Description></x:xmpmeta>"
+                .utf8)
+        var primary = try JPEGEncoder.encodeForTests(
+            DemoPhoto.picture(width: 320, height: 240), horizontal: [2, 1, 1], vertical: [2, 1, 1],
+            markers: [
+                0xFF, 0xE1, UInt8((primaryXMP.count + 2) >> 8),
+                UInt8((primaryXMP.count + 2) & 0xFF),
+            ]
+                + primaryXMP + MPFIndex.segment(secondAttribute: 0))
+        #expect(MPFIndex.patch(&primary, secondSize: gainMap.count))
+        let photo = try ImageSource(ImageInput(bytes: primary + gainMap, name: "ultra hdr"))
+        let rect = PixelRect<ImagePixels>(x: 64, y: 32, width: 128, height: 96)
+        let (_, kept) = try Self.cropJPEG(photo, rect, policy: MetadataPolicy(cropsGainMap: true))
+        let crop = try ImageSource(ImageInput(bytes: kept, name: "crop"))
+        #expect(try LeakCheck.findings(in: crop).isEmpty)
+        guard case .jpeg(let info) = crop.header else { throw CocoaError(.fileReadUnknown) }
+        let map = try #require(try GainMap.find(info, input: crop.input))
+        let text = String(decoding: kept, as: UTF8.self)
+        #expect(text.contains("<Container:Directory>"))
+        #expect(
+            text.contains(
+                "Item:Semantic=\"GainMap\" Item:Mime=\"image/jpeg\" Item:Length=\"\(map.bytes.count)\""
+            ))
+        #expect(map.bytes.count != gainMap.count)
+        let (_, dropped) = try Self.cropJPEG(photo, rect)
+        #expect(!String(decoding: dropped, as: UTF8.self).contains("Container:Directory"))
+        #expect(
+            try LeakCheck.findings(in: ImageSource(ImageInput(bytes: dropped, name: "sdr"))).isEmpty
+        )
+    }
+}
