@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An independent exact reference for DESIGN.md's mapping contract.
+"""An independent exact reference for the mapping contract
+(Sources/CropGeometry/CropGeometry.docc/MappingContract.md).
 
 Reads failure records (JSON Lines) and prints, per record, the contract's
 answer computed with Python's fractions (exact rationals on the Double values

@@ -77,16 +77,17 @@ extension CropPlan {
     /// - Throws: ``ImagingError``; what was written to `sink` before then
     ///   is incomplete.
     public func export(to sink: some ByteSink) throws(ImagingError) -> CropReport {
-        var warnings: [String] = []
         try memoryNeed.check(source.limits)
-        if case .jpeg(let encoder) = format { return try exportJPEG(encoder, to: sink) }
-        let (chunks, dropped) = try carriedChunks(warnings: &warnings)
-        let pixelFormat = source.pixelFormat
-        let layout = CropLayout(
-            storedSize: stored.size, orientation: orientation,
-            colorType: pixelFormat.colorType, bitDepth: pixelFormat.bitDepth, chunks: chunks)
         switch format {
+        case .jpeg(let encoder):
+            return try exportJPEG(encoder, to: sink)
         case .png(let encoder):
+            var warnings: [String] = []
+            let (chunks, dropped) = try carriedChunks(warnings: &warnings)
+            let pixelFormat = source.pixelFormat
+            let layout = CropLayout(
+                storedSize: stored.size, orientation: orientation,
+                colorType: pixelFormat.colorType, bitDepth: pixelFormat.bitDepth, chunks: chunks)
             let writer = try encoder.cropWriter(for: layout, to: sink)
             var decoded = try source.decode(stored, lenient: lenient, rows: writer.rowConsumer)
             let written = try writer.finish(&decoded.image)
@@ -97,8 +98,6 @@ extension CropPlan {
                 warnings: decoded.warnings + warnings, checksum: decoded.checksum,
                 compressor: encoder.compressor.resolved, level: encoder.level,
                 bandLevels: written.bandLevels)
-        case .jpeg(let encoder):
-            return try exportJPEG(encoder, to: sink)
         }
     }
 

@@ -5,26 +5,31 @@ import CropGeometry
 /// preview, GPS, stale dimensions, an XMP preview, an MPF index and a gain
 /// map after the end of the image. For the demo and the tests.
 package enum DemoPhoto {
-    /// A smooth, textured RGB picture of `width`×`height`.
-    package static func picture(width: Int, height: Int) -> RasterImage {
-        var samples = [UInt8](repeating: 0, count: width * height * 3)
+    /// A smooth, textured picture of `width`×`height`, RGB (or its red
+    /// channel alone as gray): gradients and a fine pattern, so every 8x8
+    /// block has coefficients of its own.
+    package static func picture(width: Int, height: Int, gray: Bool = false) -> RasterImage {
+        let channels = gray ? 1 : 3
+        var samples = [UInt8](repeating: 0, count: width * height * channels)
         for y in 0..<height {
             for x in 0..<width {
-                let i = (y * width + x) * 3
+                let i = (y * width + x) * channels
                 samples[i] = UInt8((x * 255 / max(width - 1, 1) + (x * y) % 37) & 0xFF)
+                guard !gray else { continue }
                 samples[i + 1] = UInt8((y * 255 / max(height - 1, 1) + (x ^ y) % 29) & 0xFF)
                 samples[i + 2] = UInt8(((x + y) * 3 + (x * 7 + y * 13) % 41) & 0xFF)
             }
         }
         return RasterImage(
-            width: width, height: height, colorType: .rgb, bitDepth: 8, samples: samples)
+            width: width, height: height, colorType: gray ? .gray : .rgb, bitDepth: 8,
+            samples: samples)
     }
 
     /// The photo: 4:2:0, EXIF orientation `orientation`, every leak there is.
     package static func jpeg(width: Int, height: Int, orientation: Int = 1) throws(ImagingError)
         -> [UInt8]
     {
-        let thumbnail = try JPEGEncoder.encodeForTests(
+        let thumbnail = try JPEGEncoder.encoded(
             picture(width: 16, height: 16), horizontal: [1, 1, 1], vertical: [1, 1, 1])
         var markers: [UInt8] = []
         func segment(_ marker: UInt8, _ body: [UInt8]) {
@@ -41,7 +46,7 @@ package enum DemoPhoto {
                         .utf8))
         segment(0xE2, Array("MPF\0".utf8) + [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 0])
         segment(0xED, photoshop(thumbnail: thumbnail))
-        let main = try JPEGEncoder.encodeForTests(
+        let main = try JPEGEncoder.encoded(
             picture(width: width, height: height), quality: 90, horizontal: [2, 1, 1],
             vertical: [2, 1, 1], markers: markers)
         // A gain map after the end of the image, as an iPhone appends it.

@@ -113,27 +113,11 @@ struct CornerMarkerRows {
     private var counts: [Int]
 
     init(stored: PixelRect<StoredPixels>, sourceSize: PixelSize<StoredPixels>) {
-        let side = Fixture.markerSide(width: sourceSize.width, height: sourceSize.height)
-        let (w, h) = (sourceSize.width, sourceSize.height)
         func word(_ color: [UInt8]) -> UInt32 {
             UInt32(color[0]) | UInt32(color[1]) << 8 | UInt32(color[2]) << 16
                 | UInt32(color[3]) << 24
         }
-        markers = [
-            ("top-left", word(Fixture.topLeft), PixelRect(x: 0, y: 0, width: side, height: side)),
-            (
-                "top-right", word(Fixture.topRight),
-                PixelRect(x: w - side, y: 0, width: side, height: side)
-            ),
-            (
-                "bottom-left", word(Fixture.bottomLeft),
-                PixelRect(x: 0, y: h - side, width: side, height: side)
-            ),
-            (
-                "bottom-right", word(Fixture.bottomRight),
-                PixelRect(x: w - side, y: h - side, width: side, height: side)
-            ),
-        ]
+        markers = Fixture.markers(sourceSize).map { ($0.name, word($0.color), $0.rect) }
         self.stored = stored
         counts = [Int](repeating: 0, count: markers.count)
     }

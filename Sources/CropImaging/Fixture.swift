@@ -1,3 +1,5 @@
+import CropGeometry
+
 /// Test images of an exact pixel size whose pixels say where they came from.
 public enum Fixture {
     /// The kinds of fixture.
@@ -28,6 +30,24 @@ public enum Fixture {
     /// The side of each corner's square marker for an image of this size.
     public static func markerSide(width: Int, height: Int) -> Int {
         max(1, min(width, height) / 8)
+    }
+
+    /// The four corner markers of a fixture of `size`: each one's name,
+    /// colour (RGBA) and square, top-left, top-right, bottom-left,
+    /// bottom-right.
+    static func markers(_ size: PixelSize<StoredPixels>)
+        -> [(name: String, color: [UInt8], rect: PixelRect<StoredPixels>)]
+    {
+        let (w, h) = (size.width, size.height)
+        let side = markerSide(width: w, height: h)
+        func square(_ x: Int, _ y: Int) -> PixelRect<StoredPixels> {
+            PixelRect(x: x, y: y, width: side, height: side)
+        }
+        return [
+            ("top-left", topLeft, square(0, 0)), ("top-right", topRight, square(w - side, 0)),
+            ("bottom-left", bottomLeft, square(0, h - side)),
+            ("bottom-right", bottomRight, square(w - side, h - side)),
+        ]
     }
 
     /// The fixture of `kind` and exactly `width`×`height` pixels.

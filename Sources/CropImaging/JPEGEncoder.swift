@@ -98,31 +98,50 @@ extension JPEGEncoder {
         _ image: RasterImage, coding: ck_jpeg_coding, markers: [UInt8], writeJFIF: Bool,
         to sink: some ByteSink
     ) throws(ImagingError) -> Int {
-        var request = ck_jpeg_encode_request()
-        request.width = UInt32(image.width)
-        request.height = UInt32(image.height)
-        request.components = Int32(image.colorType.channels)
-        request.coding = coding
+        var request = Self.request(
+            width: image.width, height: image.height, channels: image.colorType.channels,
+            coding: coding)
         request.write_jfif = writeJFIF ? 1 : 0
         let output = JPEGOutput(sink)
-        let status = image.samples.withUnsafeBufferPointer { pixels in
-            markers.withUnsafeBufferPointer { markerBytes in
-                request.pixels = pixels.baseAddress
-                request.markers = markerBytes.baseAddress
-                request.markers_size = markerBytes.count
-                return output.run { write, context in
-                    request.write = write
-                    request.write_context = context
-                    return ck_jpeg_encode(&request)
-                }
-            }
+        let (status, message) = image.samples.withUnsafeBufferPointer { pixels in
+            Self.run(&request, pixels: pixels.baseAddress, markers: markers, output: output)
         }
         if let failure = output.failure { throw failure }
         guard status == CK_STATUS_OK else {
-            throw .corrupt(
-                format: .jpeg, detail: "JPEG encoding failed: \(cMessage(request.message))")
+            throw .corrupt(format: .jpeg, detail: "JPEG encoding failed: \(message)")
         }
         return output.bytes
+    }
+
+    /// An encode request for `width`×`height` pixels of `channels` samples.
+    static func request(width: Int, height: Int, channels: Int, coding: ck_jpeg_coding)
+        -> ck_jpeg_encode_request
+    {
+        var request = ck_jpeg_encode_request()
+        request.width = UInt32(width)
+        request.height = UInt32(height)
+        request.components = Int32(channels)
+        request.coding = coding
+        return request
+    }
+
+    /// Runs `ck_jpeg_encode` on `request` over `pixels`, with `markers`
+    /// after SOI, into `output`: its status and libjpeg's message.
+    static func run(
+        _ request: inout ck_jpeg_encode_request, pixels: UnsafePointer<UInt8>?, markers: [UInt8],
+        output: JPEGOutput
+    ) -> (status: Int32, message: String) {
+        let status = markers.withUnsafeBufferPointer { markerBytes in
+            request.pixels = pixels
+            request.markers = markerBytes.baseAddress
+            request.markers_size = markerBytes.count
+            return output.run { write, context in
+                request.write = write
+                request.write_context = context
+                return ck_jpeg_encode(&request)
+            }
+        }
+        return (status, cMessage(request.message))
     }
 
     /// The coding of a JPEG source, to re-encode with its own tables.
@@ -185,8 +204,9 @@ extension JPEGEncoder {
 extension JPEGEncoder {
     /// `image` (8-bit gray or RGB) as a JPEG of the given quality, sampling
     /// (each component's factors) and coding, with `markers` (whole
-    /// segments) after SOI: for tests, which need sources of every kind.
-    package static func encodeForTests(
+    /// segments) after SOI: JPEG fixtures, the demo's photo, and the tests'
+    /// sources of every kind.
+    package static func encoded(
         _ image: RasterImage, quality: Int = 90, horizontal: [Int], vertical: [Int],
         progressive: Bool = false, arithmetic: Bool = false, restartInterval: Int = 0,
         markers: [UInt8] = []
@@ -301,12 +321,8 @@ final class PipelinedJPEGEncode: RowConsumer, @unchecked Sendable {
 
     /// The encoder thread's work: waits for each row, then encodes it.
     private func encode(_ pixels: UnsafePointer<UInt8>?) {
-        var request = ck_jpeg_encode_request()
-        request.width = UInt32(width)
-        request.height = UInt32(height)
-        request.components = Int32(channels)
-        request.coding = coding
-        request.pixels = pixels
+        var request = JPEGEncoder.request(
+            width: width, height: height, channels: channels, coding: coding)
         request.wait_context = Unmanaged.passUnretained(self).toOpaque()
         request.wait_rows = { context, rows in
             guard let context else { return 1 }
@@ -316,18 +332,11 @@ final class PipelinedJPEGEncode: RowConsumer, @unchecked Sendable {
             while encode.ready < Int(rows) && !encode.ended { encode.lock.wait() }
             return encode.ready >= Int(rows) ? 0 : 1
         }
-        let result = markers.withUnsafeBufferPointer { markerBytes in
-            request.markers = markerBytes.baseAddress
-            request.markers_size = markerBytes.count
-            return output.run { write, context in
-                request.write = write
-                request.write_context = context
-                return ck_jpeg_encode(&request)
-            }
-        }
+        let (result, text) = JPEGEncoder.run(
+            &request, pixels: pixels, markers: markers, output: output)
         lock.lock()
         status = result
-        message = cMessage(request.message)
+        message = text
         done = true
         lock.broadcast()
         lock.unlock()

@@ -41,7 +41,7 @@ public final class JPEGExportVerifier: Sendable {
         var warnings: [String] = []
         let corners = Fixture.make(.corners, width: sourceSize.width, height: sourceSize.height)
             .eightBitOpaque(warnings: &warnings)
-        let bytes = try JPEGEncoder.encodeForTests(
+        let bytes = try JPEGEncoder.encoded(
             corners, quality: 95, horizontal: [2, 1, 1], vertical: [2, 1, 1])
         fixture = try ImageSource(ImageInput(bytes: bytes, name: "corners fixture (JPEG)"))
         plain = try fixture.decodePlainJPEG().image
@@ -143,23 +143,7 @@ public final class JPEGExportVerifier: Sendable {
         -> ExportCheck
     {
         let image = try output.decode().image
-        let side = Fixture.markerSide(width: sourceSize.width, height: sourceSize.height)
-        let (w, h) = (sourceSize.width, sourceSize.height)
-        let markers: [(String, [UInt8], PixelRect<StoredPixels>)] = [
-            ("top-left", Fixture.topLeft, PixelRect(x: 0, y: 0, width: side, height: side)),
-            (
-                "top-right", Fixture.topRight,
-                PixelRect(x: w - side, y: 0, width: side, height: side)
-            ),
-            (
-                "bottom-left", Fixture.bottomLeft,
-                PixelRect(x: 0, y: h - side, width: side, height: side)
-            ),
-            (
-                "bottom-right", Fixture.bottomRight,
-                PixelRect(x: w - side, y: h - side, width: side, height: side)
-            ),
-        ]
+        let markers = Fixture.markers(sourceSize)
         // One pass: how many pixels lie near each marker's colour.
         var counts = [Int](repeating: 0, count: markers.count)
         image.samples.withUnsafeBufferPointer { samples in
@@ -169,7 +153,7 @@ public final class JPEGExportVerifier: Sendable {
                     Int(samples[3 * pixel + 2])
                 )
                 for (k, marker) in markers.enumerated() {
-                    let color = marker.1
+                    let color = marker.color
                     if abs(r - Int(color[0])) <= 48 && abs(g - Int(color[1])) <= 48
                         && abs(b - Int(color[2])) <= 48
                     {

@@ -61,15 +61,16 @@ public enum LeakCheck {
         -> [LeakFinding]
     {
         var found: [LeakFinding] = []
-        var allowedTrailing = false
-        // A gain map cropped with the photo: its MPF index and its XMP
-        // container description are the crop's own.
+        let end = try info.endOfImage(in: input)
+        // A gain map cropped with the photo: its MPF index, its XMP container
+        // description and the bytes after EOI are the crop's own.
         var gainMapKept = false
         for segment in info.segments where segment.marker == 0xE2 {
             let body = try input.read(
                 at: segment.bodyOffset, count: segment.bodyLength, format: .jpeg)
-            if body.starts(with: Array("MPF\0".utf8)),
-                try indexesOnlyCroppedGainMaps(body, segment: segment, info: info, input: input)
+            if body.starts(with: Array("MPF\0".utf8)), let end,
+                try indexesOnlyCroppedGainMaps(
+                    body, segment: segment, end: end, info: info, input: input)
             {
                 gainMapKept = true
             }
@@ -114,9 +115,7 @@ public enum LeakCheck {
                         place: place + " extended XMP", detail: "extended XMP (depth maps, images)")
                 )
             } else if body.starts(with: Array("MPF\0".utf8)) {
-                if gainMapKept {
-                    allowedTrailing = true
-                } else {
+                if !gainMapKept {
                     found.append(
                         LeakFinding(place: place + " MPF", detail: "an index of secondary images"))
                 }
@@ -131,7 +130,7 @@ public enum LeakCheck {
                 found.append(LeakFinding(place: place, detail: image))
             }
         }
-        if let end = try info.endOfImage(in: input), end < input.byteCount, !allowedTrailing {
+        if let end, end < input.byteCount, !gainMapKept {
             found.append(
                 LeakFinding(
                     place: "after EOI",
@@ -145,11 +144,9 @@ public enum LeakCheck {
     /// proportions with no findings of its own (a gain map cropped with its
     /// photo), and so shows nothing beyond the crop.
     private static func indexesOnlyCroppedGainMaps(
-        _ body: [UInt8], segment: JPEGSegment, info: JPEGFileInfo, input: ImageInput
+        _ body: [UInt8], segment: JPEGSegment, end: Int, info: JPEGFileInfo, input: ImageInput
     ) throws(ImagingError) -> Bool {
-        guard let index = MPFIndex(body: body, bodyOffset: segment.bodyOffset),
-            let end = try info.endOfImage(in: input)
-        else { return false }
+        guard let index = MPFIndex(body: body, bodyOffset: segment.bodyOffset) else { return false }
         var next = end
         for entry in index.entries where entry.offset > 0 {
             guard index.base + entry.offset == next, next + entry.size <= input.byteCount else {

@@ -14,6 +14,8 @@ import CropGeometry
 /// | an interlaced PNG | the crop's rows (the crop itself when it spans the full width; else the full-width rows too) |
 /// | a progressive (or multi-scan) JPEG | the whole frame's coefficients, 128 bytes a block, whatever the crop |
 /// | written with zlib, or 1-, 2- or 4-bit samples | the crop and its compressed copy |
+/// | a JPEG crop of a JPEG in the DCT domain | two block rows of the frame's coefficients (a progressive or multi-scan source: all of them) and the crop's |
+/// | any other JPEG output | the decoded crop and the encoder's coefficients of it |
 ///
 /// The decode's few full-width row buffers and the libraries' own tables
 /// (a few MB) are not counted.
@@ -118,26 +120,33 @@ extension CropPlan {
             return need
         case .jpeg:
             if isDCTDomainCrop, case .jpeg(let info) = source.header {
-                // The frame's coefficients down to the crop's last block
-                // row (all of them for a progressive file), and the crop's.
+                // A single-scan file is decoded into a ring of two block
+                // rows; a progressive or multi-scan one into the whole
+                // frame's coefficients. Then the crop's own.
                 var need = MemoryNeed()
-                let grid = info.blockGrid
-                let rows =
-                    info.progressive || info.firstScanComponents < info.components
-                    ? info.height
-                    : min(info.height, (stored.maxY + grid.height - 1) / grid.height * grid.height)
-                need.add(
-                    saturatingProduct(info.coefficientBlocks, rows, 128) / max(info.height, 1),
-                    "the frame's coefficients down to the crop")
+                if info.progressive || info.firstScanComponents < info.components {
+                    need.add(
+                        saturatingProduct(info.coefficientBlocks, 128, 1),
+                        "the \(info.progressive ? "progressive" : "multi-scan") frame's coefficients"
+                    )
+                } else {
+                    let ringRows = min(info.height, 2 * info.blockGrid.height)
+                    need.add(
+                        saturatingProduct(info.coefficientBlocks, ringRows, 128)
+                            / max(info.height, 1),
+                        "two block rows of the frame's coefficients")
+                }
                 need.add(
                     saturatingProduct(stored.width, stored.height, 3 * 128) / 64 + 1,
                     "the crop's coefficients")
                 return need
             }
-            // Decoded whole, then encoded.
+            // Decoded whole while the encoder takes its rows and holds its
+            // coefficients (it codes them in two passes).
             var need = source.decodeMemory(stored, streamed: false)
             need.add(
-                saturatingProduct(outputSize.width, outputSize.height, 3), "the crop to encode")
+                saturatingProduct(outputSize.width, outputSize.height, 3),
+                "the encoder's coefficients of the crop")
             return need
         }
     }

@@ -20,9 +20,6 @@ public enum OutputFormat: Sendable {
     /// The formats' names, as `--format` takes them.
     public static let names = ["png", "jpeg"]
 
-    /// The file extensions of each format, lower case, without the dot.
-    public static let extensions = ["png": ["png"], "jpeg": ["jpg", "jpeg"]]
-
     /// The format `name` (or a file extension: `png`, `jpg`, `jpeg`) stands
     /// for, with default settings, if any; any case.
     public init?(name: String) {

@@ -149,16 +149,17 @@ package struct ParsedArguments {
         let a = Array(a)
         let b = Array(b)
         var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                current[j] = min(
-                    previous[j] + 1, current[j - 1] + 1,
-                    previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        for (i, letter) in a.enumerated() {
+            var current = [i + 1]
+            for (j, other) in b.enumerated() {
+                current.append(
+                    min(
+                        previous[j + 1] + 1, current[j] + 1, previous[j] + (letter == other ? 0 : 1)
+                    ))
             }
             previous = current
         }
-        return a.isEmpty ? b.count : previous[b.count]
+        return previous[b.count]
     }
 }
 

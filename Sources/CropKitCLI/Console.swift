@@ -248,13 +248,7 @@ public final class LineReader {
                 return line
             }
             if buffer.count - start > maxLineBytes {
-                failure = .lineTooLong(limit: maxLineBytes)
-                buffer = []
-                start = 0
-                scanned = 0
-                checked = 0
-                finished = true
-                return nil
+                return stop(.lineTooLong(limit: maxLineBytes))
             }
             if start > 0 {
                 consumed += start
@@ -319,7 +313,12 @@ public final class LineReader {
 
     /// Stops reading at the binary byte at buffer index `index`.
     private func fail(_ index: Int) -> ArraySlice<UInt8>? {
-        failure = .binary(offset: consumed + index, byte: buffer[index])
+        stop(.binary(offset: consumed + index, byte: buffer[index]))
+    }
+
+    /// Ends the reading with `reason`, giving the buffer back.
+    private func stop(_ reason: ReadFailure) -> ArraySlice<UInt8>? {
+        failure = reason
         buffer = []
         start = 0
         scanned = 0

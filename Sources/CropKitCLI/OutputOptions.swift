@@ -59,11 +59,9 @@ enum OutputOptions {
                 throw UsageError(message: "-o - needs --format png or --format jpeg")
             }
         } else {
-            let extensions = ["png", "jpg", "jpeg"]
-            try checkOutputPath(output, extensions: extensions, format: "PNG or JPEG")
-            let pathExtension = output.split(separator: ".").last.map { $0.lowercased() } ?? ""
-            let byExtension = OutputFormat.extensions.first { $0.value.contains(pathExtension) }?
-                .key
+            let pathExtension = try checkOutputPath(
+                output, extensions: ["png", "jpg", "jpeg"], format: "PNG or JPEG")
+            let byExtension = OutputFormat(name: pathExtension)?.name
             if let name, let byExtension, name != byExtension {
                 throw UsageError(
                     message:

@@ -9,8 +9,12 @@ import Foundation
 ///   - extensions: The extensions written, lower case, without the dot,
 ///     the first one the default (`["png"]`).
 ///   - format: The formats' name for a person ("PNG").
-func checkOutputPath(_ path: String, extensions: [String], format: String) throws(UsageError) {
-    guard path != "-" else { return }
+/// - Returns: The path's extension, lower case (empty for `-`).
+@discardableResult
+func checkOutputPath(_ path: String, extensions: [String], format: String) throws(UsageError)
+    -> String
+{
+    guard path != "-" else { return "" }
     var isFolder: ObjCBool = false
     let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
     if path.hasSuffix("/") || (exists && isFolder.boolValue) {
@@ -27,6 +31,7 @@ func checkOutputPath(_ path: String, extensions: [String], format: String) throw
                 "-o \(path): the format comes from the extension, and this command writes \(format) (\(listed)) only; name it e.g. \(stem.isEmpty ? "crop" : stem).\(extensions[0])"
         )
     }
+    return pathExtension
 }
 
 /// `path` cleaned lexically, as Go's `filepath.Clean` and Python's

@@ -121,7 +121,7 @@ struct MappingCase: CustomStringConvertible {
     }
 }
 
-/// The answer the contract defines, computed straight from DESIGN.md's steps
+/// The answer the contract defines, computed straight from its steps (MappingContract.md)
 /// in exact rationals: the oriented rect as (x0, y0, x1, y1), or `nil` when
 /// rejected. Throws `Q.Overflow` when Int128 is too small for the case.
 func referenceMapping(_ c: MappingCase) throws(Q.Overflow) -> (Int, Int, Int, Int)? {

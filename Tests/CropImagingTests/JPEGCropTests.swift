@@ -9,24 +9,6 @@ import Testing
 /// crop equals the source at the rect, bit for bit), exact elsewhere, and
 /// never carrying pixels or previews from outside the rect.
 @Suite struct JPEGCropTests {
-    /// A textured RGB image: gradients and a fine pattern, so every block
-    /// has coefficients of its own.
-    static func texture(width: Int, height: Int, gray: Bool = false) -> RasterImage {
-        var samples: [UInt8] = []
-        samples.reserveCapacity(width * height * (gray ? 1 : 3))
-        for y in 0..<height {
-            for x in 0..<width {
-                let r = (x * 255 / max(width - 1, 1) + (x * y) % 37) & 0xFF
-                let g = (y * 255 / max(height - 1, 1) + (x ^ y) % 29) & 0xFF
-                let b = ((x + y) * 3 + (x * 7 + y * 13) % 41) & 0xFF
-                samples += gray ? [UInt8(r)] : [UInt8(r), UInt8(g), UInt8(b)]
-            }
-        }
-        return RasterImage(
-            width: width, height: height, colorType: gray ? .gray : .rgb, bitDepth: 8,
-            samples: samples)
-    }
-
     /// One kind of source: its name, sampling and coding.
     struct Kind: Sendable, CustomTestStringConvertible {
         var name: String
@@ -58,8 +40,8 @@ import Testing
     static func source(_ kind: Kind, width: Int = 203, height: Int = 157, markers: [UInt8] = [])
         throws -> ImageSource
     {
-        let bytes = try JPEGEncoder.encodeForTests(
-            texture(width: width, height: height, gray: kind.name == "gray"), quality: 85,
+        let bytes = try JPEGEncoder.encoded(
+            DemoPhoto.picture(width: width, height: height, gray: kind.name == "gray"), quality: 85,
             horizontal: kind.horizontal, vertical: kind.vertical, progressive: kind.progressive,
             arithmetic: kind.arithmetic, restartInterval: kind.restartInterval, markers: markers)
         return try ImageSource(ImageInput(bytes: bytes, name: kind.name))
@@ -284,8 +266,8 @@ extension JPEGCropTests {
     /// as the rect seen.
     @Test(arguments: EXIFOrientation.allCases)
     func everyOrientationIsCroppedAsStoredAndKept(orientation: EXIFOrientation) throws {
-        let thumbnail = try JPEGEncoder.encodeForTests(
-            Self.texture(width: 8, height: 8), horizontal: [1, 1, 1], vertical: [1, 1, 1])
+        let thumbnail = try JPEGEncoder.encoded(
+            DemoPhoto.picture(width: 8, height: 8), horizontal: [1, 1, 1], vertical: [1, 1, 1])
         let exif =
             Array("Exif\0\0".utf8)
             + DemoPhoto.exif(thumbnail: thumbnail, orientation: orientation.rawValue)

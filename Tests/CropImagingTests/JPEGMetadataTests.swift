@@ -78,8 +78,8 @@ import Testing
     /// preview, extended XMP, MPF, a Photoshop thumbnail beside IPTC, and
     /// a second image after EOI.
     @Test func everyKindOfLeakIsRemovedAndReported() throws {
-        let tiny = try JPEGEncoder.encodeForTests(
-            JPEGCropTests.texture(width: 16, height: 16), horizontal: [1, 1, 1],
+        let tiny = try JPEGEncoder.encoded(
+            DemoPhoto.picture(width: 16, height: 16), horizontal: [1, 1, 1],
             vertical: [1, 1, 1])
         var markers: [UInt8] = []
         func segment(_ marker: UInt8, _ body: [UInt8]) {
@@ -99,8 +99,8 @@ import Testing
         segment(0xE2, Array("MPF\0".utf8) + [0x4D, 0x4D, 0, 42, 0, 0, 0, 8])
         segment(0xED, DemoPhoto.photoshop(thumbnail: tiny))
         let source =
-            try JPEGEncoder.encodeForTests(
-                JPEGCropTests.texture(width: 96, height: 64), horizontal: [2, 1, 1],
+            try JPEGEncoder.encoded(
+                DemoPhoto.picture(width: 96, height: 64), horizontal: [2, 1, 1],
                 vertical: [2, 1, 1],
                 markers: markers) + tiny
         let original = try ImageSource(ImageInput(bytes: source, name: "leaky"))
@@ -158,11 +158,11 @@ extension JPEGMetadataTests {
         let apple = Array(
             "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description apdi:AuxiliaryImageType=\"urn:com:apple:photo:2020:aux:hdrgainmap\"/></x:xmpmeta>"
                 .utf8)
-        let gainMap = try JPEGEncoder.encodeForTests(
+        let gainMap = try JPEGEncoder.encoded(
             DemoPhoto.picture(width: 160, height: 120), horizontal: [1, 1, 1], vertical: [1, 1, 1],
             markers: [0xFF, 0xE1, UInt8((apple.count + 2) >> 8), UInt8((apple.count + 2) & 0xFF)]
                 + apple)
-        var primary = try JPEGEncoder.encodeForTests(
+        var primary = try JPEGEncoder.encoded(
             DemoPhoto.picture(width: 320, height: 240), horizontal: [2, 1, 1], vertical: [2, 1, 1],
             markers: MPFIndex.segment(secondAttribute: 0))
         #expect(MPFIndex.patch(&primary, secondSize: gainMap.count))
@@ -207,14 +207,14 @@ extension JPEGMetadataTests {
         let mapXMP = Array(
             "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"2.0\"/></x:xmpmeta>"
                 .utf8)
-        let gainMap = try JPEGEncoder.encodeForTests(
+        let gainMap = try JPEGEncoder.encoded(
             DemoPhoto.picture(width: 80, height: 60), horizontal: [1, 1, 1], vertical: [1, 1, 1],
             markers: [0xFF, 0xE1, UInt8((mapXMP.count + 2) >> 8), UInt8((mapXMP.count + 2) & 0xFF)]
                 + mapXMP)
         let primaryXMP = Array(
             "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description hdrgm:Version=\"1.0\"><Container:Directory><rdf:Seq><rdf:li><Container:Item Item:Semantic=\"Primary\" Item:Mime=\"image/jpeg\"/></rdf:li><rdf:li><Container:Item Item:Semantic=\"GainMap\" Item:Mime=\"image/jpeg\" Item:Length=\"\(gainMap.count)\"/></rdf:li></rdf:Seq></Container:Directory></rdf:Description></x:xmpmeta>"
                 .utf8)
-        var primary = try JPEGEncoder.encodeForTests(
+        var primary = try JPEGEncoder.encoded(
             DemoPhoto.picture(width: 320, height: 240), horizontal: [2, 1, 1], vertical: [2, 1, 1],
             markers: [
                 0xFF, 0xE1, UInt8((primaryXMP.count + 2) >> 8),

@@ -315,7 +315,7 @@ extension CommandLineHabitsTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = folder.appendingPathComponent("photo.jpg")
-        let tiny = try JPEGEncoder.encodeForTests(
+        let tiny = try JPEGEncoder.encoded(
             RasterImage(
                 width: 8, height: 8, colorType: .gray, bitDepth: 8,
                 samples: [UInt8](repeating: 90, count: 64)),
@@ -325,7 +325,7 @@ extension CommandLineHabitsTests {
             samples: (0..<(64 * 48 * 3)).map { UInt8(truncatingIfNeeded: $0 * 7 % 251) })
         // A photo with a second image after its end: the aCropalypse kind.
         try Data(
-            try JPEGEncoder.encodeForTests(pixels, horizontal: [2, 1, 1], vertical: [2, 1, 1])
+            try JPEGEncoder.encoded(pixels, horizontal: [2, 1, 1], vertical: [2, 1, 1])
                 + tiny
         ).write(to: source)
         let original = cropkit("leaks", source.path)
