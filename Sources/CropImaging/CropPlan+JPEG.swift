@@ -37,15 +37,6 @@ extension CropPlan {
             }
             return try reencode(info, encoder: encoder, metadata: metadata, to: sink)
         case .png(let info):
-            var decoded = try source.decode(stored, lenient: lenient)
-            var warnings = decoded.warnings
-            let flat = decoded.image.eightBitOpaque(warnings: &warnings)
-            decoded.image = flat.oriented(orientation)
-            let quality = encoder.quality ?? JPEGEncoder.defaultQuality
-            let gray = decoded.image.colorType == .gray
-            let coding = JPEGEncoder.qualityCoding(
-                quality, horizontal: gray ? [1] : [2, 1, 1], vertical: gray ? [1] : [2, 1, 1],
-                progressive: false)
             var markers: [UInt8] = []
             var entries: [MetadataEntry] = []
             if let iccp = info.carriedChunks.first(where: { $0.type == "iCCP" }),
@@ -63,15 +54,58 @@ extension CropPlan {
                         segment: chunk.type, action: .dropped,
                         reason: "a PNG chunk JPEG has no place for"))
             }
-            let bytes = try encoder.encode(
-                decoded.image, coding: coding, markers: markers, writeJFIF: true, to: sink)
-            return report(
-                bytes: bytes, colorType: decoded.image.colorType, warnings: warnings,
-                jpeg: JPEGWriteReport(
-                    method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                    tables: "quality \(quality)", progressive: false, arithmetic: false,
-                    metadata: entries))
+            return try encodeDecoded(
+                encoder, markers: markers, entries: entries, warnings: [], to: sink)
+        case .heif(let info):
+            // Turned upright: the EXIF says orientation 1.
+            let metadata = HEIFMetadata.clean(
+                info, size: PixelSize(width: outputSize.width, height: outputSize.height),
+                orientation: .up, policy: encoder.metadata)
+            var markers: [UInt8] = []
+            var warnings = metadata.warnings
+            for (body, what) in [
+                (metadata.exif.map { JPEGMetadata.exifSignature + $0 }, "EXIF"),
+                (metadata.xmp.map { JPEGMetadata.xmpSignature + Array($0.utf8) }, "XMP"),
+            ] {
+                guard let body else { continue }
+                if body.count <= 65_533 {
+                    markers += JPEGMetadata.segment(0xE1, body)
+                } else {
+                    warnings.append(
+                        "the \(what) (\(body.count) bytes) is too long for one JPEG segment; not written"
+                    )
+                }
+            }
+            if let profile = metadata.iccProfile { markers += ICCProfile.jpegSegments(profile) }
+            return try encodeDecoded(
+                encoder, markers: markers, entries: metadata.entries, warnings: warnings, to: sink)
         }
+    }
+
+    /// The crop decoded, made 8-bit and opaque, turned upright and encoded
+    /// at the encoder's quality (the default where none was asked for),
+    /// after `markers`: how a JPEG is made from a source that is not one.
+    private func encodeDecoded(
+        _ encoder: JPEGEncoder, markers: [UInt8], entries: [MetadataEntry], warnings: [String],
+        to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        var decoded = try source.decode(stored, lenient: lenient)
+        var warnings = decoded.warnings + warnings
+        let flat = decoded.image.eightBitOpaque(warnings: &warnings)
+        decoded.image = flat.oriented(orientation)
+        let quality = encoder.quality ?? JPEGEncoder.defaultQuality
+        let gray = decoded.image.colorType == .gray
+        let coding = JPEGEncoder.qualityCoding(
+            quality, horizontal: gray ? [1] : [2, 1, 1], vertical: gray ? [1] : [2, 1, 1],
+            progressive: false)
+        let bytes = try encoder.encode(
+            decoded.image, coding: coding, markers: markers, writeJFIF: true, to: sink)
+        return report(
+            bytes: bytes, colorType: decoded.image.colorType, warnings: warnings,
+            jpeg: JPEGWriteReport(
+                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                tables: "quality \(quality)", progressive: false, arithmetic: false,
+                metadata: entries))
     }
 
     /// The crop, and the photo's gain map cropped by the same rect (scaled

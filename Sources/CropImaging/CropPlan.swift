@@ -160,6 +160,32 @@ extension CropPlan {
                         data: Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8)))
             }
             return (chunks, [])
+        case .heif(let info):
+            let policy: MetadataPolicy
+            if case .png(let encoder) = format {
+                policy = encoder.metadata
+            } else {
+                policy = MetadataPolicy()
+            }
+            // The crop is turned upright: its EXIF says orientation 1.
+            let metadata = HEIFMetadata.clean(
+                info, size: PixelSize(width: outputSize.width, height: outputSize.height),
+                orientation: .up, policy: policy)
+            warnings += metadata.warnings
+            var chunks: [PNGChunk] = []
+            let format = HEIFPixelFormat(info)
+            if format.scaleBits > 0 {
+                // 10-bit samples scaled to 16 by bit replication: sBIT
+                // says how many bits are the source's.
+                chunks.append(
+                    PNGChunk(
+                        type: "sBIT",
+                        data: [UInt8](
+                            repeating: UInt8(info.bitDepth), count: format.colorType.channels)))
+            }
+            chunks += try metadata.pngChunks(info, warnings: &warnings)
+            let dropped = metadata.entries.filter { $0.action == .dropped }.map(\.segment)
+            return (chunks, dropped)
         }
     }
 }

@@ -33,8 +33,7 @@ package enum DemoPhoto {
             picture(width: 16, height: 16), horizontal: [1, 1, 1], vertical: [1, 1, 1])
         var markers: [UInt8] = []
         func segment(_ marker: UInt8, _ body: [UInt8]) {
-            markers +=
-                [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+            markers += JPEGMetadata.segment(marker, body)
         }
         segment(
             0xE1, JPEGMetadata.exifSignature + exif(thumbnail: thumbnail, orientation: orientation))

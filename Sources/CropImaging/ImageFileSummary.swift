@@ -35,7 +35,7 @@ public struct ImageFileSummary: Sendable {
         }
     }
 
-    /// PNG or JPEG.
+    /// PNG, JPEG or HEIF.
     public var format: ImageFormat
     /// The size the file's header declares, in its stored pixel grid.
     public var storedSize: PixelSize<StoredPixels>
@@ -106,6 +106,76 @@ extension ImageFileSummary {
                         ]
                     } ?? []),
                 warnings: info.warnings)
+        case .heif(let info):
+            self.init(
+                format: .heif, storedSize: PixelSize(width: info.width, height: info.height),
+                orientation: info.orientation,
+                colorSpace: "YCbCr \(info.chroma)\(info.alpha == nil ? "" : " + alpha")",
+                bitDepth: info.bitDepth,
+                profile: info.iccProfile.map {
+                    (ICCProfile.description(of: $0) ?? "(an ICC profile without a description)")
+                        + (info.iccOnTiles ? " (on the tiles)" : "")
+                }, details: HEIFFileInfo.details(info), warnings: info.warnings)
         }
+    }
+}
+
+extension HEIFFileInfo {
+    /// The structure `info` shows: items, grid, transforms, colour,
+    /// metadata and the other images.
+    static func details(_ info: HEIFFileInfo) -> [ImageFileSummary.Detail] {
+        let layout = info.layout
+        var details: [ImageFileSummary.Detail] = [
+            .init("brands", .list(info.brands)),
+            .init("primaryItem", label: "primary item", .number(info.primaryItem)),
+            .init("canvas", .text("\(layout.width)x\(layout.height)")),
+        ]
+        if layout.isGrid {
+            details.append(
+                .init(
+                    "grid",
+                    .text(
+                        "\(layout.columns)x\(layout.rows) tiles of \(layout.tileWidth)x\(layout.tileHeight)"
+                    )))
+        }
+        if let clap = info.cleanAperture {
+            details.append(
+                .init(
+                    "cleanAperture", label: "clean aperture",
+                    .text("\(clap.width)x\(clap.height) at \(clap.x),\(clap.y)")))
+        }
+        details.append(.init("transforms", .list(info.transforms)))
+        if let nclx = info.nclx {
+            details.append(
+                .init(
+                    "nclx",
+                    .text(
+                        "primaries \(nclx.primaries), transfer \(nclx.transfer), matrix \(nclx.matrix), \(nclx.fullRange ? "full" : "limited") range"
+                    )))
+        }
+        details.append(.init("exif", .flag(info.exif != nil)))
+        if let orientation = info.exifOrientation {
+            details.append(
+                .init(
+                    "exifOrientation", label: "EXIF orientation (not applied)",
+                    .number(orientation)))
+        }
+        details.append(.init("xmp", .flag(info.xmp != nil)))
+        func describe(_ images: [HEIFOtherImage]) -> [String] {
+            images.map { image in
+                let role = image.role.isEmpty ? image.type : image.role
+                return image.width > 0 ? "\(role) \(image.width)x\(image.height)" : role
+            }
+        }
+        details.append(.init("thumbnails", .list(describe(info.thumbnails))))
+        details.append(
+            .init(
+                "auxiliaryImages", label: "auxiliary images", .list(describe(info.auxiliaryImages)))
+        )
+        if !info.otherImages.isEmpty {
+            details.append(
+                .init("otherImages", label: "other images", .list(describe(info.otherImages))))
+        }
+        return details
     }
 }

@@ -4,6 +4,9 @@ public enum ImageFormat: String, Hashable, Sendable, CaseIterable {
     case png
     /// JPEG (JFIF, EXIF), through libjpeg-turbo.
     case jpeg
+    /// HEIF with HEVC-coded images (HEIC, an iPhone's photos): the
+    /// container read by CropKit, the tiles decoded by libheif.
+    case heif
 
     /// The format's name in messages: "PNG", "JPEG".
     public var name: String { rawValue.uppercased() }
@@ -15,6 +18,8 @@ public enum ImageFormat: String, Hashable, Sendable, CaseIterable {
             self = .png
         } else if head.starts(with: [0xFF, 0xD8]) {
             self = .jpeg
+        } else if head.count >= 8, Array(head.dropFirst(4).prefix(4)) == Array("ftyp".utf8) {
+            self = .heif
         } else {
             return nil
         }

@@ -37,7 +37,7 @@ public struct ImageSource: Sendable {
     /// - Throws: ``ImagingError``, ``ImagingError/unknownFormat(path:)`` for
     ///   a signature CropKit does not read.
     public init(_ input: ImageInput, limits: DecodeLimits = .standard) throws(ImagingError) {
-        var head = [UInt8](repeating: 0, count: 8)
+        var head = [UInt8](repeating: 0, count: 12)
         let got = try head.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
             try input.read(at: 0, into: buffer)
         }
@@ -47,6 +47,8 @@ public struct ImageSource: Sendable {
             header = .png(try PNGFileInfo.read(input, limits: limits, deferringDataCRCs: true))
         case .jpeg:
             header = .jpeg(try JPEGFileInfo.read(input, limits: limits))
+        case .heif:
+            header = .heif(try HEIFFileInfo.read(input, limits: limits))
         case nil:
             throw .unknownFormat(path: input.name)
         }
@@ -59,6 +61,7 @@ public struct ImageSource: Sendable {
         switch header {
         case .png: .png
         case .jpeg: .jpeg
+        case .heif: .heif
         }
     }
 
@@ -67,14 +70,17 @@ public struct ImageSource: Sendable {
         switch header {
         case .png(let info): PixelSize(width: info.width, height: info.height)
         case .jpeg(let info): PixelSize(width: info.width, height: info.height)
+        case .heif(let info): PixelSize(width: info.width, height: info.height)
         }
     }
 
-    /// The file's own EXIF orientation (PNG: 1).
+    /// The file's own orientation: a JPEG's EXIF orientation, a HEIF's
+    /// `irot` and `imir` (its EXIF orientation is not applied), 1 for PNG.
     public var orientation: EXIFOrientation {
         switch header {
         case .png: .up
         case .jpeg(let info): info.orientation
+        case .heif(let info): info.orientation
         }
     }
 
@@ -83,6 +89,8 @@ public struct ImageSource: Sendable {
         switch header {
         case .png(let info): (info.colorType, info.bitDepth)
         case .jpeg(let info): (info.components == 1 ? .gray : .rgb, 8)
+        case .heif(let info):
+            (info.alpha == nil ? .rgb : .rgba, info.bitDepth > 8 ? 16 : 8)
         }
     }
 
@@ -91,17 +99,20 @@ public struct ImageSource: Sendable {
         switch header {
         case .png(let info): info.warnings
         case .jpeg(let info): info.warnings
+        case .heif(let info): info.warnings
         }
     }
 }
 
-/// What an image file's header and metadata say: a PNG's chunk list or a
-/// JPEG's markers.
+/// What an image file's header and metadata say: a PNG's chunk list, a
+/// JPEG's markers or a HEIF's boxes.
 public enum ImageHeader: Sendable {
     /// A PNG's chunk list.
     case png(PNGFileInfo)
     /// A JPEG's markers up to its first scan.
     case jpeg(JPEGFileInfo)
+    /// A HEIF's boxes: its primary image, tiles, transforms and metadata.
+    case heif(HEIFFileInfo)
 }
 
 /// Pixels a decode gave, and what it had to step over.
@@ -186,6 +197,8 @@ extension ImageSource {
         case .jpeg(let info):
             return try JPEGDecoder.decode(
                 input, info: info, rect: rect, limits: limits, lenient: lenient, rows: rows)
+        case .heif(let info):
+            return try HEIFDecoder.decode(input, info: info, rect: rect, limits: limits, rows: rows)
         }
     }
 

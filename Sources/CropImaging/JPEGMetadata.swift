@@ -71,6 +71,13 @@ struct JPEGMetadata {
 
     static let exifSignature = Array("Exif\0\0".utf8)
 
+    /// A whole segment: FF, `marker`, the length, `body` (at most 65,533
+    /// bytes).
+    static func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
+        precondition(body.count <= 65_533, "a JPEG segment holds at most 65,533 bytes")
+        return [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+    }
+
     /// ``segments`` with each XMP segment's packet passed through `change`.
     func changingXMP(_ change: (String) -> String) -> [UInt8] {
         var out: [UInt8] = []
@@ -119,10 +126,7 @@ struct JPEGMetadata {
             func keep(
                 _ bytes: [UInt8], _ label: String, _ action: MetadataEntry.Action, _ why: String
             ) {
-                result.segments += [
-                    0xFF, marker, UInt8((bytes.count + 2) >> 8), UInt8((bytes.count + 2) & 0xFF),
-                ]
-                result.segments += bytes
+                result.segments += JPEGMetadata.segment(marker, bytes)
                 result.entries.append(MetadataEntry(segment: label, action: action, reason: why))
             }
             func drop(_ label: String, _ why: String) {

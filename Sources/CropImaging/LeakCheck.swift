@@ -32,7 +32,74 @@ public enum LeakCheck {
         switch source.header {
         case .jpeg(let info): try jpegFindings(info, input: source.input)
         case .png(let info): try pngFindings(info, input: source.input)
+        case .heif(let info): try heifFindings(info, input: source.input)
         }
+    }
+
+    /// A HEIF's findings: images other than the primary (thumbnails,
+    /// auxiliary images but alpha, other top-level images), EXIF or XMP that
+    /// shows more, pixels coded beyond the clean aperture, and bytes no
+    /// item uses.
+    private static func heifFindings(_ info: HEIFFileInfo, input: ImageInput)
+        throws(ImagingError) -> [LeakFinding]
+    {
+        var found: [LeakFinding] = []
+        let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        for image in info.thumbnails {
+            found.append(
+                LeakFinding(
+                    place: "item \(image.item)",
+                    detail: "a thumbnail \(image.width)x\(image.height)"))
+        }
+        for image in info.auxiliaryImages {
+            found.append(
+                LeakFinding(
+                    place: "item \(image.item)",
+                    detail: "an auxiliary image (\(image.role.isEmpty ? image.type : image.role))"))
+        }
+        for image in info.otherImages {
+            found.append(
+                LeakFinding(place: "item \(image.item)", detail: "another image (\(image.type))"))
+        }
+        if let exif = info.exif {
+            for leak in EXIFRewriter(tiff: exif)?.leaks(size: size) ?? ["EXIF that cannot be read"]
+            {
+                found.append(LeakFinding(place: "Exif item", detail: leak))
+            }
+            if let image = embeddedImage(exif) {
+                found.append(LeakFinding(place: "Exif item", detail: image))
+            }
+        }
+        if let xmp = info.xmp {
+            let text = String(decoding: xmp, as: UTF8.self)
+            for property in XMPCleaner.previews
+            where text.contains("\(property)=") || text.contains("<\(property)") {
+                found.append(
+                    LeakFinding(
+                        place: "XMP item", detail: "\(property), a preview or an image item"))
+            }
+        }
+        let layout = info.layout
+        let coded = (layout.columns * layout.tileWidth, layout.rows * layout.tileHeight)
+        let hidden = coded.0 * coded.1 - info.width * info.height
+        if hidden > 0 {
+            // Only what is not edge padding of the coded size counts: a
+            // coded picture rounds up to whole 8-pixel units only where the
+            // image ends anyway.
+            let paddedWidth = (info.width + 7) / 8 * 8 + (info.origin.x)
+            let paddedHeight = (info.height + 7) / 8 * 8 + (info.origin.y)
+            if coded.0 > paddedWidth || coded.1 > paddedHeight || info.origin.x > 0
+                || info.origin.y > 0
+            {
+                found.append(
+                    LeakFinding(
+                        place: "tiles",
+                        detail:
+                            "the tiles code \(coded.0)x\(coded.1) pixels for a \(info.width)x\(info.height) image: pixels beyond the clean aperture are hidden, not removed"
+                    ))
+            }
+        }
+        return found
     }
 
     /// Markers of embedded images: a JPEG's SOI and a PNG's signature.

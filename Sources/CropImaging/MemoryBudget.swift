@@ -1,5 +1,6 @@
 internal import CImagingShims
 import CropGeometry
+import Foundation
 
 /// What a crop holds in memory at once, worked out from the header and the
 /// plan before anything is allocated, so that ``DecodeLimits/maxMemory`` can
@@ -66,6 +67,7 @@ extension ImageSource {
     /// format forces (an interlaced PNG's full-width rows, a progressive
     /// JPEG's coefficients).
     func decodeMemory(_ rect: PixelRect<StoredPixels>, streamed: Bool) -> MemoryNeed {
+        var streamed = streamed
         var need = MemoryNeed()
         let bytesPerPixel: Int
         switch header {
@@ -83,6 +85,15 @@ extension ImageSource {
                     saturatingProduct(info.coefficientBlocks, 128, 1),
                     "the \(info.progressive ? "progressive" : "multi-scan") frame's coefficients")
             }
+        case .heif(let info):
+            bytesPerPixel = HEIFPixelFormat(info).bytesPerPixel
+            // Each thread's tile in libheif: its YCbCr planes and the
+            // converted pixels, at most 16 bits a sample.
+            let tile = saturatingProduct(info.layout.tileWidth, info.layout.tileHeight, 12)
+            need.add(
+                saturatingProduct(tile, ProcessInfo.processInfo.activeProcessorCount, 1),
+                "the tiles being decoded")
+            streamed = false
         }
         let crop = saturatingProduct(rect.width, rect.height, bytesPerPixel)
         let interlaced: Bool

@@ -410,6 +410,49 @@ void ck_free(void *pointer);
 /// by libdeflate_crc32 when libdeflate is present, else by zlib.
 uint32_t ck_crc32(uint32_t crc, const uint8_t *data, size_t size);
 
+
+// MARK: HEIF (libheif, loaded at run time)
+
+/// Whether libheif's shared library (libheif.so.1) could be loaded; loads it
+/// on the first call.
+int ck_heif_available(void);
+
+/// libheif's version string, or NULL without libheif.
+const char *ck_heif_version(void);
+
+/// One coded image to decode: a minimal HEIF file in memory holding it as
+/// its primary item, and where its pixels go.
+typedef struct {
+    /// The HEIF file (CropKit writes it; libheif only reads it).
+    const uint8_t *file;
+    size_t file_size;
+    /// 3: RGB (interleaved), 1: the luma plane alone (an alpha image).
+    uint32_t channels;
+    /// The image's bit depth: above 8, samples are 16-bit big-endian
+    /// holding the coded value.
+    uint32_t bit_depth;
+    /// The part of the decoded image to copy.
+    uint32_t source_x, source_y, width, height;
+    /// Where row 0 of that part goes, the bytes between rows, and the
+    /// bytes between pixels there (equal to the source's, or wider: the
+    /// alpha sample of an RGBA pixel).
+    uint8_t *destination;
+    size_t destination_stride;
+    uint32_t destination_pixel_bytes;
+    /// Above 8 bits: 0 copies the coded values; N (the bit depth) scales
+    /// them to 16 bits by bit replication (v << (16 - N) | v >> (2N - 16)),
+    /// so 0 and the maximum stay 0 and 65535 and v = sample >> (16 - N).
+    uint32_t scale_bits;
+    /// Why it failed.
+    char message[256];
+} ck_heif_decode_request;
+
+/// Decodes the request's file and copies its part: CK_STATUS_OK, or
+/// CK_STATUS_CORRUPT / CK_STATUS_OUT_OF_MEMORY / CK_STATUS_CANNOT_OPEN
+/// (libheif missing) with `message` set. Thread-safe: each call has its own
+/// libheif context.
+int ck_heif_decode(ck_heif_decode_request *request);
+
 #ifdef __cplusplus
 }
 #endif

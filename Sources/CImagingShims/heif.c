@@ -1,0 +1,187 @@
+// HEVC-coded HEIF images through libheif, loaded at run time (dlopen of
+// libheif.so.1): no -dev package is needed to build, and a machine without
+// libheif still runs everything else. CropKit parses the HEIF container
+// itself and hands libheif one coded image at a time, wrapped as a minimal
+// one-item HEIF in memory that CropKit wrote: libheif never sees the
+// source file's boxes, so a hostile container cannot reach it.
+#include "CImagingShims.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+// The few libheif functions and values CropKit uses, declared here as
+// libheif/heif.h declares them (libheif 1.x ABI, stable since 1.4).
+struct heif_context;
+struct heif_image_handle;
+struct heif_image;
+struct heif_error {
+    int code;
+    int subcode;
+    const char *message;
+};
+enum { ck_heif_colorspace_RGB = 1, ck_heif_colorspace_monochrome = 2 };
+enum {
+    ck_heif_chroma_monochrome = 0,
+    ck_heif_chroma_interleaved_RGB = 10,
+    ck_heif_chroma_interleaved_RRGGBB_BE = 12
+};
+enum { ck_heif_channel_Y = 0, ck_heif_channel_interleaved = 10 };
+
+typedef struct heif_context *(*ck_heif_context_alloc_fn)(void);
+typedef void (*ck_heif_context_free_fn)(struct heif_context *);
+typedef struct heif_error (*ck_heif_read_memory_fn)(struct heif_context *, const void *, size_t, const void *);
+typedef struct heif_error (*ck_heif_primary_handle_fn)(struct heif_context *, struct heif_image_handle **);
+typedef void (*ck_heif_handle_release_fn)(const struct heif_image_handle *);
+typedef struct heif_error (*ck_heif_decode_image_fn)(const struct heif_image_handle *, struct heif_image **, int, int,
+                                                     const void *);
+typedef void (*ck_heif_image_release_fn)(const struct heif_image *);
+typedef const uint8_t *(*ck_heif_plane_fn)(const struct heif_image *, int, int *);
+typedef int (*ck_heif_image_size_fn)(const struct heif_image *, int);
+typedef const char *(*ck_heif_version_fn)(void);
+
+static struct {
+    ck_heif_context_alloc_fn context_alloc;
+    ck_heif_context_free_fn context_free;
+    ck_heif_read_memory_fn read_memory;
+    ck_heif_primary_handle_fn primary_handle;
+    ck_heif_handle_release_fn handle_release;
+    ck_heif_decode_image_fn decode_image;
+    ck_heif_image_release_fn image_release;
+    ck_heif_plane_fn plane;
+    ck_heif_image_size_fn image_width;
+    ck_heif_image_size_fn image_height;
+    ck_heif_version_fn version;
+} ck_heif;
+
+static pthread_once_t ck_heif_once = PTHREAD_ONCE_INIT;
+
+static void ck_heif_load(void) {
+    const char *names[] = {"libheif.so.1", "libheif.1.dylib", "/opt/homebrew/lib/libheif.1.dylib",
+                           "/usr/local/lib/libheif.1.dylib"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (handle == NULL) continue;
+        ck_heif.context_alloc = (ck_heif_context_alloc_fn)dlsym(handle, "heif_context_alloc");
+        ck_heif.context_free = (ck_heif_context_free_fn)dlsym(handle, "heif_context_free");
+        ck_heif.read_memory = (ck_heif_read_memory_fn)dlsym(handle, "heif_context_read_from_memory_without_copy");
+        ck_heif.primary_handle = (ck_heif_primary_handle_fn)dlsym(handle, "heif_context_get_primary_image_handle");
+        ck_heif.handle_release = (ck_heif_handle_release_fn)dlsym(handle, "heif_image_handle_release");
+        ck_heif.decode_image = (ck_heif_decode_image_fn)dlsym(handle, "heif_decode_image");
+        ck_heif.image_release = (ck_heif_image_release_fn)dlsym(handle, "heif_image_release");
+        ck_heif.plane = (ck_heif_plane_fn)dlsym(handle, "heif_image_get_plane_readonly");
+        ck_heif.image_width = (ck_heif_image_size_fn)dlsym(handle, "heif_image_get_width");
+        ck_heif.image_height = (ck_heif_image_size_fn)dlsym(handle, "heif_image_get_height");
+        ck_heif.version = (ck_heif_version_fn)dlsym(handle, "heif_get_version");
+        if (ck_heif.context_alloc && ck_heif.context_free && ck_heif.read_memory && ck_heif.primary_handle &&
+            ck_heif.handle_release && ck_heif.decode_image && ck_heif.image_release && ck_heif.plane &&
+            ck_heif.image_width && ck_heif.image_height && ck_heif.version)
+            return;
+        memset(&ck_heif, 0, sizeof ck_heif);
+        dlclose(handle);
+    }
+}
+
+int ck_heif_available(void) {
+    pthread_once(&ck_heif_once, ck_heif_load);
+    return ck_heif.context_alloc != NULL;
+}
+
+const char *ck_heif_version(void) {
+    return ck_heif_available() ? ck_heif.version() : NULL;
+}
+
+static int ck_heif_fail(ck_heif_decode_request *request, int status, const char *what, struct heif_error error) {
+    snprintf(request->message, sizeof request->message, "%s: %s (libheif error %d/%d)", what,
+             error.message ? error.message : "no message", error.code, error.subcode);
+    return status;
+}
+
+int ck_heif_decode(ck_heif_decode_request *request) {
+    if (!ck_heif_available()) {
+        snprintf(request->message, sizeof request->message, "libheif.so.1 is not installed");
+        return CK_STATUS_CANNOT_OPEN;
+    }
+    struct heif_context *context = ck_heif.context_alloc();
+    if (context == NULL) return CK_STATUS_OUT_OF_MEMORY;
+    int status = CK_STATUS_OK;
+    struct heif_image_handle *handle = NULL;
+    struct heif_image *image = NULL;
+    struct heif_error error = ck_heif.read_memory(context, request->file, request->file_size, NULL);
+    if (error.code != 0) {
+        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "reading the coded image", error);
+        goto done;
+    }
+    error = ck_heif.primary_handle(context, &handle);
+    if (error.code != 0) {
+        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "reading the coded image", error);
+        goto done;
+    }
+    int colorspace, chroma, channel, bytes;
+    if (request->channels == 1) {
+        colorspace = ck_heif_colorspace_monochrome;
+        chroma = ck_heif_chroma_monochrome;
+        channel = ck_heif_channel_Y;
+        bytes = request->bit_depth > 8 ? 2 : 1;
+    } else {
+        colorspace = ck_heif_colorspace_RGB;
+        chroma = request->bit_depth > 8 ? ck_heif_chroma_interleaved_RRGGBB_BE : ck_heif_chroma_interleaved_RGB;
+        channel = ck_heif_channel_interleaved;
+        bytes = request->bit_depth > 8 ? 6 : 3;
+    }
+    error = ck_heif.decode_image(handle, &image, colorspace, chroma, NULL);
+    if (error.code != 0) {
+        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "decoding HEVC data", error);
+        goto done;
+    }
+    int width = ck_heif.image_width(image, channel);
+    int height = ck_heif.image_height(image, channel);
+    if (width < 0 || height < 0 || (uint32_t)width < request->source_x + request->width ||
+        (uint32_t)height < request->source_y + request->height) {
+        snprintf(request->message, sizeof request->message,
+                 "the coded image decoded to %dx%d, smaller than its declared size", width, height);
+        status = CK_STATUS_CORRUPT;
+        goto done;
+    }
+    int stride = 0;
+    const uint8_t *plane = ck_heif.plane(image, channel, &stride);
+    if (plane == NULL || stride <= 0) {
+        snprintf(request->message, sizeof request->message, "libheif gave no pixel plane");
+        status = CK_STATUS_CORRUPT;
+        goto done;
+    }
+    // 16-bit samples come big-endian, holding the coded value (0..1023 at
+    // 10 bits): what the destination stores unchanged.
+    size_t row_bytes = (size_t)request->width * (size_t)bytes;
+    for (uint32_t y = 0; y < request->height; y++) {
+        const uint8_t *from = plane + (size_t)(request->source_y + y) * (size_t)stride +
+                              (size_t)request->source_x * (size_t)bytes;
+        uint8_t *to = request->destination + (size_t)y * request->destination_stride;
+        if (request->scale_bits > 8 && request->scale_bits < 16 && bytes % 2 == 0) {
+            uint32_t up = 16 - request->scale_bits, down = 2 * request->scale_bits - 16;
+            for (uint32_t x = 0; x < request->width; x++) {
+                uint8_t *pixel = to + (size_t)x * request->destination_pixel_bytes;
+                const uint8_t *coded = from + (size_t)x * (size_t)bytes;
+                for (int i = 0; i < bytes; i += 2) {
+                    uint32_t value = (uint32_t)coded[i] << 8 | coded[i + 1];
+                    uint32_t scaled = (value << up | value >> down) & 0xFFFF;
+                    pixel[i] = (uint8_t)(scaled >> 8);
+                    pixel[i + 1] = (uint8_t)scaled;
+                }
+            }
+        } else if (request->destination_pixel_bytes == (uint32_t)bytes) {
+            memcpy(to, from, row_bytes);
+        } else {
+            // Alpha into the fourth sample of an RGBA destination.
+            for (uint32_t x = 0; x < request->width; x++)
+                memcpy(to + (size_t)x * request->destination_pixel_bytes, from + (size_t)x * (size_t)bytes,
+                       (size_t)bytes);
+        }
+    }
+done:
+    if (image) ck_heif.image_release(image);
+    if (handle) ck_heif.handle_release(handle);
+    ck_heif.context_free(context);
+    return status;
+}

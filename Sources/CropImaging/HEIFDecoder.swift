@@ -1,0 +1,264 @@
+internal import CImagingShims
+import CropGeometry
+import Dispatch
+import Foundation
+
+/// Decodes the tiles of a HEIF that a crop touches, and no others.
+///
+/// Each tile goes to libheif alone, wrapped as a minimal one-image HEIF in
+/// memory (its `hvcC`, `ispe`, colour and `pixi` boxes, and its coded
+/// bytes): libheif never reads the source file, so nothing in the source's
+/// boxes can reach it, and a tile decodes the same as libheif's decode of
+/// the whole image at that tile. The tiles of one row decode in parallel.
+enum HEIFDecoder {
+    /// The pixels of `rect` (stored grid: the canvas after `clap`), as RGB
+    /// or RGBA, 8-bit or (above 8 bits, scaled by bit replication) 16-bit,
+    /// reporting the finished rows to `rows` a tile row at a time.
+    static func decode(
+        _ input: ImageInput, info: HEIFFileInfo, rect crop: PixelRect<StoredPixels>,
+        limits: DecodeLimits, rows consumer: (any RowConsumer)?
+    ) throws(ImagingError) -> DecodedImage {
+        guard ck_heif_available() != 0 else {
+            throw .libraryMissing(library: "libheif.so.1", package: "libheif1")
+        }
+        let format = HEIFPixelFormat(info)
+        let size = try limits.cropBytes(crop, bytesPerPixel: format.bytesPerPixel)
+        let canvas = PixelRect<StoredPixels>(
+            x: crop.x + info.origin.x, y: crop.y + info.origin.y, width: crop.width,
+            height: crop.height)
+        let rowBytes = crop.width * format.bytesPerPixel
+        var failure: ImagingError?
+        let (samples, status) = try decodeRows(size: size, rows: crop.height, into: consumer) {
+            pixels, ready, context in
+            do throws(ImagingError) {
+                let plane = Plane(
+                    base: pixels, rowBytes: rowBytes, canvas: canvas,
+                    pixelBytes: format.bytesPerPixel)
+                let bands = bandsOf(info.layout, touching: canvas)
+                let alpha = info.alpha
+                for band in bands {
+                    try decodeTiles(
+                        band.tiles, of: info.layout, input: input, into: plane, channels: 3,
+                        offset: 0, bitDepth: info.bitDepth, scale: format.scaleBits)
+                    if alpha == nil, let ready {
+                        ready(context, UInt32(band.rowsDone))
+                    }
+                }
+                if let alpha {
+                    try decodeTiles(
+                        alpha.tiles(touching: canvas), of: alpha, input: input, into: plane,
+                        channels: 1, offset: 3 * format.sampleBytes, bitDepth: info.bitDepth,
+                        scale: format.scaleBits)
+                    if let ready { ready(context, UInt32(crop.height)) }
+                }
+                return Int32(CK_STATUS_OK)
+            } catch {
+                failure = error
+                return Int32(CK_STATUS_CORRUPT)
+            }
+        }
+        if let failure { throw failure }
+        guard status == CK_STATUS_OK else {
+            throw .corrupt(format: .heif, detail: "the tiles could not be decoded")
+        }
+        let image = RasterImage(
+            width: crop.width, height: crop.height, colorType: format.colorType,
+            bitDepth: format.bitDepth, samples: samples)
+        return DecodedImage(image: image, warnings: info.warnings)
+    }
+
+    /// The crop's rows as bands of tile rows: the tiles of each, and how
+    /// many crop rows are final after it.
+    static func bandsOf(_ layout: HEIFLayout, touching canvas: PixelRect<StoredPixels>)
+        -> [(tiles: [Int], rowsDone: Int)]
+    {
+        let tiles = layout.tiles(touching: canvas)
+        var bands: [(tiles: [Int], rowsDone: Int)] = []
+        for index in tiles {
+            let row = index / layout.columns
+            let bottom = min((row + 1) * layout.tileHeight, canvas.y + canvas.height) - canvas.y
+            if let last = bands.last, last.rowsDone == bottom {
+                bands[bands.count - 1].tiles.append(index)
+            } else {
+                bands.append(([index], bottom))
+            }
+        }
+        return bands
+    }
+
+    /// Where decoded pixels go: the crop's buffer and its place on the
+    /// canvas.
+    struct Plane: @unchecked Sendable {
+        let base: UnsafeMutablePointer<UInt8>
+        let rowBytes: Int
+        let canvas: PixelRect<StoredPixels>
+        let pixelBytes: Int
+    }
+
+    /// Decodes `indices` of `layout` in parallel, each tile's part inside
+    /// the plane's canvas rect copied to its place.
+    static func decodeTiles(
+        _ indices: [Int], of layout: HEIFLayout, input: ImageInput, into plane: Plane,
+        channels: Int, offset: Int, bitDepth: Int, scale: Int
+    ) throws(ImagingError) {
+        let errors = ErrorBox()
+        DispatchQueue.concurrentPerform(iterations: indices.count) { n in
+            let index = indices[n]
+            let tile = layout.tiles[index]
+            let left = index % layout.columns * layout.tileWidth
+            let top = index / layout.columns * layout.tileHeight
+            let x0 = max(left, plane.canvas.x)
+            let y0 = max(top, plane.canvas.y)
+            let x1 = min(left + tile.width, plane.canvas.x + plane.canvas.width, layout.width)
+            let y1 = min(top + tile.height, plane.canvas.y + plane.canvas.height, layout.height)
+            guard x1 > x0, y1 > y0 else { return }
+            do throws(ImagingError) {
+                var file = try HEIFTileFile.make(tile, input: input)
+                var request = ck_heif_decode_request()
+                request.channels = UInt32(channels)
+                request.bit_depth = UInt32(bitDepth)
+                request.source_x = UInt32(x0 - left)
+                request.source_y = UInt32(y0 - top)
+                request.width = UInt32(x1 - x0)
+                request.height = UInt32(y1 - y0)
+                request.destination =
+                    plane.base + (y0 - plane.canvas.y) * plane.rowBytes
+                    + (x0 - plane.canvas.x) * plane.pixelBytes + offset
+                request.destination_stride = plane.rowBytes
+                request.destination_pixel_bytes = UInt32(plane.pixelBytes)
+                request.scale_bits = UInt32(scale)
+                let status = file.withUnsafeMutableBufferPointer { bytes in
+                    request.file = UnsafePointer(bytes.baseAddress)
+                    request.file_size = bytes.count
+                    return ck_heif_decode(&request)
+                }
+                guard status == CK_STATUS_OK else {
+                    let message = cMessage(request.message)
+                    if status == CK_STATUS_OUT_OF_MEMORY {
+                        throw ImagingError.outOfMemory(detail: "decoding tile \(index): \(message)")
+                    }
+                    throw ImagingError.corrupt(
+                        format: .heif, detail: "tile \(index) (item \(tile.item)): \(message)")
+                }
+            } catch {
+                errors.record(error, order: n)
+            }
+        }
+        if let error = errors.first { throw error }
+    }
+}
+
+/// The pixel format a HEIF decode gives.
+struct HEIFPixelFormat {
+    let colorType: PNGColorType
+    let bitDepth: Int
+    /// Above 8 bits, the source's bit depth (samples scaled to 16 bits).
+    let scaleBits: Int
+
+    init(_ info: HEIFFileInfo) {
+        colorType = info.alpha == nil ? .rgb : .rgba
+        bitDepth = info.bitDepth > 8 ? 16 : 8
+        scaleBits = info.bitDepth > 8 ? info.bitDepth : 0
+    }
+
+    var sampleBytes: Int { bitDepth == 16 ? 2 : 1 }
+    var bytesPerPixel: Int { colorType.channels * sampleBytes }
+}
+
+/// The first error of a parallel loop, by iteration order.
+final class ErrorBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var found: (order: Int, error: ImagingError)?
+
+    func record(_ error: ImagingError, order: Int) {
+        lock.withLock {
+            if order < found?.order ?? Int.max { found = (order, error) }
+        }
+    }
+
+    var first: ImagingError? { lock.withLock { found?.error } }
+}
+
+/// A minimal one-image HEIF holding a coded image, for libheif to decode.
+enum HEIFTileFile {
+    /// The file: `ftyp`, a `meta` describing one `hvc1` item with the
+    /// image's own decoder configuration, size and colour, and an `mdat`
+    /// with its coded bytes.
+    static func make(_ tile: HEIFCodedImage, input: ImageInput) throws(ImagingError) -> [UInt8] {
+        var writer = HEIFBoxWriter()
+        writer.begin("ftyp")
+        writer.fourCC("heic")
+        writer.u32(0)
+        writer.fourCC("mif1")
+        writer.fourCC("heic")
+        writer.end()
+        writer.begin("meta", version: 0)
+        writer.begin("hdlr", version: 0)
+        writer.u32(0)
+        writer.fourCC("pict")
+        writer.append([UInt8](repeating: 0, count: 12))
+        writer.string("")
+        writer.end()
+        writer.begin("pitm", version: 0)
+        writer.u16(1)
+        writer.end()
+        writer.begin("iinf", version: 0)
+        writer.u16(1)
+        writer.begin("infe", version: 2)
+        writer.u16(1)
+        writer.u16(0)
+        writer.fourCC("hvc1")
+        writer.string("")
+        writer.end()
+        writer.end()
+        writer.begin("iloc", version: 0)
+        writer.u16(0x4400)
+        writer.u16(1)
+        writer.u16(1)
+        writer.u16(0)
+        writer.u16(1)
+        let offsetField = writer.bytes.count
+        writer.u32(0)
+        writer.u32(tile.byteCount)
+        writer.end()
+        writer.begin("iprp")
+        writer.begin("ipco")
+        writer.append(tile.hvcC)
+        writer.begin("ispe", version: 0)
+        writer.u32(tile.width)
+        writer.u32(tile.height)
+        writer.end()
+        var count = 2
+        for box in tile.colourBoxes {
+            writer.append(box)
+            count += 1
+        }
+        if let pixi = tile.pixi {
+            writer.append(pixi)
+            count += 1
+        }
+        writer.end()
+        writer.begin("ipma", version: 0)
+        writer.u32(1)
+        writer.u16(1)
+        writer.u8(count)
+        writer.u8(0x81)
+        for index in 2...count { writer.u8(index) }
+        writer.end()
+        writer.end()
+        writer.end()
+        let dataStart = writer.bytes.count + 8
+        writer.patch(u32: dataStart, at: offsetField)
+        var file = writer.bytes
+        let mdatSize = 8 + tile.byteCount
+        file += [
+            UInt8(truncatingIfNeeded: mdatSize >> 24), UInt8(truncatingIfNeeded: mdatSize >> 16),
+            UInt8(truncatingIfNeeded: mdatSize >> 8), UInt8(truncatingIfNeeded: mdatSize),
+        ]
+        file += Array("mdat".utf8)
+        for extent in tile.extents {
+            file += try input.read(at: extent.lowerBound, count: extent.count, format: .heif)
+        }
+        return file
+    }
+}
