@@ -110,12 +110,12 @@ int ck_heif_decode(ck_heif_decode_request *request) {
     struct heif_image *image = NULL;
     struct heif_error error = ck_heif.read_memory(context, request->file, request->file_size, NULL);
     if (error.code != 0) {
-        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "reading the coded image", error);
+        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "its decoder configuration or data was refused", error);
         goto done;
     }
     error = ck_heif.primary_handle(context, &handle);
     if (error.code != 0) {
-        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "reading the coded image", error);
+        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "its decoder configuration or data was refused", error);
         goto done;
     }
     int colorspace, chroma, channel, bytes;

@@ -10,7 +10,14 @@ import Foundation
 /// bytes): libheif never reads the source file, so nothing in the source's
 /// boxes can reach it, and a tile decodes the same as libheif's decode of
 /// the whole image at that tile. The tiles of one row decode in parallel.
-enum HEIFDecoder {
+public enum HEIFDecoder {
+    /// The version of the libheif this process loaded (`libheif.so.1`), or
+    /// `nil` where it is not installed: HEIF files are then refused with
+    /// ``ImagingError/libraryMissing(library:package:)``.
+    public static var libheifVersion: String? {
+        ck_heif_version().map { String(cString: $0) }
+    }
+
     /// The pixels of `rect` (stored grid: the canvas after `clap`), as RGB
     /// or RGBA, 8-bit or (above 8 bits, scaled by bit replication) 16-bit,
     /// reporting the finished rows to `rows` a tile row at a time.

@@ -106,7 +106,7 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cannotOpen(let path, let reason): "cannot open '\(path)': \(reason)"
         case .notARegularFile(let path): "'\(path)' is not a regular file"
         case .unknownFormat(let path):
-            "'\(path)' is neither PNG nor JPEG (unknown signature)"
+            "'\(path)' is not a PNG, JPEG or HEIF file (unknown signature)"
         case .corrupt(_, let detail): detail
         case .recoverableCorruption(let format, let detail):
             "\(format.name) data is corrupt: \(detail) (data the decoder can step over)"

@@ -44,8 +44,17 @@ import Testing
             return
         }
         let recorded = try String(contentsOf: Self.table, encoding: .utf8)
-        let old = Set(recorded.split(separator: "\n").map(String.init))
-        let new = Set(current.split(separator: "\n").map(String.init))
+        // Without libheif the HEIF rows that reach a tile differ; they are
+        // checked where it is installed (as on every machine of this kind).
+        let heifDecodes = HEIFDecoder.libheifVersion != nil
+        func rows(_ text: String) -> Set<String> {
+            Set(
+                text.split(separator: "\n").map(String.init).filter {
+                    heifDecodes || !$0.hasPrefix("corrupt/heif/")
+                })
+        }
+        let old = rows(recorded)
+        let new = rows(current)
         let changed = new.subtracting(old).sorted().prefix(10)
         #expect(
             changed.isEmpty, "outcomes differ from Tests/gauntlet-outcomes.tsv: \(Array(changed))")

@@ -1,0 +1,311 @@
+import CImagingShims
+import CropGeometry
+import CropImaging
+import CropKitTestSupport
+import Foundation
+import Testing
+
+/// HEIF input: the container CropKit reads itself, the tiles libheif
+/// decodes, the crop as seen. The generated "coordinates" files hold their
+/// own displayed position in every pixel (R = x & 255, G = y & 255,
+/// B = (x >> 8) << 4 | y >> 8; 10-bit: R = x, G = y, B = (7x + 13y) & 1023;
+/// alpha A = (x + 2y) & 255), so a crop is checked pixel by pixel.
+@Suite(
+    .enabled(
+        if: TestData.isPresent && HEIFDecoder.libheifVersion != nil, "needs testdata and libheif"))
+struct HEIFTests {
+    static let generated = TestData.files(under: "heif/generated", extensions: ["heic"])
+
+    /// The crop `rect` (as seen) of `file`, written as PNG in memory and
+    /// read back.
+    static func crop(_ file: String, _ rect: PixelRect<ImagePixels>? = nil) throws -> (
+        RasterImage, ImageSource, [UInt8]
+    ) {
+        let source = try ImageSource.open(path: TestData.path(file))
+        let seen = rect ?? PixelRect(size: source.orientation.orientedSize(source.storedSize))
+        let plan = try CropJob(region: .pixels(seen)).plan(for: source)
+        let sink = MemorySink()
+        _ = try plan.export(to: sink)
+        let png = try ImageSource(ImageInput(bytes: sink.bytes, name: "crop.png"))
+        return (try png.decode().image, png, sink.bytes)
+    }
+
+    /// The pixels of the coordinates pattern that differ from what `image`
+    /// (the crop at `origin`) holds.
+    static func wrongPixels(_ image: RasterImage, origin: (Int, Int), tenBit: Bool, alpha: Bool)
+        -> Int
+    {
+        var wrong = 0
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let (px, py) = (origin.0 + x, origin.1 + y)
+                let expected =
+                    tenBit
+                    ? [px, py, (7 * px + 13 * py) & 1023]
+                    : [px & 255, py & 255, (px >> 8) << 4 | py >> 8]
+                let got = (0..<3).map { image.sample(x: x, y: y, channel: $0) >> (tenBit ? 6 : 0) }
+                if got != expected { wrong += 1 }
+                if alpha, image.sample(x: x, y: y, channel: 3) != (px + 2 * py) & 255 { wrong += 1 }
+            }
+        }
+        return wrong
+    }
+
+    @Test("every generated coordinates file, whole and at random rects, is pixel-exact as seen")
+    func coordinatesFilesArePixelExact() throws {
+        let files = Self.generated.filter { $0.contains("/coords") }
+        #expect(files.count >= 25)
+        var generator = SystemRandomNumberGenerator()
+        for file in files {
+            let source = try ImageSource.open(path: TestData.path(file))
+            let seen = source.orientation.orientedSize(source.storedSize)
+            var rects = [PixelRect<ImagePixels>(size: seen)]
+            for _ in 0..<3 {
+                let w = Int.random(in: 1...seen.width, using: &generator)
+                let h = Int.random(in: 1...seen.height, using: &generator)
+                rects.append(
+                    PixelRect(
+                        x: Int.random(in: 0...seen.width - w, using: &generator),
+                        y: Int.random(in: 0...seen.height - h, using: &generator), width: w,
+                        height: h))
+            }
+            for rect in rects {
+                let (image, _, _) = try Self.crop(file, rect)
+                #expect(image.width == rect.width && image.height == rect.height, "\(file)")
+                let tenBit = file.contains("coords10")
+                #expect(image.bitDepth == (tenBit ? 16 : 8), "\(file)")
+                let wrong = Self.wrongPixels(
+                    image, origin: (rect.x, rect.y), tenBit: tenBit, alpha: file.contains("alpha"))
+                #expect(wrong == 0, "\(file) at \(rect): \(wrong) wrong pixels")
+            }
+        }
+    }
+
+    @Test("irot and imir, in ipma order, make the orientation; EXIF inside a HEIF is not applied")
+    func transformsMakeTheOrientation() throws {
+        for n in 1...8 {
+            let source = try ImageSource.open(
+                path: TestData.path("heif/generated/coords_orient\(n)_96x64_lossless.heic"))
+            #expect(source.orientation.rawValue == n)
+        }
+        let cases: [(String, EXIFOrientation)] = [
+            ("coords_exif6_no_irot_96x64_lossless.heic", .up),
+            ("coords_irot270_exif8_96x64_lossless.heic", .right),
+            ("coords_irot270_exif1_96x64_lossless.heic", .right),
+            ("coords_orient5_97x61_clap_lossless.heic", .leftMirrored),
+        ]
+        for (file, orientation) in cases {
+            let source = try ImageSource.open(path: TestData.path("heif/generated/\(file)"))
+            #expect(source.orientation == orientation, "\(file)")
+        }
+        // The EXIF still says 8; it is reported, not applied.
+        let source = try ImageSource.open(
+            path: TestData.path("heif/generated/coords_irot270_exif8_96x64_lossless.heic"))
+        guard case .heif(let info) = source.header else {
+            Issue.record("not read as HEIF")
+            return
+        }
+        #expect(info.exifOrientation == 8)
+        #expect(info.transforms == ["irot 270"])
+    }
+
+    /// The rows of `EXPECTED.tsv`, by file, as column → value.
+    static func expected() throws -> [String: [String: String]] {
+        let text = try String(
+            contentsOfFile: TestData.path("heif/EXPECTED.tsv"), encoding: .utf8)
+        let lines = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let header = lines[0].split(separator: "\t", omittingEmptySubsequences: false).map(
+            String.init)
+        var rows: [String: [String: String]] = [:]
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(
+                String.init)
+            rows[fields[0]] = Dictionary(uniqueKeysWithValues: zip(header, fields))
+        }
+        return rows
+    }
+
+    @Test("the structure read agrees with EXPECTED.tsv for every file of the corpus")
+    func structureMatchesTheCorpusTable() throws {
+        let rows = try Self.expected()
+        #expect(rows.count >= 36)
+        for (file, row) in rows {
+            let source = try ImageSource.open(path: TestData.path("heif/\(file)"))
+            guard case .heif(let info) = source.header else {
+                Issue.record("\(file) not read as HEIF")
+                continue
+            }
+            let canvas = "\(info.layout.width)x\(info.layout.height)"
+            let seen = source.orientation.orientedSize(source.storedSize)
+            if row["clap_wxh"] == "-" { #expect(row["stored_wxh"] == canvas, "\(file)") }
+            #expect(row["displayed_wxh"] == "\(seen.width)x\(seen.height)", "\(file)")
+            #expect(row["bit_depth"] == "\(info.bitDepth)", "\(file)")
+            #expect(row["alpha"] == (info.alpha == nil ? "no" : "yes"), "\(file)")
+            if row["grid"] == "yes" {
+                #expect(row["grid_rows_x_cols"] == "\(info.layout.rows)x\(info.layout.columns)")
+                #expect(row["tile_wxh"] == "\(info.layout.tileWidth)x\(info.layout.tileHeight)")
+            } else {
+                #expect(!info.layout.isGrid, "\(file)")
+            }
+            let irot = info.transforms.first { $0.hasPrefix("irot") }.map {
+                String($0.dropFirst(5))
+            }
+            #expect((row["irot_ccw"] ?? "-") == (irot ?? "-"), "\(file)")
+            let imir = info.transforms.first { $0.hasPrefix("imir") }.map {
+                String($0.dropFirst(5))
+            }
+            #expect((row["imir_axis"] ?? "-") == (imir ?? "-"), "\(file)")
+            if let clap = info.cleanAperture {
+                #expect(row["clap_wxh"] == "\(clap.width)x\(clap.height)", "\(file)")
+            }
+            if row["colour"]?.hasPrefix("icc:") == true {
+                #expect(info.iccProfile != nil, "\(file)")
+                #expect(info.iccOnTiles == (row["colour"]?.contains("on tiles only") == true))
+            }
+            #expect((row["exif"] == "yes") == (info.exif != nil), "\(file)")
+        }
+    }
+
+    /// libheif's own decode of the whole file, transforms applied: an
+    /// independent assembly of the tiles to compare with.
+    static func libheifWhole(_ file: String, width: Int, height: Int) throws -> [UInt8] {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestData.path(file))))
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        var request = ck_heif_decode_request()
+        request.channels = 3
+        request.bit_depth = 8
+        request.width = UInt32(width)
+        request.height = UInt32(height)
+        request.destination_stride = width * 3
+        request.destination_pixel_bytes = 3
+        let status = pixels.withUnsafeMutableBufferPointer { out in
+            bytes.withUnsafeMutableBufferPointer { file in
+                request.destination = out.baseAddress
+                request.file = UnsafePointer(file.baseAddress)
+                request.file_size = file.count
+                return ck_heif_decode(&request)
+            }
+        }
+        #expect(status == CK_STATUS_OK, "\(file): \(request.message)")
+        return pixels
+    }
+
+    @Test(
+        "real iPhone and iPad photos: corners and centre, as seen, equal libheif's whole decode",
+        arguments: [
+            "heif/pillow-heif/arrow.heic", "heif/pillow-heif/pug.heic",
+            "heif/imagesize/heic.heic", "heif/libvips/Example1.heic",
+            "heif/pillow-heif/empty_icc.heic",
+        ])
+    func realPhotosMatchTheWholeDecode(file: String) throws {
+        let source = try ImageSource.open(path: TestData.path(file))
+        let seen = source.orientation.orientedSize(source.storedSize)
+        let whole = try Self.libheifWhole(file, width: seen.width, height: seen.height)
+        let side = 300
+        let rects = [
+            PixelRect<ImagePixels>(x: 0, y: 0, width: side, height: side),
+            PixelRect(x: seen.width - side, y: 0, width: side, height: side),
+            PixelRect(x: 0, y: seen.height - side, width: side, height: side),
+            PixelRect(x: seen.width - side, y: seen.height - side, width: side, height: side),
+            PixelRect(x: seen.width / 2 - 257, y: seen.height / 2 - 190, width: 515, height: 381),
+        ]
+        for rect in rects {
+            let (image, _, _) = try Self.crop(file, rect)
+            var wrong = 0
+            for y in 0..<rect.height {
+                let row = ((rect.y + y) * seen.width + rect.x) * 3
+                for i in 0..<rect.width * 3
+                where image.samples[y * rect.width * 3 + i] != whole[row + i] {
+                    wrong += 1
+                }
+            }
+            #expect(wrong == 0, "\(file) at \(rect): \(wrong) samples differ")
+        }
+    }
+
+    @Test(
+        "a crop decodes only the tiles it touches: a corner crop of a photo whose other tiles are damaged"
+    )
+    func onlyTouchedTilesAreDecoded() throws {
+        // Tile 1 of this 2x2 grid holds random bytes: the tile-0 corner
+        // crops, the whole image is refused naming the tile.
+        let file = "corrupt/heif/30_tile2_data_random_bytes.heic"
+        let (image, _, _) = try Self.crop(file, PixelRect(x: 0, y: 0, width: 16, height: 16))
+        #expect(image.width == 16)
+        #expect(throws: ImagingError.self) { try Self.crop(file) }
+        do {
+            _ = try Self.crop(file)
+        } catch let error as ImagingError {
+            #expect(error.description.contains("tile 1"))
+        }
+    }
+
+    @Test(
+        "the PNG of an iPhone photo carries its tiles' ICC, a clean EXIF (orientation 1) and nothing of the whole photo"
+    )
+    func metadataOfAnIPhonePhoto() throws {
+        let file = "heif/pillow-heif/arrow.heic"
+        let source = try ImageSource.open(path: TestData.path(file))
+        #expect(try !LeakCheck.findings(in: source).isEmpty)  // its thumbnail
+        let (image, png, bytes) = try Self.crop(
+            file, PixelRect(x: 100, y: 200, width: 640, height: 480))
+        #expect(image.width == 640)
+        let chunks = Self.chunks(bytes)
+        #expect(chunks.map(\.type) == ["IHDR", "iCCP", "eXIf"] + chunks.dropFirst(3).map(\.type))
+        let summary = ImageFileSummary(png)
+        #expect(summary.profile?.contains("Display P3") == true)
+        #expect(try LeakCheck.findings(in: png).isEmpty)
+        let exif = try #require(chunks.first { $0.type == "eXIf" }?.data)
+        // Big-endian (Apple): orientation tag 0x0112, SHORT, 1 value, 1.
+        #expect(Self.contains(exif, [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01]))
+    }
+
+    /// The chunks of a PNG in memory, in order (IDAT's data left out).
+    static func chunks(_ bytes: [UInt8]) -> [(type: String, data: [UInt8])] {
+        var found: [(type: String, data: [UInt8])] = []
+        var at = 8
+        while at + 12 <= bytes.count {
+            let length = bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[at + 4..<at + 8], as: UTF8.self)
+            found.append((type, type == "IDAT" ? [] : Array(bytes[at + 8..<at + 8 + length])))
+            at += 12 + length
+        }
+        return found
+    }
+
+    static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {
+        guard bytes.count >= pattern.count else { return false }
+        return (0...bytes.count - pattern.count).contains {
+            bytes[$0..<$0 + pattern.count].elementsEqual(pattern)
+        }
+    }
+
+    @Test("an nclx-only file's PNG says its colour with cICP; a 10-bit one is 16-bit with sBIT 10")
+    func colourChunks() throws {
+        let (_, _, nclx) = try Self.crop("heif/generated/nclx_p3_srgbtrc_96x64_420.heic")
+        #expect(Self.chunks(nclx).first { $0.type == "cICP" }?.data == [12, 13, 0, 1])
+        let (image, _, ten) = try Self.crop("heif/generated/coords10_300x200_lossless.heic")
+        #expect(image.bitDepth == 16)
+        #expect(Self.chunks(ten).first { $0.type == "sBIT" }?.data == [10, 10, 10])
+    }
+
+    @Test("an iPhone photo cropped to JPEG: the crop's size, upright, ICC and clean EXIF kept")
+    func heicToJPEG() throws {
+        let source = try ImageSource.open(path: TestData.path("heif/pillow-heif/arrow.heic"))
+        let rect = PixelRect<ImagePixels>(x: 10, y: 20, width: 333, height: 222)
+        let plan = try CropJob(region: .pixels(rect), format: .jpeg(JPEGEncoder()))
+            .plan(for: source)
+        let sink = MemorySink()
+        let report = try plan.export(to: sink)
+        #expect(report.jpeg?.method == .reencoded)
+        let jpeg = try ImageSource(ImageInput(bytes: sink.bytes, name: "crop.jpg"))
+        #expect(jpeg.storedSize == PixelSize(width: 333, height: 222))
+        #expect(jpeg.orientation == .up)
+        #expect(ImageFileSummary(jpeg).profile?.contains("Display P3") == true)
+        #expect(try LeakCheck.findings(in: jpeg).isEmpty)
+        #expect(
+            report.jpeg?.metadata.contains {
+                $0.segment.hasPrefix("thumbnail") && $0.action == .dropped
+            } == true)
+    }
+}
