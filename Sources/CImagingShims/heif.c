@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // The few libheif functions and values CropKit uses, declared here as
@@ -40,6 +41,22 @@ typedef void (*ck_heif_image_release_fn)(const struct heif_image *);
 typedef const uint8_t *(*ck_heif_plane_fn)(const struct heif_image *, int, int *);
 typedef int (*ck_heif_image_size_fn)(const struct heif_image *, int);
 typedef const char *(*ck_heif_version_fn)(void);
+struct heif_encoder;
+struct heif_image_handle;
+struct heif_writer {
+    int writer_api_version;
+    struct heif_error (*write)(struct heif_context *, const void *, size_t, void *);
+};
+typedef struct heif_error (*ck_heif_image_create_fn)(int, int, int, int, struct heif_image **);
+typedef struct heif_error (*ck_heif_add_plane_fn)(struct heif_image *, int, int, int, int);
+typedef uint8_t *(*ck_heif_plane_rw_fn)(struct heif_image *, int, int *);
+typedef struct heif_error (*ck_heif_get_encoder_fn)(struct heif_context *, int, struct heif_encoder **);
+typedef void (*ck_heif_encoder_release_fn)(struct heif_encoder *);
+typedef struct heif_error (*ck_heif_encoder_int_fn)(struct heif_encoder *, int);
+typedef struct heif_error (*ck_heif_encoder_string_fn)(struct heif_encoder *, const char *, const char *);
+typedef struct heif_error (*ck_heif_encode_fn)(struct heif_context *, const struct heif_image *, struct heif_encoder *,
+                                               const void *, struct heif_image_handle **);
+typedef struct heif_error (*ck_heif_write_fn)(struct heif_context *, struct heif_writer *, void *);
 
 static struct {
     ck_heif_context_alloc_fn context_alloc;
@@ -53,6 +70,18 @@ static struct {
     ck_heif_image_size_fn image_width;
     ck_heif_image_size_fn image_height;
     ck_heif_version_fn version;
+    // Encoding (edge tiles of a HEIC crop); optional: without them only
+    // lossless HEIC crops are made.
+    ck_heif_image_create_fn image_create;
+    ck_heif_add_plane_fn add_plane;
+    ck_heif_plane_rw_fn plane_rw;
+    ck_heif_get_encoder_fn get_encoder;
+    ck_heif_encoder_release_fn encoder_release;
+    ck_heif_encoder_int_fn set_quality;
+    ck_heif_encoder_int_fn set_lossless;
+    ck_heif_encoder_string_fn set_parameter;
+    ck_heif_encode_fn encode_image;
+    ck_heif_write_fn write;
 } ck_heif;
 
 static pthread_once_t ck_heif_once = PTHREAD_ONCE_INIT;
@@ -74,6 +103,16 @@ static void ck_heif_load(void) {
         ck_heif.image_width = (ck_heif_image_size_fn)dlsym(handle, "heif_image_get_width");
         ck_heif.image_height = (ck_heif_image_size_fn)dlsym(handle, "heif_image_get_height");
         ck_heif.version = (ck_heif_version_fn)dlsym(handle, "heif_get_version");
+        ck_heif.image_create = (ck_heif_image_create_fn)dlsym(handle, "heif_image_create");
+        ck_heif.add_plane = (ck_heif_add_plane_fn)dlsym(handle, "heif_image_add_plane");
+        ck_heif.plane_rw = (ck_heif_plane_rw_fn)dlsym(handle, "heif_image_get_plane");
+        ck_heif.get_encoder = (ck_heif_get_encoder_fn)dlsym(handle, "heif_context_get_encoder_for_format");
+        ck_heif.encoder_release = (ck_heif_encoder_release_fn)dlsym(handle, "heif_encoder_release");
+        ck_heif.set_quality = (ck_heif_encoder_int_fn)dlsym(handle, "heif_encoder_set_lossy_quality");
+        ck_heif.set_lossless = (ck_heif_encoder_int_fn)dlsym(handle, "heif_encoder_set_lossless");
+        ck_heif.set_parameter = (ck_heif_encoder_string_fn)dlsym(handle, "heif_encoder_set_parameter_string");
+        ck_heif.encode_image = (ck_heif_encode_fn)dlsym(handle, "heif_context_encode_image");
+        ck_heif.write = (ck_heif_write_fn)dlsym(handle, "heif_context_write");
         if (ck_heif.context_alloc && ck_heif.context_free && ck_heif.read_memory && ck_heif.primary_handle &&
             ck_heif.handle_release && ck_heif.decode_image && ck_heif.image_release && ck_heif.plane &&
             ck_heif.image_width && ck_heif.image_height && ck_heif.version)
@@ -119,6 +158,36 @@ int ck_heif_decode(ck_heif_decode_request *request) {
         goto done;
     }
     int colorspace, chroma, channel, bytes;
+    if (request->planar_chroma > 0) {
+        // Coded RGB (matrix 0) comes back as planes R, G, B: coded as
+        // G, B, R, which is what the planes must hold.
+        static const int rgb_channels[3] = {4, 5, 3};
+        static const int ycbcr_channels[3] = {0, 1, 2};
+        const int *channels = request->planar_rgb ? rgb_channels : ycbcr_channels;
+        error = ck_heif.decode_image(handle, &image, request->planar_rgb ? 1 : 0, request->planar_chroma, NULL);
+        if (error.code != 0) {
+            status = ck_heif_fail(request, CK_STATUS_CORRUPT, "decoding HEVC data", error);
+            goto done;
+        }
+        int sample = request->bit_depth > 8 ? 2 : 1;
+        for (int plane = 0; plane < 3; plane++) {
+            int stride = 0;
+            const uint8_t *data = ck_heif.plane(image, channels[plane], &stride);
+            int width = ck_heif.image_width(image, channels[plane]);
+            int height = ck_heif.image_height(image, channels[plane]);
+            if (data == NULL || width <= 0 || height <= 0 || (size_t)width > request->plane_width[plane] ||
+                (size_t)height > request->plane_height[plane]) {
+                snprintf(request->message, sizeof request->message, "plane %d decoded as %dx%d", plane, width,
+                         height);
+                status = CK_STATUS_CORRUPT;
+                goto done;
+            }
+            for (int y = 0; y < height; y++)
+                memcpy(request->planes[plane] + (size_t)y * request->plane_width[plane] * (size_t)sample,
+                       data + (size_t)y * (size_t)stride, (size_t)width * (size_t)sample);
+        }
+        goto done;
+    }
     if (request->channels == 1) {
         colorspace = ck_heif_colorspace_monochrome;
         chroma = ck_heif_chroma_monochrome;
@@ -182,6 +251,107 @@ int ck_heif_decode(ck_heif_decode_request *request) {
 done:
     if (image) ck_heif.image_release(image);
     if (handle) ck_heif.handle_release(handle);
+    ck_heif.context_free(context);
+    return status;
+}
+
+int ck_heif_can_encode(void) {
+    return ck_heif_available() && ck_heif.image_create && ck_heif.add_plane && ck_heif.plane_rw &&
+           ck_heif.get_encoder && ck_heif.encoder_release && ck_heif.set_quality && ck_heif.set_lossless &&
+           ck_heif.encode_image && ck_heif.write;
+}
+
+struct ck_heif_buffer {
+    uint8_t *bytes;
+    size_t size, capacity;
+    int failed;
+};
+
+static struct heif_error ck_heif_collect(struct heif_context *context, const void *data, size_t size, void *user) {
+    (void)context;
+    struct ck_heif_buffer *buffer = user;
+    struct heif_error ok = {0, 0, "Success"};
+    if (buffer->failed) return ok;
+    if (buffer->size + size > buffer->capacity) {
+        size_t capacity = (buffer->size + size) * 2;
+        uint8_t *grown = realloc(buffer->bytes, capacity);
+        if (grown == NULL) {
+            buffer->failed = 1;
+            return ok;
+        }
+        buffer->bytes = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->bytes + buffer->size, data, size);
+    buffer->size += size;
+    return ok;
+}
+
+int ck_heif_encode_planes(ck_heif_encode_request *request) {
+    if (!ck_heif_can_encode()) {
+        snprintf(request->message, sizeof request->message, "libheif here has no HEVC encoder");
+        return CK_STATUS_CANNOT_OPEN;
+    }
+    struct heif_context *context = ck_heif.context_alloc();
+    if (context == NULL) return CK_STATUS_OUT_OF_MEMORY;
+    struct heif_image *image = NULL;
+    struct heif_encoder *encoder = NULL;
+    struct heif_image_handle *handle = NULL;
+    struct ck_heif_buffer buffer = {0};
+    int status = CK_STATUS_OK;
+    struct heif_error error =
+        ck_heif.image_create((int)request->width, (int)request->height, 0 /* YCbCr */, request->chroma, &image);
+    if (error.code != 0) {
+        snprintf(request->message, sizeof request->message, "creating a tile image: %s",
+                 error.message ? error.message : "no message");
+        status = CK_STATUS_OUT_OF_MEMORY;
+        goto done;
+    }
+    int sample = request->bit_depth > 8 ? 2 : 1;
+    for (int plane = 0; plane < 3; plane++) {
+        error = ck_heif.add_plane(image, plane, (int)request->plane_width[plane], (int)request->plane_height[plane],
+                                  (int)request->bit_depth);
+        if (error.code != 0) break;
+        int stride = 0;
+        uint8_t *data = ck_heif.plane_rw(image, plane, &stride);
+        if (data == NULL) {
+            error.code = 1;
+            error.message = "no plane";
+            break;
+        }
+        for (uint32_t y = 0; y < request->plane_height[plane]; y++)
+            memcpy(data + (size_t)y * (size_t)stride,
+                   request->planes[plane] + (size_t)y * request->plane_width[plane] * (size_t)sample,
+                   (size_t)request->plane_width[plane] * (size_t)sample);
+    }
+    if (error.code == 0) error = ck_heif.get_encoder(context, 1 /* HEVC */, &encoder);
+    if (error.code == 0) error = ck_heif.set_lossless(encoder, 0);
+    if (error.code == 0) error = ck_heif.set_quality(encoder, (int)request->quality);
+    if (error.code == 0 && ck_heif.set_parameter) {
+        const char *chroma = request->chroma == 1 ? "420" : request->chroma == 2 ? "422" : "444";
+        ck_heif.set_parameter(encoder, "chroma", chroma);
+    }
+    if (error.code == 0) error = ck_heif.encode_image(context, image, encoder, NULL, &handle);
+    if (error.code == 0) {
+        struct heif_writer writer = {1, ck_heif_collect};
+        error = ck_heif.write(context, &writer, &buffer);
+    }
+    if (error.code != 0) {
+        snprintf(request->message, sizeof request->message, "encoding a tile: %s (libheif error %d/%d)",
+                 error.message ? error.message : "no message", error.code, error.subcode);
+        status = CK_STATUS_CORRUPT;
+    } else if (buffer.failed) {
+        status = CK_STATUS_OUT_OF_MEMORY;
+    } else {
+        request->file = buffer.bytes;
+        request->file_size = buffer.size;
+        buffer.bytes = NULL;
+    }
+done:
+    free(buffer.bytes);
+    if (handle) ck_heif.handle_release(handle);
+    if (encoder) ck_heif.encoder_release(encoder);
+    if (image) ck_heif.image_release(image);
     ck_heif.context_free(context);
     return status;
 }

@@ -56,16 +56,29 @@ public struct CropJob: Sendable {
     ///   pixel rect is not inside the image.
     public func plan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
         let plan = try mappedPlan(for: source)
-        guard case .jpeg(let encoder) = format, encoder.quality == nil,
-            case .jpeg(let info) = source.header
-        else { return plan }
-        // A JPEG crop of a JPEG: lossless needs the rect on the block grid.
+        // A JPEG crop of a JPEG, a HEIC crop of a HEIC: lossless needs the
+        // rect on the block grid (a HEIC's: its tiles).
+        let grid: PixelSize<StoredPixels>
+        let lossless: Bool
+        let snaps: Bool
+        switch (format, source.header) {
+        case (.jpeg(let encoder), .jpeg(let info)) where encoder.quality == nil:
+            (grid, lossless, snaps) = (
+                info.blockGrid, encoder.method == .lossless, encoder.snapsToBlocks
+            )
+        case (.heif(let encoder), .heif(let info)) where info.origin == (0, 0):
+            (grid, lossless, snaps) = (
+                PixelSize(width: info.layout.tileWidth, height: info.layout.tileHeight),
+                encoder.method == .lossless, encoder.snapsToBlocks
+            )
+        default:
+            return plan
+        }
         let rect = plan.stored
-        let grid = info.blockGrid
         let imageSize = source.storedSize
         if plan.result.isLossless(blockGrid: grid) { return plan }
         let grown = rect.snapped(toBlocks: grid, within: imageSize, outward: true)
-        if encoder.snapsToBlocks {
+        if snaps {
             var snapped = grown
             if let aspect = plan.aspect {
                 // Keep the ratio exact too, where the grid lets it.
@@ -90,7 +103,7 @@ public struct CropJob: Sendable {
                 source: source, result: plan.result.withStored(snapped), request: plan.request,
                 aspect: plan.aspect, format: format, lenient: lenient)
         }
-        guard encoder.method == .lossless else { return plan }
+        guard lossless else { return plan }
         let shrunk = rect.snapped(toBlocks: grid, within: imageSize, outward: false)
         throw .notLossless(
             plan.result.rect,

@@ -60,6 +60,8 @@ public struct CropReport: Sendable {
     public var bandLevels: [Int: Int]
     /// How a JPEG output was made, and its metadata (`nil` for PNG).
     public var jpeg: JPEGWriteReport? = nil
+    /// How a HEIC output was made, and its metadata (`nil` otherwise).
+    public var heif: HEIFWriteReport? = nil
 }
 
 extension CropPlan {
@@ -81,6 +83,8 @@ extension CropPlan {
         switch format {
         case .jpeg(let encoder):
             return try exportJPEG(encoder, to: sink)
+        case .heif(let encoder):
+            return try exportHEIF(encoder, to: sink)
         case .png(let encoder):
             var warnings: [String] = []
             let (chunks, dropped) = try carriedChunks(warnings: &warnings)

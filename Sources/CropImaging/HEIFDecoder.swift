@@ -74,6 +74,39 @@ public enum HEIFDecoder {
         return DecodedImage(image: image, warnings: info.warnings)
     }
 
+    /// One coded image decoded whole: RGB, 8-bit or (above 8 bits) the
+    /// coded values in 16-bit big-endian samples.
+    static func decodeWhole(_ tile: HEIFCodedImage, input: ImageInput, bitDepth: Int)
+        throws(ImagingError) -> [UInt8]
+    {
+        guard ck_heif_available() != 0 else {
+            throw .libraryMissing(library: "libheif.so.1", package: "libheif1")
+        }
+        let pixelBytes = bitDepth > 8 ? 6 : 3
+        var pixels = [UInt8](repeating: 0, count: tile.width * tile.height * pixelBytes)
+        var file = try HEIFTileFile.make(tile, input: input)
+        var request = ck_heif_decode_request()
+        request.channels = 3
+        request.bit_depth = UInt32(bitDepth)
+        request.width = UInt32(tile.width)
+        request.height = UInt32(tile.height)
+        request.destination_stride = tile.width * pixelBytes
+        request.destination_pixel_bytes = UInt32(pixelBytes)
+        let status = pixels.withUnsafeMutableBufferPointer { out in
+            file.withUnsafeMutableBufferPointer { bytes in
+                request.destination = out.baseAddress
+                request.file = UnsafePointer(bytes.baseAddress)
+                request.file_size = bytes.count
+                return ck_heif_decode(&request)
+            }
+        }
+        guard status == CK_STATUS_OK else {
+            throw .corrupt(
+                format: .heif, detail: "item \(tile.item): \(cMessage(request.message))")
+        }
+        return pixels
+    }
+
     /// The crop's rows as bands of tile rows: the tiles of each, and how
     /// many crop rows are final after it.
     static func bandsOf(_ layout: HEIFLayout, touching canvas: PixelRect<StoredPixels>)

@@ -54,6 +54,13 @@ public struct HEIFFileInfo: Sendable {
     public var otherImages: [HEIFOtherImage]
     /// Problems that did not stop the read.
     public var warnings: [String]
+    /// The primary item's own colour and `pixi` boxes, whole.
+    var primaryBoxes: [[UInt8]] = []
+    /// The primary item's `irot` and `imir` boxes, whole, in `ipma` order.
+    var transformBoxes: [[UInt8]] = []
+    /// The chroma format's code in `hvcC` (0 = 4:0:0, 1 = 4:2:0, 2 = 4:2:2,
+    /// 3 = 4:4:4).
+    var chromaCode = 1
 
     /// The stored width: the canvas after the clean aperture.
     public var width: Int { cleanAperture?.width ?? layout.width }
@@ -787,12 +794,21 @@ private struct HEIFParser {
                     item: id, type: other.type, role: other.type == "tmap" ? "gain map (tmap)" : "",
                     width: size?.width ?? 0, height: size?.height ?? 0))
         }
-        return HEIFFileInfo(
+        var info = HEIFFileInfo(
             brands: brands, primaryItem: item.id, layout: layout, cleanAperture: cleanAperture,
             transforms: transforms, orientation: orientation, bitDepth: bitDepth, chroma: chroma,
             alpha: alpha, iccProfile: icc, iccOnTiles: iccOnTiles, nclx: nclx, exif: exif,
             exifOrientation: exifOrientation, xmp: xmp, auxiliaryImages: auxiliary,
             thumbnails: thumbnails, otherImages: otherImages, warnings: warnings)
+        let own = item.properties.map { properties[$0.index] }
+        info.primaryBoxes = own.filter { $0.type == "colr" || $0.type == "pixi" }.map {
+            Array(meta[$0.whole])
+        }
+        info.transformBoxes = own.filter { $0.type == "irot" || $0.type == "imir" }.map {
+            Array(meta[$0.whole])
+        }
+        info.chromaCode = chromaCode
+        return info
     }
 
     /// The clean aperture as whole pixels of the canvas: its centre is

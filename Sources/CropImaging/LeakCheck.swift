@@ -1,4 +1,5 @@
 import CropGeometry
+import Foundation
 
 /// One thing in an image file that shows more than its own pixels.
 public struct LeakFinding: Hashable, Sendable, CustomStringConvertible {
@@ -79,23 +80,83 @@ public enum LeakCheck {
                         place: "XMP item", detail: "\(property), a preview or an image item"))
             }
         }
+        if HEIFDecoder.libheifVersion != nil {
+            found += try hiddenPixelFindings(info, input: input)
+        }
+        return found
+    }
+
+    /// Pixels a HEIF codes but does not show (beyond its clean aperture or
+    /// its grid's output) that are not the shown edge repeated: an image
+    /// of more than the crop, hidden. Each tile with such pixels is decoded
+    /// and every hidden pixel compared with the nearest shown one; more
+    /// than 2 % of them (at least 16) differing by over 24 of 255, and not
+    /// one flat fill (an iPhone pads with black), is a finding. Lossy coding
+    /// of a repeated edge stays far below that; real content does not, but
+    /// where it is flat (sky, a wall).
+    static func hiddenPixelFindings(_ info: HEIFFileInfo, input: ImageInput)
+        throws(ImagingError) -> [LeakFinding]
+    {
         let layout = info.layout
-        let coded = (layout.columns * layout.tileWidth, layout.rows * layout.tileHeight)
-        let hidden = coded.0 * coded.1 - info.width * info.height
-        if hidden > 0 {
-            // Only what is not edge padding of the coded size counts: a
-            // coded picture rounds up to whole 8-pixel units only where the
-            // image ends anyway.
-            let paddedWidth = (info.width + 7) / 8 * 8 + (info.origin.x)
-            let paddedHeight = (info.height + 7) / 8 * 8 + (info.origin.y)
-            if coded.0 > paddedWidth || coded.1 > paddedHeight || info.origin.x > 0
-                || info.origin.y > 0
+        let shown = PixelRect<StoredPixels>(
+            x: info.origin.x, y: info.origin.y, width: info.width, height: info.height)
+        let shift = max(info.bitDepth - 8, 0)
+        let sampleBytes = info.bitDepth > 8 ? 2 : 1
+        var found: [LeakFinding] = []
+        for (index, tile) in layout.tiles.enumerated() {
+            let left = index % layout.columns * layout.tileWidth
+            let top = index / layout.columns * layout.tileHeight
+            let area = PixelRect<StoredPixels>(
+                x: left, y: top, width: tile.width, height: tile.height)
+            let inside =
+                shown.x <= area.x && shown.y <= area.y && area.maxX <= shown.maxX
+                && area.maxY <= shown.maxY
+            let touches =
+                area.x < shown.maxX && shown.x < area.maxX && area.y < shown.maxY
+                && shown.y < area.maxY
+            guard !inside, touches else { continue }
+            let pixels = try HEIFDecoder.decodeWhole(tile, input: input, bitDepth: info.bitDepth)
+            let row = tile.width * 3 * sampleBytes
+            func value(_ x: Int, _ y: Int, _ c: Int) -> Int {
+                let at = y * row + (x * 3 + c) * sampleBytes
+                return
+                    (sampleBytes == 2
+                    ? Int(pixels[at]) << 8 | Int(pixels[at + 1]) : Int(pixels[at]))
+                    >> shift
+            }
+            var hidden = 0
+            var differing = 0
+            var low = [Int.max, Int.max, Int.max]
+            var high = [Int.min, Int.min, Int.min]
+            for y in 0..<tile.height {
+                for x in 0..<tile.width {
+                    let (cx, cy) = (left + x, top + y)
+                    guard cx < shown.x || cx >= shown.maxX || cy < shown.y || cy >= shown.maxY
+                    else {
+                        continue
+                    }
+                    hidden += 1
+                    let nx = min(max(cx, shown.x), shown.maxX - 1) - left
+                    let ny = min(max(cy, shown.y), shown.maxY - 1) - top
+                    if (0..<3).contains(where: { abs(value(x, y, $0) - value(nx, ny, $0)) > 24 }) {
+                        differing += 1
+                        for c in 0..<3 {
+                            low[c] = min(low[c], value(x, y, c))
+                            high[c] = max(high[c], value(x, y, c))
+                        }
+                    }
+                }
+            }
+            // A flat fill (an iPhone pads its edge tiles with black) is not
+            // an image.
+            if differing >= 16, differing * 50 > hidden,
+                !(0..<3).allSatisfy({ high[$0] - low[$0] <= 64 })
             {
                 found.append(
                     LeakFinding(
-                        place: "tiles",
+                        place: "tile \(index) (item \(tile.item))",
                         detail:
-                            "the tiles code \(coded.0)x\(coded.1) pixels for a \(info.width)x\(info.height) image: pixels beyond the clean aperture are hidden, not removed"
+                            "\(differing) of its \(hidden) hidden pixels (beyond the clean aperture or the grid's output) are not the shown edge repeated: pixels beyond the image, hidden, not removed"
                     ))
             }
         }

@@ -159,6 +159,17 @@ extension CropPlan {
                 saturatingProduct(outputSize.width, outputSize.height, 3),
                 "the encoder's coefficients of the crop")
             return need
+        case .heif:
+            // Tiles are copied a MiB at a time; an edge tile is decoded to
+            // its planes, copied once and encoded (x265 holds a few frames).
+            var need = MemoryNeed()
+            if case .heif(let info) = source.header {
+                need.add(
+                    saturatingProduct(info.layout.tileWidth, info.layout.tileHeight, 16),
+                    "an edge tile being encoded again")
+            }
+            need.add(1 << 20, "the copy buffer")
+            return need
         }
     }
 }

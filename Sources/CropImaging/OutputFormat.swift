@@ -8,24 +8,29 @@ public enum OutputFormat: Sendable {
     case png(PNGEncoder)
     /// JPEG, with these settings.
     case jpeg(JPEGEncoder)
+    /// HEIC (from a HEIC source: its tiles copied), with these settings.
+    case heif(HEIFEncoder)
 
-    /// The format's name in reports: "png" or "jpeg".
+    /// The format's name in reports: "png", "jpeg" or "heic".
     public var name: String {
         switch self {
         case .png: "png"
         case .jpeg: "jpeg"
+        case .heif: "heic"
         }
     }
 
     /// The formats' names, as `--format` takes them.
-    public static let names = ["png", "jpeg"]
+    public static let names = ["png", "jpeg", "heic"]
 
-    /// The format `name` (or a file extension: `png`, `jpg`, `jpeg`) stands
+    /// The format `name` (or a file extension: `png`, `jpg`, `jpeg`, `heic`,
+    /// `heif`) stands
     /// for, with default settings, if any; any case.
     public init?(name: String) {
         switch name.lowercased() {
         case "png": self = .png(PNGEncoder())
         case "jpg", "jpeg": self = .jpeg(JPEGEncoder())
+        case "heic", "heif": self = .heif(HEIFEncoder())
         default: return nil
         }
     }

@@ -8,20 +8,21 @@ enum OutputOptions {
         [
             OptionSpec(
                 name: "format", value: "FORMAT",
-                help: "png or jpeg (default: from OUT's extension; required with -o -)"),
+                help: "png, jpeg or heic (default: from OUT's extension; required with -o -)"),
             OptionSpec(
                 name: "lossless", value: nil,
                 help:
-                    "JPEG from JPEG: refuse a crop that is not lossless in full (exit 1, naming the nearest lossless rects)"
+                    "JPEG from JPEG, HEIC from HEIC: refuse a crop that is not lossless in full (exit 1, naming the nearest lossless rects)"
             ),
             OptionSpec(
                 name: "snap-to-blocks", value: nil,
                 help:
-                    "JPEG from JPEG: grow the rect outward to the source's block grid, so the crop is lossless"
+                    "JPEG from JPEG, HEIC from HEIC: grow the rect outward to the source's block (HEIC: tile) grid, so the crop is lossless"
             ),
             OptionSpec(
                 name: "quality", value: "Q",
-                help: "JPEG: re-encode at quality 1-100 (default: a JPEG's own tables; 92 from PNG)"
+                help:
+                    "JPEG: re-encode at quality 1-100 (default: a JPEG's own tables; 92 otherwise); HEIC: the edge tiles' quality (default 90)"
             ),
             OptionSpec(
                 name: "strip", value: "WHAT",
@@ -34,7 +35,9 @@ enum OutputOptions {
             ),
             OptionSpec(
                 name: "keep-makernote", value: nil,
-                help: "JPEG: keep the EXIF MakerNote (it may hold a preview of the whole photo)"),
+                help:
+                    "JPEG, HEIC: keep the EXIF MakerNote (it may hold a preview of the whole photo)"
+            ),
         ] + CompressionOptions.specs
 
     /// The format for `output` (a path, or `-`) from its extension and the
@@ -48,19 +51,21 @@ enum OutputOptions {
     )
         throws(UsageError) -> OutputFormat
     {
-        let choices = "png (.png) or jpeg (.jpg, .jpeg)"
+        let choices = "png (.png), jpeg (.jpg, .jpeg) or heic (.heic, .heif)"
         var name = parsed.values["format"]?.lowercased()
         if let given = name, OutputFormat(name: given) == nil {
             throw UsageError(message: "unknown --format '\(given)'; use \(choices)")
         }
         if name == "jpg" { name = "jpeg" }
+        if name == "heif" { name = "heic" }
         if output == "-" {
             guard name != nil else {
-                throw UsageError(message: "-o - needs --format png or --format jpeg")
+                throw UsageError(message: "-o - needs --format png, --format jpeg or --format heic")
             }
         } else {
             let pathExtension = try checkOutputPath(
-                output, extensions: ["png", "jpg", "jpeg"], format: "PNG or JPEG")
+                output, extensions: ["png", "jpg", "jpeg", "heic", "heif"],
+                format: "PNG, JPEG or HEIC")
             let byExtension = OutputFormat(name: pathExtension)?.name
             if let name, let byExtension, name != byExtension {
                 throw UsageError(
@@ -82,7 +87,10 @@ enum OutputOptions {
             return .png(png)
         }
         if let flag = ["compressor", "level"].first(where: { parsed.values[$0] != nil }), !mixed {
-            throw UsageError(message: "--\(flag) is for PNG output; this output is JPEG")
+            throw UsageError(
+                message:
+                    "--\(flag) is for PNG output; this output is \(name == "heic" ? "HEIC" : "JPEG")"
+            )
         }
         if parsed.flags.contains("lossless") && parsed.flags.contains("snap-to-blocks") {
             throw UsageError(
@@ -100,6 +108,19 @@ enum OutputOptions {
                 throw UsageError(message: "--quality re-encodes; it does not go with --lossless")
             }
             quality = value
+        }
+        if name == "heic" {
+            if parsed.values["gain-map"] == "crop", !mixed {
+                throw UsageError(
+                    message:
+                        "--gain-map crop is for JPEG output; a HEIC crop drops the photo's gain map (write .jpg from a JPEG to keep one)"
+                )
+            }
+            return .heif(
+                HEIFEncoder(
+                    method: parsed.flags.contains("lossless") ? .lossless : .automatic,
+                    quality: quality ?? 90, snapsToBlocks: parsed.flags.contains("snap-to-blocks"),
+                    metadata: try metadataPolicy(parsed)))
         }
         return .jpeg(
             JPEGEncoder(

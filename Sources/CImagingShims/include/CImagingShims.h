@@ -443,6 +443,17 @@ typedef struct {
     /// them to 16 bits by bit replication (v << (16 - N) | v >> (2N - 16)),
     /// so 0 and the maximum stay 0 and 65535 and v = sample >> (16 - N).
     uint32_t scale_bits;
+    /// Nonzero: decode the YCbCr planes as coded instead (libheif's chroma
+    /// code: 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4) into `planes`, each of
+    /// `plane_width` × `plane_height` samples (1 or 2 bytes by the bit
+    /// depth, 16-bit in native order), rows packed.
+    uint32_t planar_chroma;
+    /// With `planar_chroma` 3: the image is coded RGB (matrix 0), its planes
+    /// G, B, R.
+    uint32_t planar_rgb;
+    uint8_t *planes[3];
+    uint32_t plane_width[3];
+    uint32_t plane_height[3];
     /// Why it failed.
     char message[256];
 } ck_heif_decode_request;
@@ -452,6 +463,30 @@ typedef struct {
 /// (libheif missing) with `message` set. Thread-safe: each call has its own
 /// libheif context.
 int ck_heif_decode(ck_heif_decode_request *request);
+
+/// Whether the loaded libheif can encode HEVC (its x265 encoder).
+int ck_heif_can_encode(void);
+
+/// YCbCr planes to encode as a one-image HEIF with libheif's HEVC encoder.
+typedef struct {
+    uint32_t width, height, bit_depth;
+    /// libheif's chroma code: 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4.
+    int chroma;
+    /// Each plane's samples, rows packed (1 or 2 bytes, native order).
+    const uint8_t *planes[3];
+    uint32_t plane_width[3];
+    uint32_t plane_height[3];
+    /// Lossy quality, 0-100.
+    uint32_t quality;
+    /// The HEIF file written (free with ck_free).
+    uint8_t *file;
+    size_t file_size;
+    char message[256];
+} ck_heif_encode_request;
+
+/// Encodes the request's planes: CK_STATUS_OK with `file` set, or an error
+/// with `message`.
+int ck_heif_encode_planes(ck_heif_encode_request *request);
 
 #ifdef __cplusplus
 }

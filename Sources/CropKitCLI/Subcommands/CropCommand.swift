@@ -5,12 +5,14 @@ import CropRecords
 /// `cropkit crop`: cuts the selected pixels out of an image, losslessly.
 struct CropCommand: Subcommand {
     static let name = "crop"
-    static let summary = "crop an image to a pixel rect or a view selection, losslessly, as PNG"
+    static let summary =
+        "crop an image to a pixel rect or a view selection, losslessly, as PNG, JPEG or HEIC"
     static let usage = """
-        Usage: cropkit crop INPUT -o OUT.png|OUT.jpg (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options])
+        Usage: cropkit crop INPUT -o OUT.png|OUT.jpg|OUT.heic (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options])
 
-        Cuts a rectangle out of INPUT (PNG or JPEG) and writes it as PNG or JPEG
-        (by OUT's extension, or --format). As PNG, without changing a pixel.
+        Cuts a rectangle out of INPUT (PNG, JPEG or HEIC) and writes it as PNG,
+        JPEG or HEIC (by OUT's extension, or --format). As PNG, without changing
+        a pixel.
         As JPEG from a JPEG: lossless in the DCT domain when the rect's top-left
         corner lies on the source's block grid (8 or 16 px; the stored pixels
         are cut and the EXIF orientation kept), with any right or bottom edge
@@ -20,6 +22,16 @@ struct CropCommand: Subcommand {
         that stays true is kept and rewritten (EXIF dimensions, ICC, XMP); what
         shows the whole photo is removed (EXIF thumbnail, MPF gain and depth
         maps, MakerNote, previews, bytes after the image).
+
+        From a HEIC (an iPhone photo), only the tiles the crop touches are
+        decoded; its irot/imir make the orientation (the EXIF orientation inside
+        a HEIF is not applied). As HEIC from a HEIC: the touched tiles are copied
+        byte for byte into a smaller grid with a clean aperture (clap) cutting
+        the exact rect, the orientation kept; an edge tile that would hide
+        pixels beyond the rect is decoded, those pixels replaced by the rect's
+        edge, and encoded again (--quality, default 90). --lossless refuses
+        that, --snap-to-blocks grows the rect to the tile grid. Thumbnails,
+        the HDR gain map, depth and other auxiliary images are dropped.
 
         As PNG from a PNG, the output keeps the colour type, bit depth (1 to 16),
         palette, tRNS and colour chunks (gAMA, cHRM, sRGB, iCCP, cICP). As PNG
@@ -44,7 +56,7 @@ struct CropCommand: Subcommand {
         [
             OptionSpec(
                 name: "output", value: "OUT.png",
-                help: "the PNG file to write; - for standard output", short: "o"),
+                help: "the file to write (.png, .jpg, .heic); - for standard output", short: "o"),
             OptionSpec(
                 name: "pixels", value: "X,Y,W,H",
                 help: "the rect to keep, in pixels of the image as seen"),
@@ -172,7 +184,9 @@ struct CropCommand: Subcommand {
             let report = try plan.write(to: output, replacing: force)
             if case .pixels(let asked) = job.region, asked != plan.result.rect {
                 console.err.write(
-                    "warning: --clamp: wrote pixels \(plan.result.rect), the part of \(asked) inside the image\n"
+                    job.clampsToImage && !asked.isInside(plan.result.orientedSize)
+                        ? "warning: --clamp: wrote pixels \(plan.result.rect), the part of \(asked) inside the image\n"
+                        : "warning: --snap-to-blocks: wrote pixels \(plan.result.rect), \(asked) grown to the block grid\n"
                 )
             }
             if json {
@@ -182,7 +196,8 @@ struct CropCommand: Subcommand {
                 console.out.write(
                     "wrote \(output): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
                 )
-                for entry in report.jpeg?.metadata ?? [] where entry.action != .kept {
+                for entry in report.jpeg?.metadata ?? report.heif?.metadata ?? []
+                where entry.action != .kept {
                     console.out.write(
                         "  \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
                 }
@@ -219,6 +234,10 @@ struct CropCommand: Subcommand {
     static func reportJSON(input: String, plan: CropPlan, report: CropReport) -> JSONValue {
         let source = plan.source
         var sourceMembers: [JSONValue.Member] = [.init("format", .string(source.format.rawValue))]
+        if case .heif(let info) = source.header {
+            sourceMembers.append(.init("orientation", .number(info.orientation.rawValue)))
+            sourceMembers.append(.init("transforms", .array(info.transforms.map { .string($0) })))
+        }
         if case .jpeg(let info) = source.header {
             sourceMembers.append(.init("orientation", .number(info.orientation.rawValue)))
             if let profile = info.iccProfile {
@@ -263,6 +282,11 @@ struct CropCommand: Subcommand {
 
     /// "rgb 8-bit PNG", or "JPEG (lossless)".
     static func kind(of report: CropReport) -> String {
+        if let heif = report.heif {
+            return heif.reencodedTiles == 0
+                ? "HEIC (lossless: \(heif.copiedTiles) tile(s) copied)"
+                : "HEIC (\(heif.copiedTiles) tile(s) copied, \(heif.reencodedTiles) edge tile(s) encoded again so no pixel beyond the rect stays in them)"
+        }
         guard let jpeg = report.jpeg else {
             return "\(report.colorType.name) \(report.bitDepth)-bit PNG"
         }
@@ -285,21 +309,49 @@ struct CropCommand: Subcommand {
             .init("tables", .string(jpeg.tables)),
             .init("progressive", .bool(jpeg.progressive)),
             .init("arithmetic", .bool(jpeg.arithmetic)),
-            .init(
-                "metadata",
-                .array(
-                    jpeg.metadata.map { entry in
-                        .object([
-                            .init("segment", .string(entry.segment)),
-                            .init("action", .string(entry.action.rawValue)),
-                            .init("reason", .string(entry.reason)),
-                        ])
-                    })),
+            .init("metadata", metadataJSON(jpeg.metadata)),
         ])
+    }
+
+    /// What a report says of a HEIC output.
+    static func heifJSON(_ heif: HEIFWriteReport) -> JSONValue {
+        .object([
+            .init(
+                "method",
+                .string(heif.reencodedTiles == 0 ? "lossless" : "lossless-edges-reencoded")),
+            .init("grid", .string(heif.grid)),
+            .init("copiedTiles", .number(heif.copiedTiles)),
+            .init("reencodedTiles", .number(heif.reencodedTiles)),
+            .init("cleanAperture", heif.cleanAperture.map { .string("\($0)") } ?? .null),
+            .init("transforms", .array(heif.transforms.map { .string($0) })),
+            .init("notes", .array(heif.notes.map { .string($0) })),
+            .init("metadata", metadataJSON(heif.metadata)),
+        ])
+    }
+
+    /// The fate of each piece of a source's metadata.
+    static func metadataJSON(_ entries: [MetadataEntry]) -> JSONValue {
+        .array(
+            entries.map { entry in
+                .object([
+                    .init("segment", .string(entry.segment)),
+                    .init("action", .string(entry.action.rawValue)),
+                    .init("reason", .string(entry.reason)),
+                ])
+            })
     }
 
     /// What a report says of the file written.
     static func writtenJSON(_ report: CropReport) -> JSONValue {
+        if let heif = report.heif {
+            return .object([
+                .init("path", report.output.map { .string($0) } ?? .null),
+                .init("bytes", .number(report.bytes)),
+                .init("format", .string(report.format)), .init("width", .number(report.size.width)),
+                .init("height", .number(report.size.height)),
+                .init("heic", heifJSON(heif)),
+            ])
+        }
         if let jpeg = report.jpeg {
             return .object([
                 .init("path", report.output.map { .string($0) } ?? .null),

@@ -1,0 +1,628 @@
+internal import CImagingShims
+import CropGeometry
+
+/// How a crop of a HEIC is written as HEIC: the tiles the crop touches are
+/// copied byte for byte into a smaller grid, and a clean aperture (`clap`)
+/// cuts the exact rect out of it; the rotation and mirror are kept.
+///
+/// A tile that the rect's edge cuts inside the photo holds pixels beyond
+/// the rect, which `clap` hides but any decoder recovers (the same leak as a
+/// JPEG's edge-block padding). By default those edge tiles alone are
+/// decoded, the pixels beyond the rect replaced by the rect's edge
+/// repeated, and encoded again (libheif's HEVC encoder, x265); every other
+/// tile is copied. ``Method/lossless`` refuses a rect whose edges are not on
+/// the tile grid or the photo's edge
+/// (``CropPlanError/notLossless(_:grownOutward:shrunkInward:blockGrid:)``
+/// names the nearest ones); ``snapsToBlocks`` grows the rect to the tile
+/// grid instead, and nothing is encoded.
+public struct HEIFEncoder: Sendable {
+    /// Which tiles may be encoded again.
+    public enum Method: String, Sendable {
+        /// Tiles inside the rect copied; edge tiles that would carry pixels
+        /// beyond it encoded again, with those pixels replaced.
+        case automatic
+        /// Every tile copied: the rect's edges on the tile grid or the
+        /// photo's edge, or the plan is refused.
+        case lossless
+    }
+
+    /// Which tiles may be encoded again.
+    public var method: Method
+    /// The quality (1 to 100) edge tiles are encoded at.
+    public var quality: Int
+    /// Whether the plan grows the rect outward to the tile grid (so that
+    /// every tile is copied) and reports the rect it wrote.
+    public var snapsToBlocks: Bool
+    /// What metadata the crop keeps.
+    public var metadata: MetadataPolicy
+    /// Whether edge tiles that hold pixels beyond the rect are encoded
+    /// again (always, but in the tests' control experiment, which shows
+    /// what `clap` alone would leave in the file).
+    package var fixesEdges = true
+
+    /// An encoder; by default tiles copied where the rect allows it and
+    /// edge tiles encoded again at quality 90.
+    public init(
+        method: Method = .automatic, quality: Int = 90, snapsToBlocks: Bool = false,
+        metadata: MetadataPolicy = MetadataPolicy()
+    ) {
+        self.method = method
+        self.quality = quality
+        self.snapsToBlocks = snapsToBlocks
+        self.metadata = metadata
+    }
+
+    /// Whether libheif here can encode the edge tiles (its HEVC encoder).
+    public static var canEncodeTiles: Bool { ck_heif_can_encode() != 0 }
+}
+
+/// How a HEIC crop was made, for the report.
+public struct HEIFWriteReport: Hashable, Sendable {
+    /// The grid written: columns × rows of tiles of this size.
+    public var grid: String
+    /// Tiles copied byte for byte.
+    public var copiedTiles: Int
+    /// Edge tiles encoded again, the pixels beyond the rect replaced.
+    public var reencodedTiles: Int
+    /// The clean aperture on the new grid, if one cuts it.
+    public var cleanAperture: PixelRect<StoredPixels>?
+    /// The transforms written after it, e.g. `["irot 270"]`.
+    public var transforms: [String]
+    /// Notes on conformance (an odd clean-aperture origin with subsampled
+    /// chroma, which MIAF before its 2021 amendment did not allow).
+    public var notes: [String]
+    /// What became of each piece of the source's metadata and each of its
+    /// other images.
+    public var metadata: [MetadataEntry]
+}
+
+extension CropPlan {
+    /// Where the rect's tiles are, and whether each must be encoded again.
+    struct HEIFTileCut {
+        let columns: ClosedRange<Int>
+        let rows: ClosedRange<Int>
+        /// The new grid's canvas.
+        let width: Int
+        let height: Int
+        /// The rect on the new canvas.
+        let aperture: PixelRect<StoredPixels>
+        /// The source tile indices, row by row, each with whether it holds
+        /// visible pixels beyond the rect.
+        let tiles: [(index: Int, fix: Bool)]
+    }
+
+    /// The tiles of `info` that the stored rect touches.
+    static func heifTileCut(_ info: HEIFFileInfo, stored: PixelRect<StoredPixels>) -> HEIFTileCut {
+        let layout = info.layout
+        let (tw, th) = (layout.tileWidth, layout.tileHeight)
+        let rect = PixelRect<StoredPixels>(
+            x: stored.x + info.origin.x, y: stored.y + info.origin.y, width: stored.width,
+            height: stored.height)
+        let visible = PixelRect<StoredPixels>(
+            x: info.origin.x, y: info.origin.y, width: info.width, height: info.height)
+        let columns = rect.x / tw...(rect.maxX - 1) / tw
+        let rows = rect.y / th...(rect.maxY - 1) / th
+        var tiles: [(Int, Bool)] = []
+        for row in rows {
+            for column in columns {
+                // The tile's visible pixels must all lie in the rect.
+                let x0 = max(column * tw, visible.x)
+                let x1 = min((column + 1) * tw, visible.maxX)
+                let y0 = max(row * th, visible.y)
+                let y1 = min((row + 1) * th, visible.maxY)
+                let inside = x0 >= rect.x && x1 <= rect.maxX && y0 >= rect.y && y1 <= rect.maxY
+                tiles.append((row * layout.columns + column, !inside))
+            }
+        }
+        let left = columns.lowerBound * tw
+        let top = rows.lowerBound * th
+        return HEIFTileCut(
+            columns: columns, rows: rows,
+            width: min((columns.upperBound + 1) * tw, layout.width) - left,
+            height: min((rows.upperBound + 1) * th, layout.height) - top,
+            aperture: PixelRect(
+                x: rect.x - left, y: rect.y - top, width: rect.width, height: rect.height),
+            tiles: tiles)
+    }
+
+    /// The HEIC export: the touched tiles copied into a smaller grid (edge
+    /// tiles that would carry pixels beyond the rect encoded again, unless
+    /// lossless), a `clap` cutting the rect, the orientation as `irot` and
+    /// `imir`, the colour and cleaned metadata.
+    func exportHEIF(_ encoder: HEIFEncoder, to sink: some ByteSink) throws(ImagingError)
+        -> CropReport
+    {
+        guard case .heif(let info) = source.header else {
+            throw .unsupported(
+                format: source.format,
+                detail:
+                    "HEIC output is made from a HEIC source only (its tiles are copied, never encoded whole); write .png or .jpg"
+            )
+        }
+        guard info.alpha == nil else {
+            throw .unsupported(
+                format: .heif,
+                detail: "HEIC output of an image with alpha is not offered; write .png")
+        }
+        let cut = Self.heifTileCut(info, stored: stored)
+        let fixes = encoder.fixesEdges ? cut.tiles.filter(\.fix).count : 0
+        if fixes > 0 {
+            guard encoder.method == .automatic else {
+                throw .unsupported(
+                    format: .heif,
+                    detail: "the crop is not lossless: \(fixes) edge tile(s) hold pixels beyond it")
+            }
+            guard HEIFEncoder.canEncodeTiles else {
+                throw .unsupported(
+                    format: .heif,
+                    detail:
+                        "\(fixes) edge tile(s) hold pixels beyond the rect and this libheif cannot encode HEVC to replace them; use --snap-to-blocks (the rect grown to the tile grid) or write .png"
+                )
+            }
+            guard info.chromaCode > 0 else {
+                throw .unsupported(
+                    format: .heif, detail: "edge tiles of a monochrome HEIC cannot be encoded again"
+                )
+            }
+        }
+        var warnings = info.warnings
+        // The stored pixels are kept, so the EXIF keeps its orientation
+        // (not applied in a HEIF) and says the rect's stored size.
+        let metadata = HEIFMetadata.clean(
+            info, size: stored.size, orientation: nil, policy: encoder.metadata)
+        warnings += metadata.warnings
+        var writer = HEIFFileWriter()
+        // The tiles: copied, or fixed and encoded again.
+        var tileItems: [Int] = []
+        var reencoded = 0
+        var tileData: [HEIFFileWriter.Data] = []
+        for (index, fix) in cut.tiles {
+            let tile = info.layout.tiles[index]
+            var boxes: [[UInt8]]
+            let data: HEIFFileWriter.Data
+            if fix && encoder.fixesEdges {
+                let fresh = try Self.reencode(
+                    tile, index: index, info: info, cut: cut, input: source.input,
+                    quality: encoder.quality)
+                boxes = [fresh.hvcC]
+                data = .bytes(fresh.data)
+                reencoded += 1
+            } else {
+                boxes = [tile.hvcC]
+                data = .extents(tile.extents)
+            }
+            boxes.append(HEIFFileWriter.ispe(width: tile.width, height: tile.height))
+            boxes += tile.colourBoxes
+            if let pixi = tile.pixi { boxes.append(pixi) }
+            tileItems.append(
+                writer.addItem(
+                    type: "hvc1", hidden: info.layout.isGrid,
+                    properties: boxes.enumerated().map { ($1, $0 == 0) }))
+            tileData.append(data)
+        }
+        // The image: a grid of them, or the one coded image.
+        var imageBoxes: [([UInt8], Bool)] = []
+        let primary: Int
+        let clap =
+            cut.aperture == PixelRect(x: 0, y: 0, width: cut.width, height: cut.height)
+            ? nil : cut.aperture
+        let transforms = HEIFFileWriter.transformBoxes(orientation)
+        if info.layout.isGrid {
+            imageBoxes.append((HEIFFileWriter.ispe(width: cut.width, height: cut.height), false))
+            imageBoxes += info.primaryBoxes.map { ($0, false) }
+            if let clap {
+                imageBoxes.append(
+                    (HEIFFileWriter.clap(clap, width: cut.width, height: cut.height), true))
+            }
+            imageBoxes += transforms.boxes.map { ($0, true) }
+            primary = writer.addItem(type: "grid", hidden: false, properties: imageBoxes)
+            writer.reference("dimg", from: primary, to: tileItems)
+            writer.setData(
+                primary,
+                .bytes(
+                    HEIFFileWriter.gridDescription(
+                        rows: cut.rows.count, columns: cut.columns.count, width: cut.width,
+                        height: cut.height)))
+            for (item, data) in zip(tileItems, tileData) { writer.setData(item, data) }
+        } else {
+            primary = tileItems[0]
+            writer.setData(primary, tileData[0])
+            if let clap {
+                writer.addProperty(
+                    to: primary, HEIFFileWriter.clap(clap, width: cut.width, height: cut.height),
+                    essential: true)
+            }
+            for box in transforms.boxes { writer.addProperty(to: primary, box, essential: true) }
+        }
+        writer.primary = primary
+        if let exif = metadata.exif {
+            let item = writer.addItem(type: "Exif", hidden: true, properties: [])
+            writer.setData(item, .bytes([0, 0, 0, 0] + exif))
+            writer.reference("cdsc", from: item, to: [primary])
+        }
+        if let xmp = metadata.xmp {
+            let item = writer.addItem(
+                type: "mime", hidden: true, properties: [], contentType: "application/rdf+xml")
+            writer.setData(item, .bytes(Array(xmp.utf8)))
+            writer.reference("cdsc", from: item, to: [primary])
+        }
+        let bytes = try writer.write(to: sink, input: source.input)
+        var notes: [String] = []
+        if let clap, info.chromaCode == 1 || info.chromaCode == 2,
+            clap.x % 2 == 1 || (info.chromaCode == 1 && clap.y % 2 == 1)
+        {
+            notes.append(
+                "the clean aperture starts at an odd \(clap.x % 2 == 1 ? "column" : "row") of subsampled chroma: allowed since MIAF's 2021 amendment (ISO/IEC 23000-22:2019/Amd 2), refused by some older readers"
+            )
+        }
+        let layout = info.layout
+        return CropReport(
+            output: nil, bytes: bytes, size: outputSize, format: format.name, colorType: .rgb,
+            bitDepth: info.bitDepth, keptChunks: [],
+            droppedChunks: metadata.entries.filter { $0.action == .dropped }.map(\.segment),
+            warnings: warnings, checksum: nil, compressor: .zlib, level: .automatic,
+            bandLevels: [:],
+            heif: HEIFWriteReport(
+                grid:
+                    "\(cut.columns.count)x\(cut.rows.count) of \(layout.tileWidth)x\(layout.tileHeight)",
+                copiedTiles: cut.tiles.count - reencoded, reencodedTiles: reencoded,
+                cleanAperture: clap, transforms: transforms.names, notes: notes,
+                metadata: metadata.entries))
+    }
+
+    /// A tile decoded to its YCbCr planes, every sample beyond the rect
+    /// replaced by the rect's nearest edge sample, and encoded again: its
+    /// new `hvcC` and coded bytes.
+    static func reencode(
+        _ tile: HEIFCodedImage, index: Int, info: HEIFFileInfo, cut: HEIFTileCut,
+        input: ImageInput, quality: Int
+    ) throws(ImagingError) -> (hvcC: [UInt8], data: [UInt8]) {
+        let layout = info.layout
+        let sample = info.bitDepth > 8 ? 2 : 1
+        let (sx, sy) = info.chromaCode == 1 ? (2, 2) : info.chromaCode == 2 ? (2, 1) : (1, 1)
+        let dims = [
+            (tile.width, tile.height),
+            ((tile.width + sx - 1) / sx, (tile.height + sy - 1) / sy),
+            ((tile.width + sx - 1) / sx, (tile.height + sy - 1) / sy),
+        ]
+        var y = [UInt8](repeating: 0, count: dims[0].0 * dims[0].1 * sample)
+        var cb = [UInt8](repeating: 0, count: dims[1].0 * dims[1].1 * sample)
+        var cr = cb
+        // The rect on this tile.
+        let left = index % layout.columns * layout.tileWidth
+        let top = index / layout.columns * layout.tileHeight
+        let rectLeft = cut.aperture.x + cut.columns.lowerBound * layout.tileWidth
+        let rectTop = cut.aperture.y + cut.rows.lowerBound * layout.tileHeight
+        let keepX = max(rectLeft - left, 0)..<min(rectLeft + cut.aperture.width - left, tile.width)
+        let keepY = max(rectTop - top, 0)..<min(rectTop + cut.aperture.height - top, tile.height)
+        var file = try HEIFTileFile.make(tile, input: input)
+        var status: Int32 = 0
+        var message = ""
+        var request = ck_heif_decode_request()
+        request.bit_depth = UInt32(info.bitDepth)
+        request.planar_chroma = UInt32(info.chromaCode)
+        request.planar_rgb = info.nclx?.matrix == 0 && info.chromaCode == 3 ? 1 : 0
+        for p in 0..<3 {
+            withUnsafeMutablePointer(to: &request.plane_width) {
+                $0.withMemoryRebound(to: UInt32.self, capacity: 3) { $0[p] = UInt32(dims[p].0) }
+            }
+            withUnsafeMutablePointer(to: &request.plane_height) {
+                $0.withMemoryRebound(to: UInt32.self, capacity: 3) { $0[p] = UInt32(dims[p].1) }
+            }
+        }
+        y.withUnsafeMutableBufferPointer { y in
+            cb.withUnsafeMutableBufferPointer { cb in
+                cr.withUnsafeMutableBufferPointer { cr in
+                    request.planes = (y.baseAddress, cb.baseAddress, cr.baseAddress)
+                    status = file.withUnsafeMutableBufferPointer { bytes in
+                        request.file = UnsafePointer(bytes.baseAddress)
+                        request.file_size = bytes.count
+                        return ck_heif_decode(&request)
+                    }
+                    message = cMessage(request.message)
+                }
+            }
+        }
+        guard status == CK_STATUS_OK else {
+            throw .corrupt(format: .heif, detail: "tile \(index) (item \(tile.item)): \(message)")
+        }
+        // Replicate the kept samples over the rest, plane by plane.
+        var planes = [y, cb, cr]
+        for p in 0..<3 {
+            let (w, h) = dims[p]
+            let (dx, dy) = p == 0 ? (1, 1) : (sx, sy)
+            let kx = keepX.lowerBound / dx..<(keepX.upperBound + dx - 1) / dx
+            let ky = keepY.lowerBound / dy..<(keepY.upperBound + dy - 1) / dy
+            let row = w * sample
+            var out = planes[p]
+            for y in 0..<h {
+                let from = min(max(y, ky.lowerBound), ky.upperBound - 1)
+                for x in 0..<w {
+                    let fx = min(max(x, kx.lowerBound), kx.upperBound - 1)
+                    for b in 0..<sample {
+                        out[y * row + x * sample + b] = planes[p][from * row + fx * sample + b]
+                    }
+                }
+            }
+            planes[p] = out
+        }
+        var encode = ck_heif_encode_request()
+        encode.width = UInt32(tile.width)
+        encode.height = UInt32(tile.height)
+        encode.bit_depth = UInt32(info.bitDepth)
+        encode.chroma = Int32(info.chromaCode)
+        encode.quality = UInt32(quality)
+        encode.plane_width = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
+        encode.plane_height = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
+        let encoded: [UInt8]? = planes[0].withUnsafeBufferPointer { y in
+            planes[1].withUnsafeBufferPointer { cb in
+                planes[2].withUnsafeBufferPointer { cr in
+                    encode.planes = (y.baseAddress, cb.baseAddress, cr.baseAddress)
+                    status = ck_heif_encode_planes(&encode)
+                    message = cMessage(encode.message)
+                    guard status == CK_STATUS_OK, let file = encode.file else { return nil }
+                    defer { ck_free(file) }
+                    return Array(UnsafeBufferPointer(start: file, count: encode.file_size))
+                }
+            }
+        }
+        guard let encoded else {
+            throw .unsupported(
+                format: .heif, detail: "an edge tile could not be encoded: \(message)")
+        }
+        // The encoder's one-image HEIF, read back by the same parser.
+        let result = try HEIFFileInfo.read(
+            ImageInput(bytes: encoded, name: "re-encoded tile"), limits: .standard)
+        guard !result.layout.isGrid, result.cleanAperture == nil,
+            let coded = result.layout.tiles.first, coded.width == tile.width,
+            coded.height == tile.height
+        else {
+            throw .unsupported(
+                format: .heif,
+                detail:
+                    "the encoder wrote a \(result.layout.width)x\(result.layout.height) image for a \(tile.width)x\(tile.height) tile"
+            )
+        }
+        var data: [UInt8] = []
+        for extent in coded.extents { data += encoded[extent] }
+        return (coded.hvcC, data)
+    }
+}
+
+/// Writes a HEIF: items with properties (shared when equal), references
+/// and data, the data after the `meta` box in one `mdat`.
+struct HEIFFileWriter {
+    /// An item's data: bytes made here, or ranges of the source file.
+    enum Data {
+        case bytes([UInt8])
+        case extents([Range<Int>])
+
+        var count: Int {
+            switch self {
+            case .bytes(let bytes): bytes.count
+            case .extents(let ranges): ranges.reduce(0) { $0 + $1.count }
+            }
+        }
+    }
+
+    struct Item {
+        var id: Int
+        var type: String
+        var hidden: Bool
+        var contentType: String?
+        var properties: [(index: Int, essential: Bool)]
+        var data: Data = .bytes([])
+    }
+
+    private(set) var items: [Item] = []
+    private var properties: [[UInt8]] = []
+    private var references: [(type: String, from: Int, to: [Int])] = []
+    var primary = 1
+
+    mutating func property(_ box: [UInt8]) -> Int {
+        if let found = properties.firstIndex(of: box) { return found + 1 }
+        properties.append(box)
+        return properties.count
+    }
+
+    mutating func addItem(
+        type: String, hidden: Bool, properties boxes: [([UInt8], Bool)], contentType: String? = nil
+    ) -> Int {
+        let id = items.count + 1
+        let list = boxes.map { (property($0.0), $0.1) }
+        items.append(
+            Item(id: id, type: type, hidden: hidden, contentType: contentType, properties: list))
+        return id
+    }
+
+    mutating func addProperty(to item: Int, _ box: [UInt8], essential: Bool) {
+        let index = property(box)
+        items[item - 1].properties.append((index, essential))
+    }
+
+    mutating func setData(_ item: Int, _ data: Data) { items[item - 1].data = data }
+
+    mutating func reference(_ type: String, from: Int, to: [Int]) {
+        references.append((type, from, to))
+    }
+
+    /// Writes the file to `sink`, copying extents from `input`; returns
+    /// its size.
+    func write(to sink: some ByteSink, input: ImageInput) throws(ImagingError) -> Int {
+        var w = HEIFBoxWriter()
+        w.begin("ftyp")
+        w.fourCC("heic")
+        w.u32(0)
+        for brand in ["mif1", "heic"] { w.fourCC(brand) }
+        w.end()
+        w.begin("meta", version: 0)
+        w.begin("hdlr", version: 0)
+        w.u32(0)
+        w.fourCC("pict")
+        w.append([UInt8](repeating: 0, count: 12))
+        w.string("")
+        w.end()
+        w.begin("pitm", version: 0)
+        w.u16(primary)
+        w.end()
+        w.begin("iloc", version: 0)
+        w.u16(0x4400)
+        w.u16(items.count)
+        var offsetFields: [Int] = []
+        for item in items {
+            w.u16(item.id)
+            w.u16(0)
+            w.u16(1)
+            offsetFields.append(w.bytes.count)
+            w.u32(0)
+            w.u32(item.data.count)
+        }
+        w.end()
+        w.begin("iinf", version: 0)
+        w.u16(items.count)
+        for item in items {
+            w.begin("infe", version: 2, flags: item.hidden ? 1 : 0)
+            w.u16(item.id)
+            w.u16(0)
+            w.fourCC(item.type)
+            w.string("")
+            if let type = item.contentType { w.string(type) }
+            w.end()
+        }
+        w.end()
+        if !references.isEmpty {
+            w.begin("iref", version: 0)
+            for reference in references {
+                w.begin(reference.type)
+                w.u16(reference.from)
+                w.u16(reference.to.count)
+                for to in reference.to { w.u16(to) }
+                w.end()
+            }
+            w.end()
+        }
+        w.begin("iprp")
+        w.begin("ipco")
+        for box in properties { w.append(box) }
+        w.end()
+        w.begin("ipma", version: 0, flags: 1)
+        let described = items.filter { !$0.properties.isEmpty }
+        w.u32(described.count)
+        for item in described {
+            w.u16(item.id)
+            w.u8(item.properties.count)
+            for (index, essential) in item.properties { w.u16((essential ? 0x8000 : 0) | index) }
+        }
+        w.end()
+        w.end()
+        w.end()
+        // mdat: each item's data in order.
+        let dataStart = w.bytes.count + 8
+        var offset = dataStart
+        for (item, field) in zip(items, offsetFields) {
+            w.patch(u32: offset, at: field)
+            offset += item.data.count
+        }
+        guard offset <= Int(UInt32.max) else {
+            throw .unsupported(format: .heif, detail: "the crop would be over 4 GB")
+        }
+        let mdatSize = offset - dataStart + 8
+        w.u32(mdatSize)
+        w.fourCC("mdat")
+        try sink.write(w.bytes[...])
+        for item in items {
+            switch item.data {
+            case .bytes(let bytes): try sink.write(bytes[...])
+            case .extents(let ranges):
+                for range in ranges {
+                    var at = range.lowerBound
+                    while at < range.upperBound {
+                        let count = min(1 << 20, range.upperBound - at)
+                        try sink.write(try input.read(at: at, count: count, format: .heif)[...])
+                        at += count
+                    }
+                }
+            }
+        }
+        return offset
+    }
+
+    static func ispe(width: Int, height: Int) -> [UInt8] {
+        var w = HEIFBoxWriter()
+        w.begin("ispe", version: 0)
+        w.u32(width)
+        w.u32(height)
+        w.end()
+        return w.bytes
+    }
+
+    /// A `clap` cutting `rect` out of a `width`×`height` image: its centre
+    /// offset from the image's by (2x + w − W) / 2 and (2y + h − H) / 2.
+    static func clap(_ rect: PixelRect<StoredPixels>, width: Int, height: Int) -> [UInt8] {
+        var w = HEIFBoxWriter()
+        w.begin("clap")
+        for value in [
+            rect.width, 1, rect.height, 1, 2 * rect.x + rect.width - width, 2,
+            2 * rect.y + rect.height - height, 2,
+        ] {
+            w.u32(Int(UInt32(bitPattern: Int32(value))))
+        }
+        w.end()
+        return w.bytes
+    }
+
+    /// The `irot` and `imir` boxes that show stored pixels turned as
+    /// `orientation`, as libheif writes them, and their names.
+    static func transformBoxes(_ orientation: EXIFOrientation) -> (
+        boxes: [[UInt8]], names: [String]
+    ) {
+        let (rotation, mirror): (Int?, Int?) =
+            switch orientation {
+            case .up: (nil, nil)
+            case .upMirrored: (nil, 1)
+            case .down: (180, nil)
+            case .downMirrored: (nil, 0)
+            case .leftMirrored: (270, 1)
+            case .right: (270, nil)
+            case .rightMirrored: (270, 0)
+            case .left: (90, nil)
+            }
+        var boxes: [[UInt8]] = []
+        var names: [String] = []
+        if let rotation {
+            var w = HEIFBoxWriter()
+            w.begin("irot")
+            w.u8(rotation / 90)
+            w.end()
+            boxes.append(w.bytes)
+            names.append("irot \(rotation)")
+        }
+        if let mirror {
+            var w = HEIFBoxWriter()
+            w.begin("imir")
+            w.u8(mirror)
+            w.end()
+            boxes.append(w.bytes)
+            names.append("imir \(mirror)")
+        }
+        return (boxes, names)
+    }
+
+    /// An `ImageGrid` description.
+    static func gridDescription(rows: Int, columns: Int, width: Int, height: Int) -> [UInt8] {
+        let wide = width > 0xFFFF || height > 0xFFFF
+        var w = HEIFBoxWriter()
+        w.u8(0)
+        w.u8(wide ? 1 : 0)
+        w.u8(rows - 1)
+        w.u8(columns - 1)
+        if wide {
+            w.u32(width)
+            w.u32(height)
+        } else {
+            w.u16(width)
+            w.u16(height)
+        }
+        return w.bytes
+    }
+}
