@@ -169,7 +169,14 @@ struct HEIFTests {
     /// libheif's own decode of the whole file, transforms applied: an
     /// independent assembly of the tiles to compare with.
     static func libheifWhole(_ file: String, width: Int, height: Int) throws -> [UInt8] {
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestData.path(file))))
+        try libheifWhole(
+            bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestData.path(file)))),
+            width: width, height: height)
+    }
+
+    /// ``libheifWhole(_:width:height:)`` of a file in memory.
+    static func libheifWhole(bytes file: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        var bytes = file
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         var request = ck_heif_decode_request()
         request.channels = 3
@@ -307,5 +314,98 @@ struct HEIFTests {
             report.jpeg?.metadata.contains {
                 $0.segment.hasPrefix("thumbnail") && $0.action == .dropped
             } == true)
+    }
+
+    /// The crop `rect` (as seen) of `file` written as HEIC by `encoder`,
+    /// with its plan and report.
+    static func heicCrop(_ file: String, _ rect: PixelRect<ImagePixels>, _ encoder: HEIFEncoder)
+        throws -> (bytes: [UInt8], plan: CropPlan, report: CropReport)
+    {
+        let source = try ImageSource.open(path: TestData.path(file))
+        let plan = try CropJob(region: .pixels(rect), format: .heif(encoder)).plan(for: source)
+        let sink = MemorySink()
+        let report = try plan.export(to: sink)
+        return (sink.bytes, plan, report)
+    }
+
+    /// The largest difference of any sample between `a` and `b`.
+    static func maxDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        zip(a, b).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+    }
+
+    @Test(
+        "HEIC from HEIC on the tile grid: every tile copied, libheif's whole decode equals the source at the rect",
+        arguments: [
+            "heif/pillow-heif/arrow.heic",
+            "heif/generated/coords_orient7_600x400_grid256_lossless.heic",
+        ])
+    func losslessHEICCrop(file: String) throws {
+        let (bytes, plan, report) = try Self.heicCrop(
+            file, PixelRect(x: 100, y: 120, width: 300, height: 200),
+            HEIFEncoder(snapsToBlocks: true))
+        let heif = try #require(report.heif)
+        #expect(heif.reencodedTiles == 0)
+        #expect(heif.copiedTiles >= 1)
+        let rect = plan.result.rect
+        #expect(rect.width >= 300 && rect.height >= 200)
+        let out = try ImageSource(ImageInput(bytes: bytes, name: "crop.heic"))
+        #expect(out.orientation == plan.source.orientation)
+        #expect(out.orientation.orientedSize(out.storedSize) == rect.size)
+        let decoded = try Self.libheifWhole(bytes: bytes, width: rect.width, height: rect.height)
+        let (source, _, _) = try Self.crop(file, rect)
+        #expect(decoded == source.samples, "the copied tiles decode to the source's pixels")
+        #expect(try LeakCheck.findings(in: out).isEmpty)
+    }
+
+    @Test(
+        "a HEIC crop off the tile grid: edge tiles encoded again without the pixels beyond the rect; clap alone would leave them"
+    )
+    func edgeTilesAreEncodedAgain() throws {
+        let file = "heif/pillow-heif/arrow.heic"
+        let rect = PixelRect<ImagePixels>(x: 700, y: 900, width: 640, height: 480)
+        let (bytes, _, report) = try Self.heicCrop(file, rect, HEIFEncoder())
+        let heif = try #require(report.heif)
+        #expect(heif.reencodedTiles > 0)
+        #expect(heif.cleanAperture != nil)
+        let out = try ImageSource(ImageInput(bytes: bytes, name: "crop.heic"))
+        #expect(try LeakCheck.findings(in: out).isEmpty)
+        let decoded = try Self.libheifWhole(bytes: bytes, width: rect.width, height: rect.height)
+        let (source, _, _) = try Self.crop(file, rect)
+        #expect(Self.maxDifference(decoded, source.samples) <= 16, "quality 90 stays close")
+        // The control: the same crop with the edge tiles copied as they are.
+        var leaky = HEIFEncoder()
+        leaky.fixesEdges = false
+        let (leakyBytes, _, leakyReport) = try Self.heicCrop(file, rect, leaky)
+        #expect(leakyReport.heif?.reencodedTiles == 0)
+        let findings = try LeakCheck.findings(
+            in: ImageSource(ImageInput(bytes: leakyBytes, name: "leaky.heic")))
+        #expect(findings.contains { $0.detail.contains("hidden pixels") })
+    }
+
+    @Test("--lossless refuses a HEIC rect off the tile grid and names the nearest lossless rects")
+    func losslessRefusesOffGrid() throws {
+        let source = try ImageSource.open(path: TestData.path("heif/pillow-heif/arrow.heic"))
+        let job = CropJob(
+            region: .pixels(PixelRect(x: 100, y: 120, width: 300, height: 200)),
+            format: .heif(HEIFEncoder(method: .lossless)))
+        #expect {
+            _ = try job.plan(for: source)
+        } throws: { error in
+            guard case .notLossless(_, let grown, _, let grid)? = error as? CropPlanError else {
+                return false
+            }
+            return grid == PixelSize(width: 512, height: 512) && grown.x == 0 && grown.width >= 400
+        }
+    }
+
+    @Test("HEIC output needs a HEIC source")
+    func heicOutputNeedsHEICSource() throws {
+        let jpeg = ImageInput(bytes: try DemoPhoto.jpeg(width: 64, height: 48), name: "a.jpg")
+        let source = try ImageSource(jpeg)
+        let plan = try CropJob(
+            region: .pixels(PixelRect(x: 0, y: 0, width: 8, height: 8)),
+            format: .heif(HEIFEncoder())
+        ).plan(for: source)
+        #expect(throws: ImagingError.self) { try plan.export(to: MemorySink()) }
     }
 }

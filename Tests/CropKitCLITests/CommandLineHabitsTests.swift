@@ -116,7 +116,8 @@ import Testing
         #expect(wrongFormat.status == 64)
         #expect(
             wrongFormat.err.contains(
-                "writes PNG or JPEG (.png, .jpg, .jpeg) only; name it e.g. c.png"))
+                "writes PNG, JPEG or HEIC (.png, .jpg, .jpeg, .heic, .heif) only; name it e.g. c.png"
+            ))
         #expect(!FileManager.default.fileExists(atPath: tiff))
         // The extension picks the format; --format must agree with it.
         let jpeg = folder.appendingPathComponent("c.jpg").path

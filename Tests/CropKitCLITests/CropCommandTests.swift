@@ -383,7 +383,7 @@ extension CropCommandTests {
         // Standard output has no extension: the format must be named.
         let unnamed = cropkit("crop", input, "-o", "-", "--pixels", "10,20,30,40")
         #expect(unnamed.status == 64)
-        #expect(unnamed.err.contains("-o - needs --format png or --format jpeg"))
+        #expect(unnamed.err.contains("-o - needs --format png, --format jpeg or --format heic"))
         let status = CropKitTool.run(
             ["crop", input, "-o", "-", "--format", "png", "--pixels", "10,20,30,40"],
             console: console)

@@ -19,9 +19,10 @@ struct BatchCommand: Subcommand {
         the record format: "viewport", "selection" and optionally "mode",
         "imageScale", "zoom", "orientation" (the file's own EXIF orientation is
         used when absent), "aspect" ("p:q" or "source"). The output's extension
-        (.png, .jpg, .jpeg) or an optional "format" ("png" or "jpeg") picks the
-        format; --quality, --lossless, --snap-to-blocks and --strip apply to the
-        JPEG lines, --compressor and --level to the PNG ones.
+        (.png, .jpg, .jpeg, .heic) or an optional "format" ("png", "jpeg" or
+        "heic") picks the format; --quality, --lossless, --snap-to-blocks and
+        --strip apply to the JPEG and HEIC lines, --compressor and --level to
+        the PNG ones.
 
         Crops run in parallel, one per core (--jobs to change). An output that
         already exists is skipped: outputs are written atomically, so an existing
@@ -361,7 +362,7 @@ struct BatchCommand: Subcommand {
         var flags = outputFlags
         if let value = json["format"] {
             guard case .string(let name) = value else {
-                return failed("\"format\" must be \"png\" or \"jpeg\"", paths)
+                return failed("\"format\" must be \"png\", \"jpeg\" or \"heic\"", paths)
             }
             flags.values["format"] = name
         }

@@ -11,10 +11,14 @@ struct InfoCommand: Subcommand {
     static let usage = """
         Usage: cropkit info FILE... [--json]
 
-        Reads each PNG's chunks or JPEG's markers (no pixels are decoded) and
-        prints the format, the stored size (as the file declares it), the size as
-        seen after the EXIF orientation, the orientation, the colour space, the
-        bit depth, the embedded colour profile and the format's details. With
+        Reads each PNG's chunks, JPEG's markers or HEIF's boxes (no pixels are
+        decoded) and prints the format, the stored size (as the file declares
+        it), the size as seen after the orientation (a JPEG's EXIF orientation;
+        a HEIF's irot and imir), the orientation, the colour space, the bit
+        depth, the embedded colour profile and the format's details; for a HEIF
+        its structure: brands, primary item, grid and tile size, clean
+        aperture, transforms, colour (ICC or nclx), EXIF and XMP, thumbnails
+        and auxiliary images (HDR gain map, depth, mattes). With
         several files, each report starts with a '== FILE' line, as vipsheader
         and exiftool do.
 
@@ -22,7 +26,7 @@ struct InfoCommand: Subcommand {
         the keys 'crop --json' uses: camelCase names, arrays for lists, true or
         false for yes or no, numbers as numbers. A file that cannot be read
         gives {"file":...,"error":...} in its place.
-        Exit 2 when any file cannot be read or is not a valid PNG or JPEG
+        Exit 2 when any file cannot be read or is not a valid PNG, JPEG or HEIF
         header; the others are still reported.
         """
     static let options: [OptionSpec] = [
