@@ -64,6 +64,9 @@ public struct HEIFWriteReport: Hashable, Sendable {
     public var copiedTiles: Int
     /// Edge tiles encoded again, the pixels beyond the rect replaced.
     public var reencodedTiles: Int
+    /// The coded bytes of the copied tiles: the source's own share of the
+    /// output.
+    public var copiedBytes: Int
     /// The clean aperture on the new grid, if one cuts it.
     public var cleanAperture: PixelRect<StoredPixels>?
     /// The transforms written after it, e.g. `["irot 270"]`.
@@ -176,6 +179,7 @@ extension CropPlan {
         var tileItems: [Int] = []
         var reencoded = 0
         var tileData: [HEIFFileWriter.Data] = []
+        var copiedBytes = 0
         for (index, fix) in cut.tiles {
             let tile = info.layout.tiles[index]
             var boxes: [[UInt8]]
@@ -190,6 +194,7 @@ extension CropPlan {
             } else {
                 boxes = [tile.hvcC]
                 data = .extents(tile.extents)
+                copiedBytes += tile.byteCount
             }
             boxes.append(HEIFFileWriter.ispe(width: tile.width, height: tile.height))
             boxes += tile.colourBoxes
@@ -266,6 +271,7 @@ extension CropPlan {
                 grid:
                     "\(cut.columns.count)x\(cut.rows.count) of \(layout.tileWidth)x\(layout.tileHeight)",
                 copiedTiles: cut.tiles.count - reencoded, reencodedTiles: reencoded,
+                copiedBytes: copiedBytes,
                 cleanAperture: clap, transforms: transforms.names, notes: notes,
                 metadata: metadata.entries))
     }

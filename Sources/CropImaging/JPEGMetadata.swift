@@ -279,7 +279,10 @@ enum XMPCleaner {
     ) -> (String, [String]) {
         var out = text
         var changes: [String] = []
+        // A regular expression is built only for a property the text names
+        // (building ICU's first one costs milliseconds).
         func remove(_ property: String) -> Bool {
+            guard mentions(out, property) else { return false }
             let name = NSRegularExpression.escapedPattern(for: property)
             var removed = false
             for pattern in [
@@ -302,7 +305,7 @@ enum XMPCleaner {
         where !(keepsGainMapItems && gainMapItems.contains(property)) && remove(property) {
             changes.append("\(property) removed")
         }
-        if policy.stripLocation {
+        if policy.stripLocation, mentions(out, "exif:GPS") {
             var gps = false
             if let regex = try? NSRegularExpression(
                 pattern:
@@ -315,7 +318,7 @@ enum XMPCleaner {
             }
             if gps { changes.append("GPS removed (--strip location)") }
         }
-        for (property, isWidth) in dimensions {
+        for (property, isWidth) in dimensions where mentions(out, property) {
             let value = isWidth ? size.width : size.height
             let name = NSRegularExpression.escapedPattern(for: property)
             for (pattern, template) in [
@@ -332,6 +335,12 @@ enum XMPCleaner {
             }
         }
         return (out, changes)
+    }
+
+    /// Whether `text` holds `word`: a byte search, without Foundation's
+    /// locale-aware one.
+    static func mentions(_ text: String, _ word: String) -> Bool {
+        text.utf8.firstRange(of: word.utf8) != nil
     }
 }
 

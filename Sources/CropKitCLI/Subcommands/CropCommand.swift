@@ -322,6 +322,7 @@ struct CropCommand: Subcommand {
             .init("grid", .string(heif.grid)),
             .init("copiedTiles", .number(heif.copiedTiles)),
             .init("reencodedTiles", .number(heif.reencodedTiles)),
+            .init("copiedBytes", .number(heif.copiedBytes)),
             .init("cleanAperture", heif.cleanAperture.map { .string("\($0)") } ?? .null),
             .init("transforms", .array(heif.transforms.map { .string($0) })),
             .init("notes", .array(heif.notes.map { .string($0) })),
