@@ -408,4 +408,19 @@ struct HEIFTests {
         ).plan(for: source)
         #expect(throws: ImagingError.self) { try plan.export(to: MemorySink()) }
     }
+
+    @Test("an odd clean-aperture origin on 4:2:0 tiles: noted, and libheif 1.15 decodes the copied tile to the source's pixels at the rect")
+    func oddCleanApertureOrigin() throws {
+        let file = "heif/generated/icc_displayp3_96x64_420.heic"
+        let rect = PixelRect<ImagePixels>(x: 29, y: 21, width: 39, height: 25)
+        var copying = HEIFEncoder()
+        copying.fixesEdges = false  // the tile as it is: only the clap cuts
+        let (bytes, _, report) = try Self.heicCrop(file, rect, copying)
+        let heif = try #require(report.heif)
+        #expect(heif.cleanAperture == PixelRect(x: 29, y: 21, width: 39, height: 25))
+        #expect(heif.notes.contains { $0.contains("odd") })
+        let decoded = try Self.libheifWhole(bytes: bytes, width: rect.width, height: rect.height)
+        let (source, _, _) = try Self.crop(file, rect)
+        #expect(Self.maxDifference(decoded, source.samples) == 0)
+    }
 }
