@@ -89,11 +89,14 @@ public enum LeakCheck {
     /// Pixels a HEIF codes but does not show (beyond its clean aperture or
     /// its grid's output) that are not the shown edge repeated: an image
     /// of more than the crop, hidden. Each tile with such pixels is decoded
-    /// and every hidden pixel compared with the nearest shown one; more
+    /// and every hidden pixel compared with the first hidden pixel of its
+    /// row or column beyond the edge (a repeated edge, however lossily
+    /// coded, is nearly constant from there on; comparing with the last
+    /// shown pixel instead would count the coding error at the edge); more
     /// than 2 % of them (at least 16) differing by over 24 of 255, and not
-    /// one flat fill (an iPhone pads with black), is a finding. Lossy coding
-    /// of a repeated edge stays far below that; real content does not, but
-    /// where it is flat (sky, a wall).
+    /// one flat fill, is a finding. Real content beyond the edge differs
+    /// from its own first column or row, but where it is flat (sky, a
+    /// wall).
     static func hiddenPixelFindings(_ info: HEIFFileInfo, input: ImageInput)
         throws(ImagingError) -> [LeakFinding]
     {
@@ -136,8 +139,13 @@ public enum LeakCheck {
                         continue
                     }
                     hidden += 1
-                    let nx = min(max(cx, shown.x), shown.maxX - 1) - left
-                    let ny = min(max(cy, shown.y), shown.maxY - 1) - top
+                    // The first hidden pixel beyond the edge, in this one's
+                    // row or column (or corner): a repeated edge, however
+                    // coded, is nearly constant from there on.
+                    let rx = cx < shown.x ? shown.x - 1 : cx >= shown.maxX ? shown.maxX : cx
+                    let ry = cy < shown.y ? shown.y - 1 : cy >= shown.maxY ? shown.maxY : cy
+                    let nx = min(max(rx - left, 0), tile.width - 1)
+                    let ny = min(max(ry - top, 0), tile.height - 1)
                     if (0..<3).contains(where: { abs(value(x, y, $0) - value(nx, ny, $0)) > 24 }) {
                         differing += 1
                         for c in 0..<3 {

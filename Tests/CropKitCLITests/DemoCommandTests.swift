@@ -1,4 +1,5 @@
 import CropGeometry
+import CropImaging
 import CropKitCLI
 import CropKitTestSupport
 import Foundation
@@ -51,6 +52,22 @@ extension DemoCommandTests {
         #expect(
             first.out.contains(
                 "a JPEG crop of a phone photo: lossless, 2 segment(s) dropped, leaks 10 -> 0"))
+        // The HEIC case: tiles copied or fixed, the orientation kept, leaks
+        // removed (where libheif can encode; else it says it was skipped).
+        if HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles {
+            #expect(first.out.contains("irot 270"))
+            #expect(first.out.contains("none encoded: lossless"))
+            #expect(first.out.contains("dropped thumbnail item"))
+            #expect(
+                first.out.contains(
+                    "a HEIC crop of an iPhone-like photo: 1 tile(s) copied, 8 encoded again, leaks 6 -> 0"
+                ))
+            #expect(FileManager.default.fileExists(atPath: folder + "/crop.heic"))
+            let report = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+            #expect(report.contains("An iPhone photo's crop that stays HEIC"))
+        } else {
+            #expect(first.out.contains("skipped: libheif"))
+        }
         for name in [
             "report.html", "records.jsonl", "replayed.jsonl", "diagrams/01.svg",
             "exports/line-1.png", ".cropkit-demo", "photo.jpg", "crop.jpg",

@@ -16,7 +16,9 @@ struct DemoCommand: Subcommand {
         diagram, a replayable record, an export from fixtures of the photo's size
         through the same code as 'cropkit crop', and the four export checks; a
         JPEG crop of a phone photo, lossless, with the metadata it kept, rewrote
-        and dropped and the leaks before and after; then one HTML report, and a
+        and dropped and the leaks before and after; a HEIC crop of an iPhone-like
+        photo (its tiles copied, only the tiles under the crop decoded; skipped
+        without libheif); then one HTML report, and a
         case where plain Double arithmetic (the article's code) adds a pixel
         while CropKit is exact. Everything goes into DIR
         (default ./cropkit-demo); a second run replaces that folder's own files
@@ -186,6 +188,8 @@ struct DemoCommand: Subcommand {
         }
         let jpeg = jpegCase(
             number: String(format: "%02d", cases.count + 1), in: folder, console: console)
+        let heic = heicCase(
+            number: String(format: "%02d", cases.count + 2), in: folder, console: console)
         let recordsPath = folder + "/records.jsonl"
         try? Data((records.joined(separator: "\n") + "\n").utf8).write(
             to: URL(fileURLWithPath: recordsPath))
@@ -197,7 +201,7 @@ struct DemoCommand: Subcommand {
         let exact = cropPixels(
             source: trap.source, viewport: trap.viewport, selection: trap.selection)
         report.introduction = introduction(cases.first?.request)
-        report.closing = jpeg.html + closing(article: article, exact: exact)
+        report.closing = jpeg.html + heic.html + closing(article: article, exact: exact)
         try? Data(
             report.html(
                 title: "CropKit demo: which pixels a selection covers, exactly", passed: passed,
@@ -212,6 +216,7 @@ struct DemoCommand: Subcommand {
               exports and checks: \(summary) (size equals the mapping, markers only where
                 the crop overlaps them, no transparent pixel, every pixel the right one)
               a JPEG crop of a phone photo: \(jpeg.summary)
+              a HEIC crop of an iPhone-like photo: \(heic.summary)
               where plain Double arithmetic is wrong: source 4000x3000, view 300x300,
                 selection \(describe(trap.selection))
                 the article's Double code: \(article.map(describe) ?? "no pixels")
@@ -223,9 +228,108 @@ struct DemoCommand: Subcommand {
               exports/*.png    each crop, cut from a fixture of the photo's size
               records.jsonl    replayable records: cropkit replay \(recordsPath)
               photo.jpg        the phone photo; crop.jpg its JPEG crop (cropkit leaks crop.jpg)
+              photo.heic       the iPhone-like photo; crop.heic its HEIC crop (crop-lossless.heic
+                               grown to the tile grid), crop-heic.png the same crop as PNG
+
 
             """)
-        return failed == 0 && jpeg.passed ? ExitCode.success : ExitCode.failure
+        return failed == 0 && jpeg.passed && heic.passed ? ExitCode.success : ExitCode.failure
+    }
+
+    /// The HEIC case: an iPhone-like photo (a grid of 256x256 HEVC tiles
+    /// stored sideways with `irot 270`, a thumbnail, an HDR gain map, EXIF
+    /// with a thumbnail), cropped to HEIC (the tiles under the crop copied,
+    /// the edge tiles fixed) and to PNG (only those tiles decoded). Passes
+    /// when the crop shows the rect as seen and holds no leak. Without
+    /// libheif's encoder (or libheif) it is skipped, and says so.
+    static func heicCase(number: String, in folder: String, console: Console)
+        -> (html: String, summary: String, passed: Bool)
+    {
+        let photoPath = folder + "/photo.heic"
+        let cropPath = folder + "/crop.heic"
+        let pngPath = folder + "/crop-heic.png"
+        let title = "a HEIC crop of an iPhone-like photo (a tile grid, irot 270, a gain map)"
+        console.out.write("\(number) \(title)\n")
+        console.flush()
+        guard HEIFDecoder.libheifVersion != nil, HEIFEncoder.canEncodeTiles else {
+            console.out.write(
+                "   skipped: libheif (Debian's libheif1) with an HEVC encoder is not installed\n")
+            return ("", "skipped (no libheif)", true)
+        }
+        do {
+            let photo = try DemoPhoto.heic(width: 1024, height: 768)
+            try AtomicFile.write(photo, to: photoPath, replacing: true)
+            let source = try ImageSource.open(path: photoPath)
+            let request = CropRequest(
+                sourceSize: Size(width: 1024, height: 768), viewport: Size(width: 300, height: 400),
+                selection: Rect(x: 60, y: 90, width: 150, height: 200), orientation: .right)
+            let job = CropJob(region: .view(request, aspect: nil), format: .heif(HEIFEncoder()))
+            let plan = try job.plan(for: source)
+            let report = try plan.write(to: cropPath, replacing: true)
+            var pngJob = job
+            pngJob.format = .png(PNGEncoder())
+            _ = try pngJob.plan(for: source).write(to: pngPath, replacing: true)
+            // Grown to the tile grid, every tile is copied: lossless.
+            var snappedJob = job
+            snappedJob.format = .heif(HEIFEncoder(snapsToBlocks: true))
+            let snappedPlan = try snappedJob.plan(for: source)
+            let snapped = try snappedPlan.write(to: folder + "/crop-lossless.heic", replacing: true)
+            let cropped = try ImageSource.open(path: cropPath)
+            let before = try LeakCheck.findings(in: source)
+            let after = try LeakCheck.findings(in: cropped)
+            let seen = cropped.orientation.orientedSize(cropped.storedSize)
+            let heif = report.heif
+            let entries = heif?.metadata ?? []
+            console.out.write(
+                "   source 1024x768 stored as 4x3 tiles of 256x256 (seen 768x1024, irot 270), view 300x400, selection \(request.selection)\n"
+            )
+            console.out.write(
+                "   -> pixels \(plan.result.rect) as seen, stored \(plan.stored): \(heif?.copiedTiles ?? 0) tile(s) copied, \(heif?.reencodedTiles ?? 0) edge tile(s) encoded again, clap \(heif?.cleanAperture.map { "\($0)" } ?? "none"), \(heif?.transforms.joined(separator: " ") ?? ""), \(report.bytes) bytes\n"
+            )
+            console.out.write(
+                "   -> with --snap-to-blocks: pixels \(snappedPlan.result.rect) (the rect grown to the tile grid): \(snapped.heif?.copiedTiles ?? 0) tile(s) copied, none encoded: lossless, \(snapped.bytes) bytes\n"
+            )
+            for entry in entries where entry.action != .kept {
+                console.out.write("   \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
+            }
+            console.out.write(
+                "   leaks: the photo has \(before.count), the crop \(after.count)\(after.isEmpty ? "" : ": \(after)")\n"
+            )
+            console.flush()
+            let passed =
+                after.isEmpty && !before.isEmpty && seen == plan.result.rect.size
+                && snapped.heif?.reencodedTiles == 0
+            let rows = entries.map { entry in
+                "<tr><td>\(escape(entry.segment))</td><td>\(entry.action.rawValue)</td><td>\(escape(entry.reason))</td></tr>"
+            }.joined()
+            let image =
+                FileManager.default.contents(atPath: pngPath).map {
+                    "<img alt=\"the HEIC crop, as PNG\" src=\"data:image/png;base64,\($0.base64EncodedString())\">"
+                } ?? ""
+            let html = """
+                <h2 id="heic">An iPhone photo's crop that stays HEIC</h2>
+                <div class="intro"><p>A 1024&times;768 photo stored as an iPhone stores one: a grid of HEVC tiles
+                (256&times;256 here, 512&times;512 on most iPhones), sideways with <code>irot 270</code> (seen 768&times;1024), with a thumbnail, an HDR gain map
+                and an EXIF thumbnail of the whole photo. The selection covers pixels <b>\(plan.result.rect)</b> as
+                seen, stored \(plan.stored). The HEIC crop copies the \(heif?.copiedTiles ?? 0) tile(s) inside it byte
+                for byte and encodes again the \(heif?.reencodedTiles ?? 0) edge tile(s) that would still hold pixels
+                beyond it; a clean aperture cuts the exact rect and <code>irot 270</code> keeps it as seen
+                (\(report.bytes) bytes). With <code>--snap-to-blocks</code> the rect grows to the tile grid,
+                \(snappedPlan.result.rect), and all \(snapped.heif?.copiedTiles ?? 0) tiles are copied: nothing is
+                encoded (\(snapped.bytes) bytes). The PNG below is the same crop, from only the tiles under it. The photo
+                has \(before.count) leak(s) that <code>cropkit leaks</code> finds; the crop has \(after.count).</p></div>
+                <div class="figure">\(image)<table><tr><th>item</th><th>action</th><th>why</th></tr>\(rows)</table></div>
+
+                """
+            return (
+                html,
+                "\(heif?.copiedTiles ?? 0) tile(s) copied, \(heif?.reencodedTiles ?? 0) encoded again, leaks \(before.count) -> \(after.count)",
+                passed
+            )
+        } catch {
+            console.err.write("error: the HEIC case: \(error)\n")
+            return ("", "failed: \(error)", false)
+        }
     }
 
     /// The JPEG case: a phone photo holding every kind of leak (a thumbnail,
