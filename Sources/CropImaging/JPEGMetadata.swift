@@ -340,7 +340,19 @@ enum XMPCleaner {
     /// Whether `text` holds `word`: a byte search, without Foundation's
     /// locale-aware one.
     static func mentions(_ text: String, _ word: String) -> Bool {
-        text.utf8.firstRange(of: word.utf8) != nil
+        let needle = Array(word.utf8)
+        guard let first = needle.first else { return true }
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count)
+            where bytes[start] == first
+                && needle.indices.allSatisfy({ bytes[start + $0] == needle[$0] })
+            {
+                return true
+            }
+            return false
+        }
     }
 }
 
