@@ -8,7 +8,11 @@ error), under 2 s and 256 MB, and a failed run must leave no output. A
 wrong Adler-32 must be refused (exit 2), data after the last row and a bad
 ancillary chunk cropped with a warning (exit 0).
 
-    scripts/mutation-gauntlet.py CROPKIT TESTDATA [COUNT] [SEED] [png|jpg]
+    scripts/mutation-gauntlet.py CROPKIT TESTDATA [COUNT] [SEED] [png|jpg|heic]
+
+HEIF sources get the generic mutations, their box sizes and fields among
+the length edits; with heic outputs only the HEIF sources are mutated, and a part of each
+is cropped so that the HEIC writer encodes its edge tiles again.
 """
 import os
 import random
@@ -28,8 +32,15 @@ sources = [os.path.join(testdata, p) for p in [
     "pngsuite/basn6a08.png", "pngsuite/basi6a16.png", "pngsuite/basn3p04.png", "pngsuite/tbrn2c08.png",
     "pngsuite/generated/coords_rgba8_251x97.png", "jpeg/libjpeg-turbo/testorig.jpg",
     "jpeg/generated/q90_420_progressive.jpg", "jpeg/generated/q90_422.jpg", "exif/generated/testorig_orientation6.jpg",
+    "heif/generated/coords_orient6_96x128_grid64_lossless.heic", "heif/generated/coords_orient7_600x400_grid256_lossless.heic",
+    "heif/generated/coords_alpha_orient8_128x64_lossless.heic", "heif/generated/coords10_orient6_300x200_lossless.heic",
+    "heif/generated/coords_1001x777_clap_lossless.heic", "heif/generated/nclx_p3_srgbtrc_96x64_420.heic",
 ]]
 originals = [open(p, "rb").read() for p in sources if os.path.exists(p)]
+if out_extension == "heic":
+    originals = [data for data in originals if data[4:8] == b"ftyp"]
+# A part of the image, so that HEIC outputs encode their edge tiles again.
+selection = "10,10,50,50" if out_extension == "heic" else "0,0,100,100"
 
 
 def png_chunks(data):
@@ -87,8 +98,26 @@ def classed(data):
     return data[:2] + exif(random.randint(1, 8)) + exif(random.randint(1, 8)) + data[2:], "exif2"
 
 
+HEIF_BOXES = [b"ftyp", b"meta", b"hdlr", b"pitm", b"iloc", b"iinf", b"infe", b"iref", b"dimg", b"auxl", b"thmb",
+              b"cdsc", b"iprp", b"ipco", b"ipma", b"ispe", b"hvcC", b"colr", b"clap", b"irot", b"imir", b"pixi",
+              b"auxC", b"idat", b"mdat"]
+
+
+def heif_length(data):
+    """A HEIF box's size, or a field just after a box's type, set to
+    something odd."""
+    places = [i for name in HEIF_BOXES for i in range(len(data)) if data[i:i + 4] == name]
+    if not places:
+        return
+    pos = random.choice(places)
+    value = random.choice([0, 1, 7, 0x7FFFFFFF, 0xFFFFFFFF, random.randrange(1 << 32)])
+    where = pos - 4 if random.random() < 0.5 else pos + 4 + 4 * random.randrange(4)
+    if 0 <= where <= len(data) - 4:
+        data[where:where + 4] = struct.pack(">I", value)
+
+
 def mutate(data):
-    if random.random() < 0.25:
+    if random.random() < 0.25 and data[4:8] != b"ftyp":
         return classed(data)
     data = bytearray(data)
     kind = random.choice(["truncate", "flip", "length", "bytes"])
@@ -101,7 +130,9 @@ def mutate(data):
         return bytes(data), kind
     if kind == "length":
         # A PNG chunk length or a JPEG segment length, set to something odd.
-        if data[:4] == b"\x89PNG":
+        if data[4:8] == b"ftyp":
+            heif_length(data)
+        elif data[:4] == b"\x89PNG":
             offsets, pos = [], 8
             while pos + 8 <= len(data):
                 offsets.append(pos)
@@ -127,14 +158,14 @@ with tempfile.TemporaryDirectory() as work:
     for n in range(count):
         original = random.choice(originals)
         mutant, kind = mutate(original)
-        suffix = ".png" if original[:4] == b"\x89PNG" else ".jpg"
+        suffix = ".png" if original[:4] == b"\x89PNG" else ".heic" if original[4:8] == b"ftyp" else ".jpg"
         src = os.path.join(work, "in" + suffix)
         out = os.path.join(work, "out." + out_extension)
         open(src, "wb").write(mutant)
         if os.path.exists(out):
             os.remove(out)
         result = subprocess.run(["/usr/bin/time", "-f", "%e %M", cropkit, "crop", src, "-o", out, "--viewport", "100x100",
-                                 "--selection", "0,0,100,100", "--force"], capture_output=True, text=True, timeout=30)
+                                 "--selection", selection, "--force"], capture_output=True, text=True, timeout=30)
         seconds, kb = result.stderr.strip().splitlines()[-1].split()
         worst_time, worst_kb = max(worst_time, float(seconds)), max(worst_kb, int(kb))
         status = result.returncode
