@@ -131,11 +131,14 @@ const char *ck_heif_version(void) {
     return ck_heif_available() ? ck_heif.version() : NULL;
 }
 
-static int ck_heif_fail(ck_heif_decode_request *request, int status, const char *what, struct heif_error error) {
-    snprintf(request->message, sizeof request->message, "%s: %s (libheif error %d/%d)", what,
-             error.message ? error.message : "no message", error.code, error.subcode);
+// Says what failed, and libheif's words for it, in a request's message.
+static int ck_heif_say(char *message, size_t size, int status, const char *what, struct heif_error error) {
+    snprintf(message, size, "%s: %s (libheif error %d/%d)", what, error.message ? error.message : "no message",
+             error.code, error.subcode);
     return status;
 }
+#define ck_heif_fail(request, status, what, error) \
+    ck_heif_say((request)->message, sizeof (request)->message, status, what, error)
 
 int ck_heif_decode(ck_heif_decode_request *request) {
     if (!ck_heif_available()) {
@@ -337,9 +340,7 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
         error = ck_heif.write(context, &writer, &buffer);
     }
     if (error.code != 0) {
-        snprintf(request->message, sizeof request->message, "encoding a tile: %s (libheif error %d/%d)",
-                 error.message ? error.message : "no message", error.code, error.subcode);
-        status = CK_STATUS_CORRUPT;
+        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "encoding a tile", error);
     } else if (buffer.failed) {
         status = CK_STATUS_OUT_OF_MEMORY;
     } else {

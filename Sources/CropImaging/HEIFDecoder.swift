@@ -79,18 +79,35 @@ public enum HEIFDecoder {
     static func decodeWhole(_ tile: HEIFCodedImage, input: ImageInput, bitDepth: Int)
         throws(ImagingError) -> [UInt8]
     {
+        do throws(ImagingError) {
+            return try decodeWhole(
+                file: HEIFTileFile.make(tile, input: input), width: tile.width,
+                height: tile.height, bitDepth: bitDepth)
+        } catch .corrupt(_, let detail) {
+            throw .corrupt(format: .heif, detail: "item \(tile.item): \(detail)")
+        }
+    }
+
+    /// A HEIF file's primary image as libheif decodes it whole (its own
+    /// grid assembly, `clap`, `irot` and `imir` applied), `width`×`height`:
+    /// RGB, 8-bit or (above 8 bits) the coded values in 16-bit big-endian
+    /// samples. For files CropKit wrote or read first; the tests compare
+    /// CropKit's crops with it.
+    package static func decodeWhole(file: [UInt8], width: Int, height: Int, bitDepth: Int)
+        throws(ImagingError) -> [UInt8]
+    {
         guard ck_heif_available() != 0 else {
             throw .libraryMissing(library: "libheif.so.1", package: "libheif1")
         }
         let pixelBytes = bitDepth > 8 ? 6 : 3
-        var pixels = [UInt8](repeating: 0, count: tile.width * tile.height * pixelBytes)
-        var file = try HEIFTileFile.make(tile, input: input)
+        var pixels = [UInt8](repeating: 0, count: width * height * pixelBytes)
+        var file = file
         var request = ck_heif_decode_request()
         request.channels = 3
         request.bit_depth = UInt32(bitDepth)
-        request.width = UInt32(tile.width)
-        request.height = UInt32(tile.height)
-        request.destination_stride = tile.width * pixelBytes
+        request.width = UInt32(width)
+        request.height = UInt32(height)
+        request.destination_stride = width * pixelBytes
         request.destination_pixel_bytes = UInt32(pixelBytes)
         let status = pixels.withUnsafeMutableBufferPointer { out in
             file.withUnsafeMutableBufferPointer { bytes in
@@ -101,8 +118,7 @@ public enum HEIFDecoder {
             }
         }
         guard status == CK_STATUS_OK else {
-            throw .corrupt(
-                format: .heif, detail: "item \(tile.item): \(cMessage(request.message))")
+            throw .corrupt(format: .heif, detail: cMessage(request.message))
         }
         return pixels
     }
@@ -225,80 +241,16 @@ enum HEIFTileFile {
     /// image's own decoder configuration, size and colour, and an `mdat`
     /// with its coded bytes.
     static func make(_ tile: HEIFCodedImage, input: ImageInput) throws(ImagingError) -> [UInt8] {
-        var writer = HEIFBoxWriter()
-        writer.begin("ftyp")
-        writer.fourCC("heic")
-        writer.u32(0)
-        writer.fourCC("mif1")
-        writer.fourCC("heic")
-        writer.end()
-        writer.begin("meta", version: 0)
-        writer.begin("hdlr", version: 0)
-        writer.u32(0)
-        writer.fourCC("pict")
-        writer.append([UInt8](repeating: 0, count: 12))
-        writer.string("")
-        writer.end()
-        writer.begin("pitm", version: 0)
-        writer.u16(1)
-        writer.end()
-        writer.begin("iinf", version: 0)
-        writer.u16(1)
-        writer.begin("infe", version: 2)
-        writer.u16(1)
-        writer.u16(0)
-        writer.fourCC("hvc1")
-        writer.string("")
-        writer.end()
-        writer.end()
-        writer.begin("iloc", version: 0)
-        writer.u16(0x4400)
-        writer.u16(1)
-        writer.u16(1)
-        writer.u16(0)
-        writer.u16(1)
-        let offsetField = writer.bytes.count
-        writer.u32(0)
-        writer.u32(tile.byteCount)
-        writer.end()
-        writer.begin("iprp")
-        writer.begin("ipco")
-        writer.append(tile.hvcC)
-        writer.begin("ispe", version: 0)
-        writer.u32(tile.width)
-        writer.u32(tile.height)
-        writer.end()
-        var count = 2
-        for box in tile.colourBoxes {
-            writer.append(box)
-            count += 1
-        }
-        if let pixi = tile.pixi {
-            writer.append(pixi)
-            count += 1
-        }
-        writer.end()
-        writer.begin("ipma", version: 0)
-        writer.u32(1)
-        writer.u16(1)
-        writer.u8(count)
-        writer.u8(0x81)
-        for index in 2...count { writer.u8(index) }
-        writer.end()
-        writer.end()
-        writer.end()
-        let dataStart = writer.bytes.count + 8
-        writer.patch(u32: dataStart, at: offsetField)
-        var file = writer.bytes
-        let mdatSize = 8 + tile.byteCount
-        file += [
-            UInt8(truncatingIfNeeded: mdatSize >> 24), UInt8(truncatingIfNeeded: mdatSize >> 16),
-            UInt8(truncatingIfNeeded: mdatSize >> 8), UInt8(truncatingIfNeeded: mdatSize),
+        var writer = HEIFFileWriter()
+        var properties: [([UInt8], Bool)] = [
+            (tile.hvcC, true), (HEIFFileWriter.ispe(width: tile.width, height: tile.height), false),
         ]
-        file += Array("mdat".utf8)
-        for extent in tile.extents {
-            file += try input.read(at: extent.lowerBound, count: extent.count, format: .heif)
-        }
-        return file
+        properties += tile.colourBoxes.map { ($0, false) }
+        if let pixi = tile.pixi { properties.append((pixi, false)) }
+        writer.primary = writer.addItem(type: "hvc1", hidden: false, properties: properties)
+        writer.setData(writer.primary, .extents(tile.extents))
+        let sink = MemorySink()
+        _ = try writer.write(to: sink, input: input)
+        return sink.bytes
     }
 }

@@ -1,4 +1,3 @@
-import CImagingShims
 import CropGeometry
 import CropImaging
 import CropKitTestSupport
@@ -176,25 +175,7 @@ struct HEIFTests {
 
     /// ``libheifWhole(_:width:height:)`` of a file in memory.
     static func libheifWhole(bytes file: [UInt8], width: Int, height: Int) throws -> [UInt8] {
-        var bytes = file
-        var pixels = [UInt8](repeating: 0, count: width * height * 3)
-        var request = ck_heif_decode_request()
-        request.channels = 3
-        request.bit_depth = 8
-        request.width = UInt32(width)
-        request.height = UInt32(height)
-        request.destination_stride = width * 3
-        request.destination_pixel_bytes = 3
-        let status = pixels.withUnsafeMutableBufferPointer { out in
-            bytes.withUnsafeMutableBufferPointer { file in
-                request.destination = out.baseAddress
-                request.file = UnsafePointer(file.baseAddress)
-                request.file_size = file.count
-                return ck_heif_decode(&request)
-            }
-        }
-        #expect(status == CK_STATUS_OK, "\(file): \(request.message)")
-        return pixels
+        try HEIFDecoder.decodeWhole(file: file, width: width, height: height, bitDepth: 8)
     }
 
     @Test(
