@@ -299,13 +299,9 @@ struct DemoCommand: Subcommand {
             let passed =
                 after.isEmpty && !before.isEmpty && seen == plan.result.rect.size
                 && snapped.heif?.reencodedTiles == 0
-            let rows = entries.map { entry in
-                "<tr><td>\(escape(entry.segment))</td><td>\(entry.action.rawValue)</td><td>\(escape(entry.reason))</td></tr>"
-            }.joined()
-            let image =
-                FileManager.default.contents(atPath: pngPath).map {
-                    "<img alt=\"the HEIC crop, as PNG\" src=\"data:image/png;base64,\($0.base64EncodedString())\">"
-                } ?? ""
+            let figure = metadataFigure(
+                image: pngPath, type: "image/png", alt: "the HEIC crop, as PNG", entries: entries,
+                kind: "item")
             let html = """
                 <h2 id="heic">An iPhone photo's crop that stays HEIC</h2>
                 <div class="intro"><p>A 1024&times;768 photo stored as an iPhone stores one: a grid of HEVC tiles
@@ -318,7 +314,7 @@ struct DemoCommand: Subcommand {
                 \(snappedPlan.result.rect), and all \(snapped.heif?.copiedTiles ?? 0) tiles are copied: nothing is
                 encoded (\(snapped.bytes) bytes). The PNG below is the same crop, from only the tiles under it. The photo
                 has \(before.count) leak(s) that <code>cropkit leaks</code> finds; the crop has \(after.count).</p></div>
-                <div class="figure">\(image)<table><tr><th>item</th><th>action</th><th>why</th></tr>\(rows)</table></div>
+                \(figure)
 
                 """
             return (
@@ -375,13 +371,9 @@ struct DemoCommand: Subcommand {
             )
             console.flush()
             let passed = method == .lossless && after.isEmpty && !before.isEmpty
-            let rows = entries.map { entry in
-                "<tr><td>\(escape(entry.segment))</td><td>\(entry.action.rawValue)</td><td>\(escape(entry.reason))</td></tr>"
-            }.joined()
-            let image =
-                FileManager.default.contents(atPath: cropPath).map {
-                    "<img alt=\"the JPEG crop\" src=\"data:image/jpeg;base64,\($0.base64EncodedString())\">"
-                } ?? ""
+            let figure = metadataFigure(
+                image: cropPath, type: "image/jpeg", alt: "the JPEG crop", entries: entries,
+                kind: "segment")
             let html = """
                 <h2 id="jpeg">A JPEG crop that stays JPEG, and leaks nothing</h2>
                 <div class="intro"><p>A 1024&times;768 phone photo, stored sideways with EXIF orientation 6 (seen
@@ -392,7 +384,7 @@ struct DemoCommand: Subcommand {
                 (<b>\(method.rawValue)</b>, \(report.bytes) bytes) and keeps the orientation, so it shows as seen.
                 The photo has \(before.count) leak(s) that <code>cropkit leaks</code> finds; the crop has
                 \(after.count).</p></div>
-                <div class="figure">\(image)<table><tr><th>segment</th><th>action</th><th>why</th></tr>\(rows)</table></div>
+                \(figure)
 
                 """
             return (
@@ -404,6 +396,22 @@ struct DemoCommand: Subcommand {
             console.err.write("error: the JPEG case: \(error)\n")
             return ("", "failed: \(error)", false)
         }
+    }
+
+    /// A crop's picture (the file at `image`, inline) beside the table of
+    /// what became of each piece of its source's metadata.
+    static func metadataFigure(
+        image: String, type: String, alt: String, entries: [MetadataEntry], kind: String
+    ) -> String {
+        let rows = entries.map { entry in
+            "<tr><td>\(escape(entry.segment))</td><td>\(entry.action.rawValue)</td><td>\(escape(entry.reason))</td></tr>"
+        }.joined()
+        let picture =
+            FileManager.default.contents(atPath: image).map {
+                "<img alt=\"\(alt)\" src=\"data:\(type);base64,\($0.base64EncodedString())\">"
+            } ?? ""
+        return
+            "<div class=\"figure\">\(picture)<table><tr><th>\(kind)</th><th>action</th><th>why</th></tr>\(rows)</table></div>"
     }
 
     /// The report's opening: the article's scenario told with its numbers.
