@@ -307,7 +307,15 @@ private struct HEIFParser {
             offset += size
         }
         guard !brands.isEmpty else { throw corrupt("the file is empty") }
+        let imageBrands: Set<String> = [
+            "mif1", "msf1", "miaf", "heic", "heix", "heim", "heis", "hevc", "hevx", "avif", "avis",
+        ]
         guard !meta.isEmpty else {
+            if imageBrands.isDisjoint(with: brands) {
+                throw HEIFFailure.unsupported(
+                    "the file is ISO media of the brands \(brands.joined(separator: ", ")) (a video?), not a HEIF image"
+                )
+            }
             throw corrupt("the file has no 'meta' box, so no image is described (truncated?)")
         }
     }

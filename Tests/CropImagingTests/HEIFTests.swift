@@ -416,4 +416,74 @@ struct HEIFTests {
         let findings = try LeakCheck.findings(in: source)
         #expect(!findings.contains { $0.detail.contains("hidden pixels") }, "\(findings)")
     }
+
+    @Test(
+        "real photos seen in every orientation: corners and centre equal libheif's whole decode, re-turned",
+        arguments: [
+            "heif/pillow-heif/arrow.heic", "heif/pillow-heif/pug.heic", "heif/imagesize/heic.heic",
+            "heif/libvips/Example1.heic", "heif/pillow-heif/empty_icc.heic",
+        ])
+    func realPhotosInEveryOrientation(file: String) throws {
+        let source = try ImageSource.open(path: TestData.path(file))
+        let stored = source.storedSize
+        let own = source.orientation
+        let seen = own.orientedSize(stored)
+        let whole = try Self.libheifWhole(file, width: seen.width, height: seen.height)
+        let side = 48
+        for orientation in EXIFOrientation.allCases {
+            let view = orientation.orientedSize(stored)
+            let rects = [
+                PixelRect<ImagePixels>(x: 0, y: 0, width: side, height: side),
+                PixelRect(x: view.width - side, y: 0, width: side, height: side),
+                PixelRect(x: 0, y: view.height - side, width: side, height: side),
+                PixelRect(x: view.width - side, y: view.height - side, width: side, height: side),
+                PixelRect(x: view.width / 2 - 20, y: view.height / 2 - 13, width: side, height: 31),
+            ]
+            for rect in rects {
+                let plan = try CropJob(region: .pixels(rect), orientation: orientation)
+                    .plan(for: source)
+                let sink = MemorySink()
+                _ = try plan.export(to: sink)
+                let image = try ImageSource(ImageInput(bytes: sink.bytes, name: "crop.png"))
+                    .decode().image
+                var wrong = 0
+                for y in 0..<rect.height {
+                    for x in 0..<rect.width {
+                        // The stored pixel seen at (x, y) in this orientation,
+                        // where libheif shows it (in the file's own).
+                        let at = orientation.storedRect(
+                            PixelRect(x: rect.x + x, y: rect.y + y, width: 1, height: 1),
+                            storedSize: stored)
+                        let shown = own.orientedRect(at, storedSize: stored)
+                        let offset = (shown.y * seen.width + shown.x) * 3
+                        for c in 0..<3
+                        where image.sample(x: x, y: y, channel: c) != Int(whole[offset + c]) {
+                            wrong += 1
+                        }
+                    }
+                }
+                #expect(wrong == 0, "\(file) seen as \(orientation) at \(rect): \(wrong) samples")
+            }
+        }
+    }
+}
+
+/// HEIF headers that need no corpus and no libheif.
+@Suite struct HEIFHeaderTests {
+    @Test(
+        "ISO media that is not a HEIF image (an MP4) is refused as unsupported, naming its brands")
+    func videoIsNotAnImage() {
+        let body: [UInt8] = Array("isom".utf8) + [0, 0, 2, 0] + Array("isomiso2mp41".utf8)
+        let file: [UInt8] =
+            [0, 0, 0, UInt8(8 + body.count)] + Array("ftyp".utf8) + body
+            + [0, 0, 0, 16] + Array("mdat".utf8) + [UInt8](repeating: 0, count: 8)
+        #expect {
+            _ = try ImageSource(ImageInput(bytes: file, name: "video.mp4"))
+        } throws: { error in
+            guard case .unsupported(.heif, let detail)? = error as? ImagingError else {
+                return false
+            }
+            return detail.contains("isom, isom, iso2, mp41")
+        }
+    }
 }
