@@ -17,6 +17,8 @@ import Foundation
 /// | written with zlib, or 1-, 2- or 4-bit samples | the crop and its compressed copy |
 /// | a JPEG crop of a JPEG in the DCT domain | two block rows of the frame's coefficients (a progressive or multi-scan source: all of them) and the crop's |
 /// | any other JPEG output | the decoded crop and the encoder's coefficients of it |
+/// | a crop of a HEIF | the decoded crop, and each tile being decoded (one a core; a single-image HEIF is one tile) |
+/// | a HEIC crop of a HEIF | an edge tile being encoded again, and a 1 MiB copy buffer |
 ///
 /// The decode's few full-width row buffers and the libraries' own tables
 /// (a few MB) are not counted.
@@ -87,12 +89,20 @@ extension ImageSource {
             }
         case .heif(let info):
             bytesPerPixel = HEIFPixelFormat(info).bytesPerPixel
-            // Each thread's tile in libheif: its YCbCr planes and the
-            // converted pixels, at most 16 bits a sample.
-            let tile = saturatingProduct(info.layout.tileWidth, info.layout.tileHeight, 12)
-            need.add(
-                saturatingProduct(tile, ProcessInfo.processInfo.activeProcessorCount, 1),
-                "the tiles being decoded")
+            // Each tile being decoded, in libheif and libde265: its YCbCr
+            // planes, the decoder's reference picture and the converted
+            // pixels (about 6 bytes a pixel, 12 above 8 bits), on as many
+            // threads as there are cores and touched tiles.
+            let layout = info.layout
+            let touched = layout.tiles(
+                touching: PixelRect(
+                    x: rect.x + info.origin.x, y: rect.y + info.origin.y, width: rect.width,
+                    height: rect.height)
+            ).count
+            let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, touched))
+            let tile = saturatingProduct(
+                layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
+            need.add(saturatingProduct(tile, threads, 1), "the tiles being decoded")
             streamed = false
         }
         let crop = saturatingProduct(rect.width, rect.height, bytesPerPixel)

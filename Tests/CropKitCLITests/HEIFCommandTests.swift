@@ -89,4 +89,18 @@ struct HEIFCommandTests {
             #expect(info["orientation"] as? Int == 1)
         }
     }
+
+    @Test func theMemoryLimitCountsTheTilesBeingDecoded() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("crop.png").path
+        let refused = cropkit(
+            "crop", Self.arrow, "-o", out, "--pixels", "0,0,300,300", "--max-memory", "1M")
+        #expect(refused.status == 2)
+        #expect(refused.err.contains("the tiles being decoded"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let allowed = cropkit(
+            "crop", Self.arrow, "-o", out, "--pixels", "0,0,300,300", "--max-memory", "8M")
+        #expect(allowed.status == 0, "\(allowed.err)")
+    }
 }
