@@ -25,6 +25,12 @@ let package = Package(
             name: "FuzzJPEG",
             dependencies: ["FuzzImageSupport", .product(name: "CropImaging", package: "CropKit")]),
         .executableTarget(
+            name: "FuzzHEIF",
+            dependencies: [
+                "FuzzImageSupport", .product(name: "CropImaging", package: "CropKit"),
+                .product(name: "CropGeometry", package: "CropKit"),
+            ]),
+        .executableTarget(
             name: "FuzzRecord",
             dependencies: [
                 .product(name: "CropGeometry", package: "CropKit"),
