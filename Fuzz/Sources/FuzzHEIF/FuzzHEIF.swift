@@ -17,7 +17,8 @@ public func fuzzHEIF(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let seen = source.orientation.orientedSize(source.storedSize)
     let job = CropJob(
         region: .pixels(
-            PixelRect(x: seen.width / 4, y: seen.height / 4, width: max(1, seen.width / 2),
+            PixelRect(
+                x: seen.width / 4, y: seen.height / 4, width: max(1, seen.width / 2),
                 height: max(1, seen.height / 2))),
         format: .heif(HEIFEncoder()))
     if let plan = try? job.plan(for: source) {
