@@ -93,15 +93,17 @@ extension ImageSource {
             // planes, the decoder's reference picture and the converted
             // pixels (about 6 bytes a pixel, 12 above 8 bits), on as many
             // threads as there are cores and touched tiles.
+            // Each also holds its coded bytes, read whole.
             let layout = info.layout
             let touched = layout.tiles(
                 touching: PixelRect(
                     x: rect.x + info.origin.x, y: rect.y + info.origin.y, width: rect.width,
-                    height: rect.height)
-            ).count
-            let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, touched))
-            let tile = saturatingProduct(
-                layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
+                    height: rect.height))
+            let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, touched.count))
+            let coded = touched.map { layout.tiles[$0].byteCount }.max() ?? 0
+            let tile =
+                saturatingProduct(layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
+                + coded
             need.add(saturatingProduct(tile, threads, 1), "the tiles being decoded")
             streamed = false
         }
