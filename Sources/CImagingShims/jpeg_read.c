@@ -49,9 +49,9 @@ static void ck_jpeg_progress_monitor(j_common_ptr cinfo) {
     if (decompress->input_scan_number > progress->request->scans) {
         progress->request->scans = decompress->input_scan_number;
     }
-    if (decompress->progressive_mode && decompress->input_scan_number > progress->request->max_scans) {
+    if (decompress->progressive_mode && decompress->input_scan_number > progress->request->source.max_scans) {
         snprintf(progress->request->message, sizeof progress->request->message,
-                 "progressive JPEG has more than %d scans", progress->request->max_scans);
+                 "progressive JPEG has more than %d scans", progress->request->source.max_scans);
         longjmp(((ck_jpeg_error *)cinfo->err)->jump, 2);
     }
 }
@@ -134,7 +134,7 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     uint8_t *volatile row = NULL;
     volatile int status = CK_STATUS_CORRUPT;
     ck_jpeg_install_errors((j_common_ptr)&cinfo, &error, request->message, sizeof request->message,
-                           &request->warnings, request->lenient);
+                           &request->warnings, request->source.lenient);
     int jumped = setjmp(error.jump);
     if (jumped) {
         free(row);
@@ -142,21 +142,21 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
         return jumped == 2 ? CK_STATUS_LIMIT : status;
     }
     jpeg_create_decompress(&cinfo);
-    cinfo.mem->max_memory_to_use = request->max_memory;
+    cinfo.mem->max_memory_to_use = request->source.max_memory;
     progress.progress.progress_monitor = ck_jpeg_progress_monitor;
     progress.request = request;
     cinfo.progress = &progress.progress;
     ck_jpeg_use_input(&cinfo, input);
     jpeg_read_header(&cinfo, TRUE);
-    if (cinfo.image_width != request->width || cinfo.image_height != request->height ||
-        cinfo.num_components != request->components) {
+    if (cinfo.image_width != request->source.width || cinfo.image_height != request->source.height ||
+        cinfo.num_components != request->source.components) {
         status = CK_STATUS_MISMATCH;
         snprintf(request->message, sizeof request->message, "libjpeg read a different frame header than the scan");
         longjmp(error.jump, 1);
     }
-    if ((uint64_t)request->crop_x + request->crop_width > cinfo.image_width ||
-        (uint64_t)request->crop_y + request->crop_height > cinfo.image_height || request->crop_width == 0 ||
-        request->crop_height == 0) {
+    if ((uint64_t)request->source.crop_x + request->source.crop_width > cinfo.image_width ||
+        (uint64_t)request->source.crop_y + request->source.crop_height > cinfo.image_height || request->source.crop_width == 0 ||
+        request->source.crop_height == 0) {
         status = CK_STATUS_MISMATCH;
         snprintf(request->message, sizeof request->message, "the crop does not lie inside the image");
         longjmp(error.jump, 1);
@@ -171,8 +171,8 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     int in_channels = cinfo.output_components;
     int out_channels = gray ? 1 : 3;
     request->out_channels = out_channels;
-    size_t crop_row_bytes = (size_t)request->crop_width * (size_t)out_channels;
-    if (request->pixels == NULL || request->pixels_size != crop_row_bytes * request->crop_height) {
+    size_t crop_row_bytes = (size_t)request->source.crop_width * (size_t)out_channels;
+    if (request->pixels == NULL || request->pixels_size != crop_row_bytes * request->source.crop_height) {
         status = CK_STATUS_MISMATCH;
         snprintf(request->message, sizeof request->message, "the pixel buffer does not match the crop");
         longjmp(error.jump, 1);
@@ -182,27 +182,27 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     // on the left and twice the largest horizontal sampling factor on the
     // right (clamped to the image), then cut the exact columns.
     int h_max = cinfo.max_h_samp_factor > 0 ? cinfo.max_h_samp_factor : 1;
-    JDIMENSION start = request->crop_x > 0 ? request->crop_x - 1 : 0;
-    JDIMENSION end = request->crop_x + request->crop_width + 2 * (JDIMENSION)h_max;
+    JDIMENSION start = request->source.crop_x > 0 ? request->source.crop_x - 1 : 0;
+    JDIMENSION end = request->source.crop_x + request->source.crop_width + 2 * (JDIMENSION)h_max;
     if (end > cinfo.output_width) end = cinfo.output_width;
     JDIMENSION xoffset = start;
     JDIMENSION width = end - start;
     if (xoffset != 0 || width != cinfo.output_width) jpeg_crop_scanline(&cinfo, &xoffset, &width);
-    JDIMENSION column = request->crop_x - xoffset;
+    JDIMENSION column = request->source.crop_x - xoffset;
     row = malloc((size_t)cinfo.output_width * (size_t)in_channels);
     if (row == NULL) {
         status = CK_STATUS_OUT_OF_MEMORY;
         snprintf(request->message, sizeof request->message, "out of memory for one row");
         longjmp(error.jump, 1);
     }
-    if (request->crop_y > 0) {
-        JDIMENSION skipped = jpeg_skip_scanlines(&cinfo, request->crop_y);
-        if (skipped != request->crop_y) {
+    if (request->source.crop_y > 0) {
+        JDIMENSION skipped = jpeg_skip_scanlines(&cinfo, request->source.crop_y);
+        if (skipped != request->source.crop_y) {
             snprintf(request->message, sizeof request->message, "JPEG data ends before the crop");
             longjmp(error.jump, 1);
         }
     }
-    for (uint32_t y = 0; y < request->crop_height; y++) {
+    for (uint32_t y = 0; y < request->source.crop_height; y++) {
         JSAMPROW rows[1] = {row};
         if (jpeg_read_scanlines(&cinfo, rows, 1) != 1) {
             snprintf(request->message, sizeof request->message, "JPEG data ends before the crop's last row");
@@ -213,7 +213,7 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
         if (cmyk) {
             // Adobe writes CMYK inverted (as libjpeg returns it): each
             // channel times K over 255, rounded.
-            for (uint32_t x = 0; x < request->crop_width; x++) {
+            for (uint32_t x = 0; x < request->source.crop_width; x++) {
                 const uint8_t *p = source + 4 * (size_t)x;
                 target[3 * x] = (uint8_t)((p[0] * p[3] + 127) / 255);
                 target[3 * x + 1] = (uint8_t)((p[1] * p[3] + 127) / 255);

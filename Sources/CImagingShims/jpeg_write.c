@@ -190,17 +190,17 @@ static int ck_copy_crop_rows(j_decompress_ptr cinfo, ck_transcode_state *state, 
     if (rows > state->last_imcu_row + 1) rows = state->last_imcu_row + 1;
     if (rows <= state->copied_imcu_rows || rows <= first) return 0;
     int imcu_width = 8 * cinfo->max_h_samp_factor;
-    int right_inside = request->crop_x + request->crop_width < cinfo->image_width;
-    int bottom_inside = request->crop_y + request->crop_height < cinfo->image_height;
+    int right_inside = request->source.crop_x + request->source.crop_width < cinfo->image_width;
+    int bottom_inside = request->source.crop_y + request->source.crop_height < cinfo->image_height;
     long from = state->copied_imcu_rows > first ? state->copied_imcu_rows : first;
     for (int ci = 0; ci < cinfo->num_components; ci++) {
         jpeg_component_info *component = &cinfo->comp_info[ci];
         int v = component->v_samp_factor;
-        JDIMENSION x_blocks = request->crop_x / (uint32_t)imcu_width * (JDIMENSION)component->h_samp_factor;
-        uint64_t columns = ((uint64_t)request->crop_width * component->h_samp_factor +
+        JDIMENSION x_blocks = request->source.crop_x / (uint32_t)imcu_width * (JDIMENSION)component->h_samp_factor;
+        uint64_t columns = ((uint64_t)request->source.crop_width * component->h_samp_factor +
                             (uint64_t)cinfo->max_h_samp_factor - 1) /
                            (uint64_t)cinfo->max_h_samp_factor;
-        uint64_t samples_down = ((uint64_t)request->crop_height * component->v_samp_factor +
+        uint64_t samples_down = ((uint64_t)request->source.crop_height * component->v_samp_factor +
                                  (uint64_t)cinfo->max_v_samp_factor - 1) /
                                 (uint64_t)cinfo->max_v_samp_factor;
         JDIMENSION width_blocks = (JDIMENSION)((columns + 7) / 8);
@@ -281,9 +281,9 @@ static void ck_transcode_progress(j_common_ptr cinfo) {
     ck_transcode_state *state = (ck_transcode_state *)cinfo->client_data;
     ck_jpeg_transcode_request *request = state->request;
     if (decompress->input_scan_number > request->scans) request->scans = decompress->input_scan_number;
-    if (decompress->progressive_mode && decompress->input_scan_number > request->max_scans) {
+    if (decompress->progressive_mode && decompress->input_scan_number > request->source.max_scans) {
         snprintf(request->message, sizeof request->message, "progressive JPEG has more than %d scans",
-                 request->max_scans);
+                 request->source.max_scans);
         longjmp(((ck_jpeg_error *)cinfo->err)->jump, 2);
     }
     if (state->last_imcu_row >= 0 && !decompress->progressive_mode &&
@@ -376,7 +376,7 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
     volatile int status = CK_STATUS_CORRUPT;
     jvirt_barray_ptr *volatile crop_arrays = NULL;
     ck_jpeg_install_errors((j_common_ptr)&source, &error, request->message, sizeof request->message,
-                           &request->warnings, request->lenient);
+                           &request->warnings, request->source.lenient);
     int jumped = setjmp(error.jump);
     if (jumped == 4) status = CK_STATUS_MISMATCH;
     if (jumped == 1 || jumped == 2 || jumped == 4) {
@@ -388,12 +388,12 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
     }
     if (jumped == 0) {
         jpeg_create_decompress(&source);
-        source.mem->max_memory_to_use = request->max_memory;
+        source.mem->max_memory_to_use = request->source.max_memory;
         source.client_data = &state;
         ck_jpeg_use_input(&source, input);
         jpeg_read_header(&source, TRUE);
-        if (source.image_width != request->width || source.image_height != request->height ||
-            source.num_components != request->components) {
+        if (source.image_width != request->source.width || source.image_height != request->source.height ||
+            source.num_components != request->source.components) {
             status = CK_STATUS_MISMATCH;
             snprintf(request->message, sizeof request->message,
                      "libjpeg read a different frame header than the scan");
@@ -401,10 +401,10 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
         }
         int imcu_width = 8 * source.max_h_samp_factor;
         int imcu_height = 8 * source.max_v_samp_factor;
-        if (request->crop_width == 0 || request->crop_height == 0 ||
-            (uint64_t)request->crop_x + request->crop_width > source.image_width ||
-            (uint64_t)request->crop_y + request->crop_height > source.image_height ||
-            request->crop_x % (uint32_t)imcu_width != 0 || request->crop_y % (uint32_t)imcu_height != 0) {
+        if (request->source.crop_width == 0 || request->source.crop_height == 0 ||
+            (uint64_t)request->source.crop_x + request->source.crop_width > source.image_width ||
+            (uint64_t)request->source.crop_y + request->source.crop_height > source.image_height ||
+            request->source.crop_x % (uint32_t)imcu_width != 0 || request->source.crop_y % (uint32_t)imcu_height != 0) {
             status = CK_STATUS_MISMATCH;
             snprintf(request->message, sizeof request->message,
                      "the crop does not start on the %dx%d block grid inside the image", imcu_width,
@@ -419,10 +419,10 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
             (j_common_ptr)&source, JPOOL_IMAGE, sizeof(jvirt_barray_ptr) * (size_t)source.num_components);
         for (int ci = 0; ci < source.num_components; ci++) {
             jpeg_component_info *component = &source.comp_info[ci];
-            JDIMENSION width = (JDIMENSION)(((uint64_t)request->crop_width * component->h_samp_factor +
+            JDIMENSION width = (JDIMENSION)(((uint64_t)request->source.crop_width * component->h_samp_factor +
                                              (uint64_t)imcu_width - 1) /
                                             (uint64_t)imcu_width);
-            JDIMENSION height = (JDIMENSION)(((uint64_t)request->crop_height * component->v_samp_factor +
+            JDIMENSION height = (JDIMENSION)(((uint64_t)request->source.crop_height * component->v_samp_factor +
                                               (uint64_t)imcu_height - 1) /
                                              (uint64_t)imcu_height);
             crop_arrays[ci] = (*source.mem->request_virt_barray)(
@@ -430,8 +430,8 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
                 height * (JDIMENSION)component->v_samp_factor, (JDIMENSION)component->v_samp_factor);
         }
         state.crop_arrays = crop_arrays;
-        state.last_imcu_row = (long)((request->crop_y + request->crop_height - 1) / (uint32_t)imcu_height);
-        state.first_imcu_row = (long)(request->crop_y / (uint32_t)imcu_height);
+        state.last_imcu_row = (long)((request->source.crop_y + request->source.crop_height - 1) / (uint32_t)imcu_height);
+        state.first_imcu_row = (long)(request->source.crop_y / (uint32_t)imcu_height);
         state.request_virt_barray = source.mem->request_virt_barray;
         source.mem->request_virt_barray = ck_capture_barray;
         state.use_rings = !source.progressive_mode && source.comps_in_scan == source.num_components;
@@ -467,8 +467,8 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
     output_made = 1;
     ck_jpeg_use_output(&output, request->write, request->write_context);
     jpeg_copy_critical_parameters(&source, &output);
-    output.image_width = request->crop_width;
-    output.image_height = request->crop_height;
+    output.image_width = request->source.crop_width;
+    output.image_height = request->source.crop_height;
     output.write_JFIF_header = FALSE;
     output.write_Adobe_marker = FALSE;
     ck_jpeg_coding coding;

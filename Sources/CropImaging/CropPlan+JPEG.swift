@@ -205,16 +205,7 @@ extension CropPlan {
     ) throws(ImagingError) -> CropReport {
         let limits = source.limits
         var request = ck_jpeg_transcode_request()
-        request.crop_x = UInt32(stored.x)
-        request.crop_y = UInt32(stored.y)
-        request.crop_width = UInt32(stored.width)
-        request.crop_height = UInt32(stored.height)
-        request.width = UInt32(info.width)
-        request.height = UInt32(info.height)
-        request.components = Int32(info.components)
-        request.max_scans = Int32(clamping: limits.maxScans)
-        request.max_memory = limits.maxMemory
-        request.lenient = lenient ? 1 : 0
+        request.source = info.cropParams(crop: stored, limits: limits, lenient: lenient)
         request.fix_edges = encoder.method == .lossless ? 0 : 1
         if !encoder.fixesEdges { request.fix_edges = 2 }
         let output = JPEGOutput(sink)

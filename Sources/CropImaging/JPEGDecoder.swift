@@ -41,16 +41,7 @@ public enum JPEGDecoder {
         let channels = info.components == 1 ? 1 : 3
         let size = try limits.cropBytes(crop, bytesPerPixel: channels)
         var request = ck_jpeg_read_request()
-        request.crop_x = UInt32(crop.x)
-        request.crop_y = UInt32(crop.y)
-        request.crop_width = UInt32(crop.width)
-        request.crop_height = UInt32(crop.height)
-        request.width = UInt32(info.width)
-        request.height = UInt32(info.height)
-        request.components = Int32(info.components)
-        request.max_scans = Int32(clamping: limits.maxScans)
-        request.max_memory = limits.maxMemory
-        request.lenient = lenient ? 1 : 0
+        request.source = info.cropParams(crop: crop, limits: limits, lenient: lenient)
         request.plain_upsampling = plainUpsampling ? 1 : 0
         let (samples, status) = try decodeRows(size: size, rows: crop.height, into: rows) {
             pixels, ready, context in
@@ -99,5 +90,27 @@ public enum JPEGDecoder {
             }
             return .corrupt(format: .jpeg, detail: "JPEG data is corrupt: \(message) (libjpeg)")
         }
+    }
+}
+
+extension JPEGFileInfo {
+    /// What a crop-aware read and a DCT-domain crop of this JPEG both tell
+    /// the C layer: the rect, the size and components the markers gave, the
+    /// limits.
+    func cropParams(crop: PixelRect<StoredPixels>, limits: DecodeLimits, lenient: Bool)
+        -> ck_jpeg_crop_params
+    {
+        var source = ck_jpeg_crop_params()
+        source.crop_x = UInt32(crop.x)
+        source.crop_y = UInt32(crop.y)
+        source.crop_width = UInt32(crop.width)
+        source.crop_height = UInt32(crop.height)
+        source.width = UInt32(width)
+        source.height = UInt32(height)
+        source.components = Int32(components)
+        source.max_scans = Int32(clamping: limits.maxScans)
+        source.max_memory = limits.maxMemory
+        source.lenient = lenient ? 1 : 0
+        return source
     }
 }

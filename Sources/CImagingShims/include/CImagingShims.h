@@ -113,9 +113,12 @@ typedef struct {
 int ck_png_read_crop_isal(const ck_input *input, const ck_data_span *spans, size_t span_count,
                           ck_png_read_request *request);
 
-/// One crop-aware JPEG read (libjpeg-turbo): inputs first, results after.
+/// The JPEG a crop reads, as the caller's own marker scan found it, and
+/// the rect and limits of the read: what a decode and a DCT-domain crop
+/// both take.
 typedef struct {
-    /// The rect to keep, in the stored grid; must lie inside the image.
+    /// The rect to keep, in the stored grid; must lie inside the image (for
+    /// a DCT-domain crop, x and y on the iMCU grid).
     uint32_t crop_x, crop_y, crop_width, crop_height;
     /// The size and component count the caller's own marker scan found.
     uint32_t width, height;
@@ -127,6 +130,11 @@ typedef struct {
     /// Whether libjpeg's warnings (corrupt data it can step over) are
     /// tolerated; otherwise the first one ends the read as an error.
     int lenient;
+} ck_jpeg_crop_params;
+
+/// One crop-aware JPEG read (libjpeg-turbo): inputs first, results after.
+typedef struct {
+    ck_jpeg_crop_params source;
     /// Whether chroma is upsampled by plain replication (no "fancy"
     /// interpolation): each pixel then depends on its own blocks alone, so
     /// a DCT-domain crop decodes to exactly the source's pixels at the rect.
@@ -208,14 +216,7 @@ int ck_jpeg_encode(ck_jpeg_encode_request *request);
 
 /// One lossless (DCT-domain) crop of a JPEG (ck_jpeg_transcode_crop).
 typedef struct {
-    /// The rect in the stored grid; x and y on the iMCU grid.
-    uint32_t crop_x, crop_y, crop_width, crop_height;
-    /// The size and component count the caller's own marker scan found.
-    uint32_t width, height;
-    int components;
-    int max_scans;
-    long max_memory;
-    int lenient;
+    ck_jpeg_crop_params source;
     /// Whether a right or bottom edge block that holds samples beyond the
     /// rect (inside the photo) is re-encoded with the rect's edge samples
     /// repeated over them; otherwise such blocks are refused
