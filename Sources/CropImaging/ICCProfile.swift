@@ -87,8 +87,7 @@ public enum ICCProfile {
             let part = profile[
                 min(index * piece, profile.count)..<min((index + 1) * piece, profile.count)]
             let body = Array("ICC_PROFILE\0".utf8) + [UInt8(index + 1), UInt8(count)] + part
-            out +=
-                [0xFF, 0xE2, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+            out += JPEGMetadata.segment(0xE2, body)
         }
         return out
     }

@@ -89,10 +89,7 @@ struct JPEGMetadata {
             if segments[at + 1] == 0xE1, body.starts(with: Self.xmpSignature) {
                 let text = String(decoding: body[Self.xmpSignature.count...], as: UTF8.self)
                 let packet = Self.xmpSignature + Array(change(text).utf8)
-                out += [
-                    0xFF, 0xE1, UInt8((packet.count + 2) >> 8), UInt8((packet.count + 2) & 0xFF),
-                ]
-                out += packet
+                out += Self.segment(0xE1, packet)
             } else {
                 out += segments[at..<end]
             }

@@ -83,8 +83,7 @@ import Testing
             vertical: [1, 1, 1])
         var markers: [UInt8] = []
         func segment(_ marker: UInt8, _ body: [UInt8]) {
-            markers +=
-                [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+            markers += JPEGMetadata.segment(marker, body)
         }
         segment(
             0xE1, JPEGMetadata.exifSignature + DemoPhoto.exif(thumbnail: tiny, orientation: 6))
@@ -160,8 +159,7 @@ extension JPEGMetadataTests {
                 .utf8)
         let gainMap = try JPEGEncoder.encoded(
             DemoPhoto.picture(width: 160, height: 120), horizontal: [1, 1, 1], vertical: [1, 1, 1],
-            markers: [0xFF, 0xE1, UInt8((apple.count + 2) >> 8), UInt8((apple.count + 2) & 0xFF)]
-                + apple)
+            markers: JPEGMetadata.segment(0xE1, apple))
         var primary = try JPEGEncoder.encoded(
             DemoPhoto.picture(width: 320, height: 240), horizontal: [2, 1, 1], vertical: [2, 1, 1],
             markers: MPFIndex.segment(secondAttribute: 0))
@@ -209,18 +207,13 @@ extension JPEGMetadataTests {
                 .utf8)
         let gainMap = try JPEGEncoder.encoded(
             DemoPhoto.picture(width: 80, height: 60), horizontal: [1, 1, 1], vertical: [1, 1, 1],
-            markers: [0xFF, 0xE1, UInt8((mapXMP.count + 2) >> 8), UInt8((mapXMP.count + 2) & 0xFF)]
-                + mapXMP)
+            markers: JPEGMetadata.segment(0xE1, mapXMP))
         let primaryXMP = Array(
             "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description hdrgm:Version=\"1.0\"><Container:Directory><rdf:Seq><rdf:li><Container:Item Item:Semantic=\"Primary\" Item:Mime=\"image/jpeg\"/></rdf:li><rdf:li><Container:Item Item:Semantic=\"GainMap\" Item:Mime=\"image/jpeg\" Item:Length=\"\(gainMap.count)\"/></rdf:li></rdf:Seq></Container:Directory></rdf:Description></x:xmpmeta>"
                 .utf8)
         var primary = try JPEGEncoder.encoded(
             DemoPhoto.picture(width: 320, height: 240), horizontal: [2, 1, 1], vertical: [2, 1, 1],
-            markers: [
-                0xFF, 0xE1, UInt8((primaryXMP.count + 2) >> 8),
-                UInt8((primaryXMP.count + 2) & 0xFF),
-            ]
-                + primaryXMP + MPFIndex.segment(secondAttribute: 0))
+            markers: JPEGMetadata.segment(0xE1, primaryXMP) + MPFIndex.segment(secondAttribute: 0))
         #expect(MPFIndex.patch(&primary, secondSize: gainMap.count))
         let photo = try ImageSource(ImageInput(bytes: primary + gainMap, name: "ultra hdr"))
         let rect = PixelRect<ImagePixels>(x: 64, y: 32, width: 128, height: 96)
