@@ -141,11 +141,7 @@ struct CornerMarkerRows {
                     "\(marker.name) marker: \(counts[index]) pixels, expected \(overlap)")
             }
         }
-        return ExportCheck(
-            name: "corner markers", passed: problems.isEmpty,
-            detail: problems.isEmpty
-                ? "every marker where the crop overlaps it, and nowhere else"
-                : problems.joined(separator: "; "))
+        return .cornerMarkers(problems: problems)
     }
 }
 
@@ -241,8 +237,26 @@ struct CoordinateRows {
     }
 }
 
-private func overlapArea(_ a: PixelRect<StoredPixels>, _ b: PixelRect<StoredPixels>) -> Int {
+func overlapArea(_ a: PixelRect<StoredPixels>, _ b: PixelRect<StoredPixels>) -> Int {
+    let (w, h) = overlapSides(a, b)
+    return w * h
+}
+
+/// The width and height of the overlap of `a` and `b` (0 where they do not
+/// overlap).
+func overlapSides(_ a: PixelRect<StoredPixels>, _ b: PixelRect<StoredPixels>) -> (Int, Int) {
     let w = min(a.maxX, b.maxX) - max(a.x, b.x)
     let h = min(a.maxY, b.maxY) - max(a.y, b.y)
-    return w > 0 && h > 0 ? w * h : 0
+    return w > 0 && h > 0 ? (w, h) : (0, 0)
+}
+
+extension ExportCheck {
+    /// The corner-marker check's verdict: passed when there is no problem.
+    static func cornerMarkers(problems: [String]) -> ExportCheck {
+        ExportCheck(
+            name: "corner markers", passed: problems.isEmpty,
+            detail: problems.isEmpty
+                ? "every marker where the crop overlaps it, and nowhere else"
+                : problems.joined(separator: "; "))
+    }
 }

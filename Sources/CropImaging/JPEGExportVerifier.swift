@@ -164,22 +164,15 @@ public final class JPEGExportVerifier: Sendable {
         }
         var problems: [String] = []
         for (k, (name, _, rect)) in markers.enumerated() {
-            let x0 = max(rect.x, stored.x)
-            let y0 = max(rect.y, stored.y)
-            let x1 = min(rect.maxX, stored.maxX)
-            let y1 = min(rect.maxY, stored.maxY)
-            let overlap = max(0, x1 - x0) * max(0, y1 - y0)
+            let (w, h) = overlapSides(rect, stored)
+            let overlap = w * h
             let count = counts[k]
-            let blur = 2 * (max(0, x1 - x0) + max(0, y1 - y0)) * 3
+            let blur = 2 * (w + h) * 3
             if overlap == 0 ? count > 0 : (count < overlap - blur || count > overlap + blur) {
                 problems.append(
                     "\(name) marker: \(count) pixels near its colour, expected about \(overlap)")
             }
         }
-        return ExportCheck(
-            name: "corner markers", passed: problems.isEmpty,
-            detail: problems.isEmpty
-                ? "every marker where the crop overlaps it, and nowhere else"
-                : problems.joined(separator: "; "))
+        return .cornerMarkers(problems: problems)
     }
 }
