@@ -191,3 +191,14 @@ extension OptionSpec {
     static let quiet = OptionSpec(
         name: "quiet", value: nil, help: "print nothing but errors and warnings", short: "q")
 }
+
+extension ParsedArguments {
+    /// The FILE... arguments of a command that reads files (`info`,
+    /// `leaks`): one or more.
+    ///
+    /// - Throws: ``UsageError`` when there is none.
+    func files() throws(UsageError) -> [String] {
+        guard !positionals.isEmpty else { throw UsageError(message: "give one FILE or more") }
+        return positionals
+    }
+}

@@ -37,10 +37,7 @@ struct InfoCommand: Subcommand {
     var json: Bool
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard !parsed.positionals.isEmpty else {
-            throw UsageError(message: "give one FILE or more")
-        }
-        paths = parsed.positionals
+        paths = try parsed.files()
         json = parsed.flags.contains("json")
     }
 
