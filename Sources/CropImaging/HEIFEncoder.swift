@@ -308,14 +308,10 @@ extension CropPlan {
         request.bit_depth = UInt32(info.bitDepth)
         request.planar_chroma = UInt32(info.chromaCode)
         request.planar_rgb = info.nclx?.matrix == 0 && info.chromaCode == 3 ? 1 : 0
-        for p in 0..<3 {
-            withUnsafeMutablePointer(to: &request.plane_width) {
-                $0.withMemoryRebound(to: UInt32.self, capacity: 3) { $0[p] = UInt32(dims[p].0) }
-            }
-            withUnsafeMutablePointer(to: &request.plane_height) {
-                $0.withMemoryRebound(to: UInt32.self, capacity: 3) { $0[p] = UInt32(dims[p].1) }
-            }
-        }
+        let widths = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
+        let heights = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
+        request.plane_width = widths
+        request.plane_height = heights
         y.withUnsafeMutableBufferPointer { y in
             cb.withUnsafeMutableBufferPointer { cb in
                 cr.withUnsafeMutableBufferPointer { cr in
@@ -358,8 +354,8 @@ extension CropPlan {
         encode.bit_depth = UInt32(info.bitDepth)
         encode.chroma = Int32(info.chromaCode)
         encode.quality = UInt32(quality)
-        encode.plane_width = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
-        encode.plane_height = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
+        encode.plane_width = widths
+        encode.plane_height = heights
         let encoded: [UInt8]? = planes[0].withUnsafeBufferPointer { y in
             planes[1].withUnsafeBufferPointer { cb in
                 planes[2].withUnsafeBufferPointer { cr in

@@ -115,6 +115,11 @@ public struct HEIFCodedImage: Sendable {
     var colourBoxes: [[UInt8]]
     /// Its `pixi` box, whole, if it has one.
     var pixi: [UInt8]?
+    /// Bits a luma sample, from `hvcC`.
+    var bitDepth: Int
+    /// The chroma format's code in `hvcC` (0 = 4:0:0, 1 = 4:2:0, 2 = 4:2:2,
+    /// 3 = 4:4:4).
+    var chromaCode: Int
 
     /// The number of bytes of coded data.
     public var byteCount: Int { extents.reduce(0) { $0 + $1.count } }
@@ -225,7 +230,6 @@ private struct HEIFParser {
                 boxes[box.type] = box
             }
         }
-        let seen = Set(boxes.keys)
         for type in ["hdlr", "pitm", "idat", "iinf", "iloc", "iref", "iprp"] {
             guard let box = boxes[type] else { continue }
             switch box.type {
@@ -248,7 +252,7 @@ private struct HEIFParser {
             default: break
             }
         }
-        guard seen.contains("hdlr") else { throw corrupt("'meta' has no 'hdlr' box") }
+        guard boxes["hdlr"] != nil else { throw corrupt("'meta' has no 'hdlr' box") }
         guard let primary else { throw corrupt("'meta' has no 'pitm' box: no primary image") }
         guard let item = items[primary] else {
             throw corrupt("'pitm' names item \(primary), which 'iinf' does not list")
@@ -565,11 +569,16 @@ private struct HEIFParser {
         }
         try limits.check(width: size.width, height: size.height)
         let own = item.properties.map { properties[$0.index] }.filter { $0.type == "colr" }
+        // HEVCDecoderConfigurationRecord: chromaFormat and
+        // bitDepthLumaMinus8 at bytes 16 and 17 of the payload.
+        let configuration = hvcC.payload.lowerBound
         return HEIFCodedImage(
             item: item.id, width: size.width, height: size.height, extents: try extents(of: item),
             hvcC: Array(meta[hvcC.whole]),
             colourBoxes: own.isEmpty ? colour : own.map { Array(meta[$0.whole]) },
-            pixi: property("pixi", of: item).map { Array(meta[$0.whole]) })
+            pixi: property("pixi", of: item).map { Array(meta[$0.whole]) },
+            bitDepth: Int(meta[configuration + 17] & 7) + 8,
+            chromaCode: Int(meta[configuration + 16] & 3))
     }
 
     /// An image item (hvc1 or grid) as tiles.
@@ -707,12 +716,11 @@ private struct HEIFParser {
         }
 
         // Bit depth and chroma from the first tile's decoder configuration.
-        let hvcC = layout.tiles[0].hvcC
-        let chromaCode = Int(hvcC[8 + 16] & 3)
-        let bitDepth = Int(hvcC[8 + 17] & 7) + 8
+        let chromaCode = layout.tiles[0].chromaCode
+        let bitDepth = layout.tiles[0].bitDepth
         let chroma = ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][chromaCode]
         guard bitDepth <= 12 else { throw HEIFFailure.unsupported("\(bitDepth)-bit samples") }
-        for tile in layout.tiles where Int(tile.hvcC[8 + 17] & 7) + 8 != bitDepth {
+        for tile in layout.tiles where tile.bitDepth != bitDepth {
             throw corrupt("the tiles do not all have \(bitDepth)-bit samples")
         }
 

@@ -89,8 +89,7 @@ public struct ImageSource: Sendable {
         switch header {
         case .png(let info): (info.colorType, info.bitDepth)
         case .jpeg(let info): (info.components == 1 ? .gray : .rgb, 8)
-        case .heif(let info):
-            (info.alpha == nil ? .rgb : .rgba, info.bitDepth > 8 ? 16 : 8)
+        case .heif(let info): (HEIFPixelFormat(info).colorType, HEIFPixelFormat(info).bitDepth)
         }
     }
 
