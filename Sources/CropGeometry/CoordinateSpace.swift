@@ -20,3 +20,9 @@ public enum ImagePixels: PixelSpace {}
 /// The pixel buffer as encoded in the file, before EXIF orientation; origin at
 /// the top-left of the first stored row.
 public enum StoredPixels: PixelSpace {}
+
+/// The straightened pixel frame `P`: the image grid turned by the request's
+/// angle about the image's centre, axis-aligned with the screen. Its unit is
+/// one image pixel; at an angle of 0 it is the image grid itself. The output
+/// rect of a straightened crop lives here.
+public enum StraightenedPixels: PixelSpace {}

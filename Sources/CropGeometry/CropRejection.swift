@@ -23,6 +23,15 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
     case noImagePixels
     /// No rectangle of the requested aspect ratio fits in the image.
     case aspectRatioDoesNotFit(AspectRatio)
+    /// The request turns the image by a non-zero angle: ``CropRequest/map()``
+    /// answers only unturned requests; ``CropRequest/straightened(size:)`` answers this one.
+    case turned(angle: Double)
+    /// The image is drawn with a different scale across and down (scaleToFill
+    /// with another aspect), and such a display cannot be turned.
+    case nonUniformScaleCannotTurn
+    /// The straightened output rect, or the output size, is too large to be
+    /// counted in whole pixels (beyond 2⁵³ on a side, or 2⁶² pixels).
+    case outputTooLarge
 
     /// A stable name for the rule, for JSON and scripts.
     public var code: String {
@@ -37,6 +46,9 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
         case .orientationOutOfRange: "orientationOutOfRange"
         case .noImagePixels: "noImagePixels"
         case .aspectRatioDoesNotFit: "aspectRatioDoesNotFit"
+        case .turned: "turned"
+        case .nonUniformScaleCannotTurn: "nonUniformScaleCannotTurn"
+        case .outputTooLarge: "outputTooLarge"
         }
     }
 
@@ -65,6 +77,14 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
                 + " in the padding, or along an edge)"
         case .aspectRatioDoesNotFit(let ratio):
             "no rectangle with aspect ratio \(ratio) fits in the image"
+        case .turned(let angle):
+            "the image is turned by \(numberText(angle))°: a turned crop resamples, so it is"
+                + " answered by straightened(), not map()"
+        case .nonUniformScaleCannotTurn:
+            "the image is drawn with different scales across and down (scaleToFill with"
+                + " another aspect ratio), which cannot be turned: use aspectFit or aspectFill"
+        case .outputTooLarge:
+            "the straightened output is too large to count in whole pixels"
         }
     }
 }

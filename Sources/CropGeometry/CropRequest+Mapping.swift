@@ -15,10 +15,12 @@ extension CropRequest {
     /// the README for the table.
     ///
     /// - Returns: The crop in the oriented grid and in the stored grid.
-    /// - Throws: ``CropRejection`` naming the first rule the input breaks.
+    /// - Throws: ``CropRejection`` naming the first rule the input breaks;
+    ///   ``CropRejection/turned(angle:)`` when ``angle`` is not 0.
     /// - Complexity: O(1); the exact path allocates.
     public func map() throws(CropRejection) -> CropResult {
         let source = try validatedSourceSize()
+        guard angle == 0 else { throw .turned(angle: angle) }
         let oriented = orientation.orientedSize(source)
         let rect: PixelRect<ImagePixels>
         if let fast = fastPixelRect(oriented: oriented) {
@@ -86,7 +88,7 @@ extension CropRequest {
         let layoutIsFinite =
             sourceSize.width.isFinite && sourceSize.height.isFinite && viewport.width.isFinite
             && viewport.height.isFinite && imageScale.isFinite && zoom.scale.isFinite
-            && zoom.offset.dx.isFinite && zoom.offset.dy.isFinite
+            && zoom.offset.dx.isFinite && zoom.offset.dy.isFinite && angle.isFinite
         let selectionIsFinite =
             !checkingSelection
             || (selection.x.isFinite && selection.y.isFinite && selection.width.isFinite
@@ -101,6 +103,7 @@ extension CropRequest {
                 ("selection height", checkingSelection ? selection.height : 0),
                 ("image scale", imageScale), ("zoom scale", zoom.scale),
                 ("zoom offset x", zoom.offset.dx), ("zoom offset y", zoom.offset.dy),
+                ("angle", angle),
             ]
             for (field, value) in numbers where !value.isFinite {
                 throw .nonFinite(field: field)
@@ -289,21 +292,80 @@ extension CropRequest {
         return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 
+    /// The output rect `O` of a turned request, exactly: the selection
+    /// clipped to the viewport (not to the image, which no longer fills an
+    /// axis-aligned rect), moved into the straightened frame
+    /// (`p = (v − centre(D')) / s + c`, which is step 6 itself when the
+    /// display scale is the same across and down), snapped and rounded
+    /// outward, not clamped. `nil` when the clip is empty; `.some(nil)`
+    /// when an edge does not fit in an `Int`.
+    func exactStraightenedRect(oriented: PixelSize<ImagePixels>) -> PixelRect<StraightenedPixels>??
+    {
+        let display = zoomedDisplayRect(
+            ow: ExactRational(oriented.width), oh: ExactRational(oriented.height),
+            as: ExactRational.self)
+        let (vw, vh) = (ExactRational(viewport.width), ExactRational(viewport.height))
+        guard
+            let horizontal = exactAxis(
+                lo: selection.x, size: selection.width, view: vw, origin: display.x,
+                extent: display.width, pixels: oriented.width, clipsToImage: false),
+            let vertical = exactAxis(
+                lo: selection.y, size: selection.height, view: vh, origin: display.y,
+                extent: display.height, pixels: oriented.height, clipsToImage: false)
+        else { return nil }
+        let limit = 1 << 53
+        guard let (left, right) = horizontal, let (top, bottom) = vertical,
+            [left, right, top, bottom].allSatisfy({ abs($0) <= limit })
+        else { return .some(nil) }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// Whether the zoomed display rect has the same scale across and down
+    /// (`D'.w / ow = D'.h / oh`), exactly: only such a display can turn.
+    func displayScaleIsUniform(oriented: PixelSize<ImagePixels>) -> Bool {
+        let (ow, oh) = (ExactRational(oriented.width), ExactRational(oriented.height))
+        let display = zoomedDisplayRect(ow: ow, oh: oh, as: ExactRational.self)
+        return ExactRational.compare(display.width * oh, display.height * ow) == 0
+    }
+
     /// Steps 5–8 along one axis, exactly; `nil` when the clip is empty.
     private func exactAxis(
         lo: Double, size: Double, view: ExactRational, origin: ExactRational,
         extent: ExactRational, pixels: Int
     ) -> (Int, Int)? {
+        guard
+            let axis = exactAxis(
+                lo: lo, size: size, view: view, origin: origin, extent: extent, pixels: pixels,
+                clipsToImage: true)
+        else { return nil }
+        return axis
+    }
+
+    /// Steps 5–8 along one axis, exactly, clipping the selection to the
+    /// visible image (`clipsToImage`, the contract) or to the viewport alone
+    /// (a turned request, whose edges are then not clamped); `nil` when the
+    /// clip is empty, `.some(nil)` when an unclamped edge does not fit in
+    /// an `Int`.
+    private func exactAxis(
+        lo: Double, size: Double, view: ExactRational, origin: ExactRational,
+        extent: ExactRational, pixels: Int, clipsToImage: Bool
+    ) -> (Int, Int)?? {
         let zero = ExactRational(0)
         let selectionLo = ExactRational(lo)
         let selectionHi = selectionLo + ExactRational(size)
-        let clipLo = ExactRational.max(selectionLo, ExactRational.max(origin, zero))
-        let clipHi = ExactRational.min(selectionHi, ExactRational.min(origin + extent, view))
+        let clipLo = ExactRational.max(
+            selectionLo, clipsToImage ? ExactRational.max(origin, zero) : zero)
+        let clipHi = ExactRational.min(
+            selectionHi, clipsToImage ? ExactRational.min(origin + extent, view) : view)
         guard ExactRational.compare(clipHi, clipLo) > 0 else { return nil }
         let perPoint = ExactRational(pixels) / extent
         let snap = ExactRational(1) / ExactRational(snapDenominator)
         let left = ((clipLo - origin) * perPoint + snap).floor()
         let right = ((clipHi - origin) * perPoint - snap).ceiling()
+        if !clipsToImage {
+            guard let left, let right else { return .some(nil) }
+            return (left, right)
+        }
         // The clip lies inside the display rect, so both edges are in
         // [0, pixels] and fit; the clamp is the contract's, not a repair.
         let low = min(max(left ?? 0, 0), pixels)

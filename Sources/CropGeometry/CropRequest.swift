@@ -21,6 +21,11 @@ public struct CropRequest: Hashable, Sendable {
     public var zoom: Zoom
     /// The EXIF orientation: the image is seen turned by it, and ``sourceSize`` is its stored size.
     public var orientation: EXIFOrientation
+    /// The straighten angle θ in degrees, positive clockwise as seen on
+    /// screen; the displayed image turns about the centre of the zoomed
+    /// display rect. 0 (the default) is the lossless mapping contract;
+    /// any other angle is answered by ``straightened(size:)``.
+    public var angle: Double
 
     /// A request, every value kept as given; the defaults are UIKit's (aspect-fit, scale 1, no zoom, upright).
     public init(
@@ -30,7 +35,8 @@ public struct CropRequest: Hashable, Sendable {
         mode: ContentMode = .aspectFit,
         imageScale: Double = 1,
         zoom: Zoom = .identity,
-        orientation: EXIFOrientation = .up
+        orientation: EXIFOrientation = .up,
+        angle: Double = 0
     ) {
         self.sourceSize = sourceSize
         self.viewport = viewport
@@ -39,6 +45,7 @@ public struct CropRequest: Hashable, Sendable {
         self.imageScale = imageScale
         self.zoom = zoom
         self.orientation = orientation
+        self.angle = angle
     }
 
     /// The largest source width or height accepted: 2⁵³, so that every pixel

@@ -98,10 +98,26 @@ public struct CropSession: Hashable, Sendable {
     public struct Selection: Hashable, Sendable {
         /// The selection in the view, in points.
         public let rect: Rect<ViewPoints>
-        /// The pixels it covers, in the image as seen.
+        /// The pixels it covers, in the image as seen; with an angle, the
+        /// image pixels under its output rect (the bounding box of its quad).
         public let pixels: PixelRect<ImagePixels>
         /// The source generation it was made on.
         public let generation: Int
+        /// The output rect `O` in the straightened frame (equal to
+        /// ``pixels`` at an angle of 0).
+        public let straightened: PixelRect<StraightenedPixels>
+
+        init(
+            rect: Rect<ViewPoints>, pixels: PixelRect<ImagePixels>, generation: Int,
+            straightened: PixelRect<StraightenedPixels>? = nil
+        ) {
+            self.rect = rect
+            self.pixels = pixels
+            self.generation = generation
+            self.straightened =
+                straightened
+                ?? PixelRect(x: pixels.x, y: pixels.y, width: pixels.width, height: pixels.height)
+        }
     }
 
     /// A crop result, tagged with the source generation it was computed for.
@@ -147,6 +163,9 @@ public struct CropSession: Hashable, Sendable {
     public private(set) var zoom: Zoom
     /// The person's selection, if any.
     public private(set) var selection: Selection?
+    /// The straighten angle in degrees, positive clockwise on screen; 0
+    /// until ``straighten(to:aspect:)``.
+    public private(set) var angle: Double = 0
 
     /// A session showing `source` in a view of `viewport` points, with no selection.
     public init(
@@ -166,7 +185,7 @@ public struct CropSession: Hashable, Sendable {
         CropRequest(
             sourceSize: Size(width: Double(source.size.width), height: Double(source.size.height)),
             viewport: viewport, selection: rect, mode: mode, imageScale: imageScale, zoom: zoom,
-            orientation: source.orientation)
+            orientation: source.orientation, angle: angle)
     }
 
     /// The person selects `rect` (view points) on the current source.
@@ -174,9 +193,61 @@ public struct CropSession: Hashable, Sendable {
     /// - Throws: ``Refusal/rejected(_:)`` when it covers no pixel (the
     ///   previous selection is kept).
     public mutating func select(_ rect: Rect<ViewPoints>) throws(Refusal) {
+        do throws(CropRejection) {
+            if angle == 0 {
+                let result = try request(for: rect).map()
+                selection = Selection(rect: rect, pixels: result.rect, generation: generation)
+            } else {
+                let crop = try request(for: rect).straightened()
+                guard let covered = crop.readRect(support: 0) else { throw .noImagePixels }
+                selection = Selection(
+                    rect: rect, pixels: covered, generation: generation, straightened: crop.rect)
+            }
+        } catch {
+            throw .rejected(error)
+        }
+    }
+
+    /// The straighten gesture: the image turns to `angle` degrees (positive
+    /// clockwise on screen) and, as the Photos app does, the selection
+    /// becomes the largest rect inside the turned image, of `aspect` if
+    /// given, so the export needs no fill.
+    ///
+    /// - Throws: ``Refusal/rejected(_:)`` for a non-finite angle, a display
+    ///   that cannot turn, or when nothing of the ratio fits (the angle and
+    ///   selection are then unchanged).
+    public mutating func straighten(to angle: Double, aspect: AspectRatio? = nil) throws(Refusal) {
+        var turned = request(for: Rect(x: 0, y: 0, width: 1, height: 1))
+        turned.angle = angle
+        do throws(CropRejection) {
+            if angle != 0,
+                !turned.displayScaleIsUniform(
+                    oriented: source.orientation.orientedSize(source.size))
+            {
+                throw CropRejection.nonUniformScaleCannotTurn
+            }
+            let (rect, _) = try turned.largestSelectionInside(aspect: aspect)
+            let crop = try turned.with(selection: rect).straightened()
+            guard let covered = crop.readRect(support: 0) else { throw .noImagePixels }
+            // The view rect maps back to the largest rect exactly (the inverse is
+            // exact to far below the snap), unless zoomed in past it.
+            self.angle = angle
+            selection = Selection(
+                rect: rect, pixels: covered, generation: generation,
+                straightened: crop.rect)
+        } catch {
+            throw .rejected(error)
+        }
+    }
+
+    /// The crop of the current selection at the current angle, resampled to
+    /// the size `size` gives (its own size when `nil`).
+    ///
+    /// - Throws: ``Refusal/noSelection`` or ``Refusal/rejected(_:)``.
+    public func straightenedCrop(size: OutputSizeRule? = nil) throws(Refusal) -> StraightenedCrop {
+        guard let selection else { throw .noSelection }
         do {
-            let result = try request(for: rect).map()
-            selection = Selection(rect: rect, pixels: result.rect, generation: generation)
+            return try request(for: selection.rect).straightened(size: size)
         } catch {
             throw .rejected(error)
         }
@@ -204,7 +275,7 @@ public struct CropSession: Hashable, Sendable {
         let after = newSource.orientation.orientedSize(newSource.size)
         let sx = Double(after.width) / Double(before.width)
         let sy = Double(after.height) / Double(before.height)
-        let p = oldSelection.pixels
+        let p = oldSelection.straightened
         let region = Rect<ImagePixels>(
             x: Double(p.x) * sx, y: Double(p.y) * sy, width: Double(p.width) * sx,
             height: Double(p.height) * sy)
@@ -225,18 +296,25 @@ public struct CropSession: Hashable, Sendable {
         if let newMode { mode = newMode }
         if let newZoom { zoom = newZoom }
         guard let current = selection else { return }
-        guard let rect = try? request(for: current.rect).viewRect(for: current.pixels) else {
+        guard
+            let rect = try? request(for: current.rect).viewRect(
+                forStraightened: current.straightened)
+        else {
             selection = nil
             return
         }
         // Keep the pixels as they were: the new view rect maps back to them
         // exactly whenever they are visible.
-        selection = Selection(rect: rect, pixels: current.pixels, generation: generation)
+        selection = Selection(
+            rect: rect, pixels: current.pixels, generation: generation,
+            straightened: current.straightened)
     }
 
     /// The crop for the current selection, tagged with this generation.
     ///
-    /// - Throws: ``Refusal/noSelection`` or ``Refusal/rejected(_:)``.
+    /// - Throws: ``Refusal/noSelection`` or ``Refusal/rejected(_:)``
+    ///   (``CropRejection/turned(angle:)`` at an angle other than 0: use
+    ///   ``straightenedCrop(size:)``).
     public func crop() throws(Refusal) -> Crop {
         guard let selection else { throw .noSelection }
         do {
