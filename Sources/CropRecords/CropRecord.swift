@@ -57,6 +57,93 @@ public struct CropRecord: Hashable, Sendable {
         return .failure(.orientationOutOfRange(orientationValue))
     }
 
+    /// What replaying a record gives: the mapping's answer for an unturned
+    /// record, the straightened crop for a record with an `angle`.
+    public enum Answer: Hashable, Sendable {
+        /// The mapping contract's answer (`angle` absent or 0).
+        case mapped(Result<CropResult, CropRejection>)
+        /// The straightened crop's answer: its output rect `O` in the
+        /// turned frame is what `expected` describes.
+        case turned(Result<StraightenedCrop, CropRejection>)
+
+        /// The rejection, if the record was rejected.
+        public var rejection: CropRejection? {
+            switch self {
+            case .mapped(.failure(let rejection)), .turned(.failure(let rejection)): rejection
+            default: nil
+            }
+        }
+    }
+
+    /// The record's answer: ``replay()`` for an unturned record; for a
+    /// record with an `angle`, `CropRequest.straightened(size:)` (with
+    /// ``aspect``, the output rect is then narrowed to the exact ratio
+    /// inside itself, by the same nearest-rect rule).
+    public func answer() -> Answer {
+        guard request.angle != 0 else { return .mapped(replay()) }
+        guard let orientation = EXIFOrientation(exactly: orientationValue) else {
+            if case .failure(let rejection) = request.result(),
+                rejection != .turned(angle: request.angle)
+            {
+                return .turned(.failure(rejection))
+            }
+            if !orientationValue.isFinite {
+                return .turned(.failure(.nonFinite(field: "orientation")))
+            }
+            return .turned(.failure(.orientationOutOfRange(orientationValue)))
+        }
+        var request = request
+        request.orientation = orientation
+        return .turned(
+            Result { () throws(CropRejection) in
+                let crop = try request.straightened()
+                guard let aspect else { return crop }
+                let ratio: AspectRatio?
+                switch aspect {
+                case .ratio(let given): ratio = given
+                case .source:
+                    let seen = crop.frame.imageSize
+                    ratio = AspectRatio(width: seen.width, height: seen.height)
+                }
+                let within = PixelRect<StraightenedPixels>(
+                    x: 0, y: 0, width: crop.rect.width, height: crop.rect.height)
+                guard let ratio, let fitted = within.fitted(to: ratio, within: crop.rect.size)
+                else {
+                    throw .aspectRatioDoesNotFit(ratio ?? AspectRatio(width: 1, height: 1)!)
+                }
+                return try StraightenedCrop(
+                    frame: crop.frame,
+                    rect: PixelRect(
+                        x: crop.rect.x + fitted.x, y: crop.rect.y + fitted.y, width: fitted.width,
+                        height: fitted.height), orientation: orientation)
+            })
+    }
+
+    /// How `answer` differs from ``expected`` (see ``mismatches(_:)``); a
+    /// turned answer is compared by its output rect, and a `stored`
+    /// expectation does not apply to it.
+    public func mismatches(_ answer: Answer) -> [String] {
+        switch answer {
+        case .mapped(let outcome): return mismatches(outcome)
+        case .turned(let outcome):
+            guard let expected else { return [] }
+            switch (expected, outcome) {
+            case (.rejected, .failure): return []
+            case (.rejected, .success(let crop)):
+                return ["expected rejection, got output rect \(crop.rect)"]
+            case (.rect, .failure(let rejection)):
+                return ["expected a rect, got rejection \(rejection.code)"]
+            case (.rect(let x, let y, let w, let h, _), .success(let crop)):
+                let r = crop.rect
+                return [
+                    ("x", x, r.x), ("y", y, r.y), ("width", w, r.width), ("height", h, r.height),
+                ]
+                .filter { $0.1 != Double($0.2) }
+                .map { "\($0.0): expected \(jsonNumberText($0.1)), got \($0.2)" }
+            }
+        }
+    }
+
     /// The request with the record's orientation when it is valid (else
     /// `up`): what a diagram of the record draws.
     public var orientedRequest: CropRequest {
@@ -179,6 +266,7 @@ extension CropRecord {
             members.append(.init("orientation", .number(request.orientation.rawValue)))
         }
         if let aspect { members.append(.init("aspect", .string(aspect.description))) }
+        if request.angle != 0 { members.append(.init("angle", JSONValue.number(request.angle))) }
         if let expected { members.append(.init("expected", expected.json)) }
         self.init(
             request: request, orientationValue: Double(request.orientation.rawValue),
@@ -247,6 +335,7 @@ extension CropRecord {
             case "orientation": try set(&fields.orientation, member)
             case "expected": try set(&fields.expected, member)
             case "aspect": try set(&fields.aspect, member)
+            case "angle": try set(&fields.angle, member)
             default: break
             }
         }
@@ -307,7 +396,9 @@ extension CropRecord {
                 selection: Rect(
                     x: selection.0, y: selection.1, width: selection.2, height: selection.3),
                 mode: mode, imageScale: imageScale, zoom: zoom,
-                orientation: EXIFOrientation(exactly: orientation) ?? .up),
+                orientation: EXIFOrientation(exactly: orientation) ?? .up,
+                angle: try fields.angle.map { v throws(CropRecordError) in try number(v, "angle") }
+                    ?? 0),
             orientationValue: orientation, aspect: aspect, expected: expected, json: value)
     }
 
@@ -318,13 +409,20 @@ extension CropRecord {
     public func replayed(
         _ outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = []
     ) -> JSONValue {
+        replayed(.mapped(outcome), extra: extra)
+    }
+
+    /// ``replayed(_:extra:)`` for either kind of answer: a turned one's
+    /// `result` is its output rect `O` with its `outputSize` and the image
+    /// `quad` of `O`'s corners.
+    public func replayed(_ answer: Answer, extra: [JSONValue.Member] = []) -> JSONValue {
         var out: [JSONValue.Member] = []
         if case .object(let members) = json {
             for member in members where member.key != "reason" && member.key != "recordedResult" {
                 out.append(member.key == "result" ? .init("recordedResult", member.value) : member)
             }
         }
-        out += Self.answer(outcome)
+        out += Self.members(answer)
         return .object(out + extra)
     }
 
@@ -339,6 +437,14 @@ extension CropRecord {
         _ outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = [],
         echoing line: UnsafeBufferPointer<UInt8>?, to out: inout [UInt8]
     ) {
+        writeReplayed(.mapped(outcome), extra: extra, echoing: line, to: &out)
+    }
+
+    /// ``writeReplayed(_:extra:echoing:to:)`` for either kind of answer.
+    public func writeReplayed(
+        _ answer: Answer, extra: [JSONValue.Member] = [],
+        echoing line: UnsafeBufferPointer<UInt8>?, to out: inout [UInt8]
+    ) {
         guard let line, case .object(let members) = json, !members.isEmpty,
             !members.contains(where: {
                 $0.key == "result" || $0.key == "reason" || $0.key == "recordedResult"
@@ -346,11 +452,11 @@ extension CropRecord {
             let close = line.lastIndex(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }),
             line[close] == UInt8(ascii: "}")
         else {
-            replayed(outcome, extra: extra).write(to: &out)
+            replayed(answer, extra: extra).write(to: &out)
             return
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<close]))
-        for member in Self.answer(outcome) + extra {
+        for member in Self.members(answer) + extra {
             out.append(UInt8(ascii: ","))
             JSONValue.object([member]).writeMembers(to: &out)
         }
@@ -358,21 +464,44 @@ extension CropRecord {
     }
 
     /// `result` (and `reason` when rejected), as the replay adds them.
-    private static func answer(_ outcome: Result<CropResult, CropRejection>) -> [JSONValue.Member] {
-        switch outcome {
-        case .success(let result):
+    private static func members(_ answer: Answer) -> [JSONValue.Member] {
+        let failure: CropRejection
+        switch answer {
+        case .mapped(.success(let result)):
             return [.init("result", result.json)]
-        case .failure(let rejection):
+        case .turned(.success(let crop)):
+            let r = crop.rect
             return [
-                .init("result", .null),
                 .init(
-                    "reason",
-                    .object([
-                        .init("code", .string(rejection.code)),
-                        .init("message", .string(rejection.description)),
-                    ])),
+                    "result",
+                    .object(
+                        pixelRectMembers(r.x, r.y, r.width, r.height) + [
+                            .init(
+                                "outputSize",
+                                .object([
+                                    .init("width", .number(crop.outputSize.width)),
+                                    .init("height", .number(crop.outputSize.height)),
+                                ])),
+                            .init(
+                                "quad",
+                                .array(
+                                    crop.quad.map {
+                                        .array([JSONValue.number($0.x), JSONValue.number($0.y)])
+                                    })),
+                        ]))
             ]
+        case .mapped(.failure(let rejection)), .turned(.failure(let rejection)):
+            failure = rejection
         }
+        return [
+            .init("result", .null),
+            .init(
+                "reason",
+                .object([
+                    .init("code", .string(failure.code)),
+                    .init("message", .string(failure.description)),
+                ])),
+        ]
     }
 
     /// ``replayed(_:extra:)`` as one line of JSON text.
@@ -451,6 +580,7 @@ private struct RecordFields {
     var orientation: JSONValue?
     var expected: JSONValue?
     var aspect: JSONValue?
+    var angle: JSONValue?
 }
 
 /// A record number: a JSON number, or one of the strings "nan", "inf", "-inf".

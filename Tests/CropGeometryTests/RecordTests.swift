@@ -204,4 +204,40 @@ extension RecordTests {
                     #"{"source":{"width":4000.0,"height":3e3},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150}}"#
             )) != nil)
     }
+
+    /// A record with an `angle` replays to the straightened output rect `O`,
+    /// and a record built from a turned request writes its angle.
+    @Test func turnedRecordsReplayTheirOutputRect() throws {
+        let line = """
+            {"source":{"width":40,"height":30},"viewport":{"width":400,"height":300},\
+            "selection":{"x":50,"y":0,"width":300,"height":300},"angle":90,\
+            "expected":{"x":5,"y":0,"width":30,"height":30}}
+            """
+        let record = try CropRecord(jsonLine: line)
+        #expect(record.request.angle == 90)
+        let answer = record.answer()
+        guard case .turned(.success(let crop)) = answer else {
+            Issue.record("expected a turned answer, got \(answer)")
+            return
+        }
+        #expect(crop.rect == PixelRect(x: 5, y: 0, width: 30, height: 30))
+        #expect(record.mismatches(answer).isEmpty)
+        let replayed = record.replayed(answer)
+        #expect(replayed["result"]?["quad"] != nil && replayed["result"]?["outputSize"] != nil)
+        // The unturned replay refuses it rather than ignore the angle.
+        #expect(record.replay() == .failure(.turned(angle: 90)))
+
+        let wrong = try CropRecord(
+            jsonLine: line.replacingOccurrences(of: "{\"x\":5,", with: "{\"x\":4,"))
+        #expect(wrong.mismatches(wrong.answer()) == ["x: expected 4, got 5"])
+
+        let written = CropRecord(request: record.request, expected: nil)
+        #expect(written.json["angle"] == .number(90))
+        let again = try CropRecord(json: written.json)
+        #expect(again.answer() == answer)
+
+        let notFinite = try CropRecord(
+            jsonLine: line.replacingOccurrences(of: "\"angle\":90", with: "\"angle\":\"nan\""))
+        #expect(notFinite.answer().rejection == .nonFinite(field: "angle"))
+    }
 }

@@ -39,6 +39,23 @@ import Testing
         #expect(run.err.hasSuffix("2 passed, 2 failed\n"))
     }
 
+    @Test func turnedRecordsAreReplayedAndChecked() throws {
+        let turned = """
+            {"source":{"width":40,"height":30},"viewport":{"width":400,"height":300},\
+            "selection":{"x":50,"y":0,"width":300,"height":300},"angle":90,\
+            "expected":{"x":5,"y":0,"width":30,"height":30}}
+            """
+        let run = cropkit(
+            ["replay", "-"],
+            input: turned + "\n"
+                + turned.replacingOccurrences(
+                    of: "\"y\":0,\"width\":30", with: "\"y\":1,\"width\":30"))
+        #expect(run.status == 1)
+        #expect(run.err.hasSuffix("1 passed, 1 failed\n"))
+        let first = try JSONValue(parsing: String(run.out.split(separator: "\n")[0]))
+        #expect(first["result"]?["x"] == .number(5) && first["check"] == .string("passed"))
+    }
+
     @Test func allPassingExitsZero() {
         let run = cropkit(["replay", "-"], input: Self.passing + "\n" + Self.rejected)
         #expect(run.status == 0)
