@@ -107,9 +107,9 @@ public struct CropRecord: Hashable, Sendable {
                 }
                 let within = PixelRect<StraightenedPixels>(
                     x: 0, y: 0, width: crop.rect.width, height: crop.rect.height)
-                guard let ratio, let fitted = within.fitted(to: ratio, within: crop.rect.size)
-                else {
-                    throw .aspectRatioDoesNotFit(ratio ?? AspectRatio(width: 1, height: 1)!)
+                guard let ratio else { throw .noImagePixels }
+                guard let fitted = within.fitted(to: ratio, within: crop.rect.size) else {
+                    throw .aspectRatioDoesNotFit(ratio)
                 }
                 return try StraightenedCrop(
                     frame: crop.frame,
