@@ -79,7 +79,7 @@ public struct StraightenedCrop: Hashable, Sendable {
     /// The map from output coordinates (pixel `(i, j)` has its centre at
     /// `(i + ½, j + ½)`) to image positions, as one affine transform: what a
     /// resampler such as Pillow's `Image.transform(…, AFFINE, …)` takes.
-    public var sampleTransform: AffineTransform<StraightenedPixels, ImagePixels> {
+    public var sampleTransform: AffineMap<StraightenedPixels, ImagePixels> {
         let (sx, sy) = (
             Double(rect.width) / Double(outputSize.width),
             Double(rect.height) / Double(outputSize.height)
@@ -87,7 +87,7 @@ public struct StraightenedCrop: Hashable, Sendable {
         let center = frame.center
         let (c, s) = (frame.cosine, frame.sine)
         let (dx, dy) = (Double(rect.x) - center.x, Double(rect.y) - center.y)
-        return AffineTransform(
+        return AffineMap(
             a: c * sx, b: s * sy, c: -s * sx, d: c * sy,
             tx: center.x + c * dx + s * dy, ty: center.y - s * dx + c * dy)
     }
@@ -119,7 +119,7 @@ public struct StraightenedCrop: Hashable, Sendable {
 
 /// An affine map from the space `From` to `To`:
 /// `(x, y) ↦ (a·x + b·y + tx, c·x + d·y + ty)`.
-public struct AffineTransform<From: CoordinateSpace, To: CoordinateSpace>: Hashable, Sendable {
+public struct AffineMap<From: CoordinateSpace, To: CoordinateSpace>: Hashable, Sendable {
     /// How `x` moves across.
     public var a: Double
     /// How `y` moves across.

@@ -16,6 +16,34 @@ public struct CropJob: Sendable {
         /// source size is replaced by the image's and its orientation by the
         /// job's. With an aspect, the mapped rect is snapped to it.
         case view(CropRequest, aspect: AspectChoice?)
+        /// The largest rect inside the image turned by the job's angle (of
+        /// this aspect, else of the largest area): a straightened crop with
+        /// no fill.
+        case largestInside(aspect: AspectChoice?)
+    }
+
+    /// A turn and an output size: the crop is resampled unless the angle is
+    /// 0 and the size is the rect's own.
+    public struct Resampling: Sendable {
+        /// The straighten angle θ in degrees, positive clockwise on screen.
+        public var angle: Double
+        /// How the output size is chosen; `nil` for the output rect's own.
+        public var size: OutputSizeRule?
+        /// The filter; `nil` for ``ResamplingFilter/standard(for:)``.
+        public var filter: ResamplingFilter?
+        /// What shows where a sample lies outside the image.
+        public var fill: FillColor
+
+        /// No turn, no resize, the standard filter, a transparent fill.
+        public init(
+            angle: Double = 0, size: OutputSizeRule? = nil, filter: ResamplingFilter? = nil,
+            fill: FillColor = .transparent
+        ) {
+            self.angle = angle
+            self.size = size
+            self.filter = filter
+            self.fill = fill
+        }
     }
 
     /// Where the crop is.
@@ -31,6 +59,8 @@ public struct CropJob: Sendable {
     /// to the part inside it (`crop --clamp`); a rect wholly outside is
     /// still refused. View selections are always clipped by the mapping.
     public var clampsToImage = false
+    /// The turn and output size (none by default: a lossless crop).
+    public var resampling = Resampling()
 
     /// A job for `region`, seen with the file's own orientation unless
     /// `orientation` is given, written as `format`.
@@ -55,6 +85,7 @@ public struct CropJob: Sendable {
     /// - Throws: ``CropPlanError``: the selection covers no pixel, or the
     ///   pixel rect is not inside the image.
     public func plan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
+        if let resampled = try resampledPlan(for: source) { return resampled }
         let plan = try mappedPlan(for: source)
         // A JPEG crop of a JPEG, a HEIC crop of a HEIC: lossless needs the
         // rect on the block grid (a HEIC's: its tiles).
@@ -112,6 +143,124 @@ public struct CropJob: Sendable {
             blockGrid: grid)
     }
 
+    /// The plan of a turned or resized crop; `nil` when the job neither
+    /// turns nor resizes, or resizes to the rect's own size (lossless).
+    private func resampledPlan(for source: ImageSource) throws(CropPlanError) -> CropPlan? {
+        var isLargestInside = false
+        if case .largestInside = region { isLargestInside = true }
+        guard resampling.angle != 0 || resampling.size != nil || isLargestInside else {
+            return nil
+        }
+        let stored = source.storedSize
+        let seen = orientation ?? source.orientation
+        let oriented = seen.orientedSize(stored)
+        var request: CropRequest?
+        var aspect: AspectChoice?
+        let crop: StraightenedCrop
+        do throws(CropRejection) {
+            let frame = try StraightenedFrame(imageSize: oriented, angle: resampling.angle)
+            let rect: PixelRect<StraightenedPixels>
+            switch region {
+            case .pixels(let asked):
+                if resampling.angle == 0 {
+                    // Unturned: the rect must lie in the image, as a
+                    // lossless crop's must.
+                    var unturned = self
+                    unturned.resampling = Resampling()
+                    let plan = try? unturned.mappedPlan(for: source)
+                    guard let plan else {
+                        throw CropRejection.noImagePixels
+                    }
+                    let r = plan.result.rect
+                    rect = PixelRect(x: r.x, y: r.y, width: r.width, height: r.height)
+                } else {
+                    rect = PixelRect(
+                        x: asked.x, y: asked.y, width: asked.width, height: asked.height)
+                }
+            case .view(var given, let ratio):
+                given.sourceSize = Size(width: Double(stored.width), height: Double(stored.height))
+                given.orientation = seen
+                given.angle = resampling.angle
+                request = given
+                aspect = ratio
+                if resampling.angle == 0 {
+                    let r = try given.map(aspect: ratio).rect
+                    rect = PixelRect(x: r.x, y: r.y, width: r.width, height: r.height)
+                } else {
+                    rect = try Self.narrowed(given.straightened().rect, to: ratio, image: oriented)
+                }
+            case .largestInside(let ratio):
+                aspect = ratio
+                let exact: AspectRatio?
+                switch ratio {
+                case nil: exact = nil
+                case .ratio(let given)?: exact = given
+                case .source?: exact = AspectRatio(width: oriented.width, height: oriented.height)
+                }
+                guard let inside = frame.largestRectInside(aspect: exact) else {
+                    throw exact.map { .aspectRatioDoesNotFit($0) } ?? .noImagePixels
+                }
+                rect = inside
+            }
+            var made = try StraightenedCrop(frame: frame, rect: rect, orientation: seen)
+            if let size = resampling.size { made = try made.resized(size) }
+            crop = made
+        } catch {
+            if case .pixels(let asked) = region, error == .noImagePixels, resampling.angle == 0 {
+                throw .notInsideImage(asked, image: oriented)
+            }
+            throw .straightenRejected(error)
+        }
+        if crop.isLossless {
+            // A size equal to the rect's own: the lossless crop of the rect.
+            var lossless = self
+            lossless.resampling = Resampling()
+            lossless.region = .pixels(
+                PixelRect(
+                    x: crop.rect.x, y: crop.rect.y, width: crop.rect.width,
+                    height: crop.rect.height))
+            let plan = try lossless.plan(for: source)
+            return CropPlan(
+                source: plan.source, result: plan.result, request: request, aspect: aspect,
+                format: plan.format, lenient: plan.lenient)
+        }
+        let filter = resampling.filter ?? ResamplingFilter.standard(for: crop)
+        let resample = ResamplePlan(
+            crop: crop, resampler: Resampler(filter: filter, fill: resampling.fill))
+        guard let read = crop.readRect(support: resample.support) else {
+            throw .straightenRejected(.noImagePixels)
+        }
+        return CropPlan(
+            source: source, result: CropResult(rect: read, orientation: seen, sourceSize: stored),
+            request: request, aspect: aspect, format: format, lenient: lenient,
+            resampling: resample)
+    }
+
+    /// `rect` narrowed to the exact `ratio` inside itself (the nearest-rect
+    /// rule of `PixelRect.fitted(to:within:)`), or `rect` without one.
+    static func narrowed(
+        _ rect: PixelRect<StraightenedPixels>, to ratio: AspectChoice?,
+        image: PixelSize<ImagePixels>
+    ) throws(CropRejection) -> PixelRect<StraightenedPixels> {
+        guard let ratio else { return rect }
+        let exact: AspectRatio
+        switch ratio {
+        case .ratio(let given): exact = given
+        case .source:
+            guard let own = AspectRatio(width: image.width, height: image.height) else {
+                return rect
+            }
+            exact = own
+        }
+        let local = PixelRect<StraightenedPixels>(
+            x: 0, y: 0, width: rect.width, height: rect.height)
+        guard let fitted = local.fitted(to: exact, within: rect.size) else {
+            throw .aspectRatioDoesNotFit(exact)
+        }
+        return PixelRect(
+            x: rect.x + fitted.x, y: rect.y + fitted.y, width: fitted.width, height: fitted.height)
+    }
+
     /// The plan by the region alone, before a JPEG output's block rules.
     private func mappedPlan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
         let stored = source.storedSize
@@ -147,6 +296,9 @@ public struct CropJob: Sendable {
             } catch {
                 throw .rejected(error, request: request)
             }
+        case .largestInside:
+            // Only a turned job has this region (``resampledPlan(for:)``).
+            throw .straightenRejected(.noImagePixels)
         }
     }
 }
@@ -156,6 +308,9 @@ public enum CropPlanError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The view selection, mapped against the image (`request`, with the
     /// image's size and orientation), covers no pixel or breaks a rule.
     case rejected(CropRejection, request: CropRequest)
+    /// The turned or resized crop has no answer: a rule of "Straighten and
+    /// resize" rejected it.
+    case straightenRejected(CropRejection)
     /// The pixel rect does not lie inside the image as seen.
     case notInsideImage(PixelRect<ImagePixels>, image: PixelSize<ImagePixels>)
     /// The crop was to be grown to the block grid keeping an exact aspect
@@ -178,6 +333,8 @@ public enum CropPlanError: Error, Hashable, Sendable, CustomStringConvertible {
             "the rect \(rect) is not lossless: its edges are not all on the source's \(grid.width)x\(grid.height) block grid (or the photo's edge); the nearest lossless rects are \(grown) (grown outward)"
                 + (shrunk.map { " and \($0) (shrunk inward)" } ?? "")
         case .rejected(let rejection, _): "rejected (\(rejection.code)): \(rejection)"
+        case .straightenRejected(let rejection):
+            "the turned or resized crop is rejected (\(rejection.code)): \(rejection)"
         case .notInsideImage(let rect, let image):
             rect.maxX <= 0 || rect.maxY <= 0 || rect.x >= image.width || rect.y >= image.height
                 ? "the rect \(rect) lies wholly outside the \(image) image (as seen): x from 0 to \(image.width - 1), y from 0 to \(image.height - 1)"

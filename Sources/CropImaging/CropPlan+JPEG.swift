@@ -82,6 +82,55 @@ extension CropPlan {
         }
     }
 
+    /// A resampled crop encoded at the encoder's quality (the default where
+    /// none was asked for), with the source's colour profile and cleaned
+    /// EXIF (orientation 1, the output's size) and XMP.
+    func encodeResampledJPEG(
+        _ image: RasterImage, encoder: JPEGEncoder, warnings given: [String],
+        to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        var warnings = given
+        var markers: [UInt8] = []
+        var entries: [MetadataEntry] = []
+        let size = PixelSize<StoredPixels>(width: outputSize.width, height: outputSize.height)
+        switch source.header {
+        case .jpeg(let info):
+            let metadata = try JPEGMetadata.clean(
+                info, input: source.input, size: size, orientation: .up, policy: encoder.metadata)
+            markers = metadata.segments
+            entries = metadata.entries
+            warnings += metadata.warnings
+        case .png(let info):
+            if let iccp = info.carriedChunks.first(where: { $0.type == "iCCP" }),
+                let profile = ICCProfile.profile(fromICCP: iccp)
+            {
+                markers += ICCProfile.jpegSegments(profile)
+            }
+        case .heif(let info):
+            let metadata = HEIFMetadata.clean(
+                info, size: size, orientation: .up, policy: encoder.metadata)
+            if let profile = metadata.iccProfile { markers += ICCProfile.jpegSegments(profile) }
+            entries = metadata.entries
+            warnings += metadata.warnings
+        }
+        // The fill is already in the pixels; transparency (the image's own,
+        // or a transparent fill) goes onto white, and is counted.
+        let flat = image.eightBitOpaque(warnings: &warnings)
+        let quality = encoder.quality ?? JPEGEncoder.defaultQuality
+        let gray = flat.colorType == .gray
+        let coding = JPEGEncoder.qualityCoding(
+            quality, horizontal: gray ? [1] : [2, 1, 1], vertical: gray ? [1] : [2, 1, 1],
+            progressive: false)
+        let bytes = try encoder.encode(
+            flat, coding: coding, markers: markers, writeJFIF: true, to: sink)
+        return report(
+            bytes: bytes, colorType: flat.colorType, warnings: warnings,
+            jpeg: JPEGWriteReport(
+                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                tables: "quality \(quality)", progressive: false, arithmetic: false,
+                metadata: entries))
+    }
+
     /// The crop decoded, made 8-bit and opaque, turned upright and encoded
     /// at the encoder's quality (the default where none was asked for),
     /// after `markers`: how a JPEG is made from a source that is not one.

@@ -20,13 +20,21 @@ public struct CropPlan: Sendable {
     public let format: OutputFormat
     /// Whether damaged JPEG data the decoder can step over is accepted.
     public let lenient: Bool
+    /// For a turned or resized crop, how it is resampled; ``result`` is
+    /// then the read rect the filter needs (what is decoded), not the
+    /// output. `nil` for a lossless crop.
+    public internal(set) var resampling: ResamplePlan? = nil
 
     /// The rect a decoder cuts, in the stored grid.
     public var stored: PixelRect<StoredPixels> { result.stored }
     /// The turn applied to the crop (never to the whole image).
     public var orientation: EXIFOrientation { result.orientation }
-    /// The output's size: the rect as seen.
-    public var outputSize: PixelSize<ImagePixels> { result.rect.size }
+    /// The output's size: the rect as seen, or a resampled crop's output size.
+    public var outputSize: PixelSize<ImagePixels> {
+        guard let resampling else { return result.rect.size }
+        return PixelSize(
+            width: resampling.crop.outputSize.width, height: resampling.crop.outputSize.height)
+    }
 }
 
 /// What an export wrote.
@@ -80,6 +88,7 @@ extension CropPlan {
     ///   is incomplete.
     public func export(to sink: some ByteSink) throws(ImagingError) -> CropReport {
         try memoryNeed.check(source.limits)
+        if let resampling { return try exportResampled(resampling, to: sink) }
         switch format {
         case .jpeg(let encoder):
             return try exportJPEG(encoder, to: sink)
@@ -128,7 +137,7 @@ extension CropPlan {
 
     /// The chunks the output carries (and the types it drops): a PNG's own
     /// carried chunks, a JPEG's ICC profile as iCCP.
-    private func carriedChunks(warnings: inout [String]) throws(ImagingError)
+    func carriedChunks(warnings: inout [String]) throws(ImagingError)
         -> ([PNGChunk], [String])
     {
         switch source.header {

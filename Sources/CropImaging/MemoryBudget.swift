@@ -121,6 +121,18 @@ extension CropPlan {
     /// (see ``MemoryNeed``); checked against the source's
     /// ``DecodeLimits/maxMemory`` before anything is decoded.
     public var memoryNeed: MemoryNeed {
+        if let resampling {
+            // The read rect decoded, turned upright (a copy), made direct
+            // colour (at most 8 bytes a pixel), and the output rendered.
+            let wide = source.pixelFormat.bitDepth == 16 ? 2 : 1
+            var need = source.decodeMemory(stored, streamed: false)
+            need.add(saturatingProduct(stored.width, stored.height, 4 * wide), "the upright region")
+            need.add(
+                saturatingProduct(
+                    resampling.crop.outputSize.width, resampling.crop.outputSize.height, 4 * wide),
+                "the resampled output")
+            return need
+        }
         switch format {
         case .png(let encoder):
             let depth = source.pixelFormat.bitDepth

@@ -8,7 +8,7 @@ struct CropCommand: Subcommand {
     static let summary =
         "crop an image to a pixel rect or a view selection, losslessly, as PNG, JPEG or HEIC"
     static let usage = """
-        Usage: cropkit crop INPUT -o OUT.png|OUT.jpg|OUT.heic (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options])
+        Usage: cropkit crop INPUT -o OUT.png|OUT.jpg|OUT.heic (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options] | --angle DEG --inside) [--angle DEG] [--size WxH | --fit WxH | --width W | --height H]
 
         Cuts a rectangle out of INPUT (PNG, JPEG or HEIC) and writes it as PNG,
         JPEG or HEIC (by OUT's extension, or --format). As PNG, without changing
@@ -48,6 +48,18 @@ struct CropCommand: Subcommand {
         PNG is made in memory, then written whole to standard output (and the
         report to standard error); a failure writes nothing. An existing
         output is replaced only with --force; the input is never the output.
+        Straighten and resize (PNG or JPEG out): --angle turns the image by DEG
+        degrees, positive clockwise as seen, about its centre; the selection
+        (or --pixels, then a rect of the turned frame) is the output rect, and
+        where it reaches beyond the turned image the output is --fill.
+        --inside crops the largest rect inside the turned image instead (of
+        --aspect P:Q if given), as the Photos app does: no fill. --size, --fit,
+        --width and --height resize the crop. Each output pixel samples the
+        image at the position the contract gives (nearest, bilinear or
+        Lanczos-3 widened by the reduction; samples as stored, not linear
+        light). With no angle and a size equal to the rect's own, the crop
+        stays lossless.
+
         Exit codes: 0 written, 1 the selection covers no pixel, 2 unreadable or
         corrupt input or the output could not be written, 64 usage (including an
         existing output without --force).
@@ -68,7 +80,7 @@ struct CropCommand: Subcommand {
             OptionSpec(
                 name: "ignore-orientation", value: nil,
                 help: "treat a JPEG's pixels as upright, whatever its EXIF orientation"),
-        ] + ImageOptions.specs + OutputOptions.specs + [
+        ] + ResampleOptions.specs + ImageOptions.specs + OutputOptions.specs + [
             .json("print a JSON report of the mapping and the written file"),
             .quiet,
         ]
@@ -93,9 +105,30 @@ struct CropCommand: Subcommand {
         let viewFlags = [
             "viewport", "selection", "mode", "image-scale", "zoom", "offset", "aspect",
         ]
-        let region: CropJob.Region
+        var region: CropJob.Region
         var orientation: EXIFOrientation?
-        if let pixels = parsed.values["pixels"] {
+        let resampling = try ResampleOptions.resampling(parsed)
+        if parsed.flags.contains("inside") {
+            if let flag = (["pixels"] + viewFlags.filter { $0 != "aspect" }).first(where: {
+                parsed.values[$0] != nil
+            }) {
+                throw UsageError(
+                    message:
+                        "--inside and --\(flag) do not go together: --inside chooses the rect itself"
+                )
+            }
+            var aspect: AspectChoice?
+            if let text = parsed.values["aspect"] {
+                guard let parsedAspect = AspectChoice(parsing: text) else {
+                    throw UsageError(
+                        message:
+                            "--aspect must be P:Q with positive whole numbers or source, not '\(text)'"
+                    )
+                }
+                aspect = parsedAspect
+            }
+            region = .largestInside(aspect: aspect)
+        } else if let pixels = parsed.values["pixels"] {
             if let flag = viewFlags.first(where: { parsed.values[$0] != nil }) {
                 throw UsageError(
                     message:
@@ -108,8 +141,10 @@ struct CropCommand: Subcommand {
             // whole numbers, x and y from 0 (negative ones only with
             // --clamp), a positive width and height.
             let clamp = parsed.flags.contains("clamp")
+            // A rect of the turned frame may start left of or above it.
+            let turned = resampling.angle != 0
             guard p.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e9 }), p[2] > 0, p[3] > 0,
-                clamp || (p[0] >= 0 && p[1] >= 0)
+                clamp || turned || (p[0] >= 0 && p[1] >= 0)
             else {
                 throw UsageError(
                     message:
@@ -135,7 +170,10 @@ struct CropCommand: Subcommand {
             region = .view(mapping.request, aspect: mapping.aspect)
             if mapping.orientationGiven { orientation = mapping.request.orientation }
         } else {
-            throw UsageError(message: "give --pixels X,Y,W,H or --viewport WxH --selection X,Y,W,H")
+            throw UsageError(
+                message:
+                    "give --pixels X,Y,W,H, --viewport WxH --selection X,Y,W,H, or --angle DEG --inside"
+            )
         }
         if parsed.flags.contains("ignore-orientation") {
             guard orientation == nil else {
@@ -151,6 +189,21 @@ struct CropCommand: Subcommand {
             region: region, orientation: orientation,
             format: try OutputOptions.format(for: output, parsed), lenient: image.lenient)
         job.clampsToImage = parsed.flags.contains("clamp")
+        job.resampling = resampling
+        if resampling.angle != 0 || resampling.size != nil || parsed.flags.contains("inside") {
+            if case .heif = job.format {
+                throw UsageError(
+                    message:
+                        "a turned or resized crop is written as PNG or JPEG, not HEIC (every tile would be encoded again); use -o OUT.png or OUT.jpg"
+                )
+            }
+            if let flag = ["lossless", "snap-to-blocks", "clamp"].first(where: {
+                parsed.flags.contains($0)
+            }), resampling.angle != 0 || parsed.flags.contains("inside") {
+                throw UsageError(
+                    message: "--\(flag) is for an unturned crop; a turned crop is resampled")
+            }
+        }
     }
 
     func run(console: Console) -> Int32 {
@@ -182,7 +235,9 @@ struct CropCommand: Subcommand {
                 return ExitCode.success
             }
             let report = try plan.write(to: output, replacing: force)
-            if case .pixels(let asked) = job.region, asked != plan.result.rect {
+            if case .pixels(let asked) = job.region, asked != plan.result.rect,
+                plan.resampling == nil, job.resampling.angle == 0, job.resampling.size == nil
+            {
                 console.err.write(
                     job.clampsToImage && !asked.isInside(plan.result.orientedSize)
                         ? "warning: --clamp: wrote pixels \(plan.result.rect), the part of \(asked) inside the image\n"
@@ -193,9 +248,16 @@ struct CropCommand: Subcommand {
                 console.out.write(
                     Self.reportJSON(input: input, plan: plan, report: report).text + "\n")
             } else {
-                console.out.write(
-                    "wrote \(output): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
-                )
+                if let resampling = plan.resampling {
+                    let crop = resampling.crop
+                    console.out.write(
+                        "wrote \(output): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (output rect \(crop.rect) of \(input) turned \(numberText(crop.frame.angle))°, \(resampling.resampler.filter), read pixels \(plan.result.rect) as seen)\n"
+                    )
+                } else {
+                    console.out.write(
+                        "wrote \(output): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
+                    )
+                }
                 for entry in report.jpeg?.metadata ?? report.heif?.metadata ?? []
                 where entry.action != .kept {
                     console.out.write(
@@ -226,6 +288,8 @@ struct CropCommand: Subcommand {
             console.err.write("error: --lossless: \(error)\n")
         case .ratioNotOnBlockGrid:
             console.err.write("error: --snap-to-blocks: \(error)\n")
+        case .straightenRejected(let rejection):
+            console.err.write("rejected (\(rejection.code)): \(rejection)\n")
         }
         return ExitCode.failure
     }
@@ -257,7 +321,31 @@ struct CropCommand: Subcommand {
             sourceMembers.append(.init("checksum", .string(checksum.rawValue)))
         }
         let mapping: JSONValue
-        if let request = plan.request {
+        if let resampling = plan.resampling {
+            var members: [JSONValue.Member] = [
+                .init("angle", .number(resampling.crop.frame.angle)),
+                .init("filter", .string(resampling.resampler.filter.rawValue)),
+                .init("fill", .string(resampling.resampler.fill.description)),
+                .init("read", plan.result.json),
+            ]
+            if let request = plan.request {
+                members.append(
+                    .init(
+                        "record",
+                        CropRecord(request: request, aspect: plan.aspect, expected: nil).replayed(
+                            CropRecord.Answer.turned(.success(resampling.crop)))))
+            } else {
+                let r = resampling.crop.rect
+                members.append(
+                    .init(
+                        "outputRect",
+                        .object([
+                            .init("x", .number(r.x)), .init("y", .number(r.y)),
+                            .init("width", .number(r.width)), .init("height", .number(r.height)),
+                        ])))
+            }
+            mapping = .object(members)
+        } else if let request = plan.request {
             mapping = CropRecord(request: request, aspect: plan.aspect, expected: nil).replayed(
                 .success(plan.result))
         } else {
