@@ -22,6 +22,53 @@ import Testing
         return folder
     }
 
+    /// A quarter turn of the coordinates fixture: output pixel (i, j) holds
+    /// the image pixel the contract's position gives (x = 5 + j, y = 29 − i
+    /// for the middle 30×30), and the sizes and refusals read as the help says.
+    @Test func turnsAndResizesFromTheCommandLine() throws {
+        let folder = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("coords.png").path
+        let output = folder.appendingPathComponent("turned.png").path
+        let run = cropkit(
+            "crop", input, "-o", output, "--viewport", "400x300", "--selection", "50,0,300,300",
+            "--angle", "90", "--filter", "nearest", "--json")
+        #expect(run.status == 0, "\(run.err)")
+        let report = try JSONValue(parsing: run.out)
+        #expect(report["mapping"]?["record"]?["result"]?["x"] == .number(5))
+        let image = try PNGDecoder.decode(path: output)
+        #expect(image.width == 30 && image.height == 30)
+        for (i, j) in [(0, 0), (29, 0), (0, 29), (13, 7)] {
+            #expect(image.sample(x: i, y: j, channel: 0) == 5 + j)
+            #expect(image.sample(x: i, y: j, channel: 1) == 29 - i)
+        }
+        let resized = cropkit(
+            "crop", input, "-o", output, "--pixels", "0,0,40,30", "--width", "20", "--force")
+        #expect(resized.status == 0, "\(resized.err)")
+        #expect(try PNGDecoder.decode(path: output).width == 20)
+        for (arguments, message) in [
+            (["--width", "20", "--fit", "9x9"], "--fit and --width do not go together"),
+            (["--angle", "nan"], "--angle must be a finite number"),
+            (["--size", "0x5"], "--size must be WxH"),
+            (["--fill", "mauve"], "--fill must be transparent"),
+            (
+                ["--angle", "3", "--lossless", "--format", "jpeg"],
+                "--lossless is for an unturned crop"
+            ),
+        ] {
+            let out =
+                arguments.contains("jpeg")
+                ? output.replacingOccurrences(of: ".png", with: ".jpg") : output
+            let refused = cropkit(
+                ["crop", input, "-o", out, "--pixels", "0,0,10,10", "--force"] + arguments)
+            #expect(refused.status == 64 && refused.err.contains(message), "\(refused.err)")
+        }
+        let heic = cropkit(
+            "crop", input, "-o", folder.appendingPathComponent("x.heic").path, "--angle", "3",
+            "--inside")
+        #expect(heic.status == 64 && heic.err.contains("PNG or JPEG, not HEIC"))
+    }
+
     @Test func cropsAViewSelectionExactly() throws {
         let folder = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -1,0 +1,174 @@
+import CropGeometry
+import CropImaging
+import Foundation
+import Testing
+
+/// Turned and resized crops through the real pipeline (PNG in, CropJob,
+/// export, PNG out), read back against the positions the contract says
+/// each output pixel sampled.
+@Suite struct ResampleTests {
+    /// A 16-bit RGB image whose pixel `(x, y)` holds `x·scale`, `y·scale`
+    /// (the scale as large as 16 bits allow), as a PNG in memory.
+    static func scaledCoordinates(width: Int, height: Int) throws -> (ImageSource, Int) {
+        let scale = 65535 / max(width - 1, height - 1, 1)
+        var samples = [UInt8]()
+        samples.reserveCapacity(width * height * 6)
+        for y in 0..<height {
+            for x in 0..<width {
+                for value in [x * scale, y * scale, 0] {
+                    samples += [UInt8(value >> 8), UInt8(value & 0xFF)]
+                }
+            }
+        }
+        let image = RasterImage(
+            width: width, height: height, colorType: .rgb, bitDepth: 16, samples: samples)
+        let bytes = try PNGEncoder().encode(image)
+        return (try ImageSource(ImageInput(bytes: bytes)), scale)
+    }
+
+    static func export(_ job: CropJob, _ source: ImageSource) throws -> (CropPlan, RasterImage) {
+        let plan = try job.plan(for: source)
+        let sink = MemorySink()
+        _ = try plan.export(to: sink)
+        return (plan, try ImageSource(ImageInput(bytes: sink.bytes)).decode().image)
+    }
+
+    /// Bilinear output pixels read back the position `q` they sampled (to
+    /// the fixture's quantisation: half a unit of the scale, plus the
+    /// Float32 sums' rounding), and fill pixels are exactly where `q`
+    /// leaves the image.
+    @Test func bilinearPixelsReadBackTheirSamplePositions() throws {
+        let (width, height) = (181, 127)
+        let (source, scale) = try Self.scaledCoordinates(width: width, height: height)
+        var seed = UInt64(0x5EED)
+        func next(_ range: ClosedRange<Int>) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
+        }
+        var interior = 0
+        var filled = 0
+        let tolerance = 0.5 / Double(scale) + 0.01
+        for trial in 0..<24 {
+            let angle = [3.5, -17.25, 90, 180, 1e-9, 45, -120.5, 0][trial % 8]
+            let x = next(-40...150)
+            let y = next(-40...100)
+            let rect = PixelRect<ImagePixels>(
+                x: x, y: y, width: next(5...90), height: next(5...90))
+            var job = CropJob(region: .pixels(rect))
+            let sizes: [OutputSizeRule?] = [
+                nil, .exact(PixelSize(width: 37, height: 51)), .width(140),
+            ]
+            job.resampling = CropJob.Resampling(
+                angle: angle, size: sizes[trial % 3], filter: .bilinear)
+            if angle == 0 {
+                job.region = .pixels(PixelRect(x: 10, y: 20, width: 60, height: 50))
+            }
+            let plan: CropPlan
+            let output: RasterImage
+            do {
+                (plan, output) = try Self.export(job, source)
+            } catch let error as CropPlanError {
+                // A rect that shows none of the turned image.
+                #expect(error == .straightenRejected(.noImagePixels), "\(error)")
+                continue
+            }
+            guard let crop = plan.resampling?.crop else {
+                // No angle and no size: the lossless crop.
+                #expect(angle == 0 && sizes[trial % 3] == nil)
+                continue
+            }
+            #expect(
+                output.width == crop.outputSize.width && output.height == crop.outputSize.height)
+            let hasAlpha = output.colorType == .rgba
+            for row in 0..<output.height {
+                for column in 0..<output.width {
+                    let q = crop.samplePosition(column: column, row: row)
+                    let inside =
+                        q.x >= 0 && q.y >= 0 && q.x <= Double(width) && q.y <= Double(height)
+                    let alpha = hasAlpha ? output.sample(x: column, y: row, channel: 3) : 65535
+                    if !inside {
+                        #expect(alpha == 0, "fill at \(column),\(row): q \(q)")
+                        filled += 1
+                        continue
+                    }
+                    #expect(alpha == 65535)
+                    // Within half a pixel of the edge the edge is repeated.
+                    guard q.x >= 0.5, q.y >= 0.5, q.x <= Double(width) - 0.5,
+                        q.y <= Double(height) - 0.5
+                    else { continue }
+                    let readX = Double(output.sample(x: column, y: row, channel: 0)) / Double(scale)
+                    let readY = Double(output.sample(x: column, y: row, channel: 1)) / Double(scale)
+                    #expect(
+                        abs(readX - (q.x - 0.5)) <= tolerance
+                            && abs(readY - (q.y - 0.5)) <= tolerance,
+                        "\(angle)° \(column),\(row): read \(readX),\(readY), q \(q)")
+                    interior += 1
+                }
+            }
+        }
+        #expect(interior > 20000 && filled > 1000)
+    }
+
+    /// The largest rect inside a turned photo has no transparent border;
+    /// the same rect one pixel larger on each side has.
+    @Test func theLargestRectInsideHasNoFill() throws {
+        let (source, _) = try Self.scaledCoordinates(width: 160, height: 120)
+        var job = CropJob(region: .largestInside(aspect: nil))
+        job.resampling = CropJob.Resampling(angle: 7)
+        let (plan, output) = try Self.export(job, source)
+        #expect(output.colorType == .rgb)  // no alpha: no fill can occur
+        let rect = try #require(plan.resampling?.crop.rect)
+        var grown = CropJob(
+            region: .pixels(
+                PixelRect(
+                    x: rect.x - 1, y: rect.y - 1, width: rect.width + 2, height: rect.height + 2)))
+        grown.resampling = CropJob.Resampling(angle: 7)
+        let (_, bigger) = try Self.export(grown, source)
+        #expect(bigger.colorType == .rgba)
+        #expect(bigger.sample(x: 0, y: 0, channel: 3) == 0)
+    }
+
+    /// A bottom-right crop of the corners fixture, turned a little, holds
+    /// no top-left marker; an unturned size equal to the rect stays lossless.
+    @Test func aTurnedBottomRightCropHoldsNoTopLeftMarker() throws {
+        let fixture = Fixture.corners(width: 400, height: 300)
+        let source = try ImageSource(ImageInput(bytes: PNGEncoder().encode(fixture)))
+        var job = CropJob(region: .pixels(PixelRect(x: 200, y: 150, width: 200, height: 150)))
+        job.resampling = CropJob.Resampling(angle: 2, fill: .rgb(255, 255, 255))
+        let (_, output) = try Self.export(job, source)
+        for y in 0..<output.height {
+            for x in 0..<output.width {
+                let pixel = (0..<3).map { output.sample(x: x, y: y, channel: $0) }
+                #expect(pixel != [255, 0, 0], "top-left marker at \(x),\(y)")
+            }
+        }
+        job.resampling = CropJob.Resampling(size: .exact(PixelSize(width: 200, height: 150)))
+        let (plan, same) = try Self.export(job, source)
+        #expect(plan.resampling == nil)
+        #expect(same == fixture.cropped(to: PixelRect(x: 200, y: 150, width: 200, height: 150)))
+    }
+
+    /// Lanczos-3 keeps a flat colour flat at any reduction (its weights are
+    /// normalized) and halves a 2×2 checkerboard to its mean.
+    @Test func lanczosIsNormalizedAndAveragesWhenReducing() throws {
+        var samples = [UInt8]()
+        for y in 0..<64 {
+            for x in 0..<64 {
+                let value: UInt8 = (x / 2 + y / 2) % 2 == 0 ? 200 : 40
+                samples += [value, value, value]
+            }
+        }
+        let board = RasterImage(
+            width: 64, height: 64, colorType: .rgb, bitDepth: 8, samples: samples)
+        let source = try ImageSource(ImageInput(bytes: PNGEncoder().encode(board)))
+        var job = CropJob(region: .pixels(PixelRect(x: 0, y: 0, width: 64, height: 64)))
+        job.resampling = CropJob.Resampling(size: .exact(PixelSize(width: 8, height: 8)))
+        let (plan, output) = try Self.export(job, source)
+        #expect(plan.resampling?.resampler.filter == .lanczos3)
+        for y in 1..<7 {
+            for x in 1..<7 {
+                #expect(abs(output.sample(x: x, y: y, channel: 0) - 120) <= 3)
+            }
+        }
+    }
+}
