@@ -308,6 +308,11 @@ extension RasterImage {
     /// samples scaled to 8 bits, transparency (alpha or tRNS) flattened
     /// onto white; a warning counts the pixels that were not opaque.
     func eightBitOpaque(warnings: inout [String]) -> RasterImage {
+        let keyed = chunks.contains(where: { $0.type == "tRNS" })
+        if colorType == .rgb || colorType == .gray, bitDepth == 8, !keyed {
+            return RasterImage(
+                width: width, height: height, colorType: colorType, bitDepth: 8, samples: samples)
+        }
         // The common case, fast: 8-bit RGBA whose alpha is all opaque.
         if colorType == .rgba, bitDepth == 8, !chunks.contains(where: { $0.type == "tRNS" }) {
             var out = [UInt8](repeating: 0, count: width * height * 3)

@@ -31,7 +31,12 @@ extension CropPlan {
         let decoded = try source.decode(stored, lenient: lenient)
         warnings += decoded.warnings
         let upright = decoded.image.oriented(orientation).directColor()
-        let rendered = resample.resampler.render(resample.crop, from: upright, at: result.rect)
+        var resampler = resample.resampler
+        if case .jpeg = format, resampler.fill == .transparent {
+            // JPEG has no transparency: where there is no image, white.
+            resampler.fill = .rgb(255, 255, 255)
+        }
+        let rendered = resampler.render(resample.crop, from: upright, at: result.rect)
         switch format {
         case .png(let encoder):
             let (chunks, dropped) = try carriedChunks(warnings: &warnings)

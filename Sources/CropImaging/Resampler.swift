@@ -100,6 +100,12 @@ public struct Resampler: Sendable {
     /// The crop rendered from `region`, the pixels of the image's read rect
     /// `origin` (upright, in the image grid).
     ///
+    /// Unturned crops are resampled in two separable passes (down, then
+    /// across, a row of output at a time); turned crops weigh the filter's
+    /// taps around each sample position. Colour is weighed premultiplied by
+    /// alpha. Reads are clamped to the region, which repeats the image's
+    /// edge where the region meets it.
+    ///
     /// - Parameters:
     ///   - crop: The output rect, size and sample positions.
     ///   - region: Decoded pixels, upright: gray, gray+alpha, RGB or RGBA at
@@ -111,78 +117,206 @@ public struct Resampler: Sendable {
         _ crop: StraightenedCrop, from region: RasterImage, at origin: PixelRect<ImagePixels>
     ) -> RasterImage {
         precondition(region.width == origin.width && region.height == origin.height)
-        let inputChannels = region.colorType.channels
+        precondition(region.bitDepth >= 8 && region.colorType != .palette)
         let inputHasAlpha = region.colorType == .grayAlpha || region.colorType == .rgba
-        let colorChannels = inputHasAlpha ? inputChannels - 1 : inputChannels
         let hasAlpha = outputHasAlpha(crop, imageHasAlpha: inputHasAlpha)
-        let outputChannels = colorChannels + (hasAlpha ? 1 : 0)
-        let colorType: PNGColorType =
-            colorChannels == 1 ? (hasAlpha ? .grayAlpha : .gray) : (hasAlpha ? .rgba : .rgb)
-        let wide = region.bitDepth == 16
-        let maximum: Float = wide ? 65535 : 255
-        let (width, height) = (crop.outputSize.width, crop.outputSize.height)
-        let bytesPerSample = wide ? 2 : 1
-        let rowBytes = width * outputChannels * bytesPerSample
-        var out = [UInt8](repeating: 0, count: rowBytes * height)
-        let fillColor: [Float]
-        switch fill {
-        case .transparent: fillColor = [Float](repeating: 0, count: outputChannels)
-        case .rgb(let r, let g, let b):
-            let scale: Float = wide ? 257 : 1
+        let colorChannels =
+            inputHasAlpha ? region.colorType.channels - 1 : region.colorType.channels
+        let layout = PixelLayout(
+            colorChannels: colorChannels, inputHasAlpha: inputHasAlpha, outputHasAlpha: hasAlpha,
+            wide: region.bitDepth == 16, width: crop.outputSize.width)
+        var fillColor = [Float](repeating: 0, count: 4)
+        if case .rgb(let r, let g, let b) = fill {
+            let scale: Float = layout.wide ? 257 : 1
             let rgb = [Float(r) * scale, Float(g) * scale, Float(b) * scale]
-            let gray = (rgb[0] * 0.299 + rgb[1] * 0.587 + rgb[2] * 0.114).rounded()
-            fillColor = (colorChannels == 1 ? [gray] : rgb) + (hasAlpha ? [maximum] : [])
+            if colorChannels == 1 {
+                fillColor[0] = (rgb[0] * 0.299 + rgb[1] * 0.587 + rgb[2] * 0.114).rounded()
+            } else {
+                fillColor[0...2] = rgb[0...2]
+            }
+            fillColor[3] = layout.maximum
         }
-        let transform = crop.sampleTransform
-        let image = crop.frame.imageSize
-        let (imageWidth, imageHeight) = (Double(image.width), Double(image.height))
-        let plan = FilterPlan(filter: filter, reduction: crop.reduction)
-        let geometry = SampleGeometry(
-            transform: transform, originX: Double(origin.x), originY: Double(origin.y),
-            regionWidth: region.width, regionHeight: region.height, imageWidth: imageWidth,
-            imageHeight: imageHeight)
+        var out = [UInt8](repeating: 0, count: layout.outputRowBytes * crop.outputSize.height)
+        let kernel = Kernel(filter: filter, reduction: crop.reduction)
         region.samples.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
-                let source = SampleSource(
-                    base: input, wide: wide, channels: inputChannels, hasAlpha: inputHasAlpha,
-                    rowBytes: region.rowBytes)
+                let source = RegionReader(
+                    base: input, wide: layout.wide, channels: region.colorType.channels,
+                    rowBytes: region.rowBytes, width: region.width, height: region.height)
                 let target = UnsafeSendable(output)
-                DispatchQueue.concurrentPerform(iterations: height) { row in
-                    var accumulator = [Float](repeating: 0, count: 4)
-                    var xWeights = [Float]()
-                    var yWeights = [Float]()
-                    for column in 0..<width {
-                        let base = row * rowBytes + column * outputChannels * bytesPerSample
-                        let (u, v, inside) = geometry.position(column: column, row: row)
-                        var values = fillColor
-                        if inside {
-                            plan.sample(
-                                source, u: u, v: v, geometry: geometry, into: &accumulator,
-                                xWeights: &xWeights, yWeights: &yWeights)
-                            values = [Float](repeating: 0, count: outputChannels)
-                            for channel in 0..<colorChannels {
-                                values[channel] = accumulator[channel]
-                            }
-                            if hasAlpha {
-                                values[colorChannels] = inputHasAlpha ? accumulator[3] : maximum
-                            }
+                if crop.frame.angle == 0 {
+                    renderSeparable(
+                        crop, source: source, origin: origin, kernel: kernel, layout: layout,
+                        into: target)
+                } else {
+                    renderTurned(
+                        crop, source: source, origin: origin, kernel: kernel, layout: layout,
+                        fill: fillColor, into: target)
+                }
+            }
+        }
+        let colorType: PNGColorType =
+            colorChannels == 1 ? (hasAlpha ? .grayAlpha : .gray) : (hasAlpha ? .rgba : .rgb)
+        return RasterImage(
+            width: crop.outputSize.width, height: crop.outputSize.height, colorType: colorType,
+            bitDepth: layout.wide ? 16 : 8, samples: out)
+    }
+
+    /// An unturned crop: each output column and row has fixed taps; the
+    /// image is weighed down the taps of the row into a line of the region's
+    /// width, then across.
+    private func renderSeparable(
+        _ crop: StraightenedCrop, source: RegionReader, origin: PixelRect<ImagePixels>,
+        kernel: Kernel, layout: PixelLayout, into target: UnsafeSendable
+    ) {
+        let transform = crop.sampleTransform
+        let columns = Taps(
+            count: crop.outputSize.width, extent: source.width, kernel: kernel,
+            position: { transform.a * (Double($0) + 0.5) + transform.tx - Double(origin.x) - 0.5 })
+        let rows = Taps(
+            count: crop.outputSize.height, extent: source.height, kernel: kernel,
+            position: { transform.d * (Double($0) + 0.5) + transform.ty - Double(origin.y) - 0.5 })
+        let channels = 4
+        DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
+            var line = [Float](repeating: 0, count: source.width * channels)
+            line.withUnsafeMutableBufferPointer { line in
+                let (start, count, offset) = rows.span(row)
+                for tap in 0..<count {
+                    let weight = rows.weights[offset + tap]
+                    let y = start + tap
+                    if !layout.inputHasAlpha, !source.wide, layout.colorChannels == 3 {
+                        // The common photo: 8-bit RGB, opaque.
+                        let rowBase = y * source.rowBytes
+                        for x in 0..<source.width {
+                            let index = rowBase + 3 * x
+                            line[x * 4] += weight * Float(source.base[index])
+                            line[x * 4 + 1] += weight * Float(source.base[index + 1])
+                            line[x * 4 + 2] += weight * Float(source.base[index + 2])
+                            line[x * 4 + 3] += weight
                         }
-                        for (index, value) in values.enumerated() {
-                            let clamped = UInt32(min(max(value, 0), maximum).rounded())
-                            if wide {
-                                target.buffer[base + 2 * index] = UInt8(clamped >> 8)
-                                target.buffer[base + 2 * index + 1] = UInt8(clamped & 0xFF)
-                            } else {
-                                target.buffer[base + index] = UInt8(clamped)
-                            }
+                        continue
+                    }
+                    for x in 0..<source.width {
+                        let alpha =
+                            layout.inputHasAlpha ? source.value(x, y, layout.colorChannels) : 1
+                        let aw = weight * alpha
+                        for channel in 0..<layout.colorChannels {
+                            line[x * channels + channel] += aw * source.value(x, y, channel)
                         }
+                        line[x * channels + 3] += aw
+                    }
+                }
+                columns.weights.withUnsafeBufferPointer { weights in
+                    for column in 0..<crop.outputSize.width {
+                        let (start, count, offset) = columns.span(column)
+                        var pixel: (Float, Float, Float, Float) = (0, 0, 0, 0)
+                        for tap in 0..<count {
+                            let weight = weights[offset + tap]
+                            let base = (start + tap) * channels
+                            pixel.0 += weight * line[base]
+                            pixel.1 += weight * line[base + 1]
+                            pixel.2 += weight * line[base + 2]
+                            pixel.3 += weight * line[base + 3]
+                        }
+                        layout.store(
+                            premultiplied: pixel, total: 1, column: column, row: row,
+                            into: target)
                     }
                 }
             }
         }
-        return RasterImage(
-            width: width, height: height, colorType: colorType, bitDepth: wide ? 16 : 8,
-            samples: out)
+    }
+
+    /// A turned crop: each output pixel weighs the taps around its own
+    /// sample position; where that lies outside the image, the fill.
+    private func renderTurned(
+        _ crop: StraightenedCrop, source: RegionReader, origin: PixelRect<ImagePixels>,
+        kernel: Kernel, layout: PixelLayout, fill: [Float], into target: UnsafeSendable
+    ) {
+        let transform = crop.sampleTransform
+        let image = crop.frame.imageSize
+        let (imageWidth, imageHeight) = (Double(image.width), Double(image.height))
+        let (originX, originY) = (Double(origin.x), Double(origin.y))
+        DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
+            let maximumTaps = kernel.maximumTaps
+            var xWeights = [Float](repeating: 0, count: maximumTaps)
+            var yWeights = [Float](repeating: 0, count: maximumTaps)
+            let fillPixel = (fill[0], fill[1], fill[2], fill[3])
+            let y = Double(row) + 0.5
+            let (lastX, lastY) = (source.width - 1, source.height - 1)
+            for column in 0..<crop.outputSize.width {
+                let x = Double(column) + 0.5
+                let qx = transform.a * x + transform.b * y + transform.tx
+                let qy = transform.c * x + transform.d * y + transform.ty
+                guard qx >= 0, qy >= 0, qx <= imageWidth, qy <= imageHeight else {
+                    layout.store(straight: fillPixel, column: column, row: row, into: target)
+                    continue
+                }
+                let u = qx - originX - 0.5
+                let v = qy - originY - 0.5
+                var pixel: (Float, Float, Float, Float) = (0, 0, 0, 0)
+                var total: Float = 0
+                if kernel.filter == .bilinear, !layout.inputHasAlpha, !source.wide,
+                    layout.colorChannels == 3
+                {
+                    // The common photo, bilinear: four taps, inline.
+                    let fx = u.rounded(.down)
+                    let fy = v.rounded(.down)
+                    let (ax, ay) = (Float(u - fx), Float(v - fy))
+                    let x0 = min(max(Int(fx), 0), lastX)
+                    let x1 = min(max(Int(fx) + 1, 0), lastX)
+                    let y0 = min(max(Int(fy), 0), lastY)
+                    let y1 = min(max(Int(fy) + 1, 0), lastY)
+                    let r0 = y0 * source.rowBytes
+                    let r1 = y1 * source.rowBytes
+                    let w00 = (1 - ax) * (1 - ay)
+                    let w10 = ax * (1 - ay)
+                    let w01 = (1 - ax) * ay
+                    let w11 = ax * ay
+                    let b = source.base
+                    for channel in 0..<3 {
+                        let value =
+                            w00 * Float(b[r0 + 3 * x0 + channel]) + w10
+                            * Float(b[r0 + 3 * x1 + channel]) + w01
+                            * Float(b[r1 + 3 * x0 + channel]) + w11
+                            * Float(b[r1 + 3 * x1 + channel])
+                        switch channel {
+                        case 0: pixel.0 = value
+                        case 1: pixel.1 = value
+                        default: pixel.2 = value
+                        }
+                    }
+                    pixel.3 = 1
+                    layout.store(
+                        premultiplied: pixel, total: 1, column: column, row: row, into: target)
+                    continue
+                }
+                let (x0, xCount) = kernel.weights(at: u, extent: source.width, into: &xWeights)
+                let (y0, yCount) = kernel.weights(at: v, extent: source.height, into: &yWeights)
+                for j in 0..<yCount {
+                    let wy = yWeights[j]
+                    if wy == 0 { continue }
+                    let sy = min(max(y0 + j, 0), lastY)
+                    for i in 0..<xCount {
+                        let weight = xWeights[i] * wy
+                        if weight == 0 { continue }
+                        let sx = min(max(x0 + i, 0), lastX)
+                        let alpha =
+                            layout.inputHasAlpha ? source.value(sx, sy, layout.colorChannels) : 1
+                        let aw = weight * alpha
+                        pixel.0 += aw * source.value(sx, sy, 0)
+                        if layout.colorChannels == 3 {
+                            pixel.1 += aw * source.value(sx, sy, 1)
+                            pixel.2 += aw * source.value(sx, sy, 2)
+                        }
+                        pixel.3 += aw
+                        total += weight
+                    }
+                }
+                layout.store(
+                    premultiplied: pixel, total: total, column: column, row: row, into: target)
+            }
+        }
     }
 }
 
@@ -192,37 +326,91 @@ private struct UnsafeSendable: @unchecked Sendable {
     init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
 }
 
-/// Where output pixels sample the decoded region.
-private struct SampleGeometry: Sendable {
-    let transform: AffineMap<StraightenedPixels, ImagePixels>
-    let originX: Double
-    let originY: Double
-    let regionWidth: Int
-    let regionHeight: Int
-    let imageWidth: Double
-    let imageHeight: Double
+/// The channels and sample size of the input and output, and how a
+/// weighed pixel is stored.
+private struct PixelLayout: Sendable {
+    let colorChannels: Int
+    let inputHasAlpha: Bool
+    let outputHasAlpha: Bool
+    let wide: Bool
+    let width: Int
 
-    /// `q` of output pixel `(column, row)` in region coordinates whose
-    /// pixel centres are whole numbers, and whether `q` lies in the image
-    /// (its closed rectangle).
+    var maximum: Float { wide ? 65535 : 255 }
+    var outputChannels: Int { colorChannels + (outputHasAlpha ? 1 : 0) }
+    var outputRowBytes: Int { width * outputChannels * (wide ? 2 : 1) }
+
+    /// Stores a weighed pixel: colour premultiplied (channels 0..<n) and
+    /// the weighed alpha at 3 (the weight itself for an opaque input),
+    /// with `total` the sum of the weights.
     @inline(__always)
-    func position(column: Int, row: Int) -> (Double, Double, Bool) {
-        let q = transform.apply(Point(x: Double(column) + 0.5, y: Double(row) + 0.5))
-        let inside = q.x >= 0 && q.y >= 0 && q.x <= imageWidth && q.y <= imageHeight
-        return (q.x - originX - 0.5, q.y - originY - 0.5, inside)
+    func store(
+        premultiplied pixel: (Float, Float, Float, Float), total: Float, column: Int, row: Int,
+        into target: UnsafeSendable
+    ) {
+        let alpha = pixel.3
+        let divisor = alpha != 0 ? alpha : 1
+        var straight: (Float, Float, Float, Float) = (
+            pixel.0 / divisor, pixel.1 / divisor, pixel.2 / divisor, maximum
+        )
+        if inputHasAlpha { straight.3 = total != 0 ? alpha / total : 0 }
+        write(straight, column: column, row: row, into: target)
+    }
+
+    /// Stores `pixel` as given (colour, then alpha at 3).
+    @inline(__always)
+    func store(
+        straight pixel: (Float, Float, Float, Float), column: Int, row: Int,
+        into target: UnsafeSendable
+    ) {
+        write(pixel, column: column, row: row, into: target)
+    }
+
+    @inline(__always)
+    private func write(
+        _ pixel: (Float, Float, Float, Float), column: Int, row: Int, into target: UnsafeSendable
+    ) {
+        let base = row * outputRowBytes + column * outputChannels * (wide ? 2 : 1)
+        let top = maximum
+        @inline(__always) func level(_ value: Float) -> UInt32 {
+            UInt32(min(max(value, 0), top) + 0.5)
+        }
+        let buffer = target.buffer
+        if wide {
+            @inline(__always) func put(_ value: Float, _ index: Int) {
+                let v = level(value)
+                buffer[base + 2 * index] = UInt8(truncatingIfNeeded: v >> 8)
+                buffer[base + 2 * index + 1] = UInt8(truncatingIfNeeded: v)
+            }
+            put(pixel.0, 0)
+            if colorChannels == 3 {
+                put(pixel.1, 1)
+                put(pixel.2, 2)
+            }
+            if outputHasAlpha { put(pixel.3, colorChannels) }
+        } else {
+            buffer[base] = UInt8(truncatingIfNeeded: level(pixel.0))
+            if colorChannels == 3 {
+                buffer[base + 1] = UInt8(truncatingIfNeeded: level(pixel.1))
+                buffer[base + 2] = UInt8(truncatingIfNeeded: level(pixel.2))
+            }
+            if outputHasAlpha {
+                buffer[base + colorChannels] = UInt8(truncatingIfNeeded: level(pixel.3))
+            }
+        }
     }
 }
 
 /// Reads samples of the decoded region.
-private struct SampleSource: @unchecked Sendable {
+private struct RegionReader: @unchecked Sendable {
     let base: UnsafeBufferPointer<UInt8>
     let wide: Bool
     let channels: Int
-    let hasAlpha: Bool
     let rowBytes: Int
+    let width: Int
+    let height: Int
 
     @inline(__always)
-    func value(x: Int, y: Int, channel: Int) -> Float {
+    func value(_ x: Int, _ y: Int, _ channel: Int) -> Float {
         if wide {
             let index = y * rowBytes + 2 * (x * channels + channel)
             return Float(UInt16(base[index]) << 8 | UInt16(base[index + 1]))
@@ -231,19 +419,26 @@ private struct SampleSource: @unchecked Sendable {
     }
 }
 
-/// A filter's kernel and support for one crop.
-private struct FilterPlan: Sendable {
+/// A filter's kernel for one crop: its radius and weights.
+private struct Kernel: Sendable {
     let filter: ResamplingFilter
-    /// The kernel's widening across and down (1 unless reducing).
-    let scaleX: Double
-    let scaleY: Double
+    /// The kernel's widening (1 unless reducing). A turned reduction shrinks
+    /// every direction, so both axes widen by the larger factor and the
+    /// kernel stays round under the turn.
+    let scale: Double
 
     init(filter: ResamplingFilter, reduction: (x: Double, y: Double)) {
         self.filter = filter
-        // A turned reduction shrinks every direction: widen both axes by
-        // the larger factor so the kernel stays round under the turn.
-        let widest = max(1, reduction.x, reduction.y)
-        (scaleX, scaleY) = (widest, widest)
+        scale = filter == .lanczos3 ? max(1, reduction.x, reduction.y) : 1
+    }
+
+    /// The most taps along one axis.
+    var maximumTaps: Int {
+        switch filter {
+        case .nearest: 1
+        case .bilinear: 2
+        case .lanczos3: Int((6 * scale).rounded(.up)) + 2
+        }
     }
 
     @inline(__always)
@@ -254,112 +449,69 @@ private struct FilterPlan: Sendable {
         return 3 * sin(px) * sin(px / 3) / (px * px)
     }
 
-    /// The filtered value at region position `(u, v)` (pixel centres at
-    /// whole numbers) into `accumulator`: colour channels 0..<n and alpha
-    /// at 3 (colour un-premultiplied). Reads are clamped to the region,
-    /// which repeats the image's edge where the region meets it.
+    /// The weights of the taps around `u` (pixel centres at whole numbers)
+    /// into `weights`, normalized to sum 1: the first tap's index (it may
+    /// lie outside `0..<extent`; the caller clamps) and the count.
     @inline(__always)
-    func sample(
-        _ source: SampleSource, u: Double, v: Double, geometry: SampleGeometry,
-        into accumulator: inout [Float], xWeights: inout [Float], yWeights: inout [Float]
-    ) {
-        let (w, h) = (geometry.regionWidth, geometry.regionHeight)
-        let colorChannels = source.hasAlpha ? source.channels - 1 : source.channels
+    func weights(at u: Double, extent: Int, into weights: inout [Float]) -> (Int, Int) {
         switch filter {
         case .nearest:
-            let x = min(max(Int((u + 0.5).rounded(.down)), 0), w - 1)
-            let y = min(max(Int((v + 0.5).rounded(.down)), 0), h - 1)
-            for channel in 0..<colorChannels {
-                accumulator[channel] = source.value(x: x, y: y, channel: channel)
-            }
-            if source.hasAlpha {
-                accumulator[3] = source.value(x: x, y: y, channel: colorChannels)
-            }
+            weights[0] = 1
+            return (Int((u + 0.5).rounded(.down)), 1)
         case .bilinear:
-            let x0 = Int(u.rounded(.down))
-            let y0 = Int(v.rounded(.down))
-            let fx = Float(u - Double(x0))
-            let fy = Float(v - Double(y0))
-            let xs = (min(max(x0, 0), w - 1), min(max(x0 + 1, 0), w - 1))
-            let ys = (min(max(y0, 0), h - 1), min(max(y0 + 1, 0), h - 1))
-            let weights: [(Int, Int, Float)] = [
-                (xs.0, ys.0, (1 - fx) * (1 - fy)), (xs.1, ys.0, fx * (1 - fy)),
-                (xs.0, ys.1, (1 - fx) * fy), (xs.1, ys.1, fx * fy),
-            ]
-            combine(source, weights: weights, colorChannels: colorChannels, into: &accumulator)
+            let x0 = u.rounded(.down)
+            let f = Float(u - x0)
+            weights[0] = 1 - f
+            weights[1] = f
+            return (Int(x0), 2)
         case .lanczos3:
-            let (rx, ry) = (3 * scaleX, 3 * scaleY)
-            let x0 = Int((u - rx).rounded(.up))
-            let x1 = Int((u + rx).rounded(.down))
-            let y0 = Int((v - ry).rounded(.up))
-            let y1 = Int((v + ry).rounded(.down))
-            xWeights.removeAll(keepingCapacity: true)
-            yWeights.removeAll(keepingCapacity: true)
-            for x in x0...x1 { xWeights.append(Float(Self.lanczos3((Double(x) - u) / scaleX))) }
-            for y in y0...y1 { yWeights.append(Float(Self.lanczos3((Double(y) - v) / scaleY))) }
-            var sums: (Float, Float, Float, Float) = (0, 0, 0, 0)
-            var total: Float = 0
-            var alphaTotal: Float = 0
-            for (j, wy) in yWeights.enumerated() where wy != 0 {
-                let y = min(max(y0 + j, 0), h - 1)
-                for (i, wx) in xWeights.enumerated() where wx != 0 {
-                    let x = min(max(x0 + i, 0), w - 1)
-                    let weight = wx * wy
-                    let alpha =
-                        source.hasAlpha ? source.value(x: x, y: y, channel: colorChannels) : 1
-                    let aw = weight * alpha
-                    sums.0 += aw * source.value(x: x, y: y, channel: 0)
-                    if colorChannels == 3 {
-                        sums.1 += aw * source.value(x: x, y: y, channel: 1)
-                        sums.2 += aw * source.value(x: x, y: y, channel: 2)
-                    }
-                    total += weight
-                    alphaTotal += aw
-                }
+            let radius = 3 * scale
+            let first = Int((u - radius).rounded(.up))
+            let last = Int((u + radius).rounded(.down))
+            var sum = 0.0
+            var count = 0
+            for x in first...last where count < weights.count {
+                let weight = Self.lanczos3((Double(x) - u) / scale)
+                weights[count] = Float(weight)
+                sum += weight
+                count += 1
             }
-            finish(
-                sums: sums, total: total, alphaTotal: alphaTotal, source: source,
-                colorChannels: colorChannels, into: &accumulator)
+            let inverse = Float(sum != 0 ? 1 / sum : 0)
+            for i in 0..<count { weights[i] *= inverse }
+            return (first, count)
+        }
+    }
+}
+
+/// The taps of every output column (or row) of an unturned crop, with
+/// taps beyond the region folded onto its edge.
+private struct Taps: Sendable {
+    var starts: [Int] = []
+    var counts: [Int] = []
+    var offsets: [Int] = []
+    var weights: [Float] = []
+
+    init(count: Int, extent: Int, kernel: Kernel, position: (Int) -> Double) {
+        var scratch = [Float](repeating: 0, count: kernel.maximumTaps)
+        for index in 0..<count {
+            let (first, taps) = kernel.weights(at: position(index), extent: extent, into: &scratch)
+            // Fold taps outside 0..<extent onto the nearest edge.
+            let low = min(max(first, 0), extent - 1)
+            let high = min(max(first + taps - 1, 0), extent - 1)
+            var folded = [Float](repeating: 0, count: high - low + 1)
+            for tap in 0..<taps {
+                folded[min(max(first + tap, 0), extent - 1) - low] += scratch[tap]
+            }
+            starts.append(low)
+            counts.append(folded.count)
+            offsets.append(weights.count)
+            weights += folded
         }
     }
 
     @inline(__always)
-    private func combine(
-        _ source: SampleSource, weights: [(Int, Int, Float)], colorChannels: Int,
-        into accumulator: inout [Float]
-    ) {
-        var sums: (Float, Float, Float, Float) = (0, 0, 0, 0)
-        var total: Float = 0
-        var alphaTotal: Float = 0
-        for (x, y, weight) in weights {
-            let alpha = source.hasAlpha ? source.value(x: x, y: y, channel: colorChannels) : 1
-            let aw = weight * alpha
-            sums.0 += aw * source.value(x: x, y: y, channel: 0)
-            if colorChannels == 3 {
-                sums.1 += aw * source.value(x: x, y: y, channel: 1)
-                sums.2 += aw * source.value(x: x, y: y, channel: 2)
-            }
-            total += weight
-            alphaTotal += aw
-        }
-        finish(
-            sums: sums, total: total, alphaTotal: alphaTotal, source: source,
-            colorChannels: colorChannels, into: &accumulator)
-    }
-
-    /// Colour premultiplied by alpha while summing, divided back here.
-    @inline(__always)
-    private func finish(
-        sums: (Float, Float, Float, Float), total: Float, alphaTotal: Float,
-        source: SampleSource, colorChannels: Int, into accumulator: inout [Float]
-    ) {
-        let divisor = alphaTotal != 0 ? alphaTotal : 1
-        accumulator[0] = sums.0 / divisor
-        if colorChannels == 3 {
-            accumulator[1] = sums.1 / divisor
-            accumulator[2] = sums.2 / divisor
-        }
-        if source.hasAlpha { accumulator[3] = total != 0 ? alphaTotal / total : 0 }
+    func span(_ index: Int) -> (start: Int, count: Int, offset: Int) {
+        (starts[index], counts[index], offsets[index])
     }
 }
 

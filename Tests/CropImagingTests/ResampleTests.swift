@@ -9,19 +9,22 @@ import Testing
 @Suite struct ResampleTests {
     /// A 16-bit RGB image whose pixel `(x, y)` holds `x·scale`, `y·scale`
     /// (the scale as large as 16 bits allow), as a PNG in memory.
-    static func scaledCoordinates(width: Int, height: Int) throws -> (ImageSource, Int) {
-        let scale = 65535 / max(width - 1, height - 1, 1)
+    static func scaledCoordinates(width: Int, height: Int, bitDepth: Int = 16) throws -> (
+        ImageSource, Int
+    ) {
+        let scale = ((1 << bitDepth) - 1) / max(width - 1, height - 1, 1)
         var samples = [UInt8]()
         samples.reserveCapacity(width * height * 6)
         for y in 0..<height {
             for x in 0..<width {
                 for value in [x * scale, y * scale, 0] {
-                    samples += [UInt8(value >> 8), UInt8(value & 0xFF)]
+                    samples +=
+                        bitDepth == 16 ? [UInt8(value >> 8), UInt8(value & 0xFF)] : [UInt8(value)]
                 }
             }
         }
         let image = RasterImage(
-            width: width, height: height, colorType: .rgb, bitDepth: 16, samples: samples)
+            width: width, height: height, colorType: .rgb, bitDepth: bitDepth, samples: samples)
         let bytes = try PNGEncoder().encode(image)
         return (try ImageSource(ImageInput(bytes: bytes)), scale)
     }
@@ -37,9 +40,12 @@ import Testing
     /// the fixture's quantisation: half a unit of the scale, plus the
     /// Float32 sums' rounding), and fill pixels are exactly where `q`
     /// leaves the image.
-    @Test func bilinearPixelsReadBackTheirSamplePositions() throws {
+    @Test(arguments: [16, 8])
+    func bilinearPixelsReadBackTheirSamplePositions(bitDepth: Int) throws {
         let (width, height) = (181, 127)
-        let (source, scale) = try Self.scaledCoordinates(width: width, height: height)
+        let (source, scale) = try Self.scaledCoordinates(
+            width: width, height: height, bitDepth: bitDepth)
+        let opaque = (1 << bitDepth) - 1
         var seed = UInt64(0x5EED)
         func next(_ range: ClosedRange<Int>) -> Int {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -85,13 +91,13 @@ import Testing
                     let q = crop.samplePosition(column: column, row: row)
                     let inside =
                         q.x >= 0 && q.y >= 0 && q.x <= Double(width) && q.y <= Double(height)
-                    let alpha = hasAlpha ? output.sample(x: column, y: row, channel: 3) : 65535
+                    let alpha = hasAlpha ? output.sample(x: column, y: row, channel: 3) : opaque
                     if !inside {
                         #expect(alpha == 0, "fill at \(column),\(row): q \(q)")
                         filled += 1
                         continue
                     }
-                    #expect(alpha == 65535)
+                    #expect(alpha == opaque)
                     // Within half a pixel of the edge the edge is repeated.
                     guard q.x >= 0.5, q.y >= 0.5, q.x <= Double(width) - 0.5,
                         q.y <= Double(height) - 0.5
