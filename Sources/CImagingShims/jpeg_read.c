@@ -154,11 +154,10 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
         snprintf(request->message, sizeof request->message, "libjpeg read a different frame header than the scan");
         longjmp(error.jump, 1);
     }
-    if ((uint64_t)request->source.crop_x + request->source.crop_width > cinfo.image_width ||
-        (uint64_t)request->source.crop_y + request->source.crop_height > cinfo.image_height || request->source.crop_width == 0 ||
-        request->source.crop_height == 0) {
+    unsigned int denom = request->scale_denom == 0 ? 1 : request->scale_denom;
+    if (denom != 1 && denom != 2 && denom != 4 && denom != 8) {
         status = CK_STATUS_MISMATCH;
-        snprintf(request->message, sizeof request->message, "the crop does not lie inside the image");
+        snprintf(request->message, sizeof request->message, "the scale must be 1/1, 1/2, 1/4 or 1/8");
         longjmp(error.jump, 1);
     }
     int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
@@ -167,6 +166,16 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     // libjpeg-turbo's defaults otherwise: islow DCT, fancy upsampling.
     cinfo.dct_method = JDCT_ISLOW;
     if (request->plain_upsampling) cinfo.do_fancy_upsampling = FALSE;
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = denom;
+    jpeg_calc_output_dimensions(&cinfo);
+    if ((uint64_t)request->source.crop_x + request->source.crop_width > cinfo.output_width ||
+        (uint64_t)request->source.crop_y + request->source.crop_height > cinfo.output_height ||
+        request->source.crop_width == 0 || request->source.crop_height == 0) {
+        status = CK_STATUS_MISMATCH;
+        snprintf(request->message, sizeof request->message, "the crop does not lie inside the image");
+        longjmp(error.jump, 1);
+    }
     jpeg_start_decompress(&cinfo);
     int in_channels = cinfo.output_components;
     int out_channels = gray ? 1 : 3;

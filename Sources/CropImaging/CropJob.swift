@@ -33,6 +33,9 @@ public struct CropJob: Sendable {
         public var filter: ResamplingFilter?
         /// What shows where a sample lies outside the image.
         public var fill: FillColor
+        /// Whether a JPEG is decoded at 1/2, 1/4 or 1/8 of its size when
+        /// the reduction allows (``ResamplePlan/jpegShrink(for:filter:)``).
+        public var shrinksOnLoad = true
 
         /// No turn, no resize, the standard filter, a transparent fill.
         public init(
@@ -225,8 +228,12 @@ public struct CropJob: Sendable {
                 format: plan.format, lenient: plan.lenient)
         }
         let filter = resampling.filter ?? ResamplingFilter.standard(for: crop)
+        var shrink = 1
+        if case .jpeg = source.header, resampling.shrinksOnLoad {
+            shrink = ResamplePlan.jpegShrink(for: crop, filter: filter)
+        }
         let resample = ResamplePlan(
-            crop: crop, resampler: Resampler(filter: filter, fill: resampling.fill))
+            crop: crop, resampler: Resampler(filter: filter, fill: resampling.fill), shrink: shrink)
         guard let read = crop.readRect(support: resample.support) else {
             throw .straightenRejected(.noImagePixels)
         }

@@ -7,11 +7,27 @@ public struct ResamplePlan: Sendable {
     public let crop: StraightenedCrop
     /// The filter and fill.
     public let resampler: Resampler
+    /// The JPEG shrink-on-load factor: 1, or 2, 4 or 8 when the source is a
+    /// JPEG decoded at that fraction of its size through libjpeg-turbo's
+    /// DCT scaling, the rest of the reduction left to the filter.
+    public let shrink: Int
 
-    /// A plan rendering `crop` with `resampler`.
-    public init(crop: StraightenedCrop, resampler: Resampler) {
+    /// A plan rendering `crop` with `resampler`, from pixels decoded at
+    /// 1/`shrink` of their size.
+    public init(crop: StraightenedCrop, resampler: Resampler, shrink: Int = 1) {
         self.crop = crop
         self.resampler = resampler
+        self.shrink = shrink
+    }
+
+    /// The shrink-on-load factor for `crop` from a JPEG: the largest of 8,
+    /// 4 and 2 that is at most the smaller reduction (as Pillow's `draft`
+    /// and libvips' `shrink` choose), else 1; never for `nearest`, which
+    /// must pick source pixels.
+    public static func jpegShrink(for crop: StraightenedCrop, filter: ResamplingFilter) -> Int {
+        guard filter != .nearest else { return 1 }
+        let least = min(crop.reduction.x, crop.reduction.y)
+        return [8, 4, 2].first(where: { Double($0) <= least }) ?? 1
     }
 
     /// How far from a sample position the filter reads.
@@ -28,7 +44,35 @@ extension CropPlan {
         -> CropReport
     {
         var warnings: [String] = []
-        let decoded = try source.decode(stored, lenient: lenient)
+        let decoded: DecodedImage
+        var origin = result.rect
+        var offset = (x: 0.0, y: 0.0)
+        let shrink = resample.shrink
+        if shrink > 1, case .jpeg(let info) = source.header {
+            // The read rect in the grid shrunk by `shrink` (sizes rounded
+            // up), and where the image lies in that grid as seen.
+            let full = source.storedSize
+            let shrunk = PixelSize<StoredPixels>(
+                width: (full.width + shrink - 1) / shrink,
+                height: (full.height + shrink - 1) / shrink)
+            let x0 = stored.x / shrink
+            let y0 = stored.y / shrink
+            let x1 = min((stored.maxX + shrink - 1) / shrink, shrunk.width)
+            let y1 = min((stored.maxY + shrink - 1) / shrink, shrunk.height)
+            let rect = PixelRect<StoredPixels>(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+            decoded = try JPEGDecoder.decode(
+                source.input, info: info, rect: rect, limits: source.limits, lenient: lenient,
+                rows: nil, scaleDenominator: shrink)
+            origin = orientation.orientedRect(rect, storedSize: shrunk)
+            // A mirrored axis puts the shrunk grid's rounding-up padding
+            // before the image.
+            let padded = orientation.orientedRect(
+                PixelRect(x: 0, y: 0, width: full.width, height: full.height),
+                storedSize: PixelSize(width: shrunk.width * shrink, height: shrunk.height * shrink))
+            offset = (Double(padded.x), Double(padded.y))
+        } else {
+            decoded = try source.decode(stored, lenient: lenient)
+        }
         warnings += decoded.warnings
         let upright = decoded.image.oriented(orientation).directColor()
         var resampler = resample.resampler
@@ -36,7 +80,8 @@ extension CropPlan {
             // JPEG has no transparency: where there is no image, white.
             resampler.fill = .rgb(255, 255, 255)
         }
-        let rendered = resampler.render(resample.crop, from: upright, at: result.rect)
+        let rendered = resampler.render(
+            resample.crop, from: upright, at: origin, scale: shrink, offset: offset)
         switch format {
         case .png(let encoder):
             let (chunks, dropped) = try carriedChunks(warnings: &warnings)

@@ -36,13 +36,14 @@ public enum JPEGDecoder {
     static func decode(
         _ input: ImageInput, info: JPEGFileInfo, rect crop: PixelRect<StoredPixels>,
         limits: DecodeLimits, lenient: Bool, rows: (any RowConsumer)?,
-        plainUpsampling: Bool = false
+        plainUpsampling: Bool = false, scaleDenominator: Int = 1
     ) throws(ImagingError) -> DecodedImage {
         let channels = info.components == 1 ? 1 : 3
         let size = try limits.cropBytes(crop, bytesPerPixel: channels)
         var request = ck_jpeg_read_request()
         request.source = info.cropParams(crop: crop, limits: limits, lenient: lenient)
         request.plain_upsampling = plainUpsampling ? 1 : 0
+        request.scale_denom = UInt32(scaleDenominator)
         let (samples, status) = try decodeRows(size: size, rows: crop.height, into: rows) {
             pixels, ready, context in
             request.pixels = pixels

@@ -110,13 +110,24 @@ public struct Resampler: Sendable {
     ///   - crop: The output rect, size and sample positions.
     ///   - region: Decoded pixels, upright: gray, gray+alpha, RGB or RGBA at
     ///     8 or 16 bits (see ``RasterImage/directColor()``).
-    ///   - origin: Where `region` lies in the image grid.
+    ///   - origin: Where `region` lies in the image grid (or, with a
+    ///     `scale`, in the image grid shrunk by it).
+    ///   - scale: How many image pixels across and down each region pixel
+    ///     covers: 1, or a JPEG's shrink-on-load factor (2, 4 or 8). Image
+    ///     position `q` is then region position `(q + offset) / scale`.
+    ///   - offset: Where the image's top-left corner lies in the shrunk
+    ///     grid, in image pixels (a shrunk grid rounds the stored size up,
+    ///     and a mirrored axis puts that padding before the image).
     /// - Returns: `W×H` pixels of the region's colour type (with alpha
     ///   added per ``outputHasAlpha(_:imageHasAlpha:)``) and bit depth.
     public func render(
-        _ crop: StraightenedCrop, from region: RasterImage, at origin: PixelRect<ImagePixels>
+        _ crop: StraightenedCrop, from region: RasterImage, at origin: PixelRect<ImagePixels>,
+        scale: Int = 1, offset: (x: Double, y: Double) = (0, 0)
     ) -> RasterImage {
         precondition(region.width == origin.width && region.height == origin.height)
+        let placement = RegionPlacement(
+            scale: Double(scale), x: offset.x / Double(scale) - Double(origin.x) - 0.5,
+            y: offset.y / Double(scale) - Double(origin.y) - 0.5)
         precondition(region.bitDepth >= 8 && region.colorType != .palette)
         let inputHasAlpha = region.colorType == .grayAlpha || region.colorType == .rgba
         let hasAlpha = outputHasAlpha(crop, imageHasAlpha: inputHasAlpha)
@@ -137,7 +148,9 @@ public struct Resampler: Sendable {
             fillColor[3] = layout.maximum
         }
         var out = [UInt8](repeating: 0, count: layout.outputRowBytes * crop.outputSize.height)
-        let kernel = Kernel(filter: filter, reduction: crop.reduction)
+        let kernel = Kernel(
+            filter: filter,
+            reduction: (crop.reduction.x / Double(scale), crop.reduction.y / Double(scale)))
         region.samples.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
                 let source = RegionReader(
@@ -146,12 +159,12 @@ public struct Resampler: Sendable {
                 let target = UnsafeSendable(output)
                 if crop.frame.angle == 0 {
                     renderSeparable(
-                        crop, source: source, origin: origin, kernel: kernel, layout: layout,
-                        into: target)
+                        crop, source: source, placement: placement, kernel: kernel,
+                        layout: layout, into: target)
                 } else {
                     renderTurned(
-                        crop, source: source, origin: origin, kernel: kernel, layout: layout,
-                        fill: fillColor, into: target)
+                        crop, source: source, placement: placement, kernel: kernel,
+                        layout: layout, fill: fillColor, into: target)
                 }
             }
         }
@@ -166,16 +179,20 @@ public struct Resampler: Sendable {
     /// image is weighed down the taps of the row into a line of the region's
     /// width, then across.
     private func renderSeparable(
-        _ crop: StraightenedCrop, source: RegionReader, origin: PixelRect<ImagePixels>,
+        _ crop: StraightenedCrop, source: RegionReader, placement: RegionPlacement,
         kernel: Kernel, layout: PixelLayout, into target: UnsafeSendable
     ) {
         let transform = crop.sampleTransform
         let columns = Taps(
             count: crop.outputSize.width, extent: source.width, kernel: kernel,
-            position: { transform.a * (Double($0) + 0.5) + transform.tx - Double(origin.x) - 0.5 })
+            position: {
+                (transform.a * (Double($0) + 0.5) + transform.tx) / placement.scale + placement.x
+            })
         let rows = Taps(
             count: crop.outputSize.height, extent: source.height, kernel: kernel,
-            position: { transform.d * (Double($0) + 0.5) + transform.ty - Double(origin.y) - 0.5 })
+            position: {
+                (transform.d * (Double($0) + 0.5) + transform.ty) / placement.scale + placement.y
+            })
         let channels = 4
         DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
             var line = [Float](repeating: 0, count: source.width * channels)
@@ -230,13 +247,12 @@ public struct Resampler: Sendable {
     /// A turned crop: each output pixel weighs the taps around its own
     /// sample position; where that lies outside the image, the fill.
     private func renderTurned(
-        _ crop: StraightenedCrop, source: RegionReader, origin: PixelRect<ImagePixels>,
+        _ crop: StraightenedCrop, source: RegionReader, placement: RegionPlacement,
         kernel: Kernel, layout: PixelLayout, fill: [Float], into target: UnsafeSendable
     ) {
         let transform = crop.sampleTransform
         let image = crop.frame.imageSize
         let (imageWidth, imageHeight) = (Double(image.width), Double(image.height))
-        let (originX, originY) = (Double(origin.x), Double(origin.y))
         DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
             let maximumTaps = kernel.maximumTaps
             var xWeights = [Float](repeating: 0, count: maximumTaps)
@@ -252,8 +268,8 @@ public struct Resampler: Sendable {
                     layout.store(straight: fillPixel, column: column, row: row, into: target)
                     continue
                 }
-                let u = qx - originX - 0.5
-                let v = qy - originY - 0.5
+                let u = qx / placement.scale + placement.x
+                let v = qy / placement.scale + placement.y
                 var pixel: (Float, Float, Float, Float) = (0, 0, 0, 0)
                 var total: Float = 0
                 if kernel.filter == .bilinear, !layout.inputHasAlpha, !source.wide,
@@ -318,6 +334,14 @@ public struct Resampler: Sendable {
             }
         }
     }
+}
+
+/// Where image positions lie in the region: `u = q.x / scale + x`, with
+/// the region's pixel centres at whole numbers.
+private struct RegionPlacement: Sendable {
+    let scale: Double
+    let x: Double
+    let y: Double
 }
 
 /// A buffer written by disjoint rows from several threads.

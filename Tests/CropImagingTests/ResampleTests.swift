@@ -177,4 +177,118 @@ import Testing
             }
         }
     }
+
+    /// JPEG shrink-on-load: decoded at 1/2, 1/4 or 1/8 through the DCT
+    /// scaling, the sample positions still follow the contract. On a ramp
+    /// whose pixel holds its own x and y, every interior output pixel reads
+    /// back `q − ½` (to the ramp's JPEG error), in every orientation,
+    /// including mirrored ones whose shrunk grid starts with padding; and
+    /// the shrunk output is near the full decode's.
+    @Test(arguments: [EXIFOrientation.up, .upMirrored, .right, .rightMirrored, .down])
+    func shrinkOnLoadKeepsTheSamplePositions(orientation: EXIFOrientation) throws {
+        let (width, height) = (250, 190)  // not multiples of 8
+        var samples = [UInt8]()
+        for y in 0..<height {
+            for x in 0..<width { samples += [UInt8(x), UInt8(y), 128] }
+        }
+        let ramp = RasterImage(
+            width: width, height: height, colorType: .rgb, bitDepth: 8, samples: samples)
+        let bytes = try JPEGEncoder.encoded(
+            ramp, quality: 100, horizontal: [1, 1, 1], vertical: [1, 1, 1])
+        let source = try ImageSource(ImageInput(bytes: bytes))
+        let seen = orientation.orientedSize(PixelSize(width: width, height: height))
+        for (angle, out) in [(0.0, 60), (2.5, 31), (-30, 40)] {
+            var job = CropJob(
+                region: .pixels(PixelRect(x: 0, y: 0, width: seen.width, height: seen.height)),
+                orientation: orientation)
+            job.resampling = CropJob.Resampling(
+                angle: angle, size: .width(out), fill: .rgb(0, 0, 0))
+            let (plan, shrunk) = try Self.export(job, source)
+            let resample = try #require(plan.resampling)
+            let least = min(resample.crop.reduction.x, resample.crop.reduction.y)
+            #expect(
+                resample.shrink >= 2 && Double(resample.shrink) <= least
+                    && Double(resample.shrink * 2) > least || resample.shrink == 8,
+                "\(angle)° to \(out): shrink \(resample.shrink) for a reduction of \(least)")
+            job.resampling.shrinksOnLoad = false
+            let (_, full) = try Self.export(job, source)
+            var compared = 0
+            var difference = 0
+            var signed = (x: 0.0, y: 0.0)
+            for row in 0..<shrunk.height {
+                for column in 0..<shrunk.width {
+                    let q = resample.crop.samplePosition(column: column, row: row)
+                    // Well inside, where no footprint meets the image's edge.
+                    let margin = 3 * max(resample.crop.reduction.x, resample.crop.reduction.y)
+                    guard q.x > margin, q.y > margin, q.x < Double(seen.width) - margin,
+                        q.y < Double(seen.height) - margin
+                    else { continue }
+                    // The ramp holds stored x and y: see them as the image does.
+                    let stored = orientation.storedRect(
+                        PixelRect(x: Int(q.x), y: Int(q.y), width: 1, height: 1),
+                        storedSize: PixelSize(width: width, height: height))
+                    let turned = orientation.rawValue >= 5
+                    let (readX, readY) = (
+                        Double(shrunk.sample(x: column, y: row, channel: 0)),
+                        Double(shrunk.sample(x: column, y: row, channel: 1))
+                    )
+                    // The stored coordinate the image position maps to, as a
+                    // continuous value (pixel centre at k + ½).
+                    func continuous(_ along: Double, _ index: Int, _ storedIndex: Int) -> Double {
+                        // Forward or reversed, by which way the stored index runs.
+                        Double(storedIndex) + (Double(index) == along.rounded(.down) ? 0 : 0)
+                    }
+                    let fracX = q.x - q.x.rounded(.down)
+                    let fracY = q.y - q.y.rounded(.down)
+                    // Along each stored axis: the image axis that runs along
+                    // it, forward or reversed.
+                    let sx = turned ? fracY : fracX
+                    let sy = turned ? fracX : fracY
+                    let forwardX =
+                        orientation.storedRect(
+                            PixelRect(x: 1, y: 1, width: 1, height: 1),
+                            storedSize: PixelSize(width: width, height: height)
+                        ).x
+                        > orientation.storedRect(
+                            PixelRect(x: 0, y: 0, width: 1, height: 1),
+                            storedSize: PixelSize(width: width, height: height)
+                        ).x
+                    let forwardY =
+                        orientation.storedRect(
+                            PixelRect(x: 1, y: 1, width: 1, height: 1),
+                            storedSize: PixelSize(width: width, height: height)
+                        ).y
+                        > orientation.storedRect(
+                            PixelRect(x: 0, y: 0, width: 1, height: 1),
+                            storedSize: PixelSize(width: width, height: height)
+                        ).y
+                    let expectedX = Double(stored.x) + (forwardX ? sx : 1 - sx) - 0.5
+                    let expectedY = Double(stored.y) + (forwardY ? sy : 1 - sy) - 0.5
+                    _ = continuous
+                    signed.x += readX - expectedX
+                    signed.y += readY - expectedY
+                    #expect(
+                        abs(readX - expectedX) <= 2.5 && abs(readY - expectedY) <= 2.5,
+                        "\(orientation) \(angle)° \(column),\(row): read \(readX),\(readY), expected \(expectedX),\(expectedY)"
+                    )
+                    for channel in 0..<3 {
+                        difference = max(
+                            difference,
+                            abs(
+                                shrunk.sample(x: column, y: row, channel: channel)
+                                    - full.sample(x: column, y: row, channel: channel)))
+                    }
+                    compared += 1
+                }
+            }
+            #expect(compared > 300)
+            // No shift: a grid misplaced by half a shrunk pixel would move
+            // every value by `shrink / 2` levels.
+            #expect(
+                abs(signed.x / Double(compared)) < 0.35 && abs(signed.y / Double(compared)) < 0.35,
+                "\(orientation) \(angle)°: mean error \(signed.x / Double(compared)), \(signed.y / Double(compared))"
+            )
+            #expect(difference <= 2, "shrunk and full decodes differ by \(difference)")
+        }
+    }
 }

@@ -139,6 +139,10 @@ typedef struct {
     /// interpolation): each pixel then depends on its own blocks alone, so
     /// a DCT-domain crop decodes to exactly the source's pixels at the rect.
     int plain_upsampling;
+    /// Decode at 1/scale_denom of the size through libjpeg's DCT scaling
+    /// (1, 2, 4 or 8; 0 means 1). The crop rect is then in the scaled grid,
+    /// whose size is the image's divided by scale_denom, rounded up.
+    unsigned int scale_denom;
     /// Receives crop_height rows of crop_width pixels: 1 byte a pixel for a
     /// grayscale source, 3 (RGB) for every other.
     uint8_t *pixels;
