@@ -255,8 +255,16 @@ public struct Resampler: Sendable {
         let (imageWidth, imageHeight) = (Double(image.width), Double(image.height))
         DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
             let maximumTaps = kernel.maximumTaps
-            var xWeights = [Float](repeating: 0, count: maximumTaps)
-            var yWeights = [Float](repeating: 0, count: maximumTaps)
+            // Scratch for one pixel's taps, without bounds checks: every
+            // index is below the kernel's `maximumTaps`.
+            let xWeights = UnsafeMutableBufferPointer<Float>.allocate(capacity: maximumTaps)
+            let yWeights = UnsafeMutableBufferPointer<Float>.allocate(capacity: maximumTaps)
+            let xOffsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: maximumTaps)
+            defer {
+                xWeights.deallocate()
+                yWeights.deallocate()
+                xOffsets.deallocate()
+            }
             let fillPixel = (fill[0], fill[1], fill[2], fill[3])
             let y = Double(row) + 0.5
             let (lastX, lastY) = (source.width - 1, source.height - 1)
@@ -307,8 +315,34 @@ public struct Resampler: Sendable {
                         premultiplied: pixel, total: 1, column: column, row: row, into: target)
                     continue
                 }
-                let (x0, xCount) = kernel.weights(at: u, extent: source.width, into: &xWeights)
-                let (y0, yCount) = kernel.weights(at: v, extent: source.height, into: &yWeights)
+                let (x0, xCount) = kernel.weights(at: u, extent: source.width, into: xWeights)
+                let (y0, yCount) = kernel.weights(at: v, extent: source.height, into: yWeights)
+                if !layout.inputHasAlpha, !source.wide, layout.colorChannels == 3 {
+                    // The common photo: each tap row weighed across, then
+                    // the rows down; indices clamped once.
+                    for i in 0..<xCount { xOffsets[i] = 3 * min(max(x0 + i, 0), lastX) }
+                    let b = source.base
+                    for j in 0..<yCount {
+                        let wy = yWeights[j]
+                        if wy == 0 { continue }
+                        let rowBase = min(max(y0 + j, 0), lastY) * source.rowBytes
+                        var across: (Float, Float, Float) = (0, 0, 0)
+                        for i in 0..<xCount {
+                            let wx = xWeights[i]
+                            let index = rowBase + xOffsets[i]
+                            across.0 += wx * Float(b[index])
+                            across.1 += wx * Float(b[index + 1])
+                            across.2 += wx * Float(b[index + 2])
+                        }
+                        pixel.0 += wy * across.0
+                        pixel.1 += wy * across.1
+                        pixel.2 += wy * across.2
+                    }
+                    pixel.3 = 1
+                    layout.store(
+                        premultiplied: pixel, total: 1, column: column, row: row, into: target)
+                    continue
+                }
                 for j in 0..<yCount {
                     let wy = yWeights[j]
                     if wy == 0 { continue }
@@ -465,7 +499,6 @@ private struct Kernel: Sendable {
         }
     }
 
-    @inline(__always)
     static func lanczos3(_ x: Double) -> Double {
         if x == 0 { return 1 }
         guard abs(x) < 3 else { return 0 }
@@ -473,11 +506,28 @@ private struct Kernel: Sendable {
         return 3 * sin(px) * sin(px / 3) / (px * px)
     }
 
+    /// Steps of the Lanczos-3 table per unit of distance.
+    static let tableSteps = 4096.0
+    /// `lanczos3` at every 1/4096 from 0 to 3 (the weights are normalized
+    /// afterwards; the table's step moves a weight by under 1e-3 of the
+    /// largest one).
+    static let lanczosTable: [Double] = (0...Int(3 * tableSteps)).map {
+        lanczos3(Double($0) / tableSteps)
+    }
+
+    @inline(__always)
+    static func tabledLanczos3(_ x: Double, _ table: UnsafeBufferPointer<Double>) -> Double {
+        let index = Int(abs(x) * tableSteps + 0.5)
+        return index < table.count ? table[index] : 0
+    }
+
     /// The weights of the taps around `u` (pixel centres at whole numbers)
     /// into `weights`, normalized to sum 1: the first tap's index (it may
     /// lie outside `0..<extent`; the caller clamps) and the count.
     @inline(__always)
-    func weights(at u: Double, extent: Int, into weights: inout [Float]) -> (Int, Int) {
+    func weights(at u: Double, extent: Int, into weights: UnsafeMutableBufferPointer<Float>) -> (
+        Int, Int
+    ) {
         switch filter {
         case .nearest:
             weights[0] = 1
@@ -494,11 +544,14 @@ private struct Kernel: Sendable {
             let last = Int((u + radius).rounded(.down))
             var sum = 0.0
             var count = 0
-            for x in first...last where count < weights.count {
-                let weight = Self.lanczos3((Double(x) - u) / scale)
-                weights[count] = Float(weight)
-                sum += weight
-                count += 1
+            Self.lanczosTable.withUnsafeBufferPointer { table in
+                let step = 1 / scale
+                for x in first...last where count < weights.count {
+                    let weight = Self.tabledLanczos3((Double(x) - u) * step, table)
+                    weights[count] = Float(weight)
+                    sum += weight
+                    count += 1
+                }
             }
             let inverse = Float(sum != 0 ? 1 / sum : 0)
             for i in 0..<count { weights[i] *= inverse }
@@ -516,9 +569,10 @@ private struct Taps: Sendable {
     var weights: [Float] = []
 
     init(count: Int, extent: Int, kernel: Kernel, position: (Int) -> Double) {
-        var scratch = [Float](repeating: 0, count: kernel.maximumTaps)
+        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: kernel.maximumTaps)
+        defer { scratch.deallocate() }
         for index in 0..<count {
-            let (first, taps) = kernel.weights(at: position(index), extent: extent, into: &scratch)
+            let (first, taps) = kernel.weights(at: position(index), extent: extent, into: scratch)
             // Fold taps outside 0..<extent onto the nearest edge.
             let low = min(max(first, 0), extent - 1)
             let high = min(max(first + taps - 1, 0), extent - 1)
