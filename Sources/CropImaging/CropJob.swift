@@ -33,6 +33,10 @@ public struct CropJob: Sendable {
         public var filter: ResamplingFilter?
         /// What shows where a sample lies outside the image.
         public var fill: FillColor
+        /// Whether the output is cut to the ellipse inscribed in it (a
+        /// circle for a square output): alpha outside, the exact coverage
+        /// on the edge (``EllipseMask``).
+        public var ellipse = false
         /// Whether a JPEG is decoded at 1/2, 1/4 or 1/8 of its size when
         /// the reduction allows (``ResamplePlan/jpegShrink(for:filter:)``).
         public var shrinksOnLoad = true
@@ -151,7 +155,10 @@ public struct CropJob: Sendable {
     private func resampledPlan(for source: ImageSource) throws(CropPlanError) -> CropPlan? {
         var isLargestInside = false
         if case .largestInside = region { isLargestInside = true }
-        guard resampling.angle != 0 || resampling.size != nil || isLargestInside else {
+        guard
+            resampling.angle != 0 || resampling.size != nil || isLargestInside
+                || resampling.ellipse
+        else {
             return nil
         }
         let stored = source.storedSize
@@ -214,7 +221,7 @@ public struct CropJob: Sendable {
             }
             throw .straightenRejected(error)
         }
-        if crop.isLossless {
+        if crop.isLossless, !resampling.ellipse {
             // A size equal to the rect's own: the lossless crop of the rect.
             var lossless = self
             lossless.resampling = Resampling()
@@ -227,13 +234,17 @@ public struct CropJob: Sendable {
                 source: plan.source, result: plan.result, request: request, aspect: aspect,
                 format: plan.format, lenient: plan.lenient)
         }
-        let filter = resampling.filter ?? ResamplingFilter.standard(for: crop)
+        // An ellipse of the rect's own pixels: each output pixel is its
+        // source pixel (the sample positions are pixel centres).
+        let filter =
+            resampling.filter ?? (crop.isLossless ? .nearest : ResamplingFilter.standard(for: crop))
         var shrink = 1
         if case .jpeg = source.header, resampling.shrinksOnLoad {
             shrink = ResamplePlan.jpegShrink(for: crop, filter: filter)
         }
         let resample = ResamplePlan(
-            crop: crop, resampler: Resampler(filter: filter, fill: resampling.fill), shrink: shrink)
+            crop: crop, resampler: Resampler(filter: filter, fill: resampling.fill), shrink: shrink,
+            ellipse: resampling.ellipse)
         guard let read = crop.readRect(support: resample.support) else {
             throw .straightenRejected(.noImagePixels)
         }

@@ -11,13 +11,18 @@ public struct ResamplePlan: Sendable {
     /// JPEG decoded at that fraction of its size through libjpeg-turbo's
     /// DCT scaling, the rest of the reduction left to the filter.
     public let shrink: Int
+    /// Whether the output is cut to its inscribed ellipse (``EllipseMask``).
+    public let ellipse: Bool
 
     /// A plan rendering `crop` with `resampler`, from pixels decoded at
-    /// 1/`shrink` of their size.
-    public init(crop: StraightenedCrop, resampler: Resampler, shrink: Int = 1) {
+    /// 1/`shrink` of their size, cut to the inscribed ellipse if `ellipse`.
+    public init(
+        crop: StraightenedCrop, resampler: Resampler, shrink: Int = 1, ellipse: Bool = false
+    ) {
         self.crop = crop
         self.resampler = resampler
         self.shrink = shrink
+        self.ellipse = ellipse
     }
 
     /// The shrink-on-load factor for `crop` from a JPEG: the largest of 8,
@@ -80,8 +85,9 @@ extension CropPlan {
             // JPEG has no transparency: where there is no image, white.
             resampler.fill = .rgb(255, 255, 255)
         }
-        let rendered = resampler.render(
+        var rendered = resampler.render(
             resample.crop, from: upright, at: origin, scale: shrink, offset: offset)
+        if resample.ellipse { rendered = rendered.maskedByEllipse() }
         switch format {
         case .png(let encoder):
             let (chunks, dropped) = try carriedChunks(warnings: &warnings)

@@ -24,6 +24,11 @@ enum ResampleOptions {
             help:
                 "nearest, bilinear or lanczos3 (default: lanczos3 when reducing, else bilinear)"),
         OptionSpec(
+            name: "circle", value: nil,
+            help:
+                "cut the output to the ellipse inscribed in it (a circle when square): transparent outside, exact coverage on the edge"
+        ),
+        OptionSpec(
             name: "fill", value: "COLOR",
             help: "outside the image: transparent (default; JPEG: white) or #rrggbb"),
     ]
@@ -85,6 +90,7 @@ enum ResampleOptions {
             }
             resampling.fill = fill
         }
+        resampling.ellipse = parsed.flags.contains("circle")
         return resampling
     }
 }

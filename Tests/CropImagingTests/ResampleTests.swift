@@ -291,4 +291,48 @@ import Testing
             #expect(difference <= 2, "shrunk and full decodes differ by \(difference)")
         }
     }
+
+    /// A circular crop: alpha outside the inscribed ellipse, and each edge
+    /// pixel's alpha its exact coverage to 1/255 (against a 2000×2000
+    /// supersampling of the pixel); the whole alpha sums to the ellipse's area.
+    @Test func circularCropsHaveExactEdgeCoverage() throws {
+        let (width, height) = (37, 24)
+        for (x, y) in [(0, 11), (3, 3), (18, 0), (9, 1), (33, 20), (36, 12), (18, 12)] {
+            let exact = EllipseMask.coverage(x: x, y: y, width: width, height: height)
+            var inside = 0
+            let n = 2000
+            for i in 0..<n {
+                for j in 0..<n {
+                    let px = Double(x) + (Double(i) + 0.5) / Double(n)
+                    let py = Double(y) + (Double(j) + 0.5) / Double(n)
+                    let dx = (px - Double(width) / 2) / (Double(width) / 2)
+                    let dy = (py - Double(height) / 2) / (Double(height) / 2)
+                    if dx * dx + dy * dy <= 1 { inside += 1 }
+                }
+            }
+            let sampled = Double(inside) / Double(n * n)
+            #expect(abs(exact - sampled) < 0.5 / 255, "\(x),\(y): \(exact) vs \(sampled)")
+        }
+        let fixture = Fixture.corners(width: 200, height: 200)
+        let source = try ImageSource(ImageInput(bytes: PNGEncoder().encode(fixture)))
+        var job = CropJob(region: .pixels(PixelRect(x: 0, y: 0, width: 200, height: 200)))
+        job.resampling.ellipse = true
+        job.resampling.size = .exact(PixelSize(width: 64, height: 64))
+        let (_, circle) = try Self.export(job, source)
+        #expect(circle.colorType == .rgba)
+        #expect(circle.sample(x: 0, y: 0, channel: 3) == 0)
+        #expect(circle.sample(x: 32, y: 32, channel: 3) == 255)
+        var total = 0
+        for y in 0..<64 {
+            for x in 0..<64 { total += circle.sample(x: x, y: y, channel: 3) }
+        }
+        #expect(abs(Double(total) / 255 - Double.pi * 32 * 32) < 2)
+        // Unresized, the pixels inside are the source's own.
+        job.resampling.size = nil
+        let (plan, own) = try Self.export(job, source)
+        #expect(plan.resampling?.resampler.filter == .nearest)
+        #expect(
+            own.sample(x: 100, y: 100, channel: 0) == fixture.sample(x: 100, y: 100, channel: 0))
+        #expect(own.sample(x: 1, y: 1, channel: 3) == 0)
+    }
 }

@@ -190,7 +190,9 @@ struct CropCommand: Subcommand {
             format: try OutputOptions.format(for: output, parsed), lenient: image.lenient)
         job.clampsToImage = parsed.flags.contains("clamp")
         job.resampling = resampling
-        if resampling.angle != 0 || resampling.size != nil || parsed.flags.contains("inside") {
+        if resampling.angle != 0 || resampling.size != nil || parsed.flags.contains("inside")
+            || resampling.ellipse
+        {
             if case .heif = job.format {
                 throw UsageError(
                     message:
