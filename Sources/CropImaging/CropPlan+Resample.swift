@@ -48,45 +48,25 @@ extension CropPlan {
     func exportResampled(_ resample: ResamplePlan, to sink: some ByteSink) throws(ImagingError)
         -> CropReport
     {
-        var warnings: [String] = []
-        let decoded: DecodedImage
-        var origin = result.rect
-        var offset = (x: 0.0, y: 0.0)
-        let shrink = resample.shrink
-        if shrink > 1, case .jpeg(let info) = source.header {
-            // The read rect in the grid shrunk by `shrink` (sizes rounded
-            // up), and where the image lies in that grid as seen.
-            let full = source.storedSize
-            let shrunk = PixelSize<StoredPixels>(
-                width: (full.width + shrink - 1) / shrink,
-                height: (full.height + shrink - 1) / shrink)
-            let x0 = stored.x / shrink
-            let y0 = stored.y / shrink
-            let x1 = min((stored.maxX + shrink - 1) / shrink, shrunk.width)
-            let y1 = min((stored.maxY + shrink - 1) / shrink, shrunk.height)
-            let rect = PixelRect<StoredPixels>(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-            decoded = try JPEGDecoder.decode(
-                source.input, info: info, rect: rect, limits: source.limits, lenient: lenient,
-                rows: nil, scaleDenominator: shrink)
-            origin = orientation.orientedRect(rect, storedSize: shrunk)
-            // A mirrored axis puts the shrunk grid's rounding-up padding
-            // before the image.
-            let padded = orientation.orientedRect(
-                PixelRect(x: 0, y: 0, width: full.width, height: full.height),
-                storedSize: PixelSize(width: shrunk.width * shrink, height: shrunk.height * shrink))
-            offset = (Double(padded.x), Double(padded.y))
-        } else {
-            decoded = try source.decode(stored, lenient: lenient)
-        }
-        warnings += decoded.warnings
-        let upright = decoded.image.oriented(orientation).directColor()
+        let region = try source.decodeForResampling(
+            stored, orientation: orientation, shrink: resample.shrink, lenient: lenient)
+        return try encodeResampled(resample, from: region, to: sink)
+    }
+
+    /// The crop rendered from `region` (which must cover this plan's read
+    /// rect at the plan's shrink) and encoded into `sink`.
+    func encodeResampled(
+        _ resample: ResamplePlan, from region: ResamplingRegion, to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        var warnings = region.warnings
         var resampler = resample.resampler
         if case .jpeg = format, resampler.fill == .transparent {
             // JPEG has no transparency: where there is no image, white.
             resampler.fill = .rgb(255, 255, 255)
         }
         var rendered = resampler.render(
-            resample.crop, from: upright, at: origin, scale: shrink, offset: offset)
+            resample.crop, from: region.pixels, at: region.origin, scale: region.shrink,
+            offset: region.offset)
         if resample.ellipse { rendered = rendered.maskedByEllipse() }
         switch format {
         case .png(let encoder):
@@ -102,7 +82,7 @@ extension CropPlan {
                 colorType: image.colorType, bitDepth: image.bitDepth,
                 keptChunks: image.chunks.map(\.type),
                 droppedChunks: dropped + chunks.map(\.type).filter { !colour.contains($0) },
-                warnings: warnings, checksum: decoded.checksum,
+                warnings: warnings, checksum: region.checksum,
                 compressor: encoder.compressor.resolved, level: encoder.level, bandLevels: [:])
         case .jpeg(let encoder):
             return try encodeResampledJPEG(
@@ -114,5 +94,64 @@ extension CropPlan {
                     "a turned or resized crop is not written as HEIC (its tiles would all be encoded again); write .png or .jpg"
             )
         }
+    }
+}
+
+/// Decoded pixels a resampler reads: upright, direct colour, and where
+/// they lie in the image grid (shrunk by ``shrink`` for a JPEG decoded at
+/// a fraction of its size).
+struct ResamplingRegion {
+    /// The pixels, upright, direct colour.
+    var pixels: RasterImage
+    /// Where they lie in the (shrunk) image grid.
+    var origin: PixelRect<ImagePixels>
+    /// The shrink-on-load factor (1 for none).
+    var shrink: Int
+    /// Where the image's top-left corner lies in the shrunk grid.
+    var offset: (x: Double, y: Double)
+    /// The decoder's warnings and checksum verdict.
+    var warnings: [String]
+    var checksum: DataChecksum?
+}
+
+extension ImageSource {
+    /// The stored rect `stored` decoded (at 1/`shrink` of its size for a
+    /// JPEG when `shrink` > 1), turned upright for `orientation` and made
+    /// direct colour.
+    func decodeForResampling(
+        _ stored: PixelRect<StoredPixels>, orientation: EXIFOrientation, shrink: Int,
+        lenient: Bool
+    ) throws(ImagingError) -> ResamplingRegion {
+        if shrink > 1, case .jpeg(let info) = header {
+            // The read rect in the grid shrunk by `shrink` (sizes rounded
+            // up), and where the image lies in that grid as seen.
+            let full = storedSize
+            let shrunk = PixelSize<StoredPixels>(
+                width: (full.width + shrink - 1) / shrink,
+                height: (full.height + shrink - 1) / shrink)
+            let x0 = stored.x / shrink
+            let y0 = stored.y / shrink
+            let x1 = min((stored.maxX + shrink - 1) / shrink, shrunk.width)
+            let y1 = min((stored.maxY + shrink - 1) / shrink, shrunk.height)
+            let rect = PixelRect<StoredPixels>(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+            let decoded = try JPEGDecoder.decode(
+                input, info: info, rect: rect, limits: limits, lenient: lenient,
+                rows: nil, scaleDenominator: shrink)
+            // A mirrored axis puts the shrunk grid's rounding-up padding
+            // before the image.
+            let padded = orientation.orientedRect(
+                PixelRect(x: 0, y: 0, width: full.width, height: full.height),
+                storedSize: PixelSize(width: shrunk.width * shrink, height: shrunk.height * shrink))
+            return ResamplingRegion(
+                pixels: decoded.image.oriented(orientation).directColor(),
+                origin: orientation.orientedRect(rect, storedSize: shrunk), shrink: shrink,
+                offset: (Double(padded.x), Double(padded.y)), warnings: decoded.warnings,
+                checksum: decoded.checksum)
+        }
+        let decoded = try decode(stored, lenient: lenient)
+        return ResamplingRegion(
+            pixels: decoded.image.oriented(orientation).directColor(),
+            origin: orientation.orientedRect(stored, storedSize: storedSize), shrink: 1,
+            offset: (0, 0), warnings: decoded.warnings, checksum: decoded.checksum)
     }
 }

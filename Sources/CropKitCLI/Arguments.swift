@@ -28,6 +28,10 @@ package struct ParsedArguments {
     package var flags: Set<String> = []
     /// The arguments that are not options.
     package var positionals: [String] = []
+    /// Every option and flag in the order given, with its value (`nil` for
+    /// a flag): what a command that reads options in groups (`crop` with
+    /// several `-o`) splits.
+    package var ordered: [(name: String, value: String?)] = []
 
     /// Parses `--name value`, `--name=value`, `--flag` and the one-letter
     /// aliases (`-o value`, `-f`). `-` alone, a negative number and words not
@@ -40,6 +44,8 @@ package struct ParsedArguments {
     package init(_ arguments: [String], specs: [OptionSpec]) throws(UsageError) {
         var index = 0
         var optionsEnded = false
+        var groups = 0
+        var repeatedOnce: [(name: String, group: Int)] = []
         while index < arguments.count {
             var argument = arguments[index]
             index += 1
@@ -76,13 +82,18 @@ package struct ParsedArguments {
                 )
             }
             if !spec.repeatable && (values[name] != nil || flags.contains(name)) {
-                throw UsageError(message: "option '--\(name)' given more than once")
+                // Each group an -o starts (`crop`'s variants) may give an
+                // option again; whether it is a second group is known at
+                // the end.
+                repeatedOnce.append((name, groups))
             }
+            if name == "output" { groups += 1 }
             guard let shape = spec.value else {
                 guard inlineValue == nil else {
                     throw UsageError(message: "option '--\(name)' takes no value")
                 }
                 flags.insert(name)
+                ordered.append((name, nil))
                 continue
             }
             let value: String
@@ -111,6 +122,26 @@ package struct ParsedArguments {
             }
             values[name] = value
             repeated[name, default: []].append(value)
+            ordered.append((name, value))
+        }
+        // An option given twice is an error, unless a later -o began a new
+        // group for it and the command takes groups (several outputs).
+        for (name, group) in repeatedOnce {
+            let groupStarts = ordered.enumerated().filter { $0.element.name == "output" }.map(
+                \.offset)
+            guard groupStarts.count > 1 else {
+                throw UsageError(message: "option '--\(name)' given more than once")
+            }
+            // Within the same group, still an error.
+            var seen = 0
+            var counts = 0
+            for option in ordered {
+                if option.name == "output" { seen += 1 }
+                if seen == group, option.name == name { counts += 1 }
+            }
+            if counts > 1 || group == 0 {
+                throw UsageError(message: "option '--\(name)' given more than once for one output")
+            }
         }
     }
 

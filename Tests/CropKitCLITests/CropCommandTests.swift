@@ -69,6 +69,48 @@ import Testing
         #expect(heic.status == 64 && heic.err.contains("PNG or JPEG, not HEIC"))
     }
 
+    /// Several outputs of one photo: shared options before the first -o,
+    /// each output's own after it; every output as the same command with
+    /// one -o would write it.
+    @Test func variantsWriteEachOutputAsASingleCropWould() throws {
+        let folder = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("corners.png").path
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        let run = cropkit(
+            "crop", input, "--width", "120", "-o", path("square.png"), "--inside", "--aspect",
+            "1:1", "-o", path("wide.png"), "--inside", "--aspect", "16:9", "--angle", "2",
+            "-o", path("exact.png"), "--pixels", "10,10,50,40", "--width", "50")
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.split(separator: "\n").count == 3)
+        let square = try PNGDecoder.decode(path: path("square.png"))
+        #expect(square.width == 120 && square.height == 120)
+        let wide = try PNGDecoder.decode(path: path("wide.png"))
+        #expect(wide.width == 120 && wide.height == 68)
+        // --width 50 of a 50-wide rect: the lossless crop.
+        let exact = try PNGDecoder.decode(path: path("exact.png"))
+        let fixture = Fixture.corners(width: 400, height: 300)
+        #expect(
+            exact.samples
+                == fixture.cropped(to: PixelRect(x: 10, y: 10, width: 50, height: 40)).samples)
+        for (name, arguments) in [
+            ("square.png", ["--inside", "--aspect", "1:1"]),
+            ("wide.png", ["--inside", "--aspect", "16:9", "--angle", "2"]),
+        ] {
+            let single = path("single-" + name)
+            let one = cropkit(["crop", input, "--width", "120", "-o", single] + arguments)
+            #expect(one.status == 0, "\(one.err)")
+            #expect(try PNGDecoder.decode(path: single) == PNGDecoder.decode(path: path(name)))
+        }
+        let twice = cropkit(
+            "crop", input, "-o", path("a.png"), "--width", "3", "--width", "4", "-o",
+            path("b.png"), "--inside")
+        #expect(twice.status == 64 && twice.err.contains("given more than once for one output"))
+        let same = cropkit(
+            "crop", input, "--inside", "--force", "-o", path("a.png"), "-o", path("a.png"))
+        #expect(same.status == 64 && same.err.contains("given for two variants"))
+    }
+
     @Test func cropsAViewSelectionExactly() throws {
         let folder = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -60,6 +60,13 @@ struct CropCommand: Subcommand {
         light). With no angle and a size equal to the rect's own, the crop
         stays lossless.
 
+        Variants: -o may be given several times, each followed by its own
+        region, size and format options (options before the first -o apply to
+        every output): e.g. --width 1080 -o square.jpg --inside --aspect 1:1
+        -o portrait.jpg --inside --aspect 4:5 (--inside without --angle is the
+        largest centred rect of the ratio). The photo is decoded once, for the
+        union of what the turned or resized outputs read.
+
         Exit codes: 0 written, 1 the selection covers no pixel, 2 unreadable or
         corrupt input or the output could not be written, 64 usage (including an
         existing output without --force).
@@ -68,7 +75,9 @@ struct CropCommand: Subcommand {
         [
             OptionSpec(
                 name: "output", value: "OUT.png",
-                help: "the file to write (.png, .jpg, .heic); - for standard output", short: "o"),
+                help:
+                    "the file to write (.png, .jpg, .heic); - for standard output; repeat for variants",
+                short: "o", repeatable: true),
             OptionSpec(
                 name: "pixels", value: "X,Y,W,H",
                 help: "the rect to keep, in pixels of the image as seen"),
@@ -91,8 +100,62 @@ struct CropCommand: Subcommand {
     var force: Bool
     var json: Bool
     var image: ImageOptions
+    /// With several `-o`: every output and its job (the first is
+    /// ``output`` and ``job``); empty for one output.
+    var variants: [(output: String, job: CropJob)] = []
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
+        let outputs = parsed.repeated["output"] ?? []
+        if outputs.count > 1 {
+            // Variants: options before the first -o apply to every output;
+            // those after an -o, to that output (and replace a shared one).
+            var shared: [(name: String, value: String?)] = []
+            var groups: [[(name: String, value: String?)]] = []
+            for option in parsed.ordered {
+                if option.name == "output" {
+                    groups.append([option])
+                } else if groups.isEmpty {
+                    shared.append(option)
+                } else {
+                    groups[groups.count - 1].append(option)
+                }
+            }
+            let perOutputOnly: Set<String> = ["force", "json", "quiet", "lenient"]
+            var made: [(output: String, job: CropJob)] = []
+            var first: CropCommand?
+            for group in groups {
+                if let flag = group.first(where: { perOutputOnly.contains($0.name) }) {
+                    throw UsageError(
+                        message:
+                            "--\(flag.name) applies to every output: give it before the first -o")
+                }
+                let names = Set(group.map(\.name))
+                var tokens: [String] = []
+                for option in shared where !names.contains(option.name) {
+                    tokens += ["--" + option.name] + (option.value.map { [$0] } ?? [])
+                }
+                for option in group {
+                    tokens += ["--" + option.name] + (option.value.map { [$0] } ?? [])
+                }
+                let one = try CropCommand(
+                    ParsedArguments(tokens + ["--"] + parsed.positionals, specs: Self.options))
+                if first == nil { first = one }
+                made.append((one.output, one.job))
+            }
+            let paths = made.map(\.output)
+            if let repeatedPath = paths.first(where: { path in paths.filter { $0 == path }.count > 1
+                })
+            {
+                throw UsageError(message: "-o \(repeatedPath) is given for two variants")
+            }
+            if paths.contains("-") {
+                throw UsageError(message: "variants are written to files: -o - is for one output")
+            }
+            guard let first else { throw UsageError(message: "missing -o OUT.png") }
+            self = first
+            variants = made
+            return
+        }
         guard parsed.positionals.count == 1 else {
             throw UsageError(
                 message: parsed.positionals.isEmpty ? "missing INPUT" : "expected one INPUT file")
@@ -209,6 +272,7 @@ struct CropCommand: Subcommand {
     }
 
     func run(console: Console) -> Int32 {
+        if !variants.isEmpty { return runVariants(console: console) }
         do throws(ImagingError) {
             let source = try image.open(input)
             let plan: CropPlan
@@ -267,6 +331,48 @@ struct CropCommand: Subcommand {
                 }
             }
             for warning in report.warnings { console.err.write("warning: \(warning)\n") }
+            return ExitCode.success
+        } catch {
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return error.exitCode
+        }
+    }
+
+    /// Several outputs of one photo: every plan made first (a refused one
+    /// writes nothing), then written with one decode of the union of what
+    /// the resampled ones read.
+    func runVariants(console: Console) -> Int32 {
+        do throws(ImagingError) {
+            let source = try image.open(input)
+            var plans: [CropPlan] = []
+            for variant in variants {
+                do throws(CropPlanError) {
+                    plans.append(try variant.job.plan(for: source))
+                } catch {
+                    console.err.write("\(variant.output): ")
+                    return Self.refused(error, console: console, json: json)
+                }
+            }
+            let reports = try CropPlan.writeVariants(
+                plans, to: variants.map(\.output), replacing: force)
+            var lines: [JSONValue] = []
+            for (plan, report) in zip(plans, reports) {
+                if json {
+                    lines.append(Self.reportJSON(input: input, plan: plan, report: report))
+                } else {
+                    let what =
+                        plan.resampling.map {
+                            "output rect \($0.crop.rect) turned \(numberText($0.crop.frame.angle))°, \($0.resampler.filter)"
+                        } ?? "pixels \(plan.result.rect) as seen"
+                    console.out.write(
+                        "wrote \(report.output ?? "?"): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (\(what))\n"
+                    )
+                }
+                for warning in report.warnings {
+                    console.err.write("warning: \(report.output ?? ""): \(warning)\n")
+                }
+            }
+            if json { console.out.write(JSONValue.array(lines).text + "\n") }
             return ExitCode.success
         } catch {
             console.err.write("error: \(error.commandLineMessage)\n")
