@@ -143,9 +143,8 @@ struct CropCommand: Subcommand {
                 made.append((one.output, one.job))
             }
             let paths = made.map(\.output)
-            if let repeatedPath = paths.first(where: { path in paths.filter { $0 == path }.count > 1
-                })
-            {
+            let twice = paths.first { path in paths.filter { $0 == path }.count > 1 }
+            if let repeatedPath = twice {
                 throw UsageError(message: "-o \(repeatedPath) is given for two variants")
             }
             if paths.contains("-") {
