@@ -33,6 +33,10 @@ package struct ParsedArguments {
     /// several `-o`) splits.
     package var ordered: [(name: String, value: String?)] = []
 
+    /// No options, flags or positional arguments: for a command that reads
+    /// its options from elsewhere (a batch line) and fills them in.
+    package init() {}
+
     /// Parses `--name value`, `--name=value`, `--flag` and the one-letter
     /// aliases (`-o value`, `-f`). `-` alone, a negative number and words not
     /// starting with `-` are positional, and so is everything after `--`.

@@ -204,4 +204,37 @@ extension BatchCommandTests {
             cropkit("batch", manifest, "--root", folder.appendingPathComponent("none").path).status
                 == 64)
     }
+
+    /// A line with "variants" writes each variant as a line of its own
+    /// would, from one decode; turned and resized members read as crop's
+    /// options; a bad member names itself.
+    @Test func variantsAndResizingOnManifestLines() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(
+            cropkit("fixture", "400x300", "-o", folder.appendingPathComponent("in.png").path)
+                .status == 0)
+        let manifest = folder.appendingPathComponent("m.jsonl")
+        try """
+        {"input":"in.png","width":100,"variants":[{"output":"v/square.png","inside":true,"aspect":"1:1"},{"output":"v/wide.png","inside":true,"aspect":"16:9","angle":2}]}
+        {"input":"in.png","output":"v/turned.png","pixels":{"x":0,"y":0,"width":40,"height":40},"angle":-5,"size":"20x10"}
+        {"input":"in.png","output":"v/bad.png","pixels":{"x":0,"y":0,"width":40,"height":40},"size":"0x10"}
+        {"input":"in.png","output":"v/same.png","inside":true,"aspect":"16:9","angle":2,"width":100}
+
+        """.write(to: manifest, atomically: true, encoding: .utf8)
+        let run = cropkit("batch", manifest.path, "--jobs", "1")
+        #expect(run.status == 1, "\(run.err)")
+        let lines = run.out.split(separator: "\n").map { try? JSONValue(parsing: String($0)) }
+        #expect(lines[0]?["status"] == .string("written"))
+        #expect(lines[1]?["outputRect"]?["width"] == .number(40))
+        #expect(lines[2]?["status"] == .string("failed"))
+        #expect(lines[2]?["error"].map { "\($0)".contains("size") } == true)
+        func image(_ name: String) throws -> RasterImage {
+            try PNGDecoder.decode(path: folder.appendingPathComponent("v/" + name).path)
+        }
+        #expect(try image("square.png").width == 100 && image("square.png").height == 100)
+        #expect(try image("turned.png").width == 20 && image("turned.png").height == 10)
+        // A variant is the line it would be on its own.
+        #expect(try image("wide.png") == image("same.png"))
+    }
 }

@@ -24,6 +24,16 @@ struct BatchCommand: Subcommand {
         --strip apply to the JPEG and HEIC lines, --compressor and --level to
         the PNG ones.
 
+        Straighten and resize, as crop's options: "angle" (degrees), "inside":
+        true (the largest rect inside, of "aspect"), "size" or "fit" ("WxH"),
+        "width" or "height" (numbers), "filter", "fill" ("#rrggbb"), "circle":
+        true. Variants: "variants" is an array of objects, each with its own
+        "output" and any of the members above; each variant is the line with
+        its members replacing the line's, and the photo is decoded once for
+        all of them, e.g. {"input":"a.jpg","width":1080,"variants":[{"output":
+        "a-1x1.jpg","inside":true,"aspect":"1:1"},{"output":"a-4x5.jpg",
+        "inside":true,"aspect":"4:5"}]}.
+
         Crops run in parallel, one per core (--jobs to change). An output that
         already exists is skipped: outputs are written atomically, so an existing
         one is complete, and a killed batch can simply be run again (--force
@@ -337,10 +347,13 @@ struct BatchCommand: Subcommand {
         guard case .object = json else {
             return failed("not a JSON object")
         }
+        if let variants = json["variants"] {
+            return processVariants(variants, of: json, line: line, base: base)
+        }
         guard case .string(let inputName)? = json["input"],
             case .string(let outputName)? = json["output"]
         else {
-            return failed("a line needs \"input\" and \"output\" strings")
+            return failed("a line needs \"input\" and \"output\" strings (or \"variants\")")
         }
         // Resolved against the manifest's folder and standardized ("a/./b/../c"
         // is "a/c"), as the report shows them.
@@ -382,9 +395,14 @@ struct BatchCommand: Subcommand {
         switch Self.job(from: json) {
         case .failure(let message): return failed(message.text, paths)
         case .success(let region):
-            job = CropJob(
+            var made = CropJob(
                 region: region.region, orientation: region.orientation,
                 format: format, lenient: image.lenient)
+            switch Self.resampling(from: json) {
+            case .failure(let message): return failed(message.text, paths)
+            case .success(let resampling): made.resampling = resampling
+            }
+            job = made
         }
         do throws(ImagingError) {
             let source = try image.open(input)
@@ -403,15 +421,155 @@ struct BatchCommand: Subcommand {
             let report = try plan.write(to: output, replacing: force)
             return Outcome(
                 line: line, status: "written",
-                members: paths + [
-                    .init("pixels", plan.result.json), .init("bytes", .number(report.bytes)),
-                ])
+                members: paths
+                    + (plan.resampling.map { resampling -> [JSONValue.Member] in
+                        let r = resampling.crop.rect
+                        return [
+                            .init("angle", .number(resampling.crop.frame.angle)),
+                            .init(
+                                "outputRect",
+                                .object([
+                                    .init("x", .number(r.x)), .init("y", .number(r.y)),
+                                    .init("width", .number(r.width)),
+                                    .init("height", .number(r.height)),
+                                ])),
+                            .init("read", plan.result.json),
+                        ]
+                    } ?? [.init("pixels", plan.result.json)]) + [
+                        .init("bytes", .number(report.bytes))
+                    ])
         } catch {
             // Another task writing the same output first is not a failure.
             if case .outputExists = error, !force {
                 return Outcome(line: line, status: "skipped", members: paths)
             }
             return failed(error.commandLineMessage, paths)
+        }
+    }
+
+    /// A line with "variants": each variant is the line with the variant's
+    /// members replacing its own; all are planned, then written from one
+    /// decode (``CropPlan/writeVariants(_:to:replacing:)``).
+    func processVariants(_ variants: JSONValue, of json: JSONValue, line: Int, base: String)
+        -> Outcome
+    {
+        func failed(_ message: String, _ extra: [JSONValue.Member] = []) -> Outcome {
+            Outcome(
+                line: line, status: "failed", members: extra + [.init("error", .string(message))])
+        }
+        func resolve(_ path: String) -> String {
+            cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
+        }
+        guard case .array(let list) = variants, !list.isEmpty,
+            case .object(let lineMembers) = json,
+            case .string(let inputName)? = json["input"]
+        else {
+            return failed(
+                "\"variants\" must be a non-empty array of objects, with \"input\" on the line")
+        }
+        let input = resolve(inputName)
+        var jobs: [(output: String, job: CropJob)] = []
+        for (index, variant) in list.enumerated() {
+            guard case .object(let own) = variant, case .string(let outputName)? = variant["output"]
+            else {
+                return failed("variant \(index + 1) needs an \"output\" string")
+            }
+            let output = resolve(outputName)
+            if let root, !Self.resolves(output, inside: root) || !Self.resolves(input, inside: root)
+            {
+                return failed("variant \(index + 1) resolves outside --root '\(root)'")
+            }
+            let names = Set(own.map(\.key))
+            let merged = JSONValue.object(
+                lineMembers.filter { !names.contains($0.key) && $0.key != "variants" } + own)
+            var flags = outputFlags
+            if case .string(let name)? = merged["format"] { flags.values["format"] = name }
+            let format: OutputFormat
+            do throws(UsageError) {
+                format = try OutputOptions.format(for: output, flags, threads: 1, mixed: true)
+            } catch {
+                return failed("variant \(index + 1): \(error.message)")
+            }
+            guard case .success(let region) = Self.job(from: merged) else {
+                return failed(
+                    "variant \(index + 1): no region (\"pixels\", a view selection or \"inside\")")
+            }
+            var job = CropJob(
+                region: region.region, orientation: region.orientation, format: format,
+                lenient: image.lenient)
+            switch Self.resampling(from: merged) {
+            case .failure(let message): return failed("variant \(index + 1): \(message.text)")
+            case .success(let resampling): job.resampling = resampling
+            }
+            jobs.append((output, job))
+        }
+        let paths: [JSONValue.Member] = [
+            .init("input", .string(input)),
+            .init("outputs", .array(jobs.map { .string($0.output) })),
+        ]
+        if !force, jobs.allSatisfy({ FileManager.default.fileExists(atPath: $0.output) }) {
+            return Outcome(line: line, status: "skipped", members: paths)
+        }
+        do throws(ImagingError) {
+            let source = try image.open(input)
+            var plans: [CropPlan] = []
+            for (output, job) in jobs {
+                do throws(CropPlanError) {
+                    plans.append(try job.plan(for: source))
+                } catch {
+                    return failed("no pixels for \(output): \(error)", paths)
+                }
+            }
+            for output in jobs.map(\.output) {
+                let folder = (output as NSString).deletingLastPathComponent
+                if !folder.isEmpty {
+                    try? FileManager.default.createDirectory(
+                        atPath: folder, withIntermediateDirectories: true)
+                }
+            }
+            let reports = try CropPlan.writeVariants(
+                plans, to: jobs.map(\.output), replacing: force)
+            return Outcome(
+                line: line, status: "written",
+                members: paths + [
+                    .init(
+                        "variants",
+                        .array(
+                            reports.map { report in
+                                .object([
+                                    .init("output", .string(report.output ?? "")),
+                                    .init("width", .number(report.size.width)),
+                                    .init("height", .number(report.size.height)),
+                                    .init("bytes", .number(report.bytes)),
+                                ])
+                            }))
+                ])
+        } catch {
+            return failed(error.commandLineMessage, paths)
+        }
+    }
+
+    /// The turn and size a line asks for, read as `crop`'s options:
+    /// "angle", "size", "fit", "width", "height", "filter", "fill" and
+    /// "circle" (true).
+    static func resampling(from json: JSONValue) -> Result<CropJob.Resampling, LineProblem> {
+        var parsed = ParsedArguments()
+        for key in ["angle", "size", "fit", "width", "height", "filter", "fill"] {
+            switch json[key] {
+            case .number(let text, _)?: parsed.values[key] = text
+            case .string(let text)?: parsed.values[key] = text
+            case nil: break
+            default: return .failure(LineProblem(text: "\"\(key)\" must be a number or a string"))
+            }
+        }
+        if case .bool(true)? = json["circle"] { parsed.flags.insert("circle") }
+        do throws(UsageError) {
+            return .success(try ResampleOptions.resampling(parsed))
+        } catch {
+            return .failure(
+                LineProblem(
+                    text: error.message.replacingOccurrences(of: "--", with: "\"")
+                        .replacingOccurrences(of: " must", with: "\" must")))
         }
     }
 
@@ -452,6 +610,16 @@ struct BatchCommand: Subcommand {
             guard case .number(_, let number) = value, let given = EXIFOrientation(exactly: number)
             else { return .failure(LineProblem(text: "orientation must be 1 to 8")) }
             orientation = given
+        }
+        if case .bool(true)? = json["inside"] {
+            var aspect: AspectChoice?
+            if case .string(let text)? = json["aspect"] {
+                guard let parsed = AspectChoice(parsing: text) else {
+                    return .failure(LineProblem(text: "\"aspect\" must be \"p:q\" or \"source\""))
+                }
+                aspect = parsed
+            }
+            return .success((.largestInside(aspect: aspect), orientation))
         }
         if let pixels = json["pixels"] {
             guard case .number(_, let x)? = pixels["x"], case .number(_, let y)? = pixels["y"],
@@ -550,7 +718,14 @@ struct ManifestCheck {
                 if inputLine[key] == nil { inputLine[key] = line }
             }
         }
-        if case .string(let output)? = json["output"] {
+        var outputs: [String] = []
+        if case .string(let output)? = json["output"] { outputs.append(output) }
+        if case .array(let variants)? = json["variants"] {
+            for variant in variants {
+                if case .string(let output)? = variant["output"] { outputs.append(output) }
+            }
+        }
+        for output in outputs {
             let path = resolve(output)
             for key in Self.keys(path) {
                 if let earlier = outputLine[key] {
