@@ -111,6 +111,32 @@ import Testing
         #expect(same.status == 64 && same.err.contains("given for two variants"))
     }
 
+    /// `verify --angle --size`: turned and resized crops of the scaled
+    /// coordinates fixture pass in every orientation, with and without fill.
+    @Test(arguments: [1, 2, 6, 7])
+    func verifyChecksTurnedCrops(orientation: Int) throws {
+        let run = cropkit(
+            "verify", "--source", "160x120", "--viewport", "320x240", "--selection",
+            "0,0,320,240", "--selection", "100,50,90,60", "--angle", "-12.5", "--size", "70x50",
+            "--orientation", String(orientation), "--json")
+        #expect(run.status == 0, "\(run.out)\(run.err)")
+        let lines = run.out.split(separator: "\n").compactMap {
+            try? JSONValue(parsing: String($0))
+        }
+        #expect(lines.count == 2)
+        for line in lines {
+            guard case .array(let checks)? = line["checks"] else {
+                Issue.record("no checks in \(line)")
+                continue
+            }
+            #expect(checks.count == 3 && checks.allSatisfy { $0["passed"] == .bool(true) })
+        }
+        let quarter = cropkit(
+            "verify", "--source", "40x30", "--viewport", "400x300", "--selection", "50,0,300,300",
+            "--angle", "90", "--orientation", String(orientation))
+        #expect(quarter.status == 0 && quarter.out.contains("largest error 0.0000 px"))
+    }
+
     @Test func cropsAViewSelectionExactly() throws {
         let folder = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: folder) }

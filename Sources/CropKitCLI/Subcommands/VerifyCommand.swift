@@ -24,6 +24,13 @@ struct VerifyCommand: Subcommand {
         against it (reported), the markers must appear (within a JPEG's
         tolerance) only where the crop overlaps them, and 'cropkit leaks' must
         find nothing.
+        With --angle DEG or --size WxH, each turned or resized crop is exported
+        from a 16-bit fixture whose pixels hold their own stored x and y (scaled
+        into 16 bits, the scale reported) with bilinear filtering, and checked:
+        its size, every interior pixel reads back the position the contract
+        says it sampled (to the fixture's quantisation), and the transparent
+        fill is exactly where that position leaves the image (up to 25
+        megapixels).
         A selection that covers no pixel has nothing to export and is reported as
         such. Exit 1 when any check failed.
         """
@@ -41,12 +48,19 @@ struct VerifyCommand: Subcommand {
                 help:
                     "png (default: the four checks on PNG crops) or jpeg (JPEG crops of a JPEG fixture)"
             ),
+            OptionSpec(
+                name: "angle", value: "DEG",
+                help: "check straightened crops: the image turned DEG degrees clockwise"),
+            OptionSpec(
+                name: "size", value: "WxH", help: "check crops resized to exactly W×H pixels"),
             .json("print one JSON object per selection"), .quiet,
         ]
 
     var mappings: [MappingOptions]
     var json: Bool
     var jpeg: Bool
+    /// The turn and size to check (`--angle`, `--size`), if any.
+    var resampling: CropJob.Resampling?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.isEmpty else {
@@ -64,9 +78,19 @@ struct VerifyCommand: Subcommand {
         case "jpeg", "jpg": jpeg = true
         case let other: throw UsageError(message: "unknown --format '\(other)'; use png or jpeg")
         }
+        if parsed.values["angle"] != nil || parsed.values["size"] != nil {
+            if jpeg {
+                throw UsageError(
+                    message:
+                        "--angle and --size check PNG crops of the 16-bit fixture; drop --format jpeg"
+                )
+            }
+            resampling = try ResampleOptions.resampling(parsed)
+        }
     }
 
     func run(console: Console) -> Int32 {
+        if let resampling { return runTurned(resampling, console: console) }
         var failed = 0
         var passed = 0
         var verifier: ExportVerifier?
@@ -121,6 +145,71 @@ struct VerifyCommand: Subcommand {
                 } else {
                     console.out.write(
                         "selection \(selection) -> pixels \(result.rect): \(ok ? "passed" : "FAILED")\n"
+                    )
+                    for check in checks {
+                        console.out.write(
+                            "  \(check.passed ? "ok  " : "FAIL") \(check.name): \(check.detail)\n")
+                    }
+                }
+            } catch {
+                console.err.write("error: \(error.commandLineMessage)\n")
+                return ExitCode.badInput
+            }
+        }
+        console.err.write("\(passed) passed, \(failed) failed\n")
+        return failed > 0 ? ExitCode.failure : ExitCode.success
+    }
+
+    /// `--angle`, `--size`: each selection's turned or resized crop of the
+    /// scaled coordinates fixture, checked.
+    func runTurned(_ resampling: CropJob.Resampling, console: Console) -> Int32 {
+        var failed = 0
+        var passed = 0
+        var verifier: TurnedExportVerifier?
+        for mapping in mappings {
+            var request = mapping.request
+            request.angle = resampling.angle
+            let selection = request.selection
+            do throws(ImagingError) {
+                let source = PixelSize<StoredPixels>(
+                    width: Int(request.sourceSize.width), height: Int(request.sourceSize.height))
+                let current: TurnedExportVerifier
+                if let verifier {
+                    current = verifier
+                } else {
+                    current = try TurnedExportVerifier(sourceSize: source)
+                }
+                verifier = current
+                guard let (crop, checks) = try current.check(request, size: resampling.size) else {
+                    let reason =
+                        (try? request.straightened(size: resampling.size)).map { _ in
+                            "unturned at its own size: lossless, checked without --angle"
+                        } ?? "no pixels"
+                    console.out.write("selection \(selection): \(reason), nothing to check\n")
+                    continue
+                }
+                let ok = checks.allSatisfy(\.passed)
+                if ok { passed += 1 } else { failed += 1 }
+                if json {
+                    let r = crop.rect
+                    console.out.write(
+                        JSONValue.object([
+                            .init("selection", .string("\(selection)")),
+                            .init("angle", .number(crop.frame.angle)),
+                            .init(
+                                "outputRect",
+                                .object([
+                                    .init("x", .number(r.x)), .init("y", .number(r.y)),
+                                    .init("width", .number(r.width)),
+                                    .init("height", .number(r.height)),
+                                ])),
+                            .init("outputSize", .string("\(crop.outputSize)")),
+                            .init("fixtureScale", .number(current.scale)),
+                            .init("checks", .array(checks.map(\.json))),
+                        ]).text + "\n")
+                } else {
+                    console.out.write(
+                        "selection \(selection) -> output rect \(crop.rect) turned \(numberText(crop.frame.angle))°, \(crop.outputSize): \(ok ? "passed" : "FAILED")\n"
                     )
                     for check in checks {
                         console.out.write(
