@@ -148,9 +148,9 @@ public struct Resampler: Sendable {
             fillColor[3] = layout.maximum
         }
         var out = [UInt8](repeating: 0, count: layout.outputRowBytes * crop.outputSize.height)
-        let kernel = Kernel(
-            filter: filter,
-            reduction: (crop.reduction.x / Double(scale), crop.reduction.y / Double(scale)))
+        // Lanczos-3 widens by what is left of the reduction after any
+        // shrink-on-load.
+        let (across, down) = (crop.reduction.x / Double(scale), crop.reduction.y / Double(scale))
         region.samples.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
                 let source = RegionReader(
@@ -158,12 +158,21 @@ public struct Resampler: Sendable {
                     rowBytes: region.rowBytes, width: region.width, height: region.height)
                 let target = UnsafeSendable(output)
                 if crop.frame.angle == 0 {
+                    // Unturned, each axis widens by its own reduction (as
+                    // Pillow's and libvips' resize do).
                     renderSeparable(
-                        crop, source: source, placement: placement, kernel: kernel,
-                        layout: layout, into: target)
+                        crop, source: source, placement: placement,
+                        kernels: (
+                            Kernel(filter: filter, widening: across),
+                            Kernel(filter: filter, widening: down)
+                        ), layout: layout, into: target)
                 } else {
+                    // Turned, the axes of the output are not the image's: both
+                    // widen by the larger reduction, so the kernel stays round
+                    // under the turn.
                     renderTurned(
-                        crop, source: source, placement: placement, kernel: kernel,
+                        crop, source: source, placement: placement,
+                        kernel: Kernel(filter: filter, widening: max(across, down)),
                         layout: layout, fill: fillColor, into: target)
                 }
             }
@@ -180,16 +189,16 @@ public struct Resampler: Sendable {
     /// width, then across.
     private func renderSeparable(
         _ crop: StraightenedCrop, source: RegionReader, placement: RegionPlacement,
-        kernel: Kernel, layout: PixelLayout, into target: UnsafeSendable
+        kernels: (across: Kernel, down: Kernel), layout: PixelLayout, into target: UnsafeSendable
     ) {
         let transform = crop.sampleTransform
         let columns = Taps(
-            count: crop.outputSize.width, extent: source.width, kernel: kernel,
+            count: crop.outputSize.width, extent: source.width, kernel: kernels.across,
             position: {
                 (transform.a * (Double($0) + 0.5) + transform.tx) / placement.scale + placement.x
             })
         let rows = Taps(
-            count: crop.outputSize.height, extent: source.height, kernel: kernel,
+            count: crop.outputSize.height, extent: source.height, kernel: kernels.down,
             position: {
                 (transform.d * (Double($0) + 0.5) + transform.ty) / placement.scale + placement.y
             })
@@ -480,14 +489,13 @@ private struct RegionReader: @unchecked Sendable {
 /// A filter's kernel for one crop: its radius and weights.
 private struct Kernel: Sendable {
     let filter: ResamplingFilter
-    /// The kernel's widening (1 unless reducing). A turned reduction shrinks
-    /// every direction, so both axes widen by the larger factor and the
-    /// kernel stays round under the turn.
+    /// The kernel's widening: the reduction along its axis for Lanczos-3
+    /// (never below 1), else 1.
     let scale: Double
 
-    init(filter: ResamplingFilter, reduction: (x: Double, y: Double)) {
+    init(filter: ResamplingFilter, widening: Double) {
         self.filter = filter
-        scale = filter == .lanczos3 ? max(1, reduction.x, reduction.y) : 1
+        scale = filter == .lanczos3 ? max(1, widening) : 1
     }
 
     /// The most taps along one axis.

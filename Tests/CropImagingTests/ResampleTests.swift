@@ -335,4 +335,22 @@ import Testing
             own.sample(x: 100, y: 100, channel: 0) == fixture.sample(x: 100, y: 100, channel: 0))
         #expect(own.sample(x: 1, y: 1, channel: 3) == 0)
     }
+
+    /// An unturned resize widens Lanczos-3 along each axis by that axis's
+    /// own reduction: reducing only the height keeps vertical stripes 5 px
+    /// wide at full contrast.
+    @Test func eachAxisWidensByItsOwnReduction() throws {
+        var samples = [UInt8]()
+        for _ in 0..<100 {
+            for x in 0..<100 { samples.append((x / 5) % 2 == 0 ? 230 : 20) }
+        }
+        let stripes = RasterImage(
+            width: 100, height: 100, colorType: .gray, bitDepth: 8, samples: samples)
+        let source = try ImageSource(ImageInput(bytes: PNGEncoder().encode(stripes)))
+        var job = CropJob(region: .pixels(PixelRect(x: 0, y: 0, width: 100, height: 100)))
+        job.resampling = CropJob.Resampling(size: .exact(PixelSize(width: 100, height: 20)))
+        let (_, output) = try Self.export(job, source)
+        let row = (0..<100).map { output.sample(x: $0, y: 10, channel: 0) }
+        #expect(row[12] >= 225 && row[17] <= 25, "\(row.prefix(20))")
+    }
 }
