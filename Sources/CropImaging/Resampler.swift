@@ -292,36 +292,29 @@ public struct Resampler: Sendable {
                 if kernel.filter == .bilinear, !layout.inputHasAlpha, !source.wide,
                     layout.colorChannels == 3
                 {
-                    // The common photo, bilinear: four taps, inline.
-                    let fx = u.rounded(.down)
-                    let fy = v.rounded(.down)
-                    let (ax, ay) = (Float(u - fx), Float(v - fy))
-                    let x0 = min(max(Int(fx), 0), lastX)
-                    let x1 = min(max(Int(fx) + 1, 0), lastX)
-                    let y0 = min(max(Int(fy), 0), lastY)
-                    let y1 = min(max(Int(fy) + 1, 0), lastY)
-                    let r0 = y0 * source.rowBytes
-                    let r1 = y1 * source.rowBytes
+                    // The common photo, bilinear: four taps, inline, no
+                    // libm call (the floor by truncation, corrected below 0).
+                    let tx = Int(u)
+                    let ty = Int(v)
+                    let ix = Double(tx) > u ? tx - 1 : tx
+                    let iy = Double(ty) > v ? ty - 1 : ty
+                    let (ax, ay) = (Float(u - Double(ix)), Float(v - Double(iy)))
+                    let x0 = 3 * min(max(ix, 0), lastX)
+                    let x1 = 3 * min(max(ix + 1, 0), lastX)
+                    let r0 = min(max(iy, 0), lastY) * source.rowBytes
+                    let r1 = min(max(iy + 1, 0), lastY) * source.rowBytes
                     let w00 = (1 - ax) * (1 - ay)
                     let w10 = ax * (1 - ay)
                     let w01 = (1 - ax) * ay
                     let w11 = ax * ay
                     let b = source.base
-                    for channel in 0..<3 {
-                        let value =
-                            w00 * Float(b[r0 + 3 * x0 + channel]) + w10
-                            * Float(b[r0 + 3 * x1 + channel]) + w01
-                            * Float(b[r1 + 3 * x0 + channel]) + w11
-                            * Float(b[r1 + 3 * x1 + channel])
-                        switch channel {
-                        case 0: pixel.0 = value
-                        case 1: pixel.1 = value
-                        default: pixel.2 = value
-                        }
+                    @inline(__always) func channel(_ c: Int) -> Float {
+                        w00 * Float(b[r0 + x0 + c]) + w10 * Float(b[r0 + x1 + c]) + w01
+                            * Float(b[r1 + x0 + c]) + w11 * Float(b[r1 + x1 + c])
                     }
-                    pixel.3 = 1
                     layout.store(
-                        premultiplied: pixel, total: 1, column: column, row: row, into: target)
+                        straight: (channel(0), channel(1), channel(2), layout.maximum),
+                        column: column, row: row, into: target)
                     continue
                 }
                 let (x0, xCount) = kernel.weights(at: u, extent: source.width, into: xWeights)

@@ -434,6 +434,7 @@ struct CropCommand: Subcommand {
                 .init("filter", .string(resampling.resampler.filter.rawValue)),
                 .init("fill", .string(resampling.resampler.fill.description)),
                 .init("read", plan.result.json),
+                .init("shrinkOnLoad", .number(resampling.shrink)),
             ]
             if let request = plan.request {
                 members.append(
