@@ -190,6 +190,10 @@ struct DemoCommand: Subcommand {
             number: String(format: "%02d", cases.count + 1), in: folder, console: console)
         let heic = heicCase(
             number: String(format: "%02d", cases.count + 2), in: folder, console: console)
+        let straightened = straightenCase(
+            number: String(format: "%02d", cases.count + 3), in: folder, console: console)
+        let variants = variantsCase(
+            number: String(format: "%02d", cases.count + 4), in: folder, console: console)
         let recordsPath = folder + "/records.jsonl"
         try? Data((records.joined(separator: "\n") + "\n").utf8).write(
             to: URL(fileURLWithPath: recordsPath))
@@ -201,7 +205,9 @@ struct DemoCommand: Subcommand {
         let exact = cropPixels(
             source: trap.source, viewport: trap.viewport, selection: trap.selection)
         report.introduction = introduction(cases.first?.request)
-        report.closing = jpeg.html + heic.html + closing(article: article, exact: exact)
+        report.closing =
+            jpeg.html + heic.html + straightened.html + variants.html
+            + closing(article: article, exact: exact)
         try? Data(
             report.html(
                 title: "CropKit demo: which pixels a selection covers, exactly", passed: passed,
@@ -217,6 +223,8 @@ struct DemoCommand: Subcommand {
                 the crop overlaps them, no transparent pixel, every pixel the right one)
               a JPEG crop of a phone photo: \(jpeg.summary)
               a HEIC crop of an iPhone-like photo: \(heic.summary)
+              the photo straightened by 3.5 degrees: \(straightened.summary)
+              three variants from one decode: \(variants.summary)
               where plain Double arithmetic is wrong: source 4000x3000, view 300x300,
                 selection \(describe(trap.selection))
                 the article's Double code: \(article.map(describe) ?? "no pixels")
@@ -230,10 +238,14 @@ struct DemoCommand: Subcommand {
               photo.jpg        the phone photo; crop.jpg its JPEG crop (cropkit leaks crop.jpg)
               photo.heic       the iPhone-like photo; crop.heic its HEIC crop (crop-lossless.heic
                                grown to the tile grid), crop-heic.png the same crop as PNG
+              straightened-*.png the photo turned 3.5 degrees: the whole view (fill at the
+                               corners) and the largest rect inside (no fill)
+              variant-*.jpg    1:1, 4:5 and 16:9 crops at 270 wide, from one decode
 
 
             """)
-        return failed == 0 && jpeg.passed && heic.passed ? ExitCode.success : ExitCode.failure
+        return failed == 0 && jpeg.passed && heic.passed && straightened.passed && variants.passed
+            ? ExitCode.success : ExitCode.failure
     }
 
     /// The HEIC case: an iPhone-like photo (a grid of 256x256 HEVC tiles
