@@ -68,9 +68,17 @@ extension DemoCommandTests {
         } else {
             #expect(first.out.contains("skipped: libheif"))
         }
+        // The straightened case: both crops checked on the coordinates
+        // fixture, the inside one without fill; the variants at their sizes.
+        #expect(
+            first.out.contains(
+                "the photo straightened by 3.5 degrees: 6/6 checks, the inside crop has no fill"))
+        #expect(
+            first.out.contains("three variants from one decode: 270x270, 270x338, 270x152"))
         for name in [
             "report.html", "records.jsonl", "replayed.jsonl", "diagrams/01.svg",
             "exports/line-1.png", ".cropkit-demo", "photo.jpg", "crop.jpg",
+            "straightened-whole.png", "straightened-inside.png", "variant-4x5.jpg",
         ] {
             #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(name)")
         }
