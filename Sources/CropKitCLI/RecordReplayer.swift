@@ -45,7 +45,7 @@ struct RecordReplayer {
         var passed: Bool { problems.isEmpty }
 
         /// The output line: the record as given, the answer, and the verdict.
-        var line: JSONValue { record.replayed(answer, extra: extra) }
+        var line: JSONValue { record.replayed(answer: answer, extra: extra) }
 
         /// What the replay adds after the answer: the export, the verdict.
         private var extra: [JSONValue.Member] {
@@ -61,7 +61,8 @@ struct RecordReplayer {
         /// Appends ``line`` to `out`, echoing the bytes the record was read
         /// from (``CropRecord/writeReplayed(_:extra:echoing:to:)``).
         func writeLine(echoing text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-            record.writeReplayed(answer, extra: extra, echoing: isAsRead ? text : nil, to: &out)
+            record.writeReplayed(
+                answer: answer, extra: extra, echoing: isAsRead ? text : nil, to: &out)
         }
 
         /// "result 1000,500,2000,2000" or "rejected: noImagePixels".

@@ -409,13 +409,13 @@ extension CropRecord {
     public func replayed(
         _ outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = []
     ) -> JSONValue {
-        replayed(.mapped(outcome), extra: extra)
+        replayed(answer: .mapped(outcome), extra: extra)
     }
 
     /// ``replayed(_:extra:)`` for either kind of answer: a turned one's
     /// `result` is its output rect `O` with its `outputSize` and the image
     /// `quad` of `O`'s corners.
-    public func replayed(_ answer: Answer, extra: [JSONValue.Member] = []) -> JSONValue {
+    public func replayed(answer: Answer, extra: [JSONValue.Member] = []) -> JSONValue {
         var out: [JSONValue.Member] = []
         if case .object(let members) = json {
             for member in members where member.key != "reason" && member.key != "recordedResult" {
@@ -437,12 +437,12 @@ extension CropRecord {
         _ outcome: Result<CropResult, CropRejection>, extra: [JSONValue.Member] = [],
         echoing line: UnsafeBufferPointer<UInt8>?, to out: inout [UInt8]
     ) {
-        writeReplayed(.mapped(outcome), extra: extra, echoing: line, to: &out)
+        writeReplayed(answer: .mapped(outcome), extra: extra, echoing: line, to: &out)
     }
 
     /// ``writeReplayed(_:extra:echoing:to:)`` for either kind of answer.
     public func writeReplayed(
-        _ answer: Answer, extra: [JSONValue.Member] = [],
+        answer: Answer, extra: [JSONValue.Member] = [],
         echoing line: UnsafeBufferPointer<UInt8>?, to out: inout [UInt8]
     ) {
         guard let line, case .object(let members) = json, !members.isEmpty,
@@ -452,7 +452,7 @@ extension CropRecord {
             let close = line.lastIndex(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }),
             line[close] == UInt8(ascii: "}")
         else {
-            replayed(answer, extra: extra).write(to: &out)
+            replayed(answer: answer, extra: extra).write(to: &out)
             return
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<close]))

@@ -222,7 +222,7 @@ extension RecordTests {
         }
         #expect(crop.rect == PixelRect(x: 5, y: 0, width: 30, height: 30))
         #expect(record.mismatches(answer).isEmpty)
-        let replayed = record.replayed(answer)
+        let replayed = record.replayed(answer: answer)
         #expect(replayed["result"]?["quad"] != nil && replayed["result"]?["outputSize"] != nil)
         // The unturned replay refuses it rather than ignore the angle.
         #expect(record.replay() == .failure(.turned(angle: 90)))

@@ -441,7 +441,7 @@ struct CropCommand: Subcommand {
                     .init(
                         "record",
                         CropRecord(request: request, aspect: plan.aspect, expected: nil).replayed(
-                            CropRecord.Answer.turned(.success(resampling.crop)))))
+                            answer: .turned(.success(resampling.crop)))))
             } else {
                 let r = resampling.crop.rect
                 members.append(
