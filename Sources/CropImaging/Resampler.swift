@@ -203,6 +203,55 @@ public struct Resampler: Sendable {
                 (transform.d * (Double($0) + 0.5) + transform.ty) / placement.scale + placement.y
             })
         let channels = 4
+        // Only the columns some output column weighs are weighed down (a
+        // variant's region may be wider: it is the union of several).
+        let firstColumn = columns.starts.min() ?? 0
+        let endColumn = zip(columns.starts, columns.counts).map { $0 + $1 }.max() ?? source.width
+        if !layout.inputHasAlpha, !source.wide {
+            // The common photo, 8-bit and opaque: each tap row is weighed
+            // down in one contiguous run of samples (which vectorizes), then
+            // across; the weights sum to 1, so no division.
+            let c = layout.colorChannels
+            let (first, end) = (firstColumn * c, endColumn * c)
+            let maximum = layout.maximum
+            rows.weights.withUnsafeBufferPointer { rowBuffer in
+                columns.weights.withUnsafeBufferPointer { columnBuffer in
+                    let rowWeights = SharedWeights(buffer: rowBuffer)
+                    let columnWeights = SharedWeights(buffer: columnBuffer)
+                    DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
+                        let line = UnsafeMutableBufferPointer<Float>.allocate(
+                            capacity: source.width * c)
+                        defer { line.deallocate() }
+                        line.initialize(repeating: 0)
+                        let (start, count, offset) = rows.span(row)
+                        for tap in 0..<count {
+                            let weight = rowWeights.buffer[offset + tap]
+                            let samples = UnsafeBufferPointer(
+                                rebasing: source.base[((start + tap) * source.rowBytes)...])
+                            for i in first..<end { line[i] += weight * Float(samples[i]) }
+                        }
+                        for column in 0..<crop.outputSize.width {
+                            let (start, count, offset) = columns.span(column)
+                            var pixel: (Float, Float, Float) = (0, 0, 0)
+                            var base = start * c
+                            for tap in 0..<count {
+                                let weight = columnWeights.buffer[offset + tap]
+                                pixel.0 += weight * line[base]
+                                if c == 3 {
+                                    pixel.1 += weight * line[base + 1]
+                                    pixel.2 += weight * line[base + 2]
+                                }
+                                base += c
+                            }
+                            layout.store(
+                                straight: (pixel.0, pixel.1, pixel.2, maximum), column: column,
+                                row: row, into: target)
+                        }
+                    }
+                }
+            }
+            return
+        }
         DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
             var line = [Float](repeating: 0, count: source.width * channels)
             line.withUnsafeMutableBufferPointer { line in
@@ -210,19 +259,7 @@ public struct Resampler: Sendable {
                 for tap in 0..<count {
                     let weight = rows.weights[offset + tap]
                     let y = start + tap
-                    if !layout.inputHasAlpha, !source.wide, layout.colorChannels == 3 {
-                        // The common photo: 8-bit RGB, opaque.
-                        let rowBase = y * source.rowBytes
-                        for x in 0..<source.width {
-                            let index = rowBase + 3 * x
-                            line[x * 4] += weight * Float(source.base[index])
-                            line[x * 4 + 1] += weight * Float(source.base[index + 1])
-                            line[x * 4 + 2] += weight * Float(source.base[index + 2])
-                            line[x * 4 + 3] += weight
-                        }
-                        continue
-                    }
-                    for x in 0..<source.width {
+                    for x in firstColumn..<endColumn {
                         let alpha =
                             layout.inputHasAlpha ? source.value(x, y, layout.colorChannels) : 1
                         let aw = weight * alpha
@@ -378,6 +415,11 @@ private struct RegionPlacement: Sendable {
     let scale: Double
     let x: Double
     let y: Double
+}
+
+/// Weights every row's thread reads and none writes.
+private struct SharedWeights: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<Float>
 }
 
 /// A buffer written by disjoint rows from several threads.

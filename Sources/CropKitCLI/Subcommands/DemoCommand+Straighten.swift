@@ -115,7 +115,7 @@ extension DemoCommand {
             let plans = try ratios.map { ratio throws in
                 var job = CropJob(
                     region: .largestInside(
-                        aspect: .ratio(AspectRatio(width: ratio.0, height: ratio.1)!)),
+                        aspect: AspectRatio(width: ratio.0, height: ratio.1).map { .ratio($0) }),
                     format: .jpeg(JPEGEncoder()))
                 job.resampling = CropJob.Resampling(size: .width(270))
                 return try job.plan(for: source)
