@@ -131,7 +131,8 @@ int ck_jpeg_encode(ck_jpeg_encode_request *request) {
             snprintf(request->message, sizeof request->message, "the decode ended before the crop's last row");
             longjmp(error.jump, 1);
         }
-        JSAMPROW row = (JSAMPROW)(request->pixels + (size_t)cinfo.next_scanline * stride);
+        size_t slot = request->ring_rows ? cinfo.next_scanline % request->ring_rows : cinfo.next_scanline;
+        JSAMPROW row = (JSAMPROW)(request->pixels + slot * stride);
         jpeg_write_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_compress(&cinfo);

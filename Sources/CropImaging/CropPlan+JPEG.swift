@@ -90,6 +90,62 @@ extension CropPlan {
         to sink: some ByteSink
     ) throws(ImagingError) -> CropReport {
         var warnings = given
+        let (markers, entries) = try resampledJPEGMetadata(encoder, warnings: &warnings)
+        // The fill is already in the pixels; transparency (the image's own,
+        // or a transparent fill) goes onto white, and is counted.
+        let flat = image.eightBitOpaque(warnings: &warnings)
+        let (quality, coding) = Self.resampledJPEGCoding(encoder, gray: flat.colorType == .gray)
+        let bytes = try encoder.encode(
+            flat, coding: coding, markers: markers, writeJFIF: true, to: sink)
+        return report(
+            bytes: bytes, colorType: flat.colorType, warnings: warnings,
+            jpeg: JPEGWriteReport(
+                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                tables: "quality \(quality)", progressive: false, arithmetic: false,
+                metadata: entries))
+    }
+
+    /// A resampled crop of 8-bit opaque gray or RGB rendered a band of rows
+    /// at a time (`render(rows, ringRows, ring)`) into a ring the encoder
+    /// drains on a thread of its own: the output is encoded while it is
+    /// made and never held whole.
+    func streamResampledJPEG(
+        gray: Bool, encoder: JPEGEncoder, warnings given: [String], to sink: some ByteSink,
+        render: (Range<Int>, Int, UnsafeMutableBufferPointer<UInt8>) -> Void
+    ) throws(ImagingError) -> CropReport {
+        var warnings = given
+        let (markers, entries) = try resampledJPEGMetadata(encoder, warnings: &warnings)
+        var (quality, coding) = Self.resampledJPEGCoding(encoder, gray: gray)
+        // Standard Huffman tables, as libvips and Pillow write by default:
+        // optimized ones need every coefficient of the output held at once
+        // (27 MB for 3000x3000), which streaming exists to avoid; the file
+        // is a few percent larger.
+        coding.optimize = 0
+        let (width, height) = (outputSize.width, outputSize.height)
+        let band = 16
+        let ring = RingJPEGEncode(
+            width: width, height: height, channels: gray ? 1 : 3, coding: coding,
+            markers: markers, ringRows: 4 * band, to: sink)
+        for start in stride(from: 0, to: height, by: band) {
+            let rows = start..<min(height, start + band)
+            ring.waitForSpace(rows)
+            render(rows, ring.ringRows, ring.ring)
+            ring.produced(upTo: rows.upperBound)
+        }
+        try ring.finish(succeeded: true)
+        return report(
+            bytes: ring.bytes, colorType: gray ? .gray : .rgb, warnings: warnings,
+            jpeg: JPEGWriteReport(
+                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                tables: "quality \(quality)", progressive: false, arithmetic: false,
+                metadata: entries))
+    }
+
+    /// The metadata segments of a resampled JPEG: the source's colour
+    /// profile, and its EXIF (orientation 1, the output's size) and XMP.
+    private func resampledJPEGMetadata(_ encoder: JPEGEncoder, warnings: inout [String])
+        throws(ImagingError) -> (markers: [UInt8], entries: [MetadataEntry])
+    {
         var markers: [UInt8] = []
         var entries: [MetadataEntry] = []
         let size = PixelSize<StoredPixels>(width: outputSize.width, height: outputSize.height)
@@ -113,22 +169,20 @@ extension CropPlan {
             entries = metadata.entries
             warnings += metadata.warnings
         }
-        // The fill is already in the pixels; transparency (the image's own,
-        // or a transparent fill) goes onto white, and is counted.
-        let flat = image.eightBitOpaque(warnings: &warnings)
+        return (markers, entries)
+    }
+
+    /// The quality (the encoder's, or the default) and its coding, 4:2:0.
+    private static func resampledJPEGCoding(_ encoder: JPEGEncoder, gray: Bool) -> (
+        Int, ck_jpeg_coding
+    ) {
         let quality = encoder.quality ?? JPEGEncoder.defaultQuality
-        let gray = flat.colorType == .gray
-        let coding = JPEGEncoder.qualityCoding(
-            quality, horizontal: gray ? [1] : [2, 1, 1], vertical: gray ? [1] : [2, 1, 1],
-            progressive: false)
-        let bytes = try encoder.encode(
-            flat, coding: coding, markers: markers, writeJFIF: true, to: sink)
-        return report(
-            bytes: bytes, colorType: flat.colorType, warnings: warnings,
-            jpeg: JPEGWriteReport(
-                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                tables: "quality \(quality)", progressive: false, arithmetic: false,
-                metadata: entries))
+        return (
+            quality,
+            JPEGEncoder.qualityCoding(
+                quality, horizontal: gray ? [1] : [2, 1, 1], vertical: gray ? [1] : [2, 1, 1],
+                progressive: false)
+        )
     }
 
     /// The crop decoded, made 8-bit and opaque, turned upright and encoded

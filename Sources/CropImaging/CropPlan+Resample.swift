@@ -64,6 +64,19 @@ extension CropPlan {
             // JPEG has no transparency: where there is no image, white.
             resampler.fill = .rgb(255, 255, 255)
         }
+        let colorType = resampler.outputColorType(resample.crop, region: region.pixels)
+        if case .jpeg(let encoder) = format, !resample.ellipse, region.pixels.bitDepth == 8,
+            colorType == .rgb || colorType == .gray
+        {
+            // Rendered a band at a time into the encoder's ring.
+            return try streamResampledJPEG(
+                gray: colorType == .gray, encoder: encoder, warnings: warnings, to: sink
+            ) { rows, ringRows, ring in
+                resampler.render(
+                    resample.crop, from: region.pixels, at: region.origin, scale: region.shrink,
+                    offset: region.offset, rows: rows, ringRows: ringRows, into: ring)
+            }
+        }
         var rendered = resampler.render(
             resample.crop, from: region.pixels, at: region.origin, scale: region.shrink,
             offset: region.offset)

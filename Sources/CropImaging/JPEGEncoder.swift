@@ -342,3 +342,110 @@ final class PipelinedJPEGEncode: RowConsumer, @unchecked Sendable {
         lock.unlock()
     }
 }
+
+/// A JPEG encode fed through a ring of rows: the producer renders rows into
+/// the ring while the encoder, on a thread of its own, takes them; a slot is
+/// written again only once the encoder has taken its row. So an output is
+/// encoded while it is made, and never held whole.
+final class RingJPEGEncode: @unchecked Sendable {
+    private let width: Int
+    private let height: Int
+    private let channels: Int
+    private let coding: ck_jpeg_coding
+    private let markers: [UInt8]
+    private let output: JPEGOutput
+    private let lock = NSCondition()
+    /// Rows the producer has finished.
+    private var produced = 0
+    /// Rows the encoder has taken.
+    private var consumed = 0
+    private var ended = false
+    private var done = false
+    private var status = Int32(CK_STATUS_CORRUPT)
+    private var message = ""
+    /// The ring: ``ringRows`` rows of `width × channels` bytes.
+    let ring: UnsafeMutableBufferPointer<UInt8>
+    /// How many rows the ring holds.
+    let ringRows: Int
+
+    init(
+        width: Int, height: Int, channels: Int, coding: ck_jpeg_coding, markers: [UInt8],
+        ringRows: Int, to sink: some ByteSink
+    ) {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.coding = coding
+        self.markers = markers
+        self.ringRows = ringRows
+        output = JPEGOutput(sink)
+        ring = .allocate(capacity: width * channels * ringRows)
+        ring.initialize(repeating: 0)
+        let thread = Thread { [self] in encode() }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    deinit { ring.deallocate() }
+
+    /// The bytes written, once ``finish(succeeded:)`` returned.
+    var bytes: Int { output.bytes }
+
+    /// Waits until rows `rows` may be written into the ring: every row a
+    /// slot of theirs held before has been taken.
+    func waitForSpace(_ rows: Range<Int>) {
+        lock.lock()
+        while rows.upperBound > consumed + ringRows && !done { lock.wait() }
+        lock.unlock()
+    }
+
+    /// Rows up to `rows` are final.
+    func produced(upTo rows: Int) {
+        lock.lock()
+        produced = rows
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Waits for the encoder; with `succeeded`, throws what it met.
+    func finish(succeeded: Bool) throws(ImagingError) {
+        lock.lock()
+        ended = true
+        lock.broadcast()
+        while !done { lock.wait() }
+        lock.unlock()
+        guard succeeded else { return }
+        if let failure = output.failure { throw failure }
+        guard status == CK_STATUS_OK else {
+            throw .corrupt(format: .jpeg, detail: "JPEG encoding failed: \(message)")
+        }
+    }
+
+    private func encode() {
+        var request = JPEGEncoder.request(
+            width: width, height: height, channels: channels, coding: coding)
+        request.ring_rows = UInt32(ringRows)
+        request.write_jfif = 1
+        request.wait_context = Unmanaged.passUnretained(self).toOpaque()
+        request.wait_rows = { context, rows in
+            guard let context else { return 1 }
+            let encode = Unmanaged<RingJPEGEncode>.fromOpaque(context).takeUnretainedValue()
+            encode.lock.lock()
+            defer { encode.lock.unlock() }
+            // Every row before this one has been taken.
+            encode.consumed = Int(rows) - 1
+            encode.lock.broadcast()
+            while encode.produced < Int(rows) && !encode.ended { encode.lock.wait() }
+            return encode.produced >= Int(rows) ? 0 : 1
+        }
+        let (result, text) = JPEGEncoder.run(
+            &request, pixels: UnsafePointer(ring.baseAddress), markers: markers, output: output)
+        lock.lock()
+        status = result
+        message = text
+        done = true
+        consumed = height
+        lock.broadcast()
+        lock.unlock()
+    }
+}

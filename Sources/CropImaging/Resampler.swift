@@ -124,6 +124,36 @@ public struct Resampler: Sendable {
         _ crop: StraightenedCrop, from region: RasterImage, at origin: PixelRect<ImagePixels>,
         scale: Int = 1, offset: (x: Double, y: Double) = (0, 0)
     ) -> RasterImage {
+        let colorType = outputColorType(crop, region: region)
+        let rowBytes = crop.outputSize.width * colorType.channels * (region.bitDepth == 16 ? 2 : 1)
+        var out = [UInt8](repeating: 0, count: rowBytes * crop.outputSize.height)
+        out.withUnsafeMutableBufferPointer { output in
+            render(
+                crop, from: region, at: origin, scale: scale, offset: offset,
+                rows: 0..<crop.outputSize.height, ringRows: 0, into: output)
+        }
+        return RasterImage(
+            width: crop.outputSize.width, height: crop.outputSize.height, colorType: colorType,
+            bitDepth: region.bitDepth == 16 ? 16 : 8, samples: out)
+    }
+
+    /// The colour type of `crop` rendered from `region`: the region's, with
+    /// alpha added per ``outputHasAlpha(_:imageHasAlpha:)``.
+    public func outputColorType(_ crop: StraightenedCrop, region: RasterImage) -> PNGColorType {
+        let inputHasAlpha = region.colorType == .grayAlpha || region.colorType == .rgba
+        let hasAlpha = outputHasAlpha(crop, imageHasAlpha: inputHasAlpha)
+        let gray = region.colorType == .gray || region.colorType == .grayAlpha
+        return gray ? (hasAlpha ? .grayAlpha : .gray) : (hasAlpha ? .rgba : .rgb)
+    }
+
+    /// Output rows `rows` of ``render(_:from:at:scale:offset:)`` into
+    /// `output`: row `r` at `r` rows in, or at `r % ringRows` rows in when
+    /// `ringRows` is not 0 (a ring an encoder drains as it goes).
+    func render(
+        _ crop: StraightenedCrop, from region: RasterImage, at origin: PixelRect<ImagePixels>,
+        scale: Int, offset: (x: Double, y: Double), rows: Range<Int>, ringRows: Int,
+        into output: UnsafeMutableBufferPointer<UInt8>
+    ) {
         precondition(region.width == origin.width && region.height == origin.height)
         let placement = RegionPlacement(
             scale: Double(scale), x: offset.x / Double(scale) - Double(origin.x) - 0.5,
@@ -135,7 +165,7 @@ public struct Resampler: Sendable {
             inputHasAlpha ? region.colorType.channels - 1 : region.colorType.channels
         let layout = PixelLayout(
             colorChannels: colorChannels, inputHasAlpha: inputHasAlpha, outputHasAlpha: hasAlpha,
-            wide: region.bitDepth == 16, width: crop.outputSize.width)
+            wide: region.bitDepth == 16, width: crop.outputSize.width, ringRows: ringRows)
         var fillColor = [Float](repeating: 0, count: 4)
         if case .rgb(let r, let g, let b) = fill {
             let scale: Float = layout.wide ? 257 : 1
@@ -147,12 +177,11 @@ public struct Resampler: Sendable {
             }
             fillColor[3] = layout.maximum
         }
-        var out = [UInt8](repeating: 0, count: layout.outputRowBytes * crop.outputSize.height)
         // Lanczos-3 widens by what is left of the reduction after any
         // shrink-on-load.
         let (across, down) = (crop.reduction.x / Double(scale), crop.reduction.y / Double(scale))
         region.samples.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
+            do {
                 let source = RegionReader(
                     base: input, wide: layout.wide, channels: region.colorType.channels,
                     rowBytes: region.rowBytes, width: region.width, height: region.height)
@@ -165,7 +194,7 @@ public struct Resampler: Sendable {
                         kernels: (
                             Kernel(filter: filter, widening: across),
                             Kernel(filter: filter, widening: down)
-                        ), layout: layout, into: target)
+                        ), layout: layout, rows: rows, into: target)
                 } else {
                     // Turned, the axes of the output are not the image's: both
                     // widen by the larger reduction, so the kernel stays round
@@ -173,15 +202,10 @@ public struct Resampler: Sendable {
                     renderTurned(
                         crop, source: source, placement: placement,
                         kernel: Kernel(filter: filter, widening: max(across, down)),
-                        layout: layout, fill: fillColor, into: target)
+                        layout: layout, fill: fillColor, rows: rows, into: target)
                 }
             }
         }
-        let colorType: PNGColorType =
-            colorChannels == 1 ? (hasAlpha ? .grayAlpha : .gray) : (hasAlpha ? .rgba : .rgb)
-        return RasterImage(
-            width: crop.outputSize.width, height: crop.outputSize.height, colorType: colorType,
-            bitDepth: layout.wide ? 16 : 8, samples: out)
     }
 
     /// An unturned crop: each output column and row has fixed taps; the
@@ -189,7 +213,8 @@ public struct Resampler: Sendable {
     /// width, then across.
     private func renderSeparable(
         _ crop: StraightenedCrop, source: RegionReader, placement: RegionPlacement,
-        kernels: (across: Kernel, down: Kernel), layout: PixelLayout, into target: UnsafeSendable
+        kernels: (across: Kernel, down: Kernel), layout: PixelLayout, rows band: Range<Int>,
+        into target: UnsafeSendable
     ) {
         let transform = crop.sampleTransform
         let columns = Taps(
@@ -218,7 +243,8 @@ public struct Resampler: Sendable {
                 columns.weights.withUnsafeBufferPointer { columnBuffer in
                     let rowWeights = SharedWeights(buffer: rowBuffer)
                     let columnWeights = SharedWeights(buffer: columnBuffer)
-                    DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
+                    DispatchQueue.concurrentPerform(iterations: band.count) { index in
+                        let row = band.lowerBound + index
                         let line = UnsafeMutableBufferPointer<Float>.allocate(
                             capacity: source.width * c)
                         defer { line.deallocate() }
@@ -252,7 +278,8 @@ public struct Resampler: Sendable {
             }
             return
         }
-        DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
+        DispatchQueue.concurrentPerform(iterations: band.count) { index in
+            let row = band.lowerBound + index
             var line = [Float](repeating: 0, count: source.width * channels)
             line.withUnsafeMutableBufferPointer { line in
                 let (start, count, offset) = rows.span(row)
@@ -294,12 +321,14 @@ public struct Resampler: Sendable {
     /// sample position; where that lies outside the image, the fill.
     private func renderTurned(
         _ crop: StraightenedCrop, source: RegionReader, placement: RegionPlacement,
-        kernel: Kernel, layout: PixelLayout, fill: [Float], into target: UnsafeSendable
+        kernel: Kernel, layout: PixelLayout, fill: [Float], rows band: Range<Int>,
+        into target: UnsafeSendable
     ) {
         let transform = crop.sampleTransform
         let image = crop.frame.imageSize
         let (imageWidth, imageHeight) = (Double(image.width), Double(image.height))
-        DispatchQueue.concurrentPerform(iterations: crop.outputSize.height) { row in
+        DispatchQueue.concurrentPerform(iterations: band.count) { index in
+            let row = band.lowerBound + index
             let maximumTaps = kernel.maximumTaps
             // Scratch for one pixel's taps, without bounds checks: every
             // index is below the kernel's `maximumTaps`.
@@ -436,6 +465,9 @@ private struct PixelLayout: Sendable {
     let outputHasAlpha: Bool
     let wide: Bool
     let width: Int
+    /// Rows in the output ring (row `r` is stored at `r % ringRows`), or 0
+    /// for a whole image.
+    let ringRows: Int
 
     var maximum: Float { wide ? 65535 : 255 }
     var outputChannels: Int { colorChannels + (outputHasAlpha ? 1 : 0) }
@@ -471,7 +503,8 @@ private struct PixelLayout: Sendable {
     private func write(
         _ pixel: (Float, Float, Float, Float), column: Int, row: Int, into target: UnsafeSendable
     ) {
-        let base = row * outputRowBytes + column * outputChannels * (wide ? 2 : 1)
+        let slot = ringRows > 0 ? row % ringRows : row
+        let base = slot * outputRowBytes + column * outputChannels * (wide ? 2 : 1)
         let top = maximum
         @inline(__always) func level(_ value: Float) -> UInt32 {
             UInt32(min(max(value, 0), top) + 0.5)

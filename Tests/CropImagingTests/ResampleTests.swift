@@ -353,4 +353,33 @@ import Testing
         let row = (0..<100).map { output.sample(x: $0, y: 10, channel: 0) }
         #expect(row[12] >= 225 && row[17] <= 25, "\(row.prefix(20))")
     }
+
+    /// A turned JPEG output is rendered a band at a time into the encoder's
+    /// ring: taller than the ring many times over, it decodes to the same
+    /// picture as the PNG rendered whole (to the JPEG's own error).
+    @Test func aStreamedJPEGIsThePictureRenderedWhole() throws {
+        var samples = [UInt8]()
+        for y in 0..<400 {
+            for x in 0..<300 {
+                samples += [
+                    UInt8((x * 7 + y) & 0xFF), UInt8((y * 3) & 0xFF), UInt8((x + y) / 3 & 0xFF),
+                ]
+            }
+        }
+        let image = RasterImage(
+            width: 300, height: 400, colorType: .rgb, bitDepth: 8, samples: samples)
+        let source = try ImageSource(ImageInput(bytes: PNGEncoder().encode(image)))
+        var job = CropJob(region: .pixels(PixelRect(x: 20, y: 10, width: 250, height: 370)))
+        job.resampling = CropJob.Resampling(angle: 4, fill: .rgb(255, 255, 255))
+        let (_, png) = try Self.export(job, source)
+        job.format = .jpeg(JPEGEncoder(quality: 100))
+        let (_, jpeg) = try Self.export(job, source)
+        #expect(jpeg.width == png.width && jpeg.height == png.height)
+        // The same pixels encoded whole, with the same coding, decode to
+        // exactly the same samples.
+        let whole = try JPEGEncoder.encoded(
+            png, quality: 100, horizontal: [2, 1, 1], vertical: [2, 1, 1])
+        let reference = try ImageSource(ImageInput(bytes: whole)).decode().image
+        #expect(reference.samples == jpeg.samples)
+    }
 }

@@ -202,6 +202,10 @@ typedef struct {
     /// thread is filling them), nonzero when they never will be.
     int (*wait_rows)(void *context, uint32_t rows);
     void *wait_context;
+    /// When not 0, `pixels` holds a ring of this many rows: row y is read at
+    /// y % ring_rows. A row is consumed once the call for the next row's
+    /// wait_rows is made (libjpeg copies each row as it takes it).
+    uint32_t ring_rows;
     ck_jpeg_coding coding;
     /// Whether libjpeg writes its own JFIF APP0 marker.
     int write_jfif;
