@@ -245,6 +245,7 @@ public struct Resampler: Sendable {
                     let columnWeights = SharedWeights(buffer: columnBuffer)
                     DispatchQueue.concurrentPerform(iterations: band.count) { index in
                         let row = band.lowerBound + index
+                        let slot = layout.slot(row)
                         let line = UnsafeMutableBufferPointer<Float>.allocate(
                             capacity: source.width * c)
                         defer { line.deallocate() }
@@ -271,7 +272,7 @@ public struct Resampler: Sendable {
                             }
                             layout.store(
                                 straight: (pixel.0, pixel.1, pixel.2, maximum), column: column,
-                                row: row, into: target)
+                                row: slot, into: target)
                         }
                     }
                 }
@@ -280,6 +281,7 @@ public struct Resampler: Sendable {
         }
         DispatchQueue.concurrentPerform(iterations: band.count) { index in
             let row = band.lowerBound + index
+            let slot = layout.slot(row)
             var line = [Float](repeating: 0, count: source.width * channels)
             line.withUnsafeMutableBufferPointer { line in
                 let (start, count, offset) = rows.span(row)
@@ -309,7 +311,7 @@ public struct Resampler: Sendable {
                             pixel.3 += weight * line[base + 3]
                         }
                         layout.store(
-                            premultiplied: pixel, total: 1, column: column, row: row,
+                            premultiplied: pixel, total: 1, column: column, row: slot,
                             into: target)
                     }
                 }
@@ -329,6 +331,7 @@ public struct Resampler: Sendable {
         let (imageWidth, imageHeight) = (Double(image.width), Double(image.height))
         DispatchQueue.concurrentPerform(iterations: band.count) { index in
             let row = band.lowerBound + index
+            let slot = layout.slot(row)
             let maximumTaps = kernel.maximumTaps
             // Scratch for one pixel's taps, without bounds checks: every
             // index is below the kernel's `maximumTaps`.
@@ -348,7 +351,7 @@ public struct Resampler: Sendable {
                 let qx = transform.a * x + transform.b * y + transform.tx
                 let qy = transform.c * x + transform.d * y + transform.ty
                 guard qx >= 0, qy >= 0, qx <= imageWidth, qy <= imageHeight else {
-                    layout.store(straight: fillPixel, column: column, row: row, into: target)
+                    layout.store(straight: fillPixel, column: column, row: slot, into: target)
                     continue
                 }
                 let u = qx / placement.scale + placement.x
@@ -374,13 +377,19 @@ public struct Resampler: Sendable {
                     let w01 = (1 - ax) * ay
                     let w11 = ax * ay
                     let b = source.base
-                    @inline(__always) func channel(_ c: Int) -> Float {
-                        w00 * Float(b[r0 + x0 + c]) + w10 * Float(b[r0 + x1 + c]) + w01
-                            * Float(b[r1 + x0 + c]) + w11 * Float(b[r1 + x1 + c])
-                    }
+                    let (i00, i10, i01, i11) = (r0 + x0, r0 + x1, r1 + x0, r1 + x1)
+                    let red =
+                        w00 * Float(b[i00]) + w10 * Float(b[i10]) + w01 * Float(b[i01]) + w11
+                        * Float(b[i11])
+                    let green =
+                        w00 * Float(b[i00 + 1]) + w10 * Float(b[i10 + 1]) + w01
+                        * Float(b[i01 + 1]) + w11 * Float(b[i11 + 1])
+                    let blue =
+                        w00 * Float(b[i00 + 2]) + w10 * Float(b[i10 + 2]) + w01
+                        * Float(b[i01 + 2]) + w11 * Float(b[i11 + 2])
                     layout.store(
-                        straight: (channel(0), channel(1), channel(2), layout.maximum),
-                        column: column, row: row, into: target)
+                        straight: (red, green, blue, layout.maximum), column: column, row: slot,
+                        into: target)
                     continue
                 }
                 let (x0, xCount) = kernel.weights(at: u, extent: source.width, into: xWeights)
@@ -408,7 +417,7 @@ public struct Resampler: Sendable {
                     }
                     pixel.3 = 1
                     layout.store(
-                        premultiplied: pixel, total: 1, column: column, row: row, into: target)
+                        premultiplied: pixel, total: 1, column: column, row: slot, into: target)
                     continue
                 }
                 for j in 0..<yCount {
@@ -432,7 +441,7 @@ public struct Resampler: Sendable {
                     }
                 }
                 layout.store(
-                    premultiplied: pixel, total: total, column: column, row: row, into: target)
+                    premultiplied: pixel, total: total, column: column, row: slot, into: target)
             }
         }
     }
@@ -469,9 +478,30 @@ private struct PixelLayout: Sendable {
     /// for a whole image.
     let ringRows: Int
 
-    var maximum: Float { wide ? 65535 : 255 }
-    var outputChannels: Int { colorChannels + (outputHasAlpha ? 1 : 0) }
-    var outputRowBytes: Int { width * outputChannels * (wide ? 2 : 1) }
+    let maximum: Float
+    let outputChannels: Int
+    let pixelBytes: Int
+    let outputRowBytes: Int
+
+    init(
+        colorChannels: Int, inputHasAlpha: Bool, outputHasAlpha: Bool, wide: Bool, width: Int,
+        ringRows: Int
+    ) {
+        self.colorChannels = colorChannels
+        self.inputHasAlpha = inputHasAlpha
+        self.outputHasAlpha = outputHasAlpha
+        self.wide = wide
+        self.width = width
+        self.ringRows = ringRows
+        maximum = wide ? 65535 : 255
+        outputChannels = colorChannels + (outputHasAlpha ? 1 : 0)
+        pixelBytes = outputChannels * (wide ? 2 : 1)
+        outputRowBytes = width * pixelBytes
+    }
+
+    /// Where output row `row` is stored: itself, or its place in the ring.
+    @inline(__always)
+    func slot(_ row: Int) -> Int { ringRows > 0 ? row % ringRows : row }
 
     /// Stores a weighed pixel: colour premultiplied (channels 0..<n) and
     /// the weighed alpha at 3 (the weight itself for an opaque input),
@@ -503,8 +533,8 @@ private struct PixelLayout: Sendable {
     private func write(
         _ pixel: (Float, Float, Float, Float), column: Int, row: Int, into target: UnsafeSendable
     ) {
-        let slot = ringRows > 0 ? row % ringRows : row
-        let base = slot * outputRowBytes + column * outputChannels * (wide ? 2 : 1)
+        // `row` is the output row's slot (``slot(_:)``), found once a row.
+        let base = row * outputRowBytes + column * pixelBytes
         let top = maximum
         @inline(__always) func level(_ value: Float) -> UInt32 {
             UInt32(min(max(value, 0), top) + 0.5)
