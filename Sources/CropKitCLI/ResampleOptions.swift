@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropRecords
 
 /// The options that turn and resize a crop (`crop`, `verify`): the angle,
 /// the output size, the filter and the fill.
@@ -92,5 +93,15 @@ enum ResampleOptions {
         }
         resampling.ellipse = parsed.flags.contains("circle")
         return resampling
+    }
+}
+
+extension PixelRect {
+    /// `{"x","y","width","height"}`, as every report writes a rect.
+    var json: JSONValue {
+        .object([
+            .init("x", .number(x)), .init("y", .number(y)), .init("width", .number(width)),
+            .init("height", .number(height)),
+        ])
     }
 }

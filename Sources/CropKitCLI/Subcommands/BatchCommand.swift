@@ -426,13 +426,7 @@ struct BatchCommand: Subcommand {
                         let r = resampling.crop.rect
                         return [
                             .init("angle", .number(resampling.crop.frame.angle)),
-                            .init(
-                                "outputRect",
-                                .object([
-                                    .init("x", .number(r.x)), .init("y", .number(r.y)),
-                                    .init("width", .number(r.width)),
-                                    .init("height", .number(r.height)),
-                                ])),
+                            .init("outputRect", r.json),
                             .init("read", plan.result.json),
                         ]
                     } ?? [.init("pixels", plan.result.json)]) + [

@@ -445,12 +445,7 @@ struct CropCommand: Subcommand {
             } else {
                 let r = resampling.crop.rect
                 members.append(
-                    .init(
-                        "outputRect",
-                        .object([
-                            .init("x", .number(r.x)), .init("y", .number(r.y)),
-                            .init("width", .number(r.width)), .init("height", .number(r.height)),
-                        ])))
+                    .init("outputRect", r.json))
             }
             mapping = .object(members)
         } else if let request = plan.request {

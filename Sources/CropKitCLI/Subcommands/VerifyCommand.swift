@@ -196,13 +196,7 @@ struct VerifyCommand: Subcommand {
                         JSONValue.object([
                             .init("selection", .string("\(selection)")),
                             .init("angle", .number(crop.frame.angle)),
-                            .init(
-                                "outputRect",
-                                .object([
-                                    .init("x", .number(r.x)), .init("y", .number(r.y)),
-                                    .init("width", .number(r.width)),
-                                    .init("height", .number(r.height)),
-                                ])),
+                            .init("outputRect", r.json),
                             .init("outputSize", .string("\(crop.outputSize)")),
                             .init("fixtureScale", .number(current.scale)),
                             .init("checks", .array(checks.map(\.json))),
