@@ -105,7 +105,7 @@ import Testing
         let selection = Rect<ViewPoints>(x: 101, y: 57, width: 150, height: 120)
         let flat = try request(4000, 3000, view: 400, 300, selection: selection, angle: 0).map()
             .rect
-        for angle in [1e-9, -1e-9, 1e-300, 5e-324] {
+        for angle in [1e-9, -1e-9, 1e-300, Double.leastNonzeroMagnitude] {
             let crop = try request(4000, 3000, view: 400, 300, selection: selection, angle: angle)
                 .straightened()
             #expect(crop.rect.x == flat.x && crop.rect.y == flat.y && crop.rect.width == flat.width)

@@ -127,6 +127,12 @@ import Testing
                 Prints the rect in the image as seen and in the stored grid. A rejected
                 input prints the rule it breaks and exits 1.
 
+                With --angle DEG (the image turned DEG degrees clockwise as seen, about
+                the centre of its display rect): the output rect in the turned pixel
+                frame (the selection moved into it and rounded outward, exactly), the
+                four corners of that rect in the image, and the stored rect a bilinear
+                decoder must read ("Straighten and resize" in the contract).
+
                 Options:
                   --source WxH         stored pixel size of the image, e.g. 4000x3000
                   --viewport WxH       size of the image view, in points
@@ -139,6 +145,7 @@ import Testing
                   --aspect P:Q         snap to exactly this ratio, e.g. 1:1, 4:5, 16:9, or 'source'
                   --source-file FILE   take the source size and EXIF orientation from an image (instead of --source)
                   --block-grid WxH     say whether a JPEG crop is lossless on this block grid (8x8, 16x16, ...; default: a JPEG --source-file's)
+                  --angle DEG          the image turned DEG degrees clockwise: print the straightened output rect
                   -j, --json           print one JSON object (a replayable record plus result)
                   --help               show this help
 
@@ -188,5 +195,39 @@ import Testing
         #expect(text.contains("data-width=\"40\" data-height=\"30\" data-stored=\"0,0,30,40\""))
         #expect(cropkit("explain", "--record", records.path + ":3").status == 2)
         #expect(cropkit("explain", "--record", records.path).status == 64)
+    }
+
+    /// `map --angle`: the straightened output rect, its quad in the image
+    /// and the stored rect a bilinear decoder reads; JSON as a turned
+    /// record that replays to the same rect.
+    @Test func turnedMappingPrintsTheOutputRect() throws {
+        let run = cropkit(
+            "map", "--source", "40x30", "--viewport", "400x300", "--selection", "50,0,300,300",
+            "--angle", "90")
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("output  5,0,30,30"))
+        #expect(run.out.contains("quad    (5, 30) (5, 0) (35, 0) (35, 30)"))
+        #expect(run.out.contains("read    4,0,32,30"))
+        let json = cropkit(
+            "map", "--source", "40x30", "--viewport", "400x300", "--selection", "50,0,300,300",
+            "--angle", "90", "--json")
+        let replay = cropkit(["replay", "-"], input: json.out)
+        #expect(replay.status == 0 && replay.out.contains("\"angle\":90"), "\(replay.err)")
+        // With an aspect, the printed rect is what the record replays to.
+        let square = cropkit(
+            "map", "--source", "4000x3000", "--viewport", "400x300", "--selection",
+            "10,10,300,200", "--angle", "3.5", "--aspect", "1:1", "--json")
+        let squareReplay = cropkit(["replay", "-"], input: square.out)
+        let squareLine = try JSONValue(parsing: square.out)
+        #expect(squareLine["result"]?["width"] == squareLine["result"]?["height"])
+        #expect(squareReplay.status == 0 && squareReplay.err.hasSuffix("0 failed\n"))
+        let outside = cropkit(
+            "map", "--source", "4000x3000", "--viewport", "400x300", "--selection",
+            "500,0,10,10", "--angle", "3.5")
+        #expect(outside.status == 1 && outside.out.hasPrefix("rejected (noImagePixels)"))
+        let mixed = cropkit(
+            "map", "--source", "40x30", "--viewport", "400x300", "--selection", "0,0,9,9",
+            "--angle", "2", "--block-grid", "8x8")
+        #expect(mixed.status == 64)
     }
 }

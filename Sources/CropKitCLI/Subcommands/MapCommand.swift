@@ -15,6 +15,12 @@ struct MapCommand: Subcommand {
         convert to pixels, snap edges within 1e-6 px of an integer, round outward.
         Prints the rect in the image as seen and in the stored grid. A rejected
         input prints the rule it breaks and exits 1.
+
+        With --angle DEG (the image turned DEG degrees clockwise as seen, about
+        the centre of its display rect): the output rect in the turned pixel
+        frame (the selection moved into it and rounded outward, exactly), the
+        four corners of that rect in the image, and the stored rect a bilinear
+        decoder must read ("Straighten and resize" in the contract).
         """
     static let options =
         MappingOptions.specs + [
@@ -24,6 +30,9 @@ struct MapCommand: Subcommand {
                 help:
                     "say whether a JPEG crop is lossless on this block grid (8x8, 16x16, ...; default: a JPEG --source-file's)"
             ),
+            OptionSpec(
+                name: "angle", value: "DEG",
+                help: "the image turned DEG degrees clockwise: print the straightened output rect"),
             .json("print one JSON object (a replayable record plus result)"),
         ]
 
@@ -31,6 +40,8 @@ struct MapCommand: Subcommand {
     var json: Bool
     var sourceFile: String?
     var blockGrid: PixelSize<StoredPixels>?
+    /// `--angle`, when given.
+    var angle: Double?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.isEmpty else {
@@ -42,6 +53,16 @@ struct MapCommand: Subcommand {
         }
         mapping = try MappingOptions(parsed, sourceFromFile: sourceFile != nil)
         json = parsed.flags.contains("json")
+        if let text = parsed.values["angle"] {
+            guard let value = Double(text), value.isFinite else {
+                throw UsageError(
+                    message: "--angle must be a finite number of degrees, not '\(text)'")
+            }
+            if parsed.values["block-grid"] != nil {
+                throw UsageError(message: "--block-grid is for an unturned crop; drop --angle")
+            }
+            angle = value
+        }
         if let text = parsed.values["block-grid"] {
             let parts = text.split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2, parts.allSatisfy({ [8, 16, 24, 32].contains($0) }) else {
@@ -69,6 +90,35 @@ struct MapCommand: Subcommand {
                 console.err.write("error: \(error.commandLineMessage)\n")
                 return error.exitCode
             }
+        }
+        if let angle {
+            var request = mapping.request
+            request.angle = angle
+            // As a record replays it (an aspect narrows the output rect to
+            // the exact ratio inside itself), so the JSON replays to it.
+            let record = CropRecord(request: request, aspect: mapping.aspect, expected: nil)
+            let answer = record.answer()
+            if json {
+                console.out.write(record.replayed(answer: answer).text + "\n")
+            } else {
+                switch answer {
+                case .turned(.success(let crop)):
+                    let quad = crop.quad.map { "(\(format($0.x)), \(format($0.y)))" }
+                        .joined(separator: " ")
+                    let read = crop.storedReadRect(support: 1).map { "\($0)" } ?? "none"
+                    console.out.write(
+                        """
+                        output  \(crop.rect)   (x,y,width,height in the frame turned \(format(angle))°, \(crop.outputSize) pixels)
+                        quad    \(quad)   (its corners in the image as seen)
+                        read    \(read)   (stored pixels a bilinear decoder reads)
+
+                        """)
+                default:
+                    let rejection = answer.rejection.map { "\($0.code)): \($0)" } ?? "?)"
+                    console.out.write("rejected (\(rejection)\n")
+                }
+            }
+            return answer.rejection == nil ? ExitCode.success : ExitCode.failure
         }
         let outcome = mapping.map()
         var extra: [JSONValue.Member] = []
