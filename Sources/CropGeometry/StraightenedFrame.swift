@@ -97,7 +97,11 @@ public struct StraightenedFrame: Hashable, Sendable {
         // Decided in `Double` when every corner is clearly in or one is
         // clearly out; exactly otherwise.
         let (w, h) = (Double(imageSize.width), Double(imageSize.height))
-        let margin = 1e-9 * (w + h + Double(abs(rect.x) + abs(rect.y) + rect.width + rect.height))
+        // Each corner is a few roundings of terms no larger than this sum:
+        // 64 units in the last place of it bound the error with room.
+        let margin =
+            64 * Double.ulpOfOne
+            * (w + h + Double(abs(rect.x) + abs(rect.y) + rect.width + rect.height))
         var undecided = false
         for q in quad(of: rect) {
             let slack = min(
