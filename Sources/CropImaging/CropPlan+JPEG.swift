@@ -141,6 +141,64 @@ extension CropPlan {
                 metadata: entries))
     }
 
+    /// A resampled JPEG of an upright JPEG, made in one pass: the decoder
+    /// fills the region on this thread while a renderer renders each band of
+    /// output rows as soon as the region rows it reads are decoded, into the
+    /// ring the encoder drains on a third. Decoding, rendering and encoding
+    /// share the cores.
+    func overlappedResampledJPEG(
+        _ resample: ResamplePlan, resampler: Resampler, info: JPEGFileInfo,
+        encoder: JPEGEncoder, to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        var warnings: [String] = []
+        let (markers, entries) = try resampledJPEGMetadata(encoder, warnings: &warnings)
+        let gray = info.components == 1
+        var (quality, coding) = Self.resampledJPEGCoding(encoder, gray: gray)
+        coding.optimize = 0
+        let shrink = resample.shrink
+        let full = source.storedSize
+        let rect: PixelRect<StoredPixels>
+        if shrink > 1 {
+            let shrunk = PixelSize<StoredPixels>(
+                width: (full.width + shrink - 1) / shrink,
+                height: (full.height + shrink - 1) / shrink)
+            let x0 = stored.x / shrink
+            let y0 = stored.y / shrink
+            let x1 = min((stored.maxX + shrink - 1) / shrink, shrunk.width)
+            let y1 = min((stored.maxY + shrink - 1) / shrink, shrunk.height)
+            rect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        } else {
+            rect = stored
+        }
+        let ring = RingJPEGEncode(
+            width: outputSize.width, height: outputSize.height, channels: gray ? 1 : 3,
+            coding: coding, markers: markers, ringRows: 64, to: sink)
+        let renderer = OverlappedRenderer(
+            crop: resample.crop, resampler: resampler,
+            origin: PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height),
+            scale: shrink, colorType: gray ? .gray : .rgb, ring: ring)
+        let decoded: DecodedImage
+        do throws(ImagingError) {
+            decoded = try JPEGDecoder.decode(
+                source.input, info: info, rect: rect, limits: source.limits, lenient: lenient,
+                rows: renderer, scaleDenominator: shrink)
+        } catch {
+            try? ring.finish(succeeded: false)
+            throw error
+        }
+        try ring.finish(succeeded: renderer.completed)
+        guard renderer.completed else {
+            throw .corrupt(format: .jpeg, detail: "the decode ended before the crop's last row")
+        }
+        return report(
+            bytes: ring.bytes, colorType: gray ? .gray : .rgb,
+            warnings: decoded.warnings + warnings,
+            jpeg: JPEGWriteReport(
+                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                tables: "quality \(quality)", progressive: false, arithmetic: false,
+                metadata: entries))
+    }
+
     /// The metadata segments of a resampled JPEG: the source's colour
     /// profile, and its EXIF (orientation 1, the output's size) and XMP.
     private func resampledJPEGMetadata(_ encoder: JPEGEncoder, warnings: inout [String])

@@ -1,4 +1,6 @@
+internal import CImagingShims
 import CropGeometry
+import Foundation
 
 /// How a resampled crop is made: the straightened (or resized) crop and the
 /// filter and fill it is rendered with.
@@ -48,6 +50,15 @@ extension CropPlan {
     func exportResampled(_ resample: ResamplePlan, to sink: some ByteSink) throws(ImagingError)
         -> CropReport
     {
+        if case .jpeg(let encoder) = format, case .jpeg(let info) = source.header,
+            orientation == .up, !resample.ellipse
+        {
+            // An upright JPEG to JPEG: decode, render and encode at once.
+            var resampler = resample.resampler
+            if resampler.fill == .transparent { resampler.fill = .rgb(255, 255, 255) }
+            return try overlappedResampledJPEG(
+                resample, resampler: resampler, info: info, encoder: encoder, to: sink)
+        }
         let region = try source.decodeForResampling(
             stored, orientation: orientation, shrink: resample.shrink, lenient: lenient)
         return try encodeResampled(resample, from: region, to: sink)
@@ -166,5 +177,104 @@ extension ImageSource {
             pixels: decoded.image.oriented(orientation).directColor(),
             origin: orientation.orientedRect(stored, storedSize: storedSize), shrink: 1,
             offset: (0, 0), warnings: decoded.warnings, checksum: decoded.checksum)
+    }
+}
+
+/// Renders a resampled crop band by band on a thread of its own while the
+/// decoder fills the region (``RowConsumer``): each band waits only for the
+/// region rows its samples read, then goes into the encoder's ring.
+final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
+    private let crop: StraightenedCrop
+    private let resampler: Resampler
+    private let origin: PixelRect<ImagePixels>
+    private let scale: Int
+    private let colorType: PNGColorType
+    private let ring: RingJPEGEncode
+    private let lock = NSCondition()
+    private var decodedRows = 0
+    private var decodeEnded = false
+    private var finished = false
+    private var allRendered = false
+
+    init(
+        crop: StraightenedCrop, resampler: Resampler, origin: PixelRect<ImagePixels>,
+        scale: Int, colorType: PNGColorType, ring: RingJPEGEncode
+    ) {
+        self.crop = crop
+        self.resampler = resampler
+        self.origin = origin
+        self.scale = scale
+        self.colorType = colorType
+        self.ring = ring
+    }
+
+    /// Whether every output row was rendered (false when the decode failed).
+    var completed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return allRendered
+    }
+
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
+        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
+    {
+        let address = UInt(bitPattern: pixels)
+        let thread = Thread { [self] in renderBands(address) }
+        thread.stackSize = 1 << 20
+        thread.start()
+        return (
+            { context, rows in
+                guard let context else { return }
+                let renderer = Unmanaged<OverlappedRenderer>.fromOpaque(context)
+                    .takeUnretainedValue()
+                renderer.lock.lock()
+                renderer.decodedRows = Int(rows)
+                renderer.lock.broadcast()
+                renderer.lock.unlock()
+            }, Unmanaged.passUnretained(self).toOpaque()
+        )
+    }
+
+    func end(succeeded: Bool) throws(ImagingError) {
+        lock.lock()
+        decodeEnded = true
+        lock.broadcast()
+        while !finished { lock.wait() }
+        lock.unlock()
+    }
+
+    /// The renderer thread: each band once its region rows are decoded.
+    private func renderBands(_ address: UInt) {
+        let bytes = origin.width * origin.height * colorType.channels
+        let region = RegionPixels(
+            samples: UnsafeBufferPointer(
+                start: UnsafePointer<UInt8>(bitPattern: address), count: bytes),
+            width: origin.width, height: origin.height, colorType: colorType, bitDepth: 8)
+        let height = crop.outputSize.height
+        let band = 16
+        var rendered = true
+        for start in stride(from: 0, to: height, by: band) {
+            let rows = start..<min(height, start + band)
+            let needed = resampler.regionRowsNeeded(
+                crop, rows: rows, at: origin, scale: scale, offset: (0, 0))
+            lock.lock()
+            while decodedRows < needed && !decodeEnded { lock.wait() }
+            let ready = decodedRows >= needed
+            lock.unlock()
+            guard ready else {
+                rendered = false
+                break
+            }
+            ring.waitForSpace(rows)
+            resampler.render(
+                crop, from: region, at: origin, scale: scale, offset: (0, 0), rows: rows,
+                ringRows: ring.ringRows, into: ring.ring)
+            ring.produced(upTo: rows.upperBound)
+        }
+        lock.lock()
+        allRendered = rendered
+        finished = true
+        lock.broadcast()
+        lock.unlock()
     }
 }

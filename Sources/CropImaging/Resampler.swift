@@ -154,6 +154,50 @@ public struct Resampler: Sendable {
         scale: Int, offset: (x: Double, y: Double), rows: Range<Int>, ringRows: Int,
         into output: UnsafeMutableBufferPointer<UInt8>
     ) {
+        region.samples.withUnsafeBufferPointer { samples in
+            render(
+                crop,
+                from: RegionPixels(
+                    samples: samples, width: region.width, height: region.height,
+                    colorType: region.colorType, bitDepth: region.bitDepth),
+                at: origin, scale: scale, offset: offset, rows: rows, ringRows: ringRows,
+                into: output)
+        }
+    }
+
+    /// How many rows of the region, from its top, output rows `rows` read:
+    /// the lowest sample position among them, plus the filter's reach (for
+    /// a renderer that starts while the decoder is still filling the region).
+    package func regionRowsNeeded(
+        _ crop: StraightenedCrop, rows: Range<Int>, at origin: PixelRect<ImagePixels>,
+        scale: Int, offset: (x: Double, y: Double)
+    ) -> Int {
+        let transform = crop.sampleTransform
+        let width = Double(crop.outputSize.width)
+        var lowest = -Double.infinity
+        for x in [0.5, width - 0.5] {
+            for y in [Double(rows.lowerBound) + 0.5, Double(rows.upperBound) - 0.5] {
+                lowest = max(lowest, transform.c * x + transform.d * y + transform.ty)
+            }
+        }
+        let v = (lowest + offset.y) / Double(scale) - Double(origin.y) - 0.5
+        let reach = max(crop.reduction.x, crop.reduction.y) / Double(scale)
+        let radius: Double =
+            switch filter {
+            case .nearest, .bilinear: 1
+            case .lanczos3: 3 * max(1, reach)
+            }
+        guard v.isFinite else { return origin.height }
+        return min(origin.height, max(0, Int(min(v + radius + 2, 1e9).rounded(.up))))
+    }
+
+    /// Output rows `rows` rendered from pixels lent as a buffer (the region
+    /// a decoder is filling); see ``render(_:from:at:scale:offset:)``.
+    func render(
+        _ crop: StraightenedCrop, from region: RegionPixels, at origin: PixelRect<ImagePixels>,
+        scale: Int, offset: (x: Double, y: Double), rows: Range<Int>, ringRows: Int,
+        into output: UnsafeMutableBufferPointer<UInt8>
+    ) {
         precondition(region.width == origin.width && region.height == origin.height)
         let placement = RegionPlacement(
             scale: Double(scale), x: offset.x / Double(scale) - Double(origin.x) - 0.5,
@@ -180,11 +224,12 @@ public struct Resampler: Sendable {
         // Lanczos-3 widens by what is left of the reduction after any
         // shrink-on-load.
         let (across, down) = (crop.reduction.x / Double(scale), crop.reduction.y / Double(scale))
-        region.samples.withUnsafeBufferPointer { input in
+        do {
             do {
                 let source = RegionReader(
-                    base: input, wide: layout.wide, channels: region.colorType.channels,
-                    rowBytes: region.rowBytes, width: region.width, height: region.height)
+                    base: region.samples, wide: layout.wide, channels: region.colorType.channels,
+                    rowBytes: region.width * region.colorType.channels * (layout.wide ? 2 : 1),
+                    width: region.width, height: region.height)
                 let target = UnsafeSendable(output)
                 if crop.frame.angle == 0 {
                     // Unturned, each axis widens by its own reduction (as
@@ -445,6 +490,16 @@ public struct Resampler: Sendable {
             }
         }
     }
+}
+
+/// Decoded pixels lent as a buffer: direct colour (gray, gray + alpha, RGB,
+/// RGBA) at 8 or 16 bits, rows packed.
+struct RegionPixels: @unchecked Sendable {
+    let samples: UnsafeBufferPointer<UInt8>
+    let width: Int
+    let height: Int
+    let colorType: PNGColorType
+    let bitDepth: Int
 }
 
 /// Where image positions lie in the region: `u = q.x / scale + x`, with

@@ -382,4 +382,89 @@ import Testing
         let reference = try ImageSource(ImageInput(bytes: whole)).decode().image
         #expect(reference.samples == jpeg.samples)
     }
+
+    /// A JPEG of an upright JPEG is decoded, rendered and encoded at once
+    /// (each band rendered as soon as its rows are decoded): it decodes to
+    /// exactly the samples of the same crop rendered whole and encoded with
+    /// the same coding, turned or not, with and without shrink-on-load.
+    @Test(arguments: [(0.0, 1200), (3.5, 600), (-20, 150), (0, 90)])
+    func overlappedDecodeRenderEncodeIsTheWholeRender(angle: Double, width: Int) throws {
+        var samples = [UInt8]()
+        for y in 0..<640 {
+            for x in 0..<800 {
+                samples += [
+                    UInt8((x * 3 + y) & 0xFF), UInt8((y * 5) & 0xFF), UInt8((x ^ y) & 0xFF),
+                ]
+            }
+        }
+        let photo = RasterImage(
+            width: 800, height: 640, colorType: .rgb, bitDepth: 8, samples: samples)
+        let source = try ImageSource(
+            ImageInput(
+                bytes: JPEGEncoder.encoded(
+                    photo, quality: 95, horizontal: [2, 1, 1], vertical: [2, 1, 1])))
+        var job = CropJob(region: .pixels(PixelRect(x: 30, y: 20, width: 720, height: 600)))
+        job.resampling = CropJob.Resampling(
+            angle: angle, size: .width(width), fill: .rgb(255, 255, 255))
+        let (plan, whole) = try Self.export(job, source)  // PNG: rendered whole
+        job.format = .jpeg(JPEGEncoder(quality: 100))
+        let (_, overlapped) = try Self.export(job, source)
+        let reference = try ImageSource(
+            ImageInput(
+                bytes: JPEGEncoder.encoded(
+                    whole, quality: 100, horizontal: [2, 1, 1], vertical: [2, 1, 1]))
+        ).decode().image
+        #expect(
+            reference.samples == overlapped.samples,
+            "\(angle)° to \(width), shrink \(plan.resampling?.shrink ?? 0)")
+    }
+
+    /// The overlapped renderer waits, for each band of output rows, until
+    /// the region rows its samples read are decoded: the count it waits for
+    /// covers the lowest row any pixel of the band reads (its sample row and
+    /// the filter's reach), at every angle, size and shrink.
+    @Test func eachBandWaitsForEveryRowItReads() throws {
+        var seed = UInt64(99)
+        func next(_ range: ClosedRange<Int>) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
+        }
+        for trial in 0..<60 {
+            let image = PixelSize<ImagePixels>(width: next(50...900), height: next(50...900))
+            let frame = try StraightenedFrame(
+                imageSize: image, angle: [0, 3.5, -45, 90, 170][trial % 5])
+            let rect = PixelRect<StraightenedPixels>(
+                x: next(-20...40), y: next(-20...40), width: next(10...image.width),
+                height: next(10...image.height))
+            guard let base = try? StraightenedCrop(frame: frame, rect: rect) else { continue }
+            let crop = try base.resized(.width(next(5...rect.width * 2)))
+            for filter in ResamplingFilter.allCases {
+                let resampler = Resampler(filter: filter)
+                let shrink = [1, 2, 4, 8][trial % 4]
+                guard let read = crop.readRect(support: filter.support(reduction: crop.reduction))
+                else { continue }
+                let origin = PixelRect<ImagePixels>(
+                    x: read.x / shrink, y: read.y / shrink,
+                    width: (read.maxX + shrink - 1) / shrink - read.x / shrink,
+                    height: (read.maxY + shrink - 1) / shrink - read.y / shrink)
+                let reach: Double =
+                    filter == .lanczos3
+                    ? 3 * max(1, max(crop.reduction.x, crop.reduction.y) / Double(shrink)) : 1
+                for start in stride(from: 0, to: crop.outputSize.height, by: 16) {
+                    let rows = start..<min(crop.outputSize.height, start + 16)
+                    let needed = resampler.regionRowsNeeded(
+                        crop, rows: rows, at: origin, scale: shrink, offset: (0, 0))
+                    var lowest = 0
+                    for row in rows {
+                        for column in [0, crop.outputSize.width / 2, crop.outputSize.width - 1] {
+                            let q = crop.samplePosition(column: column, row: row)
+                            let v = q.y / Double(shrink) - Double(origin.y) - 0.5
+                            lowest = max(lowest, Int((v + reach).rounded(.down)) + 1)
+                        }
+                    }
+                    #expect(needed >= min(lowest, origin.height), "\(filter) rows \(rows)")
+                }
+            }
+        }
+    }
 }
