@@ -199,6 +199,97 @@ extension CropPlan {
                 metadata: entries))
     }
 
+    /// Resampled JPEG variants of an upright JPEG, every one of them, in one
+    /// pass: the union region decoded once while each variant's renderer
+    /// renders its bands as soon as their rows are decoded, each into its
+    /// own encoder's ring; `nil` (nothing written) when a plan is not such
+    /// a variant.
+    static func overlappedJPEGVariants(
+        _ plans: [CropPlan], to paths: [String], replacing: Bool,
+        union stored: PixelRect<StoredPixels>, shrink: Int
+    ) throws(ImagingError) -> [CropReport]? {
+        guard let first = plans.first, case .jpeg(let info) = first.source.header,
+            first.orientation == .up,
+            plans.allSatisfy({ plan in
+                guard case .jpeg = plan.format, let resample = plan.resampling else { return false }
+                return !resample.ellipse && plan.orientation == .up
+            })
+        else { return nil }
+        let source = first.source
+        let full = source.storedSize
+        let shrunk = PixelSize<StoredPixels>(
+            width: (full.width + shrink - 1) / shrink, height: (full.height + shrink - 1) / shrink)
+        let x0 = stored.x / shrink
+        let y0 = stored.y / shrink
+        let rect = PixelRect<StoredPixels>(
+            x: x0, y: y0, width: min((stored.maxX + shrink - 1) / shrink, shrunk.width) - x0,
+            height: min((stored.maxY + shrink - 1) / shrink, shrunk.height) - y0)
+        let gray = info.components == 1
+        // Everything that can fail comes first: no encoder thread starts
+        // until every output is open and every header made.
+        var writers: [AtomicFile.Writer] = []
+        var parts:
+            [(
+                warnings: [String], entries: [MetadataEntry], quality: Int, markers: [UInt8],
+                coding: ck_jpeg_coding
+            )] = []
+        for (plan, path) in zip(plans, paths) {
+            guard case .jpeg(let encoder) = plan.format else { return nil }
+            writers.append(
+                try AtomicFile.Writer(path: path, replacing: replacing, protecting: source.input))
+            var warnings: [String] = []
+            let (markers, entries) = try plan.resampledJPEGMetadata(encoder, warnings: &warnings)
+            var (quality, coding) = Self.resampledJPEGCoding(encoder, gray: gray)
+            coding.optimize = 0
+            parts.append((warnings, entries, quality, markers, coding))
+        }
+        var rings: [RingJPEGEncode] = []
+        var renderers: [OverlappedRenderer] = []
+        for (index, plan) in plans.enumerated() {
+            guard let resample = plan.resampling else { continue }
+            let ring = RingJPEGEncode(
+                width: plan.outputSize.width, height: plan.outputSize.height,
+                channels: gray ? 1 : 3, coding: parts[index].coding,
+                markers: parts[index].markers, ringRows: 64, to: writers[index])
+            var resampler = resample.resampler
+            if resampler.fill == .transparent { resampler.fill = .rgb(255, 255, 255) }
+            rings.append(ring)
+            renderers.append(
+                OverlappedRenderer(
+                    crop: resample.crop, resampler: resampler,
+                    origin: PixelRect(
+                        x: rect.x, y: rect.y, width: rect.width, height: rect.height),
+                    scale: shrink, colorType: gray ? .gray : .rgb, ring: ring))
+        }
+        let decoded: DecodedImage
+        do throws(ImagingError) {
+            decoded = try JPEGDecoder.decode(
+                source.input, info: info, rect: rect, limits: source.limits,
+                lenient: first.lenient, rows: FanOutRows(renderers), scaleDenominator: shrink)
+        } catch {
+            for ring in rings { try? ring.finish(succeeded: false) }
+            throw error
+        }
+        var reports: [CropReport] = []
+        for index in plans.indices {
+            try rings[index].finish(succeeded: renderers[index].completed)
+            guard renderers[index].completed else {
+                throw .corrupt(format: .jpeg, detail: "the decode ended before the crop's last row")
+            }
+            try writers[index].commit()
+            var report = plans[index].report(
+                bytes: rings[index].bytes, colorType: gray ? .gray : .rgb,
+                warnings: decoded.warnings + parts[index].warnings,
+                jpeg: JPEGWriteReport(
+                    method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                    tables: "quality \(parts[index].quality)", progressive: false,
+                    arithmetic: false, metadata: parts[index].entries))
+            report.output = paths[index]
+            reports.append(report)
+        }
+        return reports
+    }
+
     /// The metadata segments of a resampled JPEG: the source's colour
     /// profile, and its EXIF (orientation 1, the output's size) and XMP.
     private func resampledJPEGMetadata(_ encoder: JPEGEncoder, warnings: inout [String])

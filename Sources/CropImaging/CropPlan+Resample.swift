@@ -278,3 +278,38 @@ final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
         lock.unlock()
     }
 }
+
+/// One decode's rows told to several consumers (the variants' renderers).
+final class FanOutRows: RowConsumer, @unchecked Sendable {
+    private let consumers: [any RowConsumer]
+    private var callbacks: [(ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)] = []
+
+    init(_ consumers: [any RowConsumer]) {
+        self.consumers = consumers
+    }
+
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
+        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
+    {
+        for consumer in consumers { callbacks.append(try consumer.begin(pixels: pixels)) }
+        return (
+            { context, rows in
+                guard let context else { return }
+                let fan = Unmanaged<FanOutRows>.fromOpaque(context).takeUnretainedValue()
+                for callback in fan.callbacks { callback.ready(callback.context, rows) }
+            }, Unmanaged.passUnretained(self).toOpaque()
+        )
+    }
+
+    func end(succeeded: Bool) throws(ImagingError) {
+        var failure: ImagingError?
+        for consumer in consumers {
+            do throws(ImagingError) {
+                try consumer.end(succeeded: succeeded)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+    }
+}

@@ -41,6 +41,11 @@ extension CropPlan {
                     union.width.multipliedReportingOverflow(by: union.height * 8).partialValue,
                     "the upright shared region")
                 try need.check(first.source.limits)
+                if let reports = try overlappedJPEGVariants(
+                    plans, to: paths, replacing: replacing, union: union, shrink: shrink)
+                {
+                    return reports
+                }
                 region = try first.source.decodeForResampling(
                     union, orientation: first.orientation, shrink: shrink, lenient: first.lenient)
             }

@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropKitTestSupport
 import Foundation
 import Testing
 
@@ -465,6 +466,53 @@ import Testing
                     #expect(needed >= min(lowest, origin.height), "\(filter) rows \(rows)")
                 }
             }
+        }
+    }
+
+    /// Variants of an upright JPEG are written from one decode shared by
+    /// their renderers as it goes: each decodes to exactly what writing it
+    /// alone gives.
+    @Test func jpegVariantsFromOneDecodeAreEachAloneCrop() throws {
+        var samples = [UInt8]()
+        for y in 0..<640 {
+            for x in 0..<800 {
+                samples += [
+                    UInt8((x * 3 + y) & 0xFF), UInt8((y * 5) & 0xFF), UInt8((x ^ y) & 0xFF),
+                ]
+            }
+        }
+        let photo = RasterImage(
+            width: 800, height: 640, colorType: .rgb, bitDepth: 8, samples: samples)
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        let input = path("photo.jpg")
+        try AtomicFile.write(
+            JPEGEncoder.encoded(photo, quality: 95, horizontal: [2, 1, 1], vertical: [2, 1, 1]),
+            to: input, replacing: true)
+        let source = try ImageSource.open(path: input)
+        let variants: [(AspectRatio?, PixelSize<StraightenedPixels>, Double)] = [
+            (AspectRatio(width: 1, height: 1), PixelSize(width: 256, height: 256), 0),
+            (AspectRatio(width: 4, height: 5), PixelSize(width: 200, height: 250), 0),
+            (AspectRatio(width: 16, height: 9), PixelSize(width: 320, height: 180), 2.5),
+        ]
+        let plans = try variants.map { ratio, size, angle throws in
+            var job = CropJob(
+                region: .largestInside(aspect: ratio.map { .ratio($0) }),
+                format: .jpeg(JPEGEncoder(quality: 90)))
+            job.resampling = CropJob.Resampling(angle: angle, size: .exact(size))
+            return try job.plan(for: source)
+        }
+        #expect(Set(plans.compactMap { $0.resampling?.shrink }) == [2])
+        let together = (0..<3).map { path("together-\($0).jpg") }
+        let reports = try CropPlan.writeVariants(plans, to: together)
+        #expect(reports.map(\.size.width) == [256, 200, 320])
+        for (index, plan) in plans.enumerated() {
+            let alone = path("alone-\(index).jpg")
+            _ = try plan.write(to: alone)
+            let a = try ImageSource.open(path: alone).decode().image
+            let b = try ImageSource.open(path: together[index]).decode().image
+            #expect(a.samples == b.samples, "variant \(index)")
         }
     }
 }
