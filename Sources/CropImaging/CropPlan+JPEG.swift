@@ -141,131 +141,70 @@ extension CropPlan {
                 metadata: entries))
     }
 
-    /// A resampled JPEG of an upright JPEG, made in one pass: the decoder
-    /// fills the region on this thread while a renderer renders each band of
-    /// output rows as soon as the region rows it reads are decoded, into the
-    /// ring the encoder drains on a third. Decoding, rendering and encoding
-    /// share the cores.
-    func overlappedResampledJPEG(
-        _ resample: ResamplePlan, resampler: Resampler, info: JPEGFileInfo,
-        encoder: JPEGEncoder, to sink: some ByteSink
-    ) throws(ImagingError) -> CropReport {
-        var warnings: [String] = []
-        let (markers, entries) = try resampledJPEGMetadata(encoder, warnings: &warnings)
-        let gray = info.components == 1
-        var (quality, coding) = Self.resampledJPEGCoding(encoder, gray: gray)
-        coding.optimize = 0
-        let shrink = resample.shrink
-        let full = source.storedSize
-        let rect: PixelRect<StoredPixels>
-        if shrink > 1 {
-            let shrunk = PixelSize<StoredPixels>(
-                width: (full.width + shrink - 1) / shrink,
-                height: (full.height + shrink - 1) / shrink)
-            let x0 = stored.x / shrink
-            let y0 = stored.y / shrink
-            let x1 = min((stored.maxX + shrink - 1) / shrink, shrunk.width)
-            let y1 = min((stored.maxY + shrink - 1) / shrink, shrunk.height)
-            rect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-        } else {
-            rect = stored
-        }
-        let ring = RingJPEGEncode(
-            width: outputSize.width, height: outputSize.height, channels: gray ? 1 : 3,
-            coding: coding, markers: markers, ringRows: 64, to: sink)
-        let renderer = OverlappedRenderer(
-            crop: resample.crop, resampler: resampler,
-            origin: PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height),
-            scale: shrink, colorType: gray ? .gray : .rgb, ring: ring)
-        let decoded: DecodedImage
-        do throws(ImagingError) {
-            decoded = try JPEGDecoder.decode(
-                source.input, info: info, rect: rect, limits: source.limits, lenient: lenient,
-                rows: renderer, scaleDenominator: shrink)
-        } catch {
-            try? ring.finish(succeeded: false)
-            throw error
-        }
-        try ring.finish(succeeded: renderer.completed)
-        guard renderer.completed else {
-            throw .corrupt(format: .jpeg, detail: "the decode ended before the crop's last row")
-        }
-        return report(
-            bytes: ring.bytes, colorType: gray ? .gray : .rgb,
-            warnings: decoded.warnings + warnings,
-            jpeg: JPEGWriteReport(
-                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                tables: "quality \(quality)", progressive: false, arithmetic: false,
-                metadata: entries))
-    }
-
-    /// Resampled JPEG variants of an upright JPEG, every one of them, in one
-    /// pass: the union region decoded once while each variant's renderer
-    /// renders its bands as soon as their rows are decoded, each into its
-    /// own encoder's ring; `nil` (nothing written) when a plan is not such
-    /// a variant.
-    static func overlappedJPEGVariants(
-        _ plans: [CropPlan], to paths: [String], replacing: Bool,
-        union stored: PixelRect<StoredPixels>, shrink: Int
-    ) throws(ImagingError) -> [CropReport]? {
-        guard let first = plans.first, case .jpeg(let info) = first.source.header,
-            first.orientation == .up,
-            plans.allSatisfy({ plan in
-                guard case .jpeg = plan.format, let resample = plan.resampling else { return false }
-                return !resample.ellipse && plan.orientation == .up
-            })
-        else { return nil }
-        let source = first.source
-        let full = source.storedSize
-        let shrunk = PixelSize<StoredPixels>(
-            width: (full.width + shrink - 1) / shrink, height: (full.height + shrink - 1) / shrink)
-        let x0 = stored.x / shrink
-        let y0 = stored.y / shrink
-        let rect = PixelRect<StoredPixels>(
-            x: x0, y: y0, width: min((stored.maxX + shrink - 1) / shrink, shrunk.width) - x0,
-            height: min((stored.maxY + shrink - 1) / shrink, shrunk.height) - y0)
+    /// Resampled JPEGs of an upright JPEG made in one pass: the union of
+    /// their read rects (`stored`, decoded at 1/`shrink`) is decoded once on
+    /// this thread while each plan's renderer renders its bands as soon as
+    /// the region rows they read are decoded, each into the ring of its own
+    /// encoder writing to its sink. Decoding, rendering and encoding share
+    /// the cores. A single crop is the case of one plan.
+    ///
+    /// - Precondition: every plan writes JPEG, is resampled, not cut to an
+    ///   ellipse, and sees this upright JPEG.
+    static func overlappedResampledJPEGs(
+        _ plans: [CropPlan], into sinks: [any ByteSink], union stored: PixelRect<StoredPixels>,
+        shrink: Int, info: JPEGFileInfo
+    ) throws(ImagingError) -> [CropReport] {
+        let source = plans[0].source
+        let rect = stored.shrunk(by: shrink, within: source.storedSize).rect
+        let region = PixelRect<ImagePixels>(
+            x: rect.x, y: rect.y, width: rect.width, height: rect.height)
         let gray = info.components == 1
         // Everything that can fail comes first: no encoder thread starts
-        // until every output is open and every header made.
-        var writers: [AtomicFile.Writer] = []
+        // until every header is made.
         var parts:
             [(
                 warnings: [String], entries: [MetadataEntry], quality: Int, markers: [UInt8],
                 coding: ck_jpeg_coding
             )] = []
-        for (plan, path) in zip(plans, paths) {
-            guard case .jpeg(let encoder) = plan.format else { return nil }
-            writers.append(
-                try AtomicFile.Writer(path: path, replacing: replacing, protecting: source.input))
+        for plan in plans {
+            guard case .jpeg(let encoder) = plan.format else {
+                preconditionFailure("an overlapped resample writes JPEG")
+            }
             var warnings: [String] = []
             let (markers, entries) = try plan.resampledJPEGMetadata(encoder, warnings: &warnings)
             var (quality, coding) = Self.resampledJPEGCoding(encoder, gray: gray)
+            // Standard Huffman tables, as libvips and Pillow write by
+            // default: optimized ones need every coefficient of the output
+            // held at once, which streaming exists to avoid.
             coding.optimize = 0
             parts.append((warnings, entries, quality, markers, coding))
         }
         var rings: [RingJPEGEncode] = []
         var renderers: [OverlappedRenderer] = []
         for (index, plan) in plans.enumerated() {
-            guard let resample = plan.resampling else { continue }
+            guard let resample = plan.resampling else {
+                preconditionFailure("an overlapped resample has a resampling")
+            }
             let ring = RingJPEGEncode(
                 width: plan.outputSize.width, height: plan.outputSize.height,
                 channels: gray ? 1 : 3, coding: parts[index].coding,
-                markers: parts[index].markers, ringRows: 64, to: writers[index])
+                markers: parts[index].markers, ringRows: 64, to: sinks[index])
+            // JPEG has no transparency: where there is no image, white.
             var resampler = resample.resampler
             if resampler.fill == .transparent { resampler.fill = .rgb(255, 255, 255) }
             rings.append(ring)
             renderers.append(
                 OverlappedRenderer(
-                    crop: resample.crop, resampler: resampler,
-                    origin: PixelRect(
-                        x: rect.x, y: rect.y, width: rect.width, height: rect.height),
-                    scale: shrink, colorType: gray ? .gray : .rgb, ring: ring))
+                    crop: resample.crop, resampler: resampler, origin: region, scale: shrink,
+                    colorType: gray ? .gray : .rgb, ring: ring))
         }
         let decoded: DecodedImage
         do throws(ImagingError) {
             decoded = try JPEGDecoder.decode(
                 source.input, info: info, rect: rect, limits: source.limits,
-                lenient: first.lenient, rows: FanOutRows(renderers), scaleDenominator: shrink)
+                lenient: plans[0].lenient,
+                rows: renderers.count == 1 ? renderers[0] : FanOutRows(renderers),
+                scaleDenominator: shrink)
         } catch {
             for ring in rings { try? ring.finish(succeeded: false) }
             throw error
@@ -276,16 +215,43 @@ extension CropPlan {
             guard renderers[index].completed else {
                 throw .corrupt(format: .jpeg, detail: "the decode ended before the crop's last row")
             }
+            reports.append(
+                plans[index].report(
+                    bytes: rings[index].bytes, colorType: gray ? .gray : .rgb,
+                    warnings: decoded.warnings + parts[index].warnings,
+                    jpeg: JPEGWriteReport(
+                        method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+                        tables: "quality \(parts[index].quality)", progressive: false,
+                        arithmetic: false, metadata: parts[index].entries)))
+        }
+        return reports
+    }
+
+    /// Resampled JPEG variants of an upright JPEG, every one of them, in one
+    /// pass (``overlappedResampledJPEGs(_:into:union:shrink:info:)``), each
+    /// written atomically to its path; `nil` (nothing written) when a plan
+    /// is not such a variant.
+    static func overlappedJPEGVariants(
+        _ plans: [CropPlan], to paths: [String], replacing: Bool,
+        union stored: PixelRect<StoredPixels>, shrink: Int
+    ) throws(ImagingError) -> [CropReport]? {
+        guard let first = plans.first, case .jpeg(let info) = first.source.header,
+            plans.allSatisfy({ plan in
+                guard case .jpeg = plan.format, let resample = plan.resampling else { return false }
+                return !resample.ellipse && plan.orientation == .up
+            })
+        else { return nil }
+        var writers: [AtomicFile.Writer] = []
+        for path in paths {
+            writers.append(
+                try AtomicFile.Writer(
+                    path: path, replacing: replacing, protecting: first.source.input))
+        }
+        var reports = try overlappedResampledJPEGs(
+            plans, into: writers, union: stored, shrink: shrink, info: info)
+        for index in reports.indices {
             try writers[index].commit()
-            var report = plans[index].report(
-                bytes: rings[index].bytes, colorType: gray ? .gray : .rgb,
-                warnings: decoded.warnings + parts[index].warnings,
-                jpeg: JPEGWriteReport(
-                    method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                    tables: "quality \(parts[index].quality)", progressive: false,
-                    arithmetic: false, metadata: parts[index].entries))
-            report.output = paths[index]
-            reports.append(report)
+            reports[index].output = paths[index]
         }
         return reports
     }

@@ -50,14 +50,12 @@ extension CropPlan {
     func exportResampled(_ resample: ResamplePlan, to sink: some ByteSink) throws(ImagingError)
         -> CropReport
     {
-        if case .jpeg(let encoder) = format, case .jpeg(let info) = source.header,
-            orientation == .up, !resample.ellipse
+        if case .jpeg = format, case .jpeg(let info) = source.header, orientation == .up,
+            !resample.ellipse
         {
             // An upright JPEG to JPEG: decode, render and encode at once.
-            var resampler = resample.resampler
-            if resampler.fill == .transparent { resampler.fill = .rgb(255, 255, 255) }
-            return try overlappedResampledJPEG(
-                resample, resampler: resampler, info: info, encoder: encoder, to: sink)
+            return try Self.overlappedResampledJPEGs(
+                [self], into: [sink], union: stored, shrink: resample.shrink, info: info)[0]
         }
         let region = try source.decodeForResampling(
             stored, orientation: orientation, shrink: resample.shrink, lenient: lenient)
@@ -138,6 +136,23 @@ struct ResamplingRegion {
     var checksum: DataChecksum?
 }
 
+extension PixelRect where Space == StoredPixels {
+    /// This rect in the grid of an image of `full` decoded at 1/`shrink` of
+    /// its size (libjpeg's DCT scaling: the size rounded up), rounded
+    /// outward and clamped, with that grid's size.
+    func shrunk(by shrink: Int, within full: PixelSize<StoredPixels>) -> (
+        rect: PixelRect<StoredPixels>, grid: PixelSize<StoredPixels>
+    ) {
+        let grid = PixelSize<StoredPixels>(
+            width: (full.width + shrink - 1) / shrink, height: (full.height + shrink - 1) / shrink)
+        let x0 = x / shrink
+        let y0 = y / shrink
+        let x1 = min((maxX + shrink - 1) / shrink, grid.width)
+        let y1 = min((maxY + shrink - 1) / shrink, grid.height)
+        return (PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), grid)
+    }
+}
+
 extension ImageSource {
     /// The stored rect `stored` decoded (at 1/`shrink` of its size for a
     /// JPEG when `shrink` > 1), turned upright for `orientation` and made
@@ -147,17 +162,10 @@ extension ImageSource {
         lenient: Bool
     ) throws(ImagingError) -> ResamplingRegion {
         if shrink > 1, case .jpeg(let info) = header {
-            // The read rect in the grid shrunk by `shrink` (sizes rounded
-            // up), and where the image lies in that grid as seen.
+            // The read rect in the grid shrunk by `shrink`, and where the
+            // image lies in that grid as seen.
             let full = storedSize
-            let shrunk = PixelSize<StoredPixels>(
-                width: (full.width + shrink - 1) / shrink,
-                height: (full.height + shrink - 1) / shrink)
-            let x0 = stored.x / shrink
-            let y0 = stored.y / shrink
-            let x1 = min((stored.maxX + shrink - 1) / shrink, shrunk.width)
-            let y1 = min((stored.maxY + shrink - 1) / shrink, shrunk.height)
-            let rect = PixelRect<StoredPixels>(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+            let (rect, shrunk) = stored.shrunk(by: shrink, within: full)
             let decoded = try JPEGDecoder.decode(
                 input, info: info, rect: rect, limits: limits, lenient: lenient,
                 rows: nil, scaleDenominator: shrink)
