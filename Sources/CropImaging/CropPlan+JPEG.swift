@@ -483,7 +483,7 @@ extension RasterImage {
                 width: width, height: height, colorType: colorType, bitDepth: 8, samples: samples)
         }
         // The common case, fast: 8-bit RGBA whose alpha is all opaque.
-        if colorType == .rgba, bitDepth == 8, !chunks.contains(where: { $0.type == "tRNS" }) {
+        if colorType == .rgba, bitDepth == 8, !keyed {
             var out = [UInt8](repeating: 0, count: width * height * 3)
             var opaque = true
             samples.withUnsafeBufferPointer { from in
@@ -501,51 +501,22 @@ extension RasterImage {
                     width: width, height: height, colorType: .rgb, bitDepth: 8, samples: out)
             }
         }
-        let isGray = colorType == .gray || colorType == .grayAlpha
-        let maxValue = (1 << bitDepth) - 1
-        let transparency = chunks.first(where: { $0.type == "tRNS" })?.data
-        let palette = self.palette ?? []
-        func to8(_ value: Int) -> Int { (value * 255 + maxValue / 2) / maxValue }
-        func key(_ data: [UInt8], _ index: Int) -> Int {
-            Int(data[2 * index]) << 8 | Int(data[2 * index + 1])
-        }
+        // Everything else as direct colour (palette expanded, low depths
+        // scaled to 8 bits, tRNS as alpha), brought to 8 bits and flattened.
+        let direct = directColor()
+        let hasAlpha = direct.colorType == .grayAlpha || direct.colorType == .rgba
+        let colorChannels = direct.colorType.channels - (hasAlpha ? 1 : 0)
+        let isGray = colorChannels == 1
+        let wide = direct.bitDepth == 16
+        func to8(_ value: Int) -> Int { wide ? (value * 255 + 32767) / 65535 : value }
         var out = [UInt8]()
         out.reserveCapacity(width * height * (isGray ? 1 : 3))
         var translucent = 0
         for y in 0..<height {
             for x in 0..<width {
-                var color: [Int]
-                var alpha = 255
-                switch colorType {
-                case .palette:
-                    let index = sample(x: x, y: y, channel: 0)
-                    color =
-                        3 * index + 2 < palette.count
-                        ? palette[3 * index..<3 * index + 3].map(Int.init) : [0, 0, 0]
-                    if let transparency, index < transparency.count {
-                        alpha = Int(transparency[index])
-                    }
-                case .gray:
-                    let value = sample(x: x, y: y, channel: 0)
-                    color = [to8(value)]
-                    if let transparency, transparency.count >= 2, key(transparency, 0) == value {
-                        alpha = 0
-                    }
-                case .rgb:
-                    let values = (0..<3).map { sample(x: x, y: y, channel: $0) }
-                    color = values.map(to8)
-                    if let transparency, transparency.count >= 6,
-                        (0..<3).allSatisfy({ key(transparency, $0) == values[$0] })
-                    {
-                        alpha = 0
-                    }
-                case .grayAlpha:
-                    color = [to8(sample(x: x, y: y, channel: 0))]
-                    alpha = to8(sample(x: x, y: y, channel: 1))
-                case .rgba:
-                    color = (0..<3).map { to8(sample(x: x, y: y, channel: $0)) }
-                    alpha = to8(sample(x: x, y: y, channel: 3))
-                }
+                let color = (0..<colorChannels).map { to8(direct.sample(x: x, y: y, channel: $0)) }
+                let alpha =
+                    hasAlpha ? to8(direct.sample(x: x, y: y, channel: colorChannels)) : 255
                 if alpha < 255 { translucent += 1 }
                 for value in color {
                     out.append(UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255))
