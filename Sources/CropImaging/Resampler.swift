@@ -224,32 +224,28 @@ public struct Resampler: Sendable {
         // Lanczos-3 widens by what is left of the reduction after any
         // shrink-on-load.
         let (across, down) = (crop.reduction.x / Double(scale), crop.reduction.y / Double(scale))
-        do {
-            do {
-                let source = RegionReader(
-                    base: region.samples, wide: layout.wide, channels: region.colorType.channels,
-                    rowBytes: region.width * region.colorType.channels * (layout.wide ? 2 : 1),
-                    width: region.width, height: region.height)
-                let target = UnsafeSendable(output)
-                if crop.frame.angle == 0 {
-                    // Unturned, each axis widens by its own reduction (as
-                    // Pillow's and libvips' resize do).
-                    renderSeparable(
-                        crop, source: source, placement: placement,
-                        kernels: (
-                            Kernel(filter: filter, widening: across),
-                            Kernel(filter: filter, widening: down)
-                        ), layout: layout, rows: rows, into: target)
-                } else {
-                    // Turned, the axes of the output are not the image's: both
-                    // widen by the larger reduction, so the kernel stays round
-                    // under the turn.
-                    renderTurned(
-                        crop, source: source, placement: placement,
-                        kernel: Kernel(filter: filter, widening: max(across, down)),
-                        layout: layout, fill: fillColor, rows: rows, into: target)
-                }
-            }
+        let source = RegionReader(
+            base: region.samples, wide: layout.wide, channels: region.colorType.channels,
+            rowBytes: region.width * region.colorType.channels * (layout.wide ? 2 : 1),
+            width: region.width, height: region.height)
+        let target = UnsafeSendable(output)
+        if crop.frame.angle == 0 {
+            // Unturned, each axis widens by its own reduction (as Pillow's
+            // and libvips' resize do).
+            renderSeparable(
+                crop, source: source, placement: placement,
+                kernels: (
+                    Kernel(filter: filter, widening: across),
+                    Kernel(filter: filter, widening: down)
+                ), layout: layout, rows: rows, into: target)
+        } else {
+            // Turned, the axes of the output are not the image's: both widen
+            // by the larger reduction, so the kernel stays round under the
+            // turn.
+            renderTurned(
+                crop, source: source, placement: placement,
+                kernel: Kernel(filter: filter, widening: max(across, down)),
+                layout: layout, fill: fillColor, rows: rows, into: target)
         }
     }
 
@@ -267,10 +263,13 @@ public struct Resampler: Sendable {
             position: {
                 (transform.a * (Double($0) + 0.5) + transform.tx) / placement.scale + placement.x
             })
+        // The taps of this band's rows only (a streamed render comes a band
+        // at a time); `rows.span(row - band.lowerBound)`.
         let rows = Taps(
-            count: crop.outputSize.height, extent: source.height, kernel: kernels.down,
+            count: band.count, extent: source.height, kernel: kernels.down,
             position: {
-                (transform.d * (Double($0) + 0.5) + transform.ty) / placement.scale + placement.y
+                (transform.d * (Double(band.lowerBound + $0) + 0.5) + transform.ty)
+                    / placement.scale + placement.y
             })
         let channels = 4
         // Only the columns some output column weighs are weighed down (a
@@ -295,7 +294,7 @@ public struct Resampler: Sendable {
                             capacity: source.width * c)
                         defer { line.deallocate() }
                         line.initialize(repeating: 0)
-                        let (start, count, offset) = rows.span(row)
+                        let (start, count, offset) = rows.span(row - band.lowerBound)
                         for tap in 0..<count {
                             let weight = rowWeights.buffer[offset + tap]
                             let samples = UnsafeBufferPointer(
@@ -329,7 +328,7 @@ public struct Resampler: Sendable {
             let slot = layout.slot(row)
             var line = [Float](repeating: 0, count: source.width * channels)
             line.withUnsafeMutableBufferPointer { line in
-                let (start, count, offset) = rows.span(row)
+                let (start, count, offset) = rows.span(row - band.lowerBound)
                 for tap in 0..<count {
                     let weight = rows.weights[offset + tap]
                     let y = start + tap
