@@ -254,20 +254,16 @@ final class JPEGOutput {
 
 /// A JPEG encode that runs on a thread of its own while the decoder fills
 /// the crop's rows (``RowConsumer``): each row is encoded as soon as it is
-/// final, so decoding and encoding share the cores.
+/// final, so decoding and encoding share the cores. The encoder thread is a
+/// ``RingJPEGEncode`` reading the decoder's own buffer.
 final class PipelinedJPEGEncode: RowConsumer, @unchecked Sendable {
     private let width: Int
     private let height: Int
     private let channels: Int
     private let coding: ck_jpeg_coding
     private let markers: [UInt8]
-    private let output: JPEGOutput
-    private let lock = NSCondition()
-    private var ready = 0
-    private var ended = false
-    private var done = false
-    private var status = Int32(CK_STATUS_CORRUPT)
-    private var message = ""
+    private let sink: any ByteSink
+    private var encode: RingJPEGEncode?
 
     init(
         width: Int, height: Int, channels: Int, coding: ck_jpeg_coding, markers: [UInt8],
@@ -278,75 +274,37 @@ final class PipelinedJPEGEncode: RowConsumer, @unchecked Sendable {
         self.channels = channels
         self.coding = coding
         self.markers = markers
-        output = JPEGOutput(sink)
+        self.sink = sink
     }
 
     /// The bytes written, once ``end(succeeded:)`` returned.
-    var bytes: Int { output.bytes }
+    var bytes: Int { encode?.bytes ?? 0 }
 
     func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
         -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
     {
-        let address = UInt(bitPattern: pixels)
-        let thread = Thread { [self] in
-            encode(UnsafePointer(bitPattern: address))
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
+        let started = RingJPEGEncode(
+            width: width, height: height, channels: channels, coding: coding, markers: markers,
+            reading: pixels, writeJFIF: false, to: sink)
+        encode = started
         return (
             { context, rows in
                 guard let context else { return }
-                let encode = Unmanaged<PipelinedJPEGEncode>.fromOpaque(context)
-                    .takeUnretainedValue()
-                encode.lock.lock()
-                encode.ready = Int(rows)
-                encode.lock.broadcast()
-                encode.lock.unlock()
-            }, Unmanaged.passUnretained(self).toOpaque()
+                Unmanaged<RingJPEGEncode>.fromOpaque(context).takeUnretainedValue()
+                    .produced(upTo: Int(rows))
+            }, Unmanaged.passUnretained(started).toOpaque()
         )
     }
 
     func end(succeeded: Bool) throws(ImagingError) {
-        lock.lock()
-        ended = true
-        lock.broadcast()
-        while !done { lock.wait() }
-        lock.unlock()
-        guard succeeded else { return }
-        if let failure = output.failure { throw failure }
-        guard status == CK_STATUS_OK else {
-            throw .corrupt(format: .jpeg, detail: "JPEG encoding failed: \(message)")
-        }
-    }
-
-    /// The encoder thread's work: waits for each row, then encodes it.
-    private func encode(_ pixels: UnsafePointer<UInt8>?) {
-        var request = JPEGEncoder.request(
-            width: width, height: height, channels: channels, coding: coding)
-        request.wait_context = Unmanaged.passUnretained(self).toOpaque()
-        request.wait_rows = { context, rows in
-            guard let context else { return 1 }
-            let encode = Unmanaged<PipelinedJPEGEncode>.fromOpaque(context).takeUnretainedValue()
-            encode.lock.lock()
-            defer { encode.lock.unlock() }
-            while encode.ready < Int(rows) && !encode.ended { encode.lock.wait() }
-            return encode.ready >= Int(rows) ? 0 : 1
-        }
-        let (result, text) = JPEGEncoder.run(
-            &request, pixels: pixels, markers: markers, output: output)
-        lock.lock()
-        status = result
-        message = text
-        done = true
-        lock.broadcast()
-        lock.unlock()
+        try encode?.finish(succeeded: succeeded)
     }
 }
 
-/// A JPEG encode fed through a ring of rows: the producer renders rows into
-/// the ring while the encoder, on a thread of its own, takes them; a slot is
-/// written again only once the encoder has taken its row. So an output is
-/// encoded while it is made, and never held whole.
+/// A JPEG encode on a thread of its own, taking rows as a producer makes
+/// them final: from a ring of rows it owns (a slot is written again only
+/// once the encoder has taken its row, so an output is encoded while it is
+/// made and never held whole), or from a whole buffer it reads (a decoder's).
 final class RingJPEGEncode: @unchecked Sendable {
     private let width: Int
     private let height: Int
@@ -363,9 +321,12 @@ final class RingJPEGEncode: @unchecked Sendable {
     private var done = false
     private var status = Int32(CK_STATUS_CORRUPT)
     private var message = ""
-    /// The ring: ``ringRows`` rows of `width × channels` bytes.
+    private let writeJFIF: Bool
+    /// The ring: ``ringRows`` rows of `width × channels` bytes (empty when
+    /// the encoder reads a buffer it does not own).
     let ring: UnsafeMutableBufferPointer<UInt8>
-    /// How many rows the ring holds.
+    /// How many rows the ring holds (0: the rows are read from a whole
+    /// buffer).
     let ringRows: Int
 
     init(
@@ -378,15 +339,39 @@ final class RingJPEGEncode: @unchecked Sendable {
         self.coding = coding
         self.markers = markers
         self.ringRows = ringRows
+        writeJFIF = true
         output = JPEGOutput(sink)
         ring = .allocate(capacity: width * channels * ringRows)
         ring.initialize(repeating: 0)
-        let thread = Thread { [self] in encode() }
+        start(reading: UnsafePointer(ring.baseAddress))
+    }
+
+    /// An encode reading `pixels`, all `height` rows of them, as they are
+    /// reported produced; `pixels` must stay valid until ``finish(succeeded:)``.
+    init(
+        width: Int, height: Int, channels: Int, coding: ck_jpeg_coding, markers: [UInt8],
+        reading pixels: UnsafePointer<UInt8>, writeJFIF: Bool, to sink: some ByteSink
+    ) {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.coding = coding
+        self.markers = markers
+        self.ringRows = 0
+        self.writeJFIF = writeJFIF
+        output = JPEGOutput(sink)
+        ring = UnsafeMutableBufferPointer(start: nil, count: 0)
+        start(reading: pixels)
+    }
+
+    private func start(reading pixels: UnsafePointer<UInt8>?) {
+        let address = UInt(bitPattern: pixels)
+        let thread = Thread { [self] in encode(UnsafePointer(bitPattern: address)) }
         thread.stackSize = 1 << 20
         thread.start()
     }
 
-    deinit { ring.deallocate() }
+    deinit { if ringRows > 0 { ring.deallocate() } }
 
     /// The bytes written, once ``finish(succeeded:)`` returned.
     var bytes: Int { output.bytes }
@@ -421,11 +406,11 @@ final class RingJPEGEncode: @unchecked Sendable {
         }
     }
 
-    private func encode() {
+    private func encode(_ pixels: UnsafePointer<UInt8>?) {
         var request = JPEGEncoder.request(
             width: width, height: height, channels: channels, coding: coding)
         request.ring_rows = UInt32(ringRows)
-        request.write_jfif = 1
+        request.write_jfif = writeJFIF ? 1 : 0
         request.wait_context = Unmanaged.passUnretained(self).toOpaque()
         request.wait_rows = { context, rows in
             guard let context else { return 1 }
@@ -439,7 +424,7 @@ final class RingJPEGEncode: @unchecked Sendable {
             return encode.produced >= Int(rows) ? 0 : 1
         }
         let (result, text) = JPEGEncoder.run(
-            &request, pixels: UnsafePointer(ring.baseAddress), markers: markers, output: output)
+            &request, pixels: pixels, markers: markers, output: output)
         lock.lock()
         status = result
         message = text
