@@ -30,6 +30,21 @@ import Testing
         return (try ImageSource(ImageInput(bytes: bytes)), scale)
     }
 
+    /// An 800x640 RGB picture with detail in every channel, for crops
+    /// compared bit for bit.
+    static let texture: RasterImage = {
+        var samples = [UInt8]()
+        for y in 0..<640 {
+            for x in 0..<800 {
+                samples += [
+                    UInt8((x * 3 + y) & 0xFF), UInt8((y * 5) & 0xFF), UInt8((x ^ y) & 0xFF),
+                ]
+            }
+        }
+        return RasterImage(
+            width: 800, height: 640, colorType: .rgb, bitDepth: 8, samples: samples)
+    }()
+
     static func export(_ job: CropJob, _ source: ImageSource) throws -> (CropPlan, RasterImage) {
         let plan = try job.plan(for: source)
         let sink = MemorySink()
@@ -390,16 +405,7 @@ import Testing
     /// the same coding, turned or not, with and without shrink-on-load.
     @Test(arguments: [(0.0, 1200), (3.5, 600), (-20, 150), (0, 90)])
     func overlappedDecodeRenderEncodeIsTheWholeRender(angle: Double, width: Int) throws {
-        var samples = [UInt8]()
-        for y in 0..<640 {
-            for x in 0..<800 {
-                samples += [
-                    UInt8((x * 3 + y) & 0xFF), UInt8((y * 5) & 0xFF), UInt8((x ^ y) & 0xFF),
-                ]
-            }
-        }
-        let photo = RasterImage(
-            width: 800, height: 640, colorType: .rgb, bitDepth: 8, samples: samples)
+        let photo = Self.texture
         let source = try ImageSource(
             ImageInput(
                 bytes: JPEGEncoder.encoded(
@@ -473,16 +479,7 @@ import Testing
     /// their renderers as it goes: each decodes to exactly what writing it
     /// alone gives.
     @Test func jpegVariantsFromOneDecodeAreEachAloneCrop() throws {
-        var samples = [UInt8]()
-        for y in 0..<640 {
-            for x in 0..<800 {
-                samples += [
-                    UInt8((x * 3 + y) & 0xFF), UInt8((y * 5) & 0xFF), UInt8((x ^ y) & 0xFF),
-                ]
-            }
-        }
-        let photo = RasterImage(
-            width: 800, height: 640, colorType: .rgb, bitDepth: 8, samples: samples)
+        let photo = Self.texture
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
