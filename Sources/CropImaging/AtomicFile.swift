@@ -78,6 +78,9 @@ public enum AtomicFile {
         public init(path: String, replacing: Bool, protecting protected: ImageInput? = nil)
             throws(ImagingError)
         {
+            if let reason = PathCheck.problem(path) {
+                throw .cannotWrite(path: PathCheck.printable(path), reason: reason)
+            }
             if let protected, protected.isSameFile(as: path) {
                 throw .outputIsInput(path: path)
             }

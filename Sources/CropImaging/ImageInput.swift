@@ -24,12 +24,18 @@ public final class ImageInput: @unchecked Sendable {
 
     /// Opens the regular file at `path` for reading.
     ///
-    /// Wraps `open(2)` (`O_RDONLY | O_CLOEXEC`) and `fstat(2)`.
+    /// Wraps `open(2)` (`O_RDONLY | O_CLOEXEC | O_NONBLOCK`, so that a FIFO
+    /// or a device is refused at once instead of waiting for a writer) and
+    /// `fstat(2)`; a path holding a NUL byte is refused before anything is
+    /// asked of the system (C would open the name cut at the NUL).
     ///
     /// - Throws: ``ImagingError/cannotOpen(path:reason:)`` or
     ///   ``ImagingError/notARegularFile(path:)``.
     public init(path: String) throws(ImagingError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if let reason = PathCheck.problem(path) {
+            throw .cannotOpen(path: PathCheck.printable(path), reason: reason)
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
@@ -43,6 +49,9 @@ public final class ImageInput: @unchecked Sendable {
             close(descriptor)
             throw .notARegularFile(path: path)
         }
+        // Reads of a regular file never block; the flag is cleared anyway so
+        // that the descriptor behaves as an ordinary one.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         self.name = path
         self.byteCount = Int(info.st_size)
         self.descriptor = descriptor
