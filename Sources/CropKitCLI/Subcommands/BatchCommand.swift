@@ -32,7 +32,9 @@ struct BatchCommand: Subcommand {
         its members replacing the line's, and the photo is decoded once for
         all of them, e.g. {"input":"a.jpg","width":1080,"variants":[{"output":
         "a-1x1.jpg","inside":true,"aspect":"1:1"},{"output":"a-4x5.jpg",
-        "inside":true,"aspect":"4:5"}]}.
+        "inside":true,"aspect":"4:5"}]}. Every member is checked: one that is
+        unknown, given twice, of the wrong type or misplaced ("variants" inside
+        a variant), or a path holding a NUL byte, fails its line, named.
 
         Crops run in parallel, one per core (--jobs to change). An output that
         already exists is skipped: outputs are written atomically, so an existing
@@ -70,6 +72,11 @@ struct BatchCommand: Subcommand {
                 name: "root", value: "DIR",
                 help: "fail lines whose input or output resolves outside DIR (untrusted manifests)"),
             OptionSpec(
+                name: "max-variants", value: "N",
+                help:
+                    "fail a line with more than N \"variants\" (default \(CropCommand.maxVariantsDefault))"
+            ),
+            OptionSpec(
                 name: "max-line-bytes", value: "N",
                 help:
                     "refuse a manifest line longer than this (default \(LineReader.defaultMaxLineBytes))"
@@ -94,6 +101,17 @@ struct BatchCommand: Subcommand {
             throw UsageError(message: "give one MANIFEST.jsonl")
         }
         manifest = parsed.positionals[0]
+        // Read twice (checked whole, then cropped): a pipe or a FIFO cannot
+        // be, and opening a FIFO would wait for a writer.
+        var manifestInfo = stat()
+        if stat(manifest, &manifestInfo) == 0, (manifestInfo.st_mode & S_IFMT) != S_IFREG,
+            (manifestInfo.st_mode & S_IFMT) != S_IFDIR
+        {
+            throw UsageError(
+                message:
+                    "\(manifest) is not a regular file: the manifest is read twice (checked whole, then cropped), so write it to a file first"
+            )
+        }
         shard = (0, 1)
         if let text = parsed.values["shard"] {
             let parts = text.split(separator: "/").compactMap { Int($0) }
@@ -125,7 +143,10 @@ struct BatchCommand: Subcommand {
         image = try ImageOptions(parsed)
         outputFlags = parsed
         maxLineBytes = try positiveInteger(parsed, "max-line-bytes") ?? maxLineBytes
+        maxVariants = try positiveInteger(parsed, "max-variants") ?? maxVariants
     }
+
+    var maxVariants = CropCommand.maxVariantsDefault
 
     var maxLineBytes = LineReader.defaultMaxLineBytes
 
@@ -344,8 +365,8 @@ struct BatchCommand: Subcommand {
         } catch {
             return failed("not valid JSON: \(error)")
         }
-        guard case .object = json else {
-            return failed("not a JSON object")
+        if let problem = ManifestMembers.problem(in: json) {
+            return failed(problem)
         }
         if let variants = json["variants"] {
             return processVariants(variants, of: json, line: line, base: base)
@@ -461,6 +482,11 @@ struct BatchCommand: Subcommand {
             return failed(
                 "\"variants\" must be a non-empty array of objects, with \"input\" on the line")
         }
+        guard list.count <= maxVariants else {
+            return failed(
+                "\(list.count) variants are more than --max-variants \(maxVariants) (each holds its file, encoder and rows at once): split the line, or raise --max-variants"
+            )
+        }
         let input = resolve(inputName)
         var jobs: [(output: String, job: CropJob)] = []
         for (index, variant) in list.enumerated() {
@@ -560,10 +586,14 @@ struct BatchCommand: Subcommand {
         do throws(UsageError) {
             return .success(try ResampleOptions.resampling(parsed))
         } catch {
-            return .failure(
-                LineProblem(
-                    text: error.message.replacingOccurrences(of: "--", with: "\"")
-                        .replacingOccurrences(of: " must", with: "\" must")))
+            // The flags' names become the members' ("--fit" is "fit").
+            var text = error.message
+            if let regex = try? NSRegularExpression(pattern: "--([a-z][a-z-]*)") {
+                text = regex.stringByReplacingMatches(
+                    in: text, range: NSRange(text.startIndex..., in: text),
+                    withTemplate: "\"$1\"")
+            }
+            return .failure(LineProblem(text: text))
         }
     }
 
@@ -702,7 +732,7 @@ struct ManifestCheck {
         if nonBlank % shard.count == shard.index { linesInShard += 1 }
         nonBlank += 1
         guard problem == nil, let json = try? JSONValue(parsing: text) else { return }
-        if case .string(let input)? = json["input"] {
+        if case .string(let input)? = json["input"], PathCheck.problem(input) == nil {
             let path = resolve(input)
             for key in Self.keys(path) {
                 if let output = outputLine[key] {
@@ -719,7 +749,7 @@ struct ManifestCheck {
                 if case .string(let output)? = variant["output"] { outputs.append(output) }
             }
         }
-        for output in outputs {
+        for output in outputs where PathCheck.problem(output) == nil {
             let path = resolve(output)
             for key in Self.keys(path) {
                 if let earlier = outputLine[key] {
