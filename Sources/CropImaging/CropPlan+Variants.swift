@@ -21,6 +21,19 @@ extension CropPlan {
         _ plans: [CropPlan], to paths: [String], replacing: Bool = false
     ) throws(ImagingError) -> [CropReport] {
         precondition(plans.count == paths.count, "one path per plan")
+        // Every variant's file, encoder state and ring of output rows are
+        // held at once (the JPEG ones are encoded side by side): counted
+        // against the budget with the shared region, not each alone.
+        var variantsNeed = MemoryNeed()
+        var perVariant = 0
+        for plan in plans {
+            perVariant =
+                perVariant.addingReportingOverflow(
+                    variantOverheadBytes + plan.outputSize.width * 64 * 4
+                ).partialValue
+        }
+        variantsNeed.add(perVariant, "\(plans.count) variants' files, encoders and row rings")
+        if let first = plans.first { try variantsNeed.check(first.source.limits) }
         let resampled = plans.compactMap { plan in plan.resampling.map { (plan, $0) } }
         var region: ResamplingRegion?
         if resampled.count > 1, let first = resampled.first?.0 {
@@ -37,6 +50,8 @@ extension CropPlan {
             let orientations = Set(resampled.map(\.0.orientation.rawValue))
             if orientations.count == 1 {
                 var need = first.source.decodeMemory(union, streamed: false)
+                need.add(
+                    variantsNeed.bytes, "\(plans.count) variants' files, encoders and row rings")
                 need.add(
                     union.width.multipliedReportingOverflow(by: union.height * 8).partialValue,
                     "the upright shared region")
@@ -71,3 +86,7 @@ extension CropPlan {
         return reports
     }
 }
+
+/// What one variant holds besides its rows: its open file, its encoder's
+/// state and its report (measured at about 55 KB a variant).
+let variantOverheadBytes = 64 << 10

@@ -65,7 +65,12 @@ struct CropCommand: Subcommand {
         every output): e.g. --width 1080 -o square.jpg --inside --aspect 1:1
         -o portrait.jpg --inside --aspect 4:5 (--inside without --angle is the
         largest centred rect of the ratio). The photo is decoded once, for the
-        union of what the turned or resized outputs read.
+        union of what the turned or resized outputs read. What governs that one
+        decode or the whole run (the limits --max-pixels and the like, --inflater,
+        --lenient,
+        --force, --json, --quiet) goes before the first -o; after one it is a
+        usage error. --max-variants (default 64) caps the outputs of one run,
+        and every output's memory counts against --max-memory together.
 
         Exit codes: 0 written, 1 the selection covers no pixel, 2 unreadable or
         corrupt input or the output could not be written, 64 usage (including an
@@ -78,6 +83,10 @@ struct CropCommand: Subcommand {
                 help:
                     "the file to write (.png, .jpg, .heic); - for standard output; repeat for variants",
                 short: "o", repeatable: true),
+            OptionSpec(
+                name: "max-variants", value: "N",
+                help:
+                    "refuse more than N outputs (-o) in one run (default \(maxVariantsDefault))"),
             OptionSpec(
                 name: "pixels", value: "X,Y,W,H",
                 help: "the rect to keep, in pixels of the image as seen"),
@@ -94,6 +103,9 @@ struct CropCommand: Subcommand {
             .quiet,
         ]
 
+    /// The most outputs one run writes unless --max-variants says more.
+    static let maxVariantsDefault = 64
+
     var input: String
     var output: String
     var job: CropJob
@@ -106,6 +118,13 @@ struct CropCommand: Subcommand {
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         let outputs = parsed.repeated["output"] ?? []
+        let maxVariants = try positiveInteger(parsed, "max-variants") ?? Self.maxVariantsDefault
+        guard outputs.count <= maxVariants else {
+            throw UsageError(
+                message:
+                    "\(outputs.count) outputs (-o) are more than --max-variants \(maxVariants): each holds its file, encoder and rows at once; raise --max-variants or split the run"
+            )
+        }
         if outputs.count > 1 {
             // Variants: options before the first -o apply to every output;
             // those after an -o, to that output (and replace a shared one).
@@ -120,14 +139,20 @@ struct CropCommand: Subcommand {
                     groups[groups.count - 1].append(option)
                 }
             }
-            let perOutputOnly: Set<String> = ["force", "json", "quiet", "lenient"]
+            // What the one decode of INPUT and the run as a whole take:
+            // never one output's own (given after an -o it would silently
+            // apply to none, or to the first alone).
+            let perOutputOnly =
+                Set(["force", "json", "quiet", "max-variants"]).union(
+                    ImageOptions.specs.map(\.name))
             var made: [(output: String, job: CropJob)] = []
             var first: CropCommand?
             for group in groups {
                 if let flag = group.first(where: { perOutputOnly.contains($0.name) }) {
                     throw UsageError(
                         message:
-                            "--\(flag.name) applies to every output: give it before the first -o")
+                            "--\(flag.name) applies to the run and the one decode of INPUT, not to one output: give it before the first -o"
+                    )
                 }
                 let names = Set(group.map(\.name))
                 var tokens: [String] = []
