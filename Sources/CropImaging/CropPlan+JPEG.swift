@@ -267,7 +267,8 @@ extension CropPlan {
         switch source.header {
         case .jpeg(let info):
             let metadata = try JPEGMetadata.clean(
-                info, input: source.input, size: size, orientation: .up, policy: encoder.metadata)
+                info, input: source.input, size: size, orientation: .up, policy: encoder.metadata
+            ).forReencodedPixels(of: info)
             markers = metadata.segments
             entries = metadata.entries
             warnings += metadata.warnings
@@ -404,6 +405,7 @@ extension CropPlan {
         // The encoder takes each row as the decoder finishes it, on a
         // thread of its own.
         let channels = info.components == 1 ? 1 : 3
+        let metadata = metadata.forReencodedPixels(of: info)
         let pipeline = PipelinedJPEGEncode(
             width: stored.width, height: stored.height, channels: channels, coding: coding,
             markers: metadata.segments, to: sink)

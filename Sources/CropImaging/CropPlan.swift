@@ -145,7 +145,13 @@ extension CropPlan {
             return (info.carriedChunks, info.droppedChunkTypes)
         case .jpeg(let info):
             var chunks: [PNGChunk] = []
-            if let profile = info.iccProfile {
+            if info.components == 4, info.iccProfile != nil {
+                // The pixels are converted to RGB; a CMYK profile does not
+                // describe them (and PNG's iCCP must be RGB or gray).
+                warnings.append(
+                    "the \(info.colorSpace.uppercased()) colour profile was dropped: the pixels were converted to RGB without it (colours are approximate)"
+                )
+            } else if let profile = info.iccProfile {
                 let description = ICCProfile.description(of: profile)
                 if description == nil {
                     warnings.append("the ICC profile has no description CropKit can read")

@@ -80,20 +80,72 @@ struct JPEGMetadata {
 
     /// ``segments`` with each XMP segment's packet passed through `change`.
     func changingXMP(_ change: (String) -> String) -> [UInt8] {
+        rewritingSegments { marker, body in
+            guard marker == 0xE1, body.starts(with: Self.xmpSignature) else { return body }
+            let text = String(decoding: body[Self.xmpSignature.count...], as: UTF8.self)
+            return Self.xmpSignature + Array(change(text).utf8)
+        }
+    }
+
+    /// ``segments`` with each segment's body passed through `change`
+    /// (given its marker): the body it returns is written, `nil` drops the
+    /// segment.
+    func rewritingSegments(_ change: (UInt8, [UInt8]) -> [UInt8]?) -> [UInt8] {
         var out: [UInt8] = []
         var at = 0
         while at + 4 <= segments.count {
             let length = Int(segments[at + 2]) << 8 | Int(segments[at + 3])
             let end = min(at + 2 + length, segments.count)
-            let body = Array(segments[at + 4..<end])
-            if segments[at + 1] == 0xE1, body.starts(with: Self.xmpSignature) {
-                let text = String(decoding: body[Self.xmpSignature.count...], as: UTF8.self)
-                let packet = Self.xmpSignature + Array(change(text).utf8)
-                out += Self.segment(0xE1, packet)
-            } else {
-                out += segments[at..<end]
+            if let body = change(segments[at + 1], Array(segments[at + 4..<end])) {
+                out += Self.segment(segments[at + 1], body)
             }
             at = end
+        }
+        return out
+    }
+
+    /// The metadata for pixels decoded from `info` and encoded again as
+    /// YCbCr (or gray): the Adobe segment's colour transform made to say
+    /// what the new scan holds (an RGB source's transform 0 or a YCCK
+    /// one's 2 kept over YCbCr data shows wrong colours in every decoder),
+    /// and a CMYK source's colour profile dropped (the pixels were
+    /// converted to RGB, which a CMYK profile does not describe).
+    func forReencodedPixels(of info: JPEGFileInfo) -> JPEGMetadata {
+        let components = info.components == 1 ? 1 : 3
+        var out = self
+        out.segments = rewritingSegments { marker, body in
+            if marker == 0xEE, body.starts(with: Array("Adobe".utf8)), body.count >= 12 {
+                var fixed = Array(body[0..<12])
+                fixed[11] = components == 3 ? 1 : 0
+                return fixed
+            }
+            if marker == 0xE2, info.components == 4,
+                body.starts(with: Array("ICC_PROFILE\0".utf8))
+            {
+                return nil
+            }
+            return body
+        }
+        for (index, entry) in entries.enumerated() {
+            if entry.segment.hasSuffix(" Adobe"), info.adobeTransform != (components == 3 ? 1 : 0) {
+                out.entries[index] = MetadataEntry(
+                    segment: entry.segment, action: .rewritten,
+                    reason:
+                        "its colour transform set to \(components == 3 ? "1 (YCbCr)" : "0 (gray)"): the pixels (\(info.colorSpace)) were encoded again as \(components == 3 ? "YCbCr" : "gray")"
+                )
+            }
+            if entry.segment.hasSuffix(" ICC_PROFILE"), info.components == 4 {
+                out.entries[index] = MetadataEntry(
+                    segment: entry.segment, action: .dropped,
+                    reason:
+                        "a \(info.colorSpace.uppercased()) profile: the pixels were converted to RGB, which it does not describe"
+                )
+            }
+        }
+        if info.components == 4, info.iccProfile != nil {
+            out.warnings.append(
+                "the \(info.colorSpace.uppercased()) colour profile was dropped: the pixels were converted to RGB without it (colours are approximate)"
+            )
         }
         return out
     }
@@ -123,6 +175,18 @@ struct JPEGMetadata {
             func keep(
                 _ bytes: [UInt8], _ label: String, _ action: MetadataEntry.Action, _ why: String
             ) {
+                // The leak rules hold for every kept segment: a comment, a
+                // profile or resources holding a JPEG or PNG image may show
+                // the whole photo, and are not carried.
+                if let image = LeakCheck.embeddedImage(bytes) {
+                    drop(label, "it holds \(image.dropFirst(3)), which may show the whole photo")
+                    if marker == 0xE2 {
+                        result.warnings.append(
+                            "the colour profile held an embedded image and was dropped: colours may change"
+                        )
+                    }
+                    return
+                }
                 result.segments += JPEGMetadata.segment(marker, bytes)
                 result.entries.append(MetadataEntry(segment: label, action: action, reason: why))
             }
