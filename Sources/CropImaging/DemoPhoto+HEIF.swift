@@ -6,12 +6,13 @@ extension DemoPhoto {
     /// picture stored sideways as a grid of `tile`×`tile` tiles (the last row
     /// and column partly outside the image unless the size is a multiple) with `irot 270` and EXIF orientation 6, an
     /// nclx colour, an EXIF block holding a thumbnail, a thumbnail item and
-    /// an HDR gain-map auxiliary image: everything a crop must drop.
+    /// an HDR gain-map auxiliary image: everything a crop must drop; and,
+    /// when given, `xmp` as an XMP item.
     ///
     /// - Throws: ``ImagingError/unsupported(format:detail:)`` where libheif
     ///   cannot encode HEVC.
-    package static func heic(width: Int, height: Int, tile: Int = 256) throws(ImagingError)
-        -> [UInt8]
+    package static func heic(width: Int, height: Int, tile: Int = 256, xmp: String? = nil)
+        throws(ImagingError) -> [UInt8]
     {
         guard ck_heif_can_encode() != 0 else {
             throw .unsupported(format: .heif, detail: "libheif here cannot encode HEVC")
@@ -87,6 +88,12 @@ extension DemoPhoto {
         let exifItem = writer.addItem(type: "Exif", hidden: true, properties: [])
         writer.setData(exifItem, .bytes([0, 0, 0, 0] + exif(thumbnail: thumbnail, orientation: 6)))
         writer.reference("cdsc", from: exifItem, to: [grid])
+        if let xmp {
+            let item = writer.addItem(
+                type: "mime", hidden: true, properties: [], contentType: "application/rdf+xml")
+            writer.setData(item, .bytes(Array(xmp.utf8)))
+            writer.reference("cdsc", from: item, to: [grid])
+        }
         let sink = MemorySink()
         _ = try writer.write(to: sink, input: ImageInput(bytes: [], name: "(none)"))
         return sink.bytes

@@ -68,10 +68,14 @@ struct HEIFMetadata {
             } else {
                 let (cleaned, changes) = XMPCleaner.clean(
                     String(decoding: xmp, as: UTF8.self), size: size, policy: policy)
-                result.xmp = cleaned
-                entry(
-                    "XMP item", changes.isEmpty ? .kept : .rewritten,
-                    changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "))
+                if let cleaned {
+                    result.xmp = cleaned
+                    entry(
+                        "XMP item", changes.isEmpty ? .kept : .rewritten,
+                        changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "))
+                } else {
+                    entry("XMP item", .dropped, changes.joined(separator: "; "))
+                }
             }
         }
         for image in info.thumbnails {

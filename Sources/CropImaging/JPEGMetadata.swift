@@ -9,7 +9,9 @@ import Foundation
 /// EXIF thumbnail, MPF secondary images such as gain and depth maps, the
 /// MakerNote, embedded previews, extended XMP, bytes after the image).
 public struct MetadataPolicy: Hashable, Sendable {
-    /// Whether GPS positions are removed (EXIF GPS IFD, XMP `exif:GPS…`).
+    /// Whether location is removed: the EXIF GPS IFD, and every location
+    /// property of XMP's known schemas (EXIF GPS, DJI, Google, Apple, IPTC
+    /// and Photoshop location; ``XMPLocation``).
     public var stripLocation: Bool
     /// Whether all metadata is removed but the colour profile (ICC) and the
     /// Adobe colour transform, without which the colours would change.
@@ -241,6 +243,10 @@ struct JPEGMetadata {
                 let text = String(decoding: body[xmpSignature.count...], as: UTF8.self)
                 let (cleaned, changes) = XMPCleaner.clean(
                     text, size: size, policy: policy, keepsGainMapItems: keepsGainMapItems)
+                guard let cleaned else {
+                    drop("\(name) XMP", changes.joined(separator: "; "))
+                    continue
+                }
                 result.xmp = cleaned
                 keep(
                     xmpSignature + Array(cleaned.utf8), "\(name) XMP",
@@ -333,11 +339,13 @@ enum XMPCleaner {
     ]
 
     /// `text` with previews removed, dimensions set and, under the policy,
-    /// GPS removed; and what changed.
+    /// every location property removed (``XMPLocation``); and what changed.
+    /// `nil` when the packet must be dropped whole (location asked removed
+    /// from a packet that cannot be read as XML).
     static func clean(
         _ text: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy,
         keepsGainMapItems: Bool = false
-    ) -> (String, [String]) {
+    ) -> (String?, [String]) {
         var out = text
         var changes: [String] = []
         // A regular expression is built only for a property the text names
@@ -366,18 +374,22 @@ enum XMPCleaner {
         where !(keepsGainMapItems && gainMapItems.contains(property)) && remove(property) {
             changes.append("\(property) removed")
         }
-        if policy.stripLocation, mentions(out, "exif:GPS") {
-            var gps = false
-            if let regex = try? NSRegularExpression(
-                pattern:
-                    "(<exif:GPS[A-Za-z]*(\\s[^>]*)?>.*?</exif:GPS[A-Za-z]*>|\\sexif:GPS[A-Za-z]*=\"[^\"]*\")",
-                options: [.dotMatchesLineSeparators])
-            {
-                let range = NSRange(out.startIndex..., in: out)
-                gps = regex.firstMatch(in: out, range: range) != nil
-                out = regex.stringByReplacingMatches(in: out, range: range, withTemplate: "")
+        if policy.stripLocation {
+            // Read as XML, namespaces by URI: every location property of the
+            // known schemas goes, whatever its prefix or quoting.
+            guard let (stripped, removed) = XMPLocation.removing(from: out) else {
+                return (
+                    nil,
+                    [
+                        "dropped whole: it cannot be read as XML, so its location cannot be removed (--strip location)"
+                    ]
+                )
             }
-            if gps { changes.append("GPS removed (--strip location)") }
+            if !removed.isEmpty {
+                out = stripped
+                changes.append(
+                    "location removed (--strip location): \(removed.joined(separator: ", "))")
+            }
         }
         for (property, isWidth) in dimensions where mentions(out, property) {
             let value = isWidth ? size.width : size.height
