@@ -176,6 +176,43 @@ extension CropPlan {
                 )
             }
         }
+        // A tile is copied only when what it codes agrees with its `ispe`,
+        // its `hvcC` header and the grid: a copy of a malformed tile makes a
+        // file nothing can decode.
+        for (index, _) in cut.tiles {
+            let tile = info.layout.tiles[index]
+            let problem: String?
+            switch HEVCSequenceInfo.read(hvcC: tile.hvcC) {
+            case .failure(let failure): problem = failure.text
+            case .success(let sequence):
+                if sequence.width != tile.width || sequence.height != tile.height {
+                    problem =
+                        "it codes \(sequence.width)x\(sequence.height) pixels but its 'ispe' says \(tile.width)x\(tile.height)"
+                } else if sequence.chromaFormat != tile.chromaCode
+                    || sequence.chromaFormat != info.chromaCode
+                {
+                    problem =
+                        "its chroma format (\(sequence.chromaFormat)) is not the image's (\(info.chromaCode))"
+                } else if sequence.bitDepth != tile.bitDepth || sequence.bitDepth != info.bitDepth {
+                    problem =
+                        "its bit depth (\(sequence.bitDepth)) is not the image's (\(info.bitDepth))"
+                } else if info.layout.isGrid,
+                    tile.width != info.layout.tileWidth || tile.height != info.layout.tileHeight
+                {
+                    problem =
+                        "it is \(tile.width)x\(tile.height) in a grid of \(info.layout.tileWidth)x\(info.layout.tileHeight) tiles"
+                } else {
+                    problem = nil
+                }
+            }
+            if let problem {
+                throw .corrupt(
+                    format: .heif,
+                    detail:
+                        "tile \(index) (item \(tile.item)) cannot be carried into a HEIC crop: \(problem)"
+                )
+            }
+        }
         var warnings = info.warnings
         // The stored pixels are kept, so the EXIF keeps its orientation
         // (not applied in a HEIF) and says the rect's stored size.

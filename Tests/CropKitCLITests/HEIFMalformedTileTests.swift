@@ -1,0 +1,137 @@
+import CropImaging
+import CropKitTestSupport
+import Foundation
+import Testing
+
+/// HEIC files whose tiles or associations are malformed, made by changing
+/// bytes of the generated corpus in place: a crop to HEIC refuses them
+/// (exit 2, the tile and the problem named) instead of writing a file that
+/// nothing can decode, and an item associated twice is refused by every
+/// command instead of being read one way while viewers read it another.
+@Suite(
+    .enabled(
+        if: TestData.isPresent && HEIFDecoder.libheifVersion != nil,
+        Comment(rawValue: TestData.absent + ", or libheif is not installed")))
+struct HEIFMalformedTileTests {
+    static let grid = "heif/generated/coords_orient6_96x128_grid64_lossless.heic"
+    static let single = "heif/generated/coords_orient6_96x64_lossless.heic"
+
+    static func bytes(_ file: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: TestData.path(file))))
+    }
+
+    /// Where `pattern` first occurs in `bytes` from `start`.
+    static func find(_ pattern: String, in bytes: [UInt8], from start: Int = 0) -> Int? {
+        let needle = Array(pattern.utf8)
+        guard bytes.count >= needle.count else { return nil }
+        return (start...(bytes.count - needle.count)).first {
+            bytes[$0..<$0 + needle.count].elementsEqual(needle)
+        }
+    }
+
+    /// Every `hvcC` box's start (its size field) in `bytes`.
+    static func hvcCBoxes(_ bytes: [UInt8]) -> [Int] {
+        var out: [Int] = []
+        var at = 0
+        while let hit = find("hvcC", in: bytes, from: at) {
+            out.append(hit - 4)
+            at = hit + 4
+        }
+        return out
+    }
+
+    /// Crops `bytes` (written to a file) to HEIC: the run and whether the
+    /// output exists.
+    static func cropToHEIC(_ bytes: [UInt8], _ name: String) throws -> (Run, Bool) {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent(name + ".heic")
+        try Data(bytes).write(to: input)
+        let output = folder.appendingPathComponent("out.heic").path
+        let run = cropkit("crop", input.path, "-o", output, "--pixels", "0,0,40,40")
+        return (run, FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test func theUnchangedFilesCrop() throws {
+        for file in [Self.grid, Self.single] {
+            let (run, written) = try Self.cropToHEIC(try Self.bytes(file), "plain")
+            #expect(run.status == 0, "\(file): \(run.err)")
+            #expect(written)
+        }
+    }
+
+    /// A NAL unit of a tile's hvcC said to run past its box.
+    @Test func aTruncatedHvcCIsRefused() throws {
+        var bytes = try Self.bytes(Self.grid)
+        let boxes = Self.hvcCBoxes(bytes)
+        #expect(!boxes.isEmpty)
+        // The first array's first NAL length: header 8 + 22 + count 1 + 3.
+        let length = boxes[0] + 8 + 22 + 1 + 3
+        bytes[length] = 0x7F
+        bytes[length + 1] = 0xFF
+        let (run, written) = try Self.cropToHEIC(bytes, "truncated")
+        #expect(run.status == 2, "\(run.err)")
+        #expect(run.err.contains("runs past the box"), "\(run.err)")
+        #expect(!written)
+    }
+
+    /// Tiles whose hvcC header says 4:2:0 while their SPS codes 4:4:4.
+    @Test func mixedChromaFormatsAreRefused() throws {
+        var bytes = try Self.bytes(Self.grid)
+        let boxes = Self.hvcCBoxes(bytes)
+        // chromaFormat: the low two bits of configuration byte 16 (the
+        // file is 4:4:4: its tiles' one hvcC now says 4:2:0).
+        let chroma = boxes[boxes.count - 1] + 8 + 16
+        #expect(bytes[chroma] & 3 == 3)
+        bytes[chroma] = bytes[chroma] & 0xFC | 1
+        let (run, written) = try Self.cropToHEIC(bytes, "mixed")
+        #expect(run.status == 2, "\(run.err)")
+        #expect(run.err.contains("chroma format"), "\(run.err)")
+        #expect(!written)
+    }
+
+    /// An image whose ispe says more rows than its tile codes.
+    @Test func aTileCodedSmallerThanItsIspeIsRefused() throws {
+        var bytes = try Self.bytes(Self.single)
+        let ispe = try #require(Self.find("ispe", in: bytes))
+        // version/flags 4, width 4, height 4: stored 64x96 becomes 64x104.
+        #expect(bytes[ispe + 15] == 96)
+        bytes[ispe + 15] = 104
+        let (run, written) = try Self.cropToHEIC(bytes, "small")
+        #expect(run.status == 2, "\(run.err)")
+        #expect(run.err.contains("codes 64x96"), "\(run.err)")
+        #expect(!written)
+    }
+
+    /// Two `ipma` entries for the grid item (a tile's entry renamed to it):
+    /// refused by info, crop and leaks.
+    @Test func anItemAssociatedTwiceIsRefused() throws {
+        var bytes = try Self.bytes(Self.grid)
+        let ipma = try #require(Self.find("ipma", in: bytes))
+        let version = bytes[ipma + 4]
+        let wide = bytes[ipma + 7] & 1 != 0
+        #expect(version == 0)
+        var at = ipma + 12
+        let firstID = Array(bytes[at..<at + 2])
+        at += 2
+        let count = Int(bytes[at])
+        at += 1 + count * (wide ? 2 : 1)
+        bytes[at] = firstID[0]
+        bytes[at + 1] = firstID[1]
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("twice.heic").path
+        try Data(bytes).write(to: URL(fileURLWithPath: input))
+        for arguments in [
+            ["info", input], ["leaks", input],
+            [
+                "crop", input, "-o", folder.appendingPathComponent("o.png").path, "--pixels",
+                "0,0,8,8",
+            ],
+        ] {
+            let run = cropkit(arguments)
+            #expect(run.status == 2, "\(arguments): \(run.err)")
+            #expect(run.err.contains("twice"), "\(arguments): \(run.err)")
+        }
+    }
+}
