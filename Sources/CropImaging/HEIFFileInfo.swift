@@ -440,6 +440,10 @@ private struct HEIFParser {
                 associations.append(child)
             }
         }
+        // One association entry an item (ISO/IEC 23008-12, 9.3.1): with two,
+        // readers disagree (libheif takes one, another both), so the crop
+        // would cover other pixels than a viewer shows.
+        var associated: Set<Int> = []
         for ipma in associations {
             var (a, version, flags) = try ipma.fullReader(meta)
             let count = try a.u32("'ipma'")
@@ -449,9 +453,14 @@ private struct HEIFParser {
             }
             for _ in 0..<count {
                 let id = version < 1 ? try a.u16("'ipma'") : try a.u32("'ipma'")
-                let associated = try a.u8("'ipma'")
+                guard associated.insert(id).inserted else {
+                    throw corrupt(
+                        "'ipma' associates item \(id) twice; the specification allows one entry an item, and readers disagree on which counts (its rotation, its size)"
+                    )
+                }
+                let propertyCount = try a.u8("'ipma'")
                 var list: [(Int, Bool)] = []
-                for _ in 0..<associated {
+                for _ in 0..<propertyCount {
                     let value = flags & 1 != 0 ? try a.u16("'ipma'") : try a.u8("'ipma'")
                     let wide = flags & 1 != 0
                     let index = value & (wide ? 0x7FFF : 0x7F)
