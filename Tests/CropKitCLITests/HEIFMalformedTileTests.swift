@@ -134,4 +134,71 @@ struct HEIFMalformedTileTests {
             #expect(run.err.contains("twice"), "\(arguments): \(run.err)")
         }
     }
+
+    /// Every command on `bytes`: each exits 2 with a message holding `word`.
+    static func refusedByEveryCommand(_ bytes: [UInt8], _ word: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("amplified.heic").path
+        try Data(bytes).write(to: URL(fileURLWithPath: input))
+        for arguments in [
+            ["info", input], ["leaks", input],
+            [
+                "crop", input, "-o", folder.appendingPathComponent("o.png").path, "--pixels",
+                "0,0,8,8",
+            ],
+            [
+                "crop", input, "-o", folder.appendingPathComponent("o.heic").path, "--pixels",
+                "0,0,8,8",
+            ],
+        ] {
+            let run = cropkit(arguments)
+            #expect(run.status == 2, "\(arguments): \(run.err)")
+            #expect(run.err.contains(word), "\(arguments): \(run.err)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+    }
+
+    /// A grid naming one tile twice (the 10,000-times amplification, small).
+    @Test func aTileReferencedTwiceIsRefused() throws {
+        var bytes = try Self.bytes(Self.grid)
+        let dimg = try #require(Self.find("dimg", in: bytes))
+        // from (u16), count (u16), then the tile IDs.
+        #expect(Int(bytes[dimg + 6]) << 8 | Int(bytes[dimg + 7]) == 4)
+        bytes[dimg + 10] = bytes[dimg + 8]
+        bytes[dimg + 11] = bytes[dimg + 9]
+        try Self.refusedByEveryCommand(bytes, "times")
+    }
+
+    /// Two tiles whose iloc extents are one block of bytes (the iloc
+    /// amplification, small).
+    @Test func overlappingTileDataIsRefused() throws {
+        var bytes = try Self.bytes(Self.grid)
+        let iloc = try #require(Self.find("iloc", in: bytes))
+        let version = Int(bytes[iloc + 4])
+        #expect(version < 2, "iloc version 0 or 1")
+        let offsetSize = Int(bytes[iloc + 8] >> 4)
+        let lengthSize = Int(bytes[iloc + 8] & 15)
+        let baseSize = Int(bytes[iloc + 9] >> 4)
+        let indexSize = version == 1 ? Int(bytes[iloc + 9] & 15) : 0
+        let count = Int(bytes[iloc + 10]) << 8 | Int(bytes[iloc + 11])
+        func number(_ at: Int, _ size: Int) -> Int {
+            (0..<size).reduce(0) { $0 << 8 | Int(bytes[at + $1]) }
+        }
+        // Each entry's one extent: where its offset field is, and its length.
+        var extents: [(field: Int, length: Int)] = []
+        var at = iloc + 12
+        for _ in 0..<count {
+            at += 4 + (version == 1 ? 2 : 0) + baseSize
+            let extentCount = Int(bytes[at]) << 8 | Int(bytes[at + 1])
+            at += 2
+            #expect(extentCount == 1)
+            extents.append((at + indexSize, number(at + indexSize + offsetSize, lengthSize)))
+            at += (indexSize + offsetSize + lengthSize) * extentCount
+        }
+        let tiles = extents.sorted { $0.length > $1.length }.prefix(2)
+        let (from, to) = (tiles[tiles.startIndex], tiles[tiles.startIndex + 1])
+        for k in 0..<(offsetSize + lengthSize) { bytes[to.field + k] = bytes[from.field + k] }
+        try Self.refusedByEveryCommand(bytes, "overlap")
+    }
 }
