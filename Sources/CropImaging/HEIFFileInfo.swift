@@ -55,6 +55,14 @@ public struct HEIFFileInfo: Sendable {
     /// Problems that did not stop the read.
     public var warnings: [String]
     /// The primary item's own colour and `pixi` boxes, whole.
+    /// Every item's data in the file (those whose `iloc` reads), for the
+    /// leak check to look through.
+    var itemData: [HEIFItemData] = []
+    /// The EXIF item the image's EXIF comes from.
+    var exifItem: Int?
+    /// The top-level boxes after `ftyp`: `meta` whole, the others'
+    /// payloads.
+    var topLevelBoxes: [(type: String, range: Range<Int>)] = []
     var primaryBoxes: [[UInt8]] = []
     /// The primary item's `irot` and `imir` boxes, whole, in `ipma` order.
     var transformBoxes: [[UInt8]] = []
@@ -174,6 +182,15 @@ extension HEIFFileInfo {
     }
 }
 
+/// One item's data: where it lies in the file.
+struct HEIFItemData: Sendable {
+    var item: Int
+    var type: String
+    var hidden: Bool
+    var contentType: String
+    var extents: [Range<Int>]
+}
+
 /// One item of `iinf`, with its location and properties.
 private struct HEIFItem {
     var id: Int
@@ -198,6 +215,8 @@ private struct HEIFParser {
     var brands: [String] = []
     var items: [Int: HEIFItem] = [:]
     var itemOrder: [Int] = []
+    /// The top-level boxes after `ftyp`: `meta` whole, the others' payloads.
+    var topLevel: [(type: String, range: Range<Int>)] = []
     var primary: Int?
     /// Property boxes of `ipco`, in order.
     var properties: [HEIFBox] = []
@@ -307,6 +326,9 @@ private struct HEIFParser {
                 }
                 meta = try input.read(at: offset + header, count: size - header, format: .heif)
                 metaOffset = offset + header
+                topLevel.append((type, offset..<offset + size))
+            } else {
+                topLevel.append((type, offset + header..<offset + size))
             }
             offset += size
         }
@@ -768,6 +790,7 @@ private struct HEIFParser {
         var auxiliary: [HEIFOtherImage] = []
         var thumbnails: [HEIFOtherImage] = []
         var exif: [UInt8]?
+        var exifItem: Int?
         var exifOrientation: Int?
         var xmp: [UInt8]?
         var related: Set<Int> = [item.id]
@@ -825,6 +848,7 @@ private struct HEIFParser {
                         continue
                     }
                     exif = Array(data[(4 + skip)...])
+                    exifItem = id
                     exifOrientation = exif.flatMap { EXIFRewriter(tiff: $0)?.tags().orientation }
                 } else if other.type == "mime", other.contentType == "application/rdf+xml",
                     xmp == nil
@@ -836,7 +860,8 @@ private struct HEIFParser {
         var otherImages: [HEIFOtherImage] = []
         for id in itemOrder where !related.contains(id) {
             guard let other = items[id], !other.hidden,
-                ["hvc1", "grid", "av01", "iden", "tmap"].contains(other.type)
+                ["hvc1", "grid", "av01", "iden", "tmap", "jpeg", "j2k1", "unci"].contains(
+                    other.type)
             else { continue }
             if references["dimg"]?.values.contains(where: { $0.contains(id) }) == true,
                 other.type != "tmap"
@@ -863,6 +888,16 @@ private struct HEIFParser {
             Array(meta[$0.whole])
         }
         info.chromaCode = chromaCode
+        info.exifItem = exifItem
+        info.topLevelBoxes = topLevel
+        for id in itemOrder {
+            guard let other = items[id], let ranges = try? extents(of: other) else { continue }
+            info.itemData.append(
+                HEIFItemData(
+                    item: id, type: other.type, hidden: other.hidden,
+                    contentType: other.contentType,
+                    extents: ranges))
+        }
         return info
     }
 

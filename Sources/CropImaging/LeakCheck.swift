@@ -80,10 +80,113 @@ public enum LeakCheck {
                         place: "XMP item", detail: "\(property), a preview or an image item"))
             }
         }
+        found += try heifDataFindings(info, input: input)
         if HEIFDecoder.libheifVersion != nil {
             found += try hiddenPixelFindings(info, input: input)
         }
         return found
+    }
+
+    /// What the items and boxes a viewer may never show hold: an image
+    /// embedded in any item's data (a `mime`, `uri ` or `jpeg` item, an
+    /// EXIF item not the image's own or linked only to a tile, which may
+    /// also hold an IFD1 thumbnail), and in bytes no item uses (a `free`
+    /// box, unused `mdat` bytes). The data is read a MiB at a time.
+    static func heifDataFindings(_ info: HEIFFileInfo, input: ImageInput) throws(ImagingError)
+        -> [LeakFinding]
+    {
+        var found: [LeakFinding] = []
+        let tiles = Set(info.layout.tiles.map(\.item) + (info.alpha?.tiles.map(\.item) ?? []))
+        let reported = Set(
+            (info.thumbnails + info.auxiliaryImages + info.otherImages).map(\.item))
+        let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        for data in info.itemData where !tiles.contains(data.item) && !reported.contains(data.item)
+        {
+            let place = "item \(data.item) (\(data.type))"
+            if data.type == "Exif", data.item != info.exifItem {
+                found.append(
+                    LeakFinding(
+                        place: place,
+                        detail:
+                            "an EXIF item that is not the image's own (a second one, or linked to no image or only to a tile)"
+                    ))
+                let bytes = try readAll(data.extents, input: input, limit: 1 << 20)
+                if bytes.count > 4 {
+                    let skip = (0..<4).reduce(0) { $0 << 8 | Int(bytes[$1]) }
+                    if skip <= bytes.count - 4,
+                        let leaks = EXIFRewriter(tiff: Array(bytes[(4 + skip)...]))?.leaks(
+                            size: size)
+                    {
+                        for leak in leaks { found.append(LeakFinding(place: place, detail: leak)) }
+                    }
+                }
+            }
+            // Coded pictures are not searched for markers (their entropy-
+            // coded bytes hold any three bytes somewhere); every other item
+            // is.
+            let coded: Set<String> = [
+                "hvc1", "hvt1", "av01", "grid", "iden", "tmap", "j2k1", "unci",
+            ]
+            if !coded.contains(data.type),
+                let image = try embeddedImage(in: data.extents, input: input)
+            {
+                found.append(LeakFinding(place: place, detail: image))
+            }
+        }
+        // Bytes no item uses: boxes other than meta and mdat, and the parts
+        // of mdat outside every item's data.
+        var used = info.itemData.flatMap(\.extents).sorted { $0.lowerBound < $1.lowerBound }
+        for box in info.topLevelBoxes where box.type == "meta" { used.append(box.range) }
+        used.sort { $0.lowerBound < $1.lowerBound }
+        for box in info.topLevelBoxes where box.type != "meta" {
+            var unused: [Range<Int>] = []
+            var at = box.range.lowerBound
+            for range in used where range.upperBound > at && range.lowerBound < box.range.upperBound
+            {
+                if range.lowerBound > at { unused.append(at..<range.lowerBound) }
+                at = max(at, range.upperBound)
+            }
+            if at < box.range.upperBound { unused.append(at..<box.range.upperBound) }
+            if let image = try embeddedImage(in: unused, input: input) {
+                found.append(
+                    LeakFinding(
+                        place: "'\(box.type)' at byte \(box.range.lowerBound)",
+                        detail: "bytes no item uses hold \(image.dropFirst(3))"))
+            }
+        }
+        return found
+    }
+
+    /// The first embedded image marker in the bytes of `ranges`, read a MiB
+    /// at a time (with an overlap, so that a marker across two reads is
+    /// found).
+    static func embeddedImage(in ranges: [Range<Int>], input: ImageInput) throws(ImagingError)
+        -> String?
+    {
+        let overlap = pngStart.count - 1
+        for range in ranges {
+            var at = range.lowerBound
+            while at < range.upperBound {
+                let count = min(1 << 20, range.upperBound - at)
+                let bytes = try input.read(at: at, count: count, format: .heif)
+                if let image = embeddedImage(bytes) { return image }
+                guard at + count < range.upperBound else { break }
+                at += max(count - overlap, 1)
+            }
+        }
+        return nil
+    }
+
+    /// The bytes of `ranges`, up to `limit`.
+    static func readAll(_ ranges: [Range<Int>], input: ImageInput, limit: Int)
+        throws(ImagingError) -> [UInt8]
+    {
+        var out: [UInt8] = []
+        for range in ranges where out.count < limit {
+            let count = min(range.count, limit - out.count)
+            out += try input.read(at: range.lowerBound, count: count, format: .heif)
+        }
+        return out
     }
 
     /// Pixels a HEIF codes but does not show (beyond its clean aperture or
