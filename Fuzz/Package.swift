@@ -38,6 +38,14 @@ let package = Package(
             ]),
         .executableTarget(
             name: "FuzzMapFlags", dependencies: [.product(name: "CropKitCLI", package: "CropKit")]),
+        .executableTarget(
+            name: "FuzzXMP", dependencies: [.product(name: "CropImaging", package: "CropKit")]),
+        .executableTarget(
+            name: "FuzzManifest",
+            dependencies: [
+                .product(name: "CropKitCLI", package: "CropKit"),
+                .product(name: "CropImaging", package: "CropKit"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

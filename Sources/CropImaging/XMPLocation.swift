@@ -15,10 +15,10 @@
 /// | IPTC Core `http://iptc.org/std/Iptc4xmpCore/1.0/xmlns/` | `Location`, `CountryCode` |
 /// | IPTC Extension `http://iptc.org/std/Iptc4xmpExt/2008-02-29/` | `LocationCreated`, `LocationShown` |
 /// | Photoshop `http://ns.adobe.com/photoshop/1.0/` | `City`, `State`, `Country` |
-enum XMPLocation {
+public enum XMPLocation {
     /// Whether the property `local` of the namespace `uri` tells where the
     /// photo was taken.
-    static func isLocation(uri: String, local: String) -> Bool {
+    public static func isLocation(uri: String, local: String) -> Bool {
         let lower = local.lowercased()
         let words = ["gps", "latitude", "longitude", "longtitude", "altitude"]
         switch uri {
@@ -45,7 +45,7 @@ enum XMPLocation {
     /// the packet wrote them (`drone-dji:GpsLatitude`); `nil` when the
     /// packet is not well-formed enough to read as XML (the caller then
     /// drops it whole rather than guess).
-    static func removing(from text: String) -> (text: String, removed: [String])? {
+    public static func removing(from text: String) -> (text: String, removed: [String])? {
         let bytes = Array(text.utf8)
         guard let found = XMLPropertyScan(bytes).properties() else { return nil }
         var cuts: [Range<Int>] = []
