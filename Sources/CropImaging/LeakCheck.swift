@@ -127,7 +127,8 @@ public enum LeakCheck {
             let coded: Set<String> = [
                 "hvc1", "hvt1", "av01", "grid", "iden", "tmap", "j2k1", "unci",
             ]
-            if !coded.contains(data.type),
+            // (The image's own EXIF was searched above.)
+            if !coded.contains(data.type), data.item != info.exifItem,
                 let image = try embeddedImage(in: data.extents, input: input)
             {
                 found.append(LeakFinding(place: place, detail: image))
