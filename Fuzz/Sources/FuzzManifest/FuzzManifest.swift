@@ -1,9 +1,11 @@
 import CropKitCLI
 import Foundation
 
-/// The folder a fuzz run crops in: a 64x48 PNG `a.png`, made once.
+/// The folder a fuzz run crops in, `root` inside a folder of its own (so
+/// that what appears beside it is this run's doing, not another program's):
+/// a 64x48 PNG `a.png`, made once.
 nonisolated(unsafe) let folder: String = {
-    let path = NSTemporaryDirectory() + "cropkit-fuzz-manifest-\(getpid())"
+    let path = NSTemporaryDirectory() + "cropkit-fuzz-manifest-\(getpid())/root"
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     _ = CropKitTool.run(
         ["fixture", "64x48", "-o", path + "/a.png"],
