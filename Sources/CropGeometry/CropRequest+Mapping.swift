@@ -12,7 +12,7 @@ extension CropRequest {
     /// exact path, so a million-record replay takes a tenth of a second of
     /// mapping, not 24 s); every other case is computed in exact rational
     /// arithmetic. The property tests check the two agree. See "Rounding" in
-    /// the README for the table.
+    /// the guide (CropImaging.docc/Guide.md) for the table.
     ///
     /// - Returns: The crop in the oriented grid and in the stored grid.
     /// - Throws: ``CropRejection`` naming the first rule the input breaks;

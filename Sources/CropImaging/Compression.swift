@@ -68,7 +68,7 @@ public enum CompressionLevel: Hashable, Sendable, ExpressibleByIntegerLiteral,
     /// save nothing there), level 6 where they are nearly flat (under 1
     /// bit: cheap at any level), level 2 for the rest, which is where real
     /// photographs' bands lie (level 2 kept every measured phone photo
-    /// within 1.04 of Pillow's bytes; the table is in the README), or level
+    /// within 1.04 of Pillow's bytes; the table is in the guide, CropImaging.docc/Guide.md), or level
     /// 4 when one byte of the pixel is flat beside busy ones (an opaque
     /// alpha channel). With zlib, level 6.
     case automatic

@@ -80,7 +80,7 @@ import Testing
     }
 }
 
-/// The rounding table in the README, through the whole mapping: 1 px is
+/// The rounding table in the guide (CropImaging.docc/Guide.md), through the whole mapping: 1 px is
 /// exactly 1,000,000 pt here, so each edge is an exact decimal.
 @Suite struct RoundingTableTests {
     @Test(arguments: [

@@ -140,7 +140,7 @@ import Testing
             smooth[.fixed(1)] ?? 0, smooth[.fixed(2)] ?? 0, smooth[.fixed(6)] ?? 0
         )
         #expect(Double(six) < 0.98 * Double(one), "\(one) vs \(six)")
-        // How much of the gap level 2 closes on real photos is in the README's
+        // How much of the gap level 2 closes on real photos is in the guide's
         // table; here only that it closes some of it.
         #expect(six < two && two < one, "1: \(one), 2: \(two), 6: \(six)")
         #expect(smooth[.automatic] == two)
