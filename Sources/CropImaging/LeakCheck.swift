@@ -96,6 +96,7 @@ public enum LeakCheck {
         -> [LeakFinding]
     {
         var found: [LeakFinding] = []
+        let coded: Set<String> = ["hvc1", "hvt1", "av01", "grid", "iden", "tmap", "j2k1", "unci"]
         let tiles = Set(info.layout.tiles.map(\.item) + (info.alpha?.tiles.map(\.item) ?? []))
         let reported = Set(
             (info.thumbnails + info.auxiliaryImages + info.otherImages).map(\.item))
@@ -123,11 +124,7 @@ public enum LeakCheck {
             }
             // Coded pictures are not searched for markers (their entropy-
             // coded bytes hold any three bytes somewhere); every other item
-            // is.
-            let coded: Set<String> = [
-                "hvc1", "hvt1", "av01", "grid", "iden", "tmap", "j2k1", "unci",
-            ]
-            // (The image's own EXIF was searched above.)
+            // is, but the image's own EXIF, searched above.
             if !coded.contains(data.type), data.item != info.exifItem,
                 let image = try embeddedImage(in: data.extents, input: input)
             {
@@ -136,9 +133,10 @@ public enum LeakCheck {
         }
         // Bytes no item uses: boxes other than meta and mdat, and the parts
         // of mdat outside every item's data.
-        var used = info.itemData.flatMap(\.extents).sorted { $0.lowerBound < $1.lowerBound }
-        for box in info.topLevelBoxes where box.type == "meta" { used.append(box.range) }
-        used.sort { $0.lowerBound < $1.lowerBound }
+        let used =
+            (info.itemData.flatMap(\.extents)
+            + info.topLevelBoxes.filter { $0.type == "meta" }.map(\.range))
+            .sorted { $0.lowerBound < $1.lowerBound }
         for box in info.topLevelBoxes where box.type != "meta" {
             var unused: [Range<Int>] = []
             var at = box.range.lowerBound
