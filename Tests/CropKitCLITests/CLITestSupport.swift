@@ -1,6 +1,8 @@
+import CropImaging
 import CropKitCLI
 import CropKitTestSupport
 import Foundation
+import Testing
 
 /// What one in-process run of `cropkit` printed and returned.
 struct Run {
@@ -19,7 +21,74 @@ func cropkit(_ arguments: [String], input: String? = nil) -> Run {
     let err = StringSink()
     let console = Console(out: out, err: err, input: { input.map(LineReader.init(text:)) })
     let status = CropKitTool.run(arguments, console: console)
-    return Run(status: status, out: out.text, err: err.text)
+    let run = Run(status: status, out: out.text, err: err.text)
+    if status == 0 { expectNoLeaks(inImagesWrittenBy: arguments, run) }
+    return run
+}
+
+/// Every image a successful `crop`, `batch` or `replay --export` wrote is
+/// read back by `cropkit leaks`' check, so that no test of any path passes
+/// with an output that shows more than its rect: nothing embedded, nothing
+/// after the end, nothing hidden in a tile. `--keep-makernote` is the one
+/// option that may keep a preview on purpose; its outputs are not checked.
+func expectNoLeaks(
+    inImagesWrittenBy arguments: [String], _ run: Run,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    guard !arguments.contains("--keep-makernote") else { return }
+    for path in imagesWritten(by: arguments, run) {
+        do {
+            let findings = try LeakCheck.findings(in: ImageSource.open(path: path))
+            #expect(
+                findings.isEmpty,
+                "cropkit \(arguments.joined(separator: " ")) wrote \(path) with \(findings)",
+                sourceLocation: sourceLocation)
+        } catch {
+            Issue.record(
+                "cropkit \(arguments.joined(separator: " ")) wrote \(path), which leaks cannot read: \(error)",
+                sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// The image files a run of `crop`, `batch` or `replay --export` wrote:
+/// each `-o` of a crop, each line the batch report calls written (with its
+/// variants), each image in replay's export folder.
+func imagesWritten(by arguments: [String], _ run: Run) -> [String] {
+    let isImage = { (path: String) in
+        ["png", "jpg", "jpeg", "heic", "heif"].contains(
+            (path as NSString).pathExtension.lowercased())
+    }
+    func values(of flags: Set<String>) -> [String] {
+        zip(arguments, arguments.dropFirst()).filter { flags.contains($0.0) }.map(\.1)
+    }
+    switch arguments.first {
+    case "crop":
+        return values(of: ["-o", "--output"]).filter { $0 != "-" && isImage($0) }
+    case "batch":
+        let report = values(of: ["--report"]).last.flatMap {
+            try? String(contentsOfFile: $0, encoding: .utf8)
+        }
+        return (report ?? run.out).split(separator: "\n").flatMap { line -> [String] in
+            guard let data = line.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                object["status"] as? String == "written"
+            else { return [] }
+            let variants = (object["variants"] as? [[String: Any]] ?? []).compactMap {
+                $0["output"] as? String
+            }
+            return ([object["output"] as? String].compactMap { $0 } + variants).filter(isImage)
+        }
+    case "replay":
+        return values(of: ["--export"]).flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter(isImage)
+                .map {
+                    folder + "/" + $0
+                }
+        }
+    default:
+        return []
+    }
 }
 
 /// A fresh temporary folder, removed by the caller.

@@ -1,0 +1,113 @@
+import CropGeometry
+import CropKitTestSupport
+import Foundation
+import Testing
+
+@testable import CropImaging
+
+/// `cropkit leaks` on every output of every path: sources that carry every
+/// kind of leak (EXIF thumbnails, maker-note previews, MPF gain maps,
+/// extended XMP, trailing bytes; HEIF thumbnails, auxiliary images and a
+/// clean aperture hiding real pixels), each cropped to every output format
+/// it can be written as, by each route the writer takes: a lossless copy,
+/// an off-grid crop (edge blocks or tiles re-encoded), a re-encode, a turn,
+/// a resize, stripped metadata, a cropped gain map, variants in one run and
+/// a batch line. Each run must succeed, and ``cropkit(_:input:)`` reads every
+/// file it wrote back with the leak check, which must find nothing.
+@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+struct LeakMatrixTests {
+    /// The sources, as paths in the test data (or made here: "clapped"),
+    /// and whether they are HEIF.
+    static let sources = [
+        "camera/iphone14promax_p3_hdrgainmap.jpg", "camera/casio_exs1_makernote_preview.jpg",
+        "camera/canon_s300_slack_tail.jpg", "camera/android_depthmap_xmp.jpg",
+        "camera/hasselblad_l1d_drone_gps.jpg", "heif/libvips/apple-heic-gainmap.heic",
+        "heif/imagesize/heic.heic", "heif/generated/coords_1001x777_clap_lossless.heic", "clapped",
+    ]
+
+    /// The option sets: each is one route through the writer. `nil` output
+    /// extensions are every one the source can be written as.
+    static let routes: [(name: String, options: [String], extensions: [String]?)] = [
+        ("off the grid", ["--pixels", "13,9,41,37"], nil),
+        ("on the grid", ["--pixels", "13,9,41,37", "--snap-to-blocks"], ["jpg", "heic"]),
+        ("re-encoded", ["--pixels", "13,9,41,37", "--quality", "80"], ["jpg"]),
+        ("turned", ["--angle", "3", "--inside", "--aspect", "1:1"], ["png", "jpg"]),
+        ("resized", ["--pixels", "0,0,48,40", "--width", "20"], ["png", "jpg"]),
+        ("no location", ["--pixels", "13,9,41,37", "--strip", "location"], nil),
+        ("nothing but colour", ["--pixels", "13,9,41,37", "--strip", "all"], nil),
+        ("gain map cropped", ["--pixels", "13,9,41,37", "--gain-map", "crop"], ["jpg"]),
+        ("a circle", ["--pixels", "4,4,30,30", "--circle"], ["png"]),
+    ]
+
+    /// The source at `name`, in `folder`: a copy of the test data's file,
+    /// or (for "clapped") a crop of a real iPhone photo made the leaky way,
+    /// its tiles copied and only its `clap` cutting, so that the aperture
+    /// hides real pixels.
+    static func source(_ name: String, in folder: URL) throws -> String {
+        guard name == "clapped" else { return TestData.path(name) }
+        let photo = try ImageSource.open(path: TestData.path("heif/pillow-heif/arrow.heic"))
+        var leaky = HEIFEncoder()
+        leaky.fixesEdges = false
+        let sink = MemorySink()
+        _ = try CropJob(
+            region: .pixels(PixelRect(x: 700, y: 900, width: 640, height: 480)),
+            format: .heif(leaky)
+        ).plan(for: photo).export(to: sink)
+        let path = folder.appendingPathComponent("clapped.heic").path
+        try Data(sink.bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static var heifWorks: Bool {
+        HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles
+    }
+
+    @Test(arguments: sources)
+    func everyRouteWritesNothingBeyondTheRect(source name: String) throws {
+        let isHEIF = name.hasSuffix(".heic") || name == "clapped"
+        if isHEIF && !Self.heifWorks { return }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try Self.source(name, in: folder)
+        #expect(
+            cropkit("leaks", input).status != 0 || name.contains("coords"),
+            "\(name): a source for this test should carry something to leak")
+        var written = 0
+        for route in Self.routes {
+            let extensions = (route.extensions ?? ["png", "jpg", "heic"]).filter {
+                $0 != "heic" || isHEIF
+            }
+            for ext in extensions {
+                let out = folder.appendingPathComponent("out.\(ext)").path
+                let run = cropkit(["crop", input, "-o", out, "--force", "--quiet"] + route.options)
+                #expect(run.status == 0, "\(name), \(route.name), .\(ext): \(run.err)")
+                written += run.status == 0 ? 1 : 0
+            }
+        }
+        // Variants in one run: a lossless copy, a re-encode and a resize.
+        let variants = cropkit([
+            "crop", input, "--force", "--quiet", "-o", folder.appendingPathComponent("v1.jpg").path,
+            "--pixels", "13,9,41,37", "-o", folder.appendingPathComponent("v2.png").path,
+            "--pixels", "0,0,48,40", "--width", "20",
+        ])
+        #expect(variants.status == 0, "\(name), variants: \(variants.err)")
+        // A batch line with variants, one of them turned (a HEIC's whole
+        // turned photo does not fit the budget beside two others: a circle).
+        let third =
+            isHEIF
+            ? #"{"output":"b3.png","pixels":{"x":1,"y":2,"width":30,"height":20},"circle":true}"#
+            : #"{"output":"b3.jpg","angle":2,"inside":true}"#
+        let manifest = folder.appendingPathComponent("m.jsonl")
+        let line = """
+            {"input":"\(input)","variants":[\
+            {"output":"b1.\(isHEIF ? "heic" : "jpg")","pixels":{"x":13,"y":9,"width":41,"height":37}},\
+            {"output":"b2.png","pixels":{"x":0,"y":0,"width":48,"height":40},"width":20},\
+            \(third)]}
+            """
+        try Data(line.utf8).write(to: manifest)
+        let batch = cropkit("batch", manifest.path, "--force")
+        #expect(batch.status == 0, "\(name), batch: \(batch.out) \(batch.err)")
+        #expect(imagesWritten(by: ["batch", manifest.path], batch).count == 3)
+        #expect(written >= 9, "\(name): \(written) routes written")
+    }
+}
