@@ -91,7 +91,7 @@ extension CropPlan {
         let aperture: PixelRect<StoredPixels>
         /// The source tile indices, row by row, each with whether it holds
         /// visible pixels beyond the rect.
-        let tiles: [(index: Int, fix: Bool)]
+        var tiles: [(index: Int, fix: Bool)]
     }
 
     /// The tiles of `info` that the stored rect touches.
@@ -155,27 +155,7 @@ extension CropPlan {
                 format: .heif,
                 detail: "HEIC output of an image with alpha is not offered; write .png")
         }
-        let cut = Self.heifTileCut(info, stored: stored)
-        let fixes = encoder.fixesEdges ? cut.tiles.filter(\.fix).count : 0
-        if fixes > 0 {
-            guard encoder.method == .automatic else {
-                throw .unsupported(
-                    format: .heif,
-                    detail: "the crop is not lossless: \(fixes) edge tile(s) hold pixels beyond it")
-            }
-            guard HEIFEncoder.canEncodeTiles else {
-                throw .unsupported(
-                    format: .heif,
-                    detail:
-                        "\(fixes) edge tile(s) hold pixels beyond the rect and this libheif cannot encode HEVC to replace them; use --snap-to-blocks (the rect grown to the tile grid) or write .png"
-                )
-            }
-            guard info.chromaCode > 0 else {
-                throw .unsupported(
-                    format: .heif, detail: "edge tiles of a monochrome HEIC cannot be encoded again"
-                )
-            }
-        }
+        var cut = Self.heifTileCut(info, stored: stored)
         // A tile is copied only when what it codes agrees with its `ispe`,
         // its `hvcC` header and the grid: a copy of a malformed tile makes a
         // file nothing can decode.
@@ -210,6 +190,52 @@ extension CropPlan {
                     format: .heif,
                     detail:
                         "tile \(index) (item \(tile.item)) cannot be carried into a HEIC crop: \(problem)"
+                )
+            }
+        }
+        // A tile inside the rect on the canvas may still code samples
+        // beyond the canvas: the padding of the last column and row of
+        // tiles. An encoder's padding (an iPhone's is black, libheif repeats
+        // the edge) is copied; anything else (real pixels, or what a damaged
+        // tile decodes to) is what `cropkit leaks` calls hidden pixels, so
+        // such a tile is encoded again like an edge tile. Only tiles that
+        // reach beyond the canvas are decoded for this.
+        let onCanvas = PixelRect<StoredPixels>(
+            x: stored.x + info.origin.x, y: stored.y + info.origin.y, width: stored.width,
+            height: stored.height)
+        if encoder.fixesEdges {
+            let layout = info.layout
+            let padded = cut.tiles.indices.filter { n in
+                let (index, fix) = cut.tiles[n]
+                let tile = layout.tiles[index]
+                return !fix
+                    && (index % layout.columns * layout.tileWidth + tile.width > layout.width
+                        || index / layout.columns * layout.tileHeight + tile.height > layout.height)
+            }
+            let findings = try LeakCheck.hiddenPixelFindings(
+                tiles: padded.map { cut.tiles[$0].index }, of: info, shown: onCanvas,
+                input: source.input)
+            for (n, finding) in zip(padded, findings) where finding != nil {
+                cut.tiles[n].fix = true
+            }
+        }
+        let fixes = encoder.fixesEdges ? cut.tiles.filter(\.fix).count : 0
+        if fixes > 0 {
+            guard encoder.method == .automatic else {
+                throw .unsupported(
+                    format: .heif,
+                    detail: "the crop is not lossless: \(fixes) edge tile(s) hold pixels beyond it")
+            }
+            guard HEIFEncoder.canEncodeTiles else {
+                throw .unsupported(
+                    format: .heif,
+                    detail:
+                        "\(fixes) edge tile(s) hold pixels beyond the rect and this libheif cannot encode HEVC to replace them; use --snap-to-blocks (the rect grown to the tile grid) or write .png"
+                )
+            }
+            guard info.chromaCode > 0 else {
+                throw .unsupported(
+                    format: .heif, detail: "edge tiles of a monochrome HEIC cannot be encoded again"
                 )
             }
         }

@@ -202,75 +202,112 @@ public enum LeakCheck {
     static func hiddenPixelFindings(_ info: HEIFFileInfo, input: ImageInput)
         throws(ImagingError) -> [LeakFinding]
     {
-        let layout = info.layout
         let shown = PixelRect<StoredPixels>(
             x: info.origin.x, y: info.origin.y, width: info.width, height: info.height)
+        return try hiddenPixelFindings(
+            tiles: Array(info.layout.tiles.indices), of: info, shown: shown, input: input
+        ).compactMap { $0 }
+    }
+
+    /// ``hiddenPixelFinding(tile:of:shown:input:)`` of each of `tiles`, in
+    /// their order, the tiles decoded in parallel.
+    static func hiddenPixelFindings(
+        tiles: [Int], of info: HEIFFileInfo, shown: PixelRect<StoredPixels>, input: ImageInput
+    ) throws(ImagingError) -> [LeakFinding?] {
+        final class Results: @unchecked Sendable {
+            var findings: [LeakFinding?]
+            init(_ count: Int) { findings = Array(repeating: nil, count: count) }
+        }
+        let results = Results(tiles.count)
+        let errors = ErrorBox()
+        DispatchQueue.concurrentPerform(iterations: tiles.count) { n in
+            do throws(ImagingError) {
+                // Each iteration writes its own slot only.
+                results.findings[n] = try hiddenPixelFinding(
+                    tile: tiles[n], of: info, shown: shown, input: input)
+            } catch {
+                errors.record(error, order: n)
+            }
+        }
+        if let error = errors.first { throw error }
+        return results.findings
+    }
+
+    /// The finding for the samples tile `index` of `info` codes outside
+    /// `shown` (a rect on the grid's canvas), judged as
+    /// ``hiddenPixelFindings(_:input:)`` judges them (the tile decoded), or
+    /// nil when it codes nothing beyond `shown`, does not touch it, or what
+    /// it codes there is the shown edge repeated or a flat fill. The HEIC
+    /// writer asks the same of the tiles it would copy, so that what it
+    /// writes is what this check calls clean.
+    static func hiddenPixelFinding(
+        tile index: Int, of info: HEIFFileInfo, shown: PixelRect<StoredPixels>,
+        input: ImageInput
+    ) throws(ImagingError) -> LeakFinding? {
+        let layout = info.layout
         let shift = max(info.bitDepth - 8, 0)
         let sampleBytes = info.bitDepth > 8 ? 2 : 1
-        var found: [LeakFinding] = []
-        for (index, tile) in layout.tiles.enumerated() {
-            let left = index % layout.columns * layout.tileWidth
-            let top = index / layout.columns * layout.tileHeight
-            let area = PixelRect<StoredPixels>(
-                x: left, y: top, width: tile.width, height: tile.height)
-            let inside =
-                shown.x <= area.x && shown.y <= area.y && area.maxX <= shown.maxX
-                && area.maxY <= shown.maxY
-            let touches =
-                area.x < shown.maxX && shown.x < area.maxX && area.y < shown.maxY
-                && shown.y < area.maxY
-            guard !inside, touches else { continue }
-            let pixels = try HEIFDecoder.decodeWhole(tile, input: input, bitDepth: info.bitDepth)
-            let row = tile.width * 3 * sampleBytes
-            func value(_ x: Int, _ y: Int, _ c: Int) -> Int {
-                let at = y * row + (x * 3 + c) * sampleBytes
-                return
-                    (sampleBytes == 2
-                    ? Int(pixels[at]) << 8 | Int(pixels[at + 1]) : Int(pixels[at]))
-                    >> shift
-            }
-            var hidden = 0
-            var differing = 0
-            var low = [Int.max, Int.max, Int.max]
-            var high = [Int.min, Int.min, Int.min]
-            for y in 0..<tile.height {
-                for x in 0..<tile.width {
-                    let (cx, cy) = (left + x, top + y)
-                    guard cx < shown.x || cx >= shown.maxX || cy < shown.y || cy >= shown.maxY
-                    else {
-                        continue
-                    }
-                    hidden += 1
-                    // The first hidden pixel beyond the edge, in this one's
-                    // row or column (or corner): a repeated edge, however
-                    // coded, is nearly constant from there on.
-                    let rx = cx < shown.x ? shown.x - 1 : cx >= shown.maxX ? shown.maxX : cx
-                    let ry = cy < shown.y ? shown.y - 1 : cy >= shown.maxY ? shown.maxY : cy
-                    let nx = min(max(rx - left, 0), tile.width - 1)
-                    let ny = min(max(ry - top, 0), tile.height - 1)
-                    if (0..<3).contains(where: { abs(value(x, y, $0) - value(nx, ny, $0)) > 24 }) {
-                        differing += 1
-                        for c in 0..<3 {
-                            low[c] = min(low[c], value(x, y, c))
-                            high[c] = max(high[c], value(x, y, c))
-                        }
+        let tile = layout.tiles[index]
+        let left = index % layout.columns * layout.tileWidth
+        let top = index / layout.columns * layout.tileHeight
+        let area = PixelRect<StoredPixels>(
+            x: left, y: top, width: tile.width, height: tile.height)
+        let inside =
+            shown.x <= area.x && shown.y <= area.y && area.maxX <= shown.maxX
+            && area.maxY <= shown.maxY
+        let touches =
+            area.x < shown.maxX && shown.x < area.maxX && area.y < shown.maxY
+            && shown.y < area.maxY
+        guard !inside, touches else { return nil }
+        let pixels = try HEIFDecoder.decodeWhole(tile, input: input, bitDepth: info.bitDepth)
+        let row = tile.width * 3 * sampleBytes
+        func value(_ x: Int, _ y: Int, _ c: Int) -> Int {
+            let at = y * row + (x * 3 + c) * sampleBytes
+            return
+                (sampleBytes == 2
+                ? Int(pixels[at]) << 8 | Int(pixels[at + 1]) : Int(pixels[at]))
+                >> shift
+        }
+        var hidden = 0
+        var differing = 0
+        var low = [Int.max, Int.max, Int.max]
+        var high = [Int.min, Int.min, Int.min]
+        for y in 0..<tile.height {
+            for x in 0..<tile.width {
+                let (cx, cy) = (left + x, top + y)
+                guard cx < shown.x || cx >= shown.maxX || cy < shown.y || cy >= shown.maxY
+                else {
+                    continue
+                }
+                hidden += 1
+                // The first hidden pixel beyond the edge, in this one's
+                // row or column (or corner): a repeated edge, however
+                // coded, is nearly constant from there on.
+                let rx = cx < shown.x ? shown.x - 1 : cx >= shown.maxX ? shown.maxX : cx
+                let ry = cy < shown.y ? shown.y - 1 : cy >= shown.maxY ? shown.maxY : cy
+                let nx = min(max(rx - left, 0), tile.width - 1)
+                let ny = min(max(ry - top, 0), tile.height - 1)
+                if (0..<3).contains(where: { abs(value(x, y, $0) - value(nx, ny, $0)) > 24 }) {
+                    differing += 1
+                    for c in 0..<3 {
+                        low[c] = min(low[c], value(x, y, c))
+                        high[c] = max(high[c], value(x, y, c))
                     }
                 }
             }
-            // A flat fill (an iPhone pads its edge tiles with black) is not
-            // an image.
-            if differing >= 16, differing * 50 > hidden,
-                !(0..<3).allSatisfy({ high[$0] - low[$0] <= 64 })
-            {
-                found.append(
-                    LeakFinding(
-                        place: "tile \(index) (item \(tile.item))",
-                        detail:
-                            "\(differing) of its \(hidden) hidden pixels (beyond the clean aperture or the grid's output) are not the shown edge repeated: pixels beyond the image, hidden, not removed"
-                    ))
-            }
         }
-        return found
+        // A flat fill (an iPhone pads its edge tiles with black) is not
+        // an image.
+        if differing >= 16, differing * 50 > hidden,
+            !(0..<3).allSatisfy({ high[$0] - low[$0] <= 64 })
+        {
+            return LeakFinding(
+                place: "tile \(index) (item \(tile.item))",
+                detail:
+                    "\(differing) of its \(hidden) hidden pixels (beyond the clean aperture or the grid's output) are not the shown edge repeated: pixels beyond the image, hidden, not removed"
+            )
+        }
+        return nil
     }
 
     /// Markers of embedded images: a JPEG's SOI and a PNG's signature.

@@ -89,3 +89,79 @@ struct HEIFHiddenPixelTests {
         #expect(findings.isEmpty, "\(findings)")
     }
 }
+
+/// Samples coded beyond the grid's canvas (the padding of the last column
+/// and row of tiles) are hidden pixels too: a grid whose output is made
+/// smaller than its tiles (as a tool that crops by the grid's size writes
+/// it) hides real picture there. A tile inside the rect on the canvas is
+/// copied only when its padding is an encoder's (the edge repeated, a flat
+/// fill); this one's is encoded again, and a tile away from the canvas's
+/// edge is copied without being decoded.
+@Suite(
+    .enabled(
+        if: HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles,
+        Comment(rawValue: "libheif cannot encode here")))
+struct HEIFPaddingTests {
+    /// A 600x400 demo HEIC (3x2 tiles of 256) whose grid and `ispe` say
+    /// 520x330: the tiles' picture goes on beyond the canvas.
+    static func shrunkGrid() throws -> ImageSource {
+        var bytes = try DemoPhoto.heic(width: 600, height: 400, tile: 256)
+        func patch(_ old: [UInt8], _ new: [UInt8]) throws {
+            var at: Int?
+            for start in 0...(bytes.count - old.count)
+            where bytes[start..<start + old.count].elementsEqual(old) {
+                #expect(at == nil, "\(old) occurs once")
+                at = start
+            }
+            let start = try #require(at)
+            bytes.replaceSubrange(start..<start + new.count, with: new)
+        }
+        // The grid description (rows and columns less one, then the size)
+        // and the grid's ispe.
+        try patch([0, 0, 1, 2, 0x02, 0x58, 0x01, 0x90], [0, 0, 1, 2, 0x02, 0x08, 0x01, 0x4A])
+        try patch(
+            Array("ispe".utf8) + [0, 0, 0, 0, 0, 0, 0x02, 0x58, 0, 0, 0x01, 0x90],
+            Array("ispe".utf8) + [0, 0, 0, 0, 0, 0, 0x02, 0x08, 0, 0, 0x01, 0x4A])
+        let source = try ImageSource(ImageInput(bytes: bytes, name: "shrunk.heic"))
+        #expect(source.storedSize == PixelSize(width: 520, height: 330))
+        #expect(try LeakCheck.findings(in: source).contains { $0.detail.contains("hidden pixels") })
+        return source
+    }
+
+    static func crop(_ stored: PixelRect<StoredPixels>, of source: ImageSource) throws -> (
+        report: CropReport, findings: [LeakFinding]
+    ) {
+        let orientation = source.orientation
+        let plan = try CropJob(
+            region: .pixels(orientation.orientedRect(stored, storedSize: source.storedSize)),
+            orientation: orientation, format: .heif(HEIFEncoder())
+        ).plan(for: source)
+        #expect(plan.stored == stored)
+        let sink = MemorySink()
+        let report = try plan.export(to: sink)
+        let out = try ImageSource(ImageInput(bytes: sink.bytes, name: "crop.heic"))
+        return (report, try LeakCheck.findings(in: out))
+    }
+
+    @Test(arguments: [
+        // The right column's tile, its canvas part all in the rect.
+        PixelRect<StoredPixels>(x: 512, y: 0, width: 8, height: 256),
+        // The bottom-right tile, and the whole canvas.
+        PixelRect<StoredPixels>(x: 256, y: 256, width: 264, height: 74),
+        PixelRect<StoredPixels>(x: 0, y: 0, width: 520, height: 330),
+    ])
+    func paddedTilesHidingPictureAreEncodedAgain(rect: PixelRect<StoredPixels>) throws {
+        let (report, findings) = try Self.crop(rect, of: try Self.shrunkGrid())
+        #expect(findings.isEmpty, "\(rect): \(findings)")
+        #expect(
+            (report.heif?.reencodedTiles ?? 0) > 0, "\(rect): \(String(describing: report.heif))")
+    }
+
+    @Test func tilesAwayFromTheCanvasEdgeAreCopied() throws {
+        let rect = PixelRect<StoredPixels>(x: 0, y: 0, width: 512, height: 256)
+        let (report, findings) = try Self.crop(rect, of: try Self.shrunkGrid())
+        #expect(findings.isEmpty, "\(findings)")
+        #expect(report.heif?.reencodedTiles == 0)
+        #expect(report.heif?.copiedTiles == 2)
+    }
+}
