@@ -4,7 +4,14 @@ large work or memory, each of which `cropkit crop` must end in a correct
 crop or exit 2 within 2 s and 256 MB (scripts/gauntlet runs them). Standard
 library only; about 45 s and 10 MB of files.
 
-    scripts/make-bombs.py FOLDER
+    scripts/make-bombs.py FOLDER [TESTDATA]
+
+With TESTDATA (the shared test data), HEIC files made from its generated
+ones are written too (scripts/heifedit.py edits them): sources that hide
+real pixels behind a clean aperture of their own, grids with a malformed
+tile (a truncated hvcC, a tile coded smaller than its ispe, a 4:2:0 tile
+among 4:4:4 ones), a grid naming one tile again and again, tiles whose
+locations repeat the whole data block, and an item associated twice.
 """
 import os
 import struct
@@ -109,5 +116,73 @@ jpeg(os.path.join(folder, "jpeg-scans-30-4000.jpg"), 4000, 4000, True, 30)
 jpeg(os.path.join(folder, "jpeg-progressive-13000.jpg"), 13000, 13000, True, 6)
 # A baseline 12000x12000 frame in 563 kB: streams in bounded memory.
 jpeg(os.path.join(folder, "jpeg-baseline-12000.jpg"), 12000, 12000, False)
+
+
+def heif_bombs(testdata):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import heifedit
+
+    def generated(name):
+        return heifedit.Heif(open(os.path.join(testdata, "heif/generated", name), "rb").read())
+
+    def write(name, heif):
+        open(os.path.join(folder, name), "wb").write(heif.write())
+
+    # Clean apertures of the grid's own (as another tool that crops by clap
+    # writes them), hiding real coordinate pixels: inside, at the top-left
+    # tile's corner, one pixel short of the whole, and a single tile.
+    for name, (w, h, left, top) in {
+        "heif-own-clap-600x400-inside.heic": (600, 400, 200, 100),
+        "heif-own-clap-300x200-corner.heic": (300, 200, 0, 0),
+        "heif-own-clap-1000x776.heic": (1000, 776, 1, 1),
+        "heif-own-clap-one-tile.heic": (512, 512, 0, 0),
+        "heif-own-clap-odd-offset.heic": (333, 257, 511, 511),
+    }.items():
+        heif = generated("coords_1001x777_grid512_lossless.heic")
+        heif.props.append([b"clap", heifedit.clap_body(w, h, left, top, 1001, 777)])
+        heif.associate(heif.primary, len(heif.props), essential=True)
+        write(name, heif)
+    # A tile whose hvcC is cut short.
+    heif = generated("coords_1001x777_grid512_lossless.heic")
+    tile = heif.tiles()[1]
+    hvcc = next(body for _, kind, body in heif.properties(tile) if kind == b"hvcC")
+    heif.replace_property(tile, b"hvcC", hvcc[:20])
+    write("heif-tile-hvcC-truncated.heic", heif)
+    # A tile coded at 64x64 whose ispe says 512x512, and a 4:2:0 tile among
+    # 4:4:4 ones (its own hvcC, its data, the grid's ispe).
+    for name, donor_name in [("heif-tile-coded-64-in-512.heic", "coords_orient6_96x128_grid64_lossless.heic"),
+                             ("heif-tile-420-among-444.heic", "iphonelike_orient6_3024x4032_grid512_p3_420.heic")]:
+        heif, donor = generated("coords_1001x777_grid512_lossless.heic"), generated(donor_name)
+        tile, given = heif.tiles()[2], donor.tiles()[0]
+        heif.data[tile] = donor.data[given]
+        heif.replace_property(tile, b"hvcC", next(b for _, k, b in donor.properties(given) if k == b"hvcC"))
+        write(name, heif)
+    # One tile named for every cell of a 10x10 grid (5120x5120).
+    heif = generated("coords_1001x777_grid512_lossless.heic")
+    first = heif.tiles()[0]
+    for ref in heif.refs:
+        if ref[0] == b"dimg" and ref[1] == heif.primary:
+            ref[2] = [first] * 100
+    heif.data[heif.primary] = struct.pack(">BBBBHH", 0, 0, 9, 9, 5120, 5120)
+    write("heif-grid-one-tile-100-times.heic", heif)
+    # Every tile located as the whole data block, 300 times over.
+    heif = generated("coords_1001x777_grid512_lossless.heic")
+    total = sum(len(data) for data in heif.data.values())
+    for tile in heif.tiles():
+        heif.extents[tile] = [(0, total)] * 300
+    write("heif-tile-extents-whole-data-300.heic", heif)
+    # The grid associated twice: a second ipma turning it, and the same item
+    # in two entries of one ipma.
+    heif = generated("coords_1001x777_grid512_lossless.heic")
+    heif.props.append([b"irot", b"\x01"])
+    heif.ipmas.append([[heif.primary, [(True, len(heif.props))]]])
+    write("heif-ipma-twice.heic", heif)
+    heif = generated("coords_1001x777_grid512_lossless.heic")
+    heif.ipmas[0].append([heif.primary, [(True, len(heif.props))]])
+    write("heif-ipma-item-twice.heic", heif)
+
+
+if len(sys.argv) > 2:
+    heif_bombs(sys.argv[2])
 for name in sorted(os.listdir(folder)):
     print(f"{os.path.getsize(os.path.join(folder, name)):>10}  {name}")

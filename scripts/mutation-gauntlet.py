@@ -11,8 +11,15 @@ ancillary chunk cropped with a warning (exit 0).
     scripts/mutation-gauntlet.py CROPKIT TESTDATA [COUNT] [SEED] [png|jpg|heic]
 
 HEIF sources get the generic mutations, their box sizes and fields among
-the length edits; with heic outputs only the HEIF sources are mutated, and a part of each
-is cropped so that the HEIC writer encodes its edge tiles again.
+the length edits, and (a quarter of them) the classes of hostile input
+round three, made with scripts/heifedit.py: a clean aperture of the
+source's own hiding real pixels (cropped, exit 0), a tile whose hvcC is cut
+short or whose data and hvcC come from a tile of another size or chroma
+format (refused, exit 2), a grid naming one tile twice, a tile located over
+the whole data block several times, an item associated twice (refused).
+With heic outputs only the HEIF sources are mutated, and a part of each is
+cropped so that the HEIC writer encodes its edge tiles again. Every output
+is read back by `cropkit leaks`, which must find nothing.
 """
 import os
 import random
@@ -21,6 +28,9 @@ import subprocess
 import sys
 import tempfile
 import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import heifedit  # noqa: E402
 
 cropkit, testdata = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
@@ -116,9 +126,52 @@ def heif_length(data):
         data[where:where + 4] = struct.pack(">I", value)
 
 
+def heif_classed(data):
+    """A HEIF mutant of one of round three's classes, and its class, or None
+    when the source has no grid for it."""
+    heif = heifedit.Heif(data)
+    grid = heif.types.get(heif.primary) == b"grid"
+    size = next((body for _, kind, body in heif.properties(heif.primary) if kind == b"ispe"), None)
+    kinds = ["clap"] + (["hvcC", "tile", "dimg", "extents", "ipma"] if grid else ["ipma"])
+    kind = random.choice(kinds)
+    if kind == "clap" and size is not None and not any(k == b"clap" for _, k, _ in heif.properties(heif.primary)):
+        width, height = struct.unpack(">II", size[4:12])
+        w, h = random.randint(1, width), random.randint(1, height)
+        left, top = random.randint(0, width - w), random.randint(0, height - h)
+        heif.props.append([b"clap", heifedit.clap_body(w, h, left, top, width, height)])
+        heif.associate(heif.primary, len(heif.props), essential=True)
+        # HEIC output of an image with alpha is refused, clap or not.
+        alpha = out_extension == "heic" and any(kind == b"auxl" for kind, _, _ in heif.refs)
+        return heif.write(), "clap with alpha" if alpha else "clap"
+    if kind in ("clap", "ipma"):
+        heif.ipmas.append([[heif.primary, [(True, len(heif.props))]]])
+        return heif.write(), "ipma"
+    tiles = heif.tiles()
+    tile = random.choice(tiles)
+    if kind == "hvcC":
+        hvcc = next(body for _, k, body in heif.properties(tile) if k == b"hvcC")
+        heif.replace_property(tile, b"hvcC", hvcc[:random.randrange(len(hvcc))])
+    elif kind == "tile":
+        donor = heifedit.Heif(random.choice([o for o in originals if o is not data and o[4:8] == b"ftyp"]))
+        given = random.choice(donor.tiles() if donor.types.get(donor.primary) == b"grid" else [donor.primary])
+        heif.data[tile] = donor.data[given]
+        heif.replace_property(tile, b"hvcC", next(b for _, k, b in donor.properties(given) if k == b"hvcC"))
+    elif kind == "dimg":
+        ref = next(r for r in heif.refs if r[0] == b"dimg" and r[1] == heif.primary)
+        ref[2][random.randrange(len(tiles))] = tile
+        if len(set(ref[2])) == len(ref[2]):
+            return heif.write(), "none"
+    else:
+        total = sum(len(d) for d in heif.data.values())
+        heif.extents[tile] = [(0, total)] * random.randint(2, 300)
+    return heif.write(), kind
+
+
 def mutate(data):
     if random.random() < 0.25 and data[4:8] != b"ftyp":
         return classed(data)
+    if random.random() < 0.25 and data[4:8] == b"ftyp":
+        return heif_classed(data)
     data = bytearray(data)
     kind = random.choice(["truncate", "flip", "length", "bytes"])
     if kind == "truncate":
@@ -153,6 +206,7 @@ def mutate(data):
 
 bad = 0
 counts = {0: 0, 2: 0}
+classes = {}
 worst_time, worst_kb = 0.0, 0
 with tempfile.TemporaryDirectory() as work:
     for n in range(count):
@@ -182,6 +236,14 @@ with tempfile.TemporaryDirectory() as work:
             problem = "a wrong Adler-32 was not refused"
         elif kind in ("tail", "chunk", "exif2") and (status != 0 or "warning: " not in result.stderr):
             problem = f"exit {status} without a warning for {kind}"
+        elif kind == "clap" and status != 0:
+            problem = f"a source with its own clap was not cropped (exit {status}): {result.stderr.strip()}"
+        elif kind in ("hvcC", "dimg", "extents", "ipma") and status != 2:
+            problem = f"a {kind} mutant was not refused (exit {status})"
+        elif status == 0:
+            leaks = subprocess.run([cropkit, "leaks", out], capture_output=True, text=True, timeout=30)
+            if leaks.returncode != 0:
+                problem = f"leaks in the output: {leaks.stdout.strip()} {leaks.stderr.strip()}"
         if problem:
             bad += 1
             keep = f"/tmp/mutant-{n}{suffix}"
@@ -189,6 +251,7 @@ with tempfile.TemporaryDirectory() as work:
             print(f"BAD {problem}: {kind} mutant kept at {keep}")
         else:
             counts[status] += 1
+            classes[kind] = classes.get(kind, 0) + 1
 print(f"mutation gauntlet: {count} mutants, {counts[0]} decoded, {counts[2]} refused, {bad} bad; "
-      f"slowest {worst_time} s, largest {worst_kb} KB")
+      f"slowest {worst_time} s, largest {worst_kb} KB; by kind: {dict(sorted(classes.items()))}")
 sys.exit(1 if bad else 0)
