@@ -310,8 +310,11 @@ extension CropPlan {
     ) throws(ImagingError) -> CropReport {
         var decoded = try source.decode(stored, lenient: lenient)
         var warnings = decoded.warnings + warnings
-        let flat = decoded.image.eightBitOpaque(warnings: &warnings)
-        decoded.image = flat.oriented(orientation)
+        // Each step replaces the image it was made from, so that no more
+        // than two copies of the crop live at once (debug builds keep a
+        // named intermediate alive to the end of its scope).
+        decoded.image = decoded.image.eightBitOpaque(warnings: &warnings)
+        decoded.image = decoded.image.oriented(orientation)
         let quality = encoder.quality ?? JPEGEncoder.defaultQuality
         let gray = decoded.image.colorType == .gray
         let coding = JPEGEncoder.qualityCoding(

@@ -10,7 +10,8 @@ import CropGeometry
 /// | `maxMetadataBytes` | 64 MiB | all metadata chunks CropKit reads together |
 /// | `maxFileBytes` | 2 GiB | the input file itself |
 /// | `maxScans` | 500 | a progressive JPEG's scans (a scan bomb repeats them; encoders write about 10) |
-/// | `maxMemory` | 256 MiB | what one crop may hold at once (``MemoryNeed``): a 48-megapixel photo's crop, turned, fits; a bomb's 13000² frame does not |
+/// | `maxMemory` | 256 MiB | the peak resident memory of one crop: what it holds at once (``MemoryNeed``) plus `programMemory`; a 48-megapixel photo's crop, turned, fits; a bomb's 13000² frame does not |
+/// | `programMemory` | 30 MiB | what the process holds besides the crop, counted against `maxMemory`: the `cropkit` binary with its libraries loaded holds 19–28 MB (measured as the peak resident memory less the crop's need, on crops of every format; a 6400x6400 HEIC's JPEG: 28.3 MB), and 30 MiB leaves a margin; an app that budgets the crop alone sets 0 |
 /// | `maxScanPasses` | 20 | how many times over a progressive JPEG's scans visit its blocks (``ScanWork``; encoders: 3 to 6) |
 ///
 /// A limit that is exceeded throws ``ImagingError/limitExceeded(_:limit:actual:)``
@@ -28,9 +29,13 @@ public struct DecodeLimits: Hashable, Sendable {
     public var maxFileBytes: Int
     /// The most scans of a progressive JPEG.
     public var maxScans: Int
-    /// The most bytes one crop may hold in memory at once (see
-    /// ``MemoryNeed``), checked before decoding.
+    /// The most resident memory one crop may take: what it holds at once
+    /// (see ``MemoryNeed``) plus ``programMemory``, checked before decoding.
     public var maxMemory: Int
+    /// The resident memory the process holds besides the crop (its code,
+    /// its libraries and their tables), counted against ``maxMemory`` so
+    /// that the budget bounds the peak a container or `ulimit` sees.
+    public var programMemory: Int
     /// The most times over a progressive JPEG's scans may visit its blocks
     /// (``ScanWork/passes``), checked from the scan headers before decoding.
     public var maxScanPasses: Int
@@ -39,7 +44,7 @@ public struct DecodeLimits: Hashable, Sendable {
     public init(
         maxPixels: Int = 178_956_970, maxDimension: Int = 1_000_000, maxChunkBytes: Int = 16 << 20,
         maxMetadataBytes: Int = 64 << 20, maxFileBytes: Int = 2 << 30, maxScans: Int = 500,
-        maxScanPasses: Int = 20, maxMemory: Int = 256 << 20
+        maxScanPasses: Int = 20, maxMemory: Int = 256 << 20, programMemory: Int = 30 << 20
     ) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
@@ -49,6 +54,7 @@ public struct DecodeLimits: Hashable, Sendable {
         self.maxScans = maxScans
         self.maxScanPasses = maxScanPasses
         self.maxMemory = maxMemory
+        self.programMemory = programMemory
     }
 
     /// The defaults.

@@ -16,12 +16,17 @@ import Foundation
 /// | a progressive (or multi-scan) JPEG | the whole frame's coefficients, 128 bytes a block, whatever the crop |
 /// | written with zlib, or 1-, 2- or 4-bit samples | the crop and its compressed copy |
 /// | a JPEG crop of a JPEG in the DCT domain | two block rows of the frame's coefficients (a progressive or multi-scan source: all of them) and the crop's |
-/// | any other JPEG output | the decoded crop and the encoder's coefficients of it |
+/// | any other JPEG output | the decoded crop, its upright copy when turned, and the encoder's coefficients of it |
 /// | a crop of a HEIF | the decoded crop, and each tile being decoded (one a core; a single-image HEIF is one tile) |
-/// | a HEIC crop of a HEIF | an edge tile being encoded again, and a 1 MiB copy buffer |
+/// | a HEIC crop of a HEIF | an edge tile being encoded again, the HEVC encoder (24 MiB), the padded tiles being judged (one a core), and a 1 MiB copy buffer |
 ///
 /// The decode's few full-width row buffers and the libraries' own tables
-/// (a few MB) are not counted.
+/// (a few MB) are not counted here. The program itself (its code, its
+/// libraries, their tables: 19–28 MB for `cropkit`) is counted once, as
+/// ``DecodeLimits/programMemory`` (30 MiB), when the need is checked, so
+/// that ``DecodeLimits/maxMemory`` bounds the peak resident memory. A HEIC
+/// output adds the HEVC encoder's own tables and threads (x265: measured
+/// 10–21 MB over the tile it encodes; 24 MiB is counted).
 public struct MemoryNeed: Hashable, Sendable {
     /// The bytes held at once.
     public var bytes: Int
@@ -48,10 +53,14 @@ public struct MemoryNeed: Hashable, Sendable {
         parts.append("\(what) \(describeBytes(count))")
     }
 
-    /// Refuses a need over `limits`' ``DecodeLimits/maxMemory``.
+    /// Refuses a need that, with `limits`' ``DecodeLimits/programMemory``,
+    /// is over its ``DecodeLimits/maxMemory``; the need the error names
+    /// holds the program's part.
     func check(_ limits: DecodeLimits) throws(ImagingError) {
-        guard bytes <= limits.maxMemory else {
-            throw .memoryExceeded(need: self, limit: limits.maxMemory)
+        var peak = self
+        peak.add(limits.programMemory, "the program and its libraries")
+        guard peak.bytes <= limits.maxMemory else {
+            throw .memoryExceeded(need: peak, limit: limits.maxMemory)
         }
     }
 }
@@ -178,7 +187,13 @@ extension CropPlan {
             }
             // Decoded whole while the encoder takes its rows and holds its
             // coefficients (it codes them in two passes).
+            // A turned crop is copied upright first (measured: a turned
+            // 2000x2000 PNG's JPEG peaks 8 MB over the upright one's).
             var need = source.decodeMemory(stored, streamed: false)
+            if orientation != .up {
+                need.add(
+                    saturatingProduct(outputSize.width, outputSize.height, 3), "the upright copy")
+            }
             need.add(
                 saturatingProduct(outputSize.width, outputSize.height, 3),
                 "the encoder's coefficients of the crop")
@@ -186,11 +201,20 @@ extension CropPlan {
         case .heif:
             // Tiles are copied a MiB at a time; an edge tile is decoded to
             // its planes, copied once and encoded (x265 holds a few frames).
+            // Tiles reaching beyond the canvas are decoded (one a core) to
+            // judge their padding first.
             var need = MemoryNeed()
             if case .heif(let info) = source.header {
-                need.add(
-                    saturatingProduct(info.layout.tileWidth, info.layout.tileHeight, 16),
-                    "an edge tile being encoded again")
+                let layout = info.layout
+                let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, 16)
+                need.add(tile, "an edge tile being encoded again")
+                need.add(24 << 20, "the HEVC encoder (x265: its tables, threads and frames)")
+                let decoded = saturatingProduct(
+                    layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
+                let threads = max(
+                    1,
+                    min(ProcessInfo.processInfo.activeProcessorCount, layout.columns + layout.rows))
+                need.add(saturatingProduct(decoded, threads, 1), "the padded tiles being judged")
             }
             need.add(1 << 20, "the copy buffer")
             return need

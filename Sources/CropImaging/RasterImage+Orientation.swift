@@ -11,8 +11,6 @@ extension RasterImage {
         let stored = PixelSize<StoredPixels>(width: width, height: height)
         let size = orientation.orientedSize(stored)
         let bpp = bytesPerPixel
-        // Every byte is written below; the spare byte a row lets the encoder
-        // filter in place.
         // Every byte is written before the count is set; the spare byte a
         // row lets the encoder filter in place.
         let out = [UInt8](unsafeUninitializedCapacity: samples.count + size.height) {

@@ -53,7 +53,7 @@ struct ImageOptions {
         OptionSpec(
             name: "max-memory", value: "BYTES",
             help:
-                "refuse a crop that would hold more memory at once; K, M, G suffixes (default 256M)"
+                "refuse a crop whose peak memory would be more (its need plus 30M for the program); K, M, G suffixes (default 256M)"
         ),
         OptionSpec(
             name: "max-pixels", value: "N",

@@ -22,7 +22,7 @@ struct MemoryTests {
     /// exit status and the peak resident memory its report gives (Linux's
     /// VmHWM: wait4's ru_maxrss would count this test process too, since
     /// the child starts as a vfork of it).
-    static func measure(_ arguments: [String]) throws -> (status: Int32, peak: Int) {
+    static func measure(_ arguments: [String]) throws -> (status: Int32, peak: Int, need: Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(KillTests.binary))
         process.arguments = arguments + ["--json"]
@@ -35,7 +35,7 @@ struct MemoryTests {
         let report = try JSONSerialization.jsonObject(with: output) as? [String: Any]
         let memory = report?["memory"] as? [String: Any]
         let peak = try #require(memory?["peakResident"] as? Int)
-        return (process.terminationStatus, peak)
+        return (process.terminationStatus, peak, memory?["need"] as? Int ?? 0)
     }
 
     /// A 12000×12000 baseline JPEG (144 MB of pixels) and a 5000×5000 RGBA
@@ -106,6 +106,57 @@ struct MemoryTests {
                 "crop", baseline, "-o", output, "--force", "--pixels", "0,0,3000,3000",
                 "--max-memory", "64M"
             ).status == 0)
+    }
+
+    /// The need a crop reports is what it adds to the program's own memory,
+    /// on every path that holds a crop whole: a HEIC's decoded tiles, turned
+    /// and encoded as JPEG; a PNG and a JPEG encoded again, turned; a HEIC
+    /// crop off the tile grid (its edge tiles decoded and encoded by x265).
+    /// Each run's peak, less its need, is at most what the same path peaks
+    /// at for a 4x4 crop (the program, its libraries, their tables) and a
+    /// little allocator slack; so the budget, the need plus
+    /// ``DecodeLimits/programMemory``, bounds the peak. The turned HEIC's
+    /// JPEG peaked 39 MB over its need (a copy of the crop kept alive), and
+    /// a 6400x6400 HEIC's JPEG at 263 MiB under the 256 MiB default, before.
+    @Test(
+        .enabled(if: !sanitized, "peaks are not measured under a sanitizer"),
+        .enabled(if: TestData.isPresent && HEIFDecoder.libheifVersion != nil, "no HEIC test data"))
+    func theNeedCoversWhatACropHolds() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = TestData.path("heif/pillow-heif/arrow.heic")
+        let png = folder.appendingPathComponent("photo.png").path
+        let jpeg = folder.appendingPathComponent("photo.jpg").path
+        for made in [png, jpeg] {
+            #expect(cropkit("crop", photo, "-o", made, "--pixels", "0,0,2000,2000").status == 0)
+        }
+        let out = folder.appendingPathComponent("out").path
+        var cases: [(input: String, arguments: [String], small: [String])] = [
+            (photo, ["-o", out + ".jpg", "--pixels", "0,0,3024,4032"], ["-o", out + ".jpg"]),
+            (
+                png, ["-o", out + ".jpg", "--pixels", "0,0,2000,2000", "--orientation", "6"],
+                ["-o", out + ".jpg"]
+            ),
+            (
+                jpeg, ["-o", out + ".jpg", "--pixels", "1,1,1990,1990", "--orientation", "8"],
+                ["-o", out + ".jpg"]
+            ),
+        ]
+        if HEIFEncoder.canEncodeTiles {
+            // The 4x4 run writes PNG: x265's allowance is the HEIC's own.
+            cases.append(
+                (photo, ["-o", out + ".heic", "--pixels", "1,1,1000,1000"], ["-o", out + ".png"]))
+        }
+        for (input, arguments, small) in cases {
+            let tiny = try Self.measure(["crop", input, "--force", "--pixels", "1,1,4,4"] + small)
+            let run = try Self.measure(["crop", input, "--force"] + arguments)
+            #expect(tiny.status == 0 && run.status == 0, "\(arguments)")
+            let base = tiny.peak - tiny.need
+            #expect(
+                run.peak - run.need <= base + 4 << 20,
+                "\(input) \(arguments): peak \(run.peak >> 20) MiB, need \(run.need >> 20) MiB, a 4x4 crop's base \(base >> 20) MiB"
+            )
+        }
     }
 
     /// The peak resident memory of the cropkit binary running `arguments`,
