@@ -36,49 +36,11 @@ extension CropPlan {
                 return try transcode(info, encoder: encoder, metadata: metadata, to: sink)
             }
             return try reencode(info, encoder: encoder, metadata: metadata, to: sink)
-        case .png(let info):
-            var markers: [UInt8] = []
-            var entries: [MetadataEntry] = []
-            if let iccp = info.carriedChunks.first(where: { $0.type == "iCCP" }),
-                let profile = ICCProfile.profile(fromICCP: iccp)
-            {
-                markers += ICCProfile.jpegSegments(profile)
-                entries.append(
-                    MetadataEntry(
-                        segment: "iCCP", action: .rewritten,
-                        reason: "the colour profile, as APP2 ICC_PROFILE"))
-            }
-            for chunk in info.carriedChunks where chunk.type != "iCCP" {
-                entries.append(
-                    MetadataEntry(
-                        segment: chunk.type, action: .dropped,
-                        reason: "a PNG chunk JPEG has no place for"))
-            }
+        case .png, .heif:
+            var warnings: [String] = []
+            let (markers, entries) = try resampledJPEGMetadata(encoder, warnings: &warnings)
             return try encodeDecoded(
-                encoder, markers: markers, entries: entries, warnings: [], to: sink)
-        case .heif(let info):
-            // Turned upright: the EXIF says orientation 1.
-            let metadata = HEIFMetadata.clean(
-                info, size: PixelSize(width: outputSize.width, height: outputSize.height),
-                orientation: .up, policy: encoder.metadata)
-            var markers: [UInt8] = []
-            var warnings = metadata.warnings
-            for (body, what) in [
-                (metadata.exif.map { JPEGMetadata.exifSignature + $0 }, "EXIF"),
-                (metadata.xmp.map { JPEGMetadata.xmpSignature + Array($0.utf8) }, "XMP"),
-            ] {
-                guard let body else { continue }
-                if body.count <= 65_533 {
-                    markers += JPEGMetadata.segment(0xE1, body)
-                } else {
-                    warnings.append(
-                        "the \(what) (\(body.count) bytes) is too long for one JPEG segment; not written"
-                    )
-                }
-            }
-            if let profile = metadata.iccProfile { markers += ICCProfile.jpegSegments(profile) }
-            return try encodeDecoded(
-                encoder, markers: markers, entries: metadata.entries, warnings: warnings, to: sink)
+                encoder, markers: markers, entries: entries, warnings: warnings, to: sink)
         }
     }
 
@@ -256,9 +218,14 @@ extension CropPlan {
         return reports
     }
 
-    /// The metadata segments of a resampled JPEG: the source's colour
-    /// profile, and its EXIF (orientation 1, the output's size) and XMP.
-    private func resampledJPEGMetadata(_ encoder: JPEGEncoder, warnings: inout [String])
+    /// The metadata segments of a JPEG whose pixels are encoded again,
+    /// upright (resampled, or decoded from a PNG or HEIF): the source's
+    /// colour profile, and its EXIF (orientation 1, the output's size) and
+    /// XMP; with the entries that say what was written. One function for
+    /// every route, so that a resized HEIC keeps its EXIF as a plain crop
+    /// of it does (the resampled route wrote the profile alone while its
+    /// report said the EXIF was rewritten).
+    func resampledJPEGMetadata(_ encoder: JPEGEncoder, warnings: inout [String])
         throws(ImagingError) -> (markers: [UInt8], entries: [MetadataEntry])
     {
         var markers: [UInt8] = []
@@ -277,13 +244,37 @@ extension CropPlan {
                 let profile = ICCProfile.profile(fromICCP: iccp)
             {
                 markers += ICCProfile.jpegSegments(profile)
+                entries.append(
+                    MetadataEntry(
+                        segment: "iCCP", action: .rewritten,
+                        reason: "the colour profile, as APP2 ICC_PROFILE"))
+            }
+            for chunk in info.carriedChunks where chunk.type != "iCCP" {
+                entries.append(
+                    MetadataEntry(
+                        segment: chunk.type, action: .dropped,
+                        reason: "a PNG chunk JPEG has no place for"))
             }
         case .heif(let info):
+            // Turned upright: the EXIF says orientation 1.
             let metadata = HEIFMetadata.clean(
                 info, size: size, orientation: .up, policy: encoder.metadata)
-            if let profile = metadata.iccProfile { markers += ICCProfile.jpegSegments(profile) }
-            entries = metadata.entries
             warnings += metadata.warnings
+            entries = metadata.entries
+            for (body, what) in [
+                (metadata.exif.map { JPEGMetadata.exifSignature + $0 }, "EXIF"),
+                (metadata.xmp.map { JPEGMetadata.xmpSignature + Array($0.utf8) }, "XMP"),
+            ] {
+                guard let body else { continue }
+                if body.count <= 65_533 {
+                    markers += JPEGMetadata.segment(0xE1, body)
+                } else {
+                    warnings.append(
+                        "the \(what) (\(body.count) bytes) is too long for one JPEG segment; not written"
+                    )
+                }
+            }
+            if let profile = metadata.iccProfile { markers += ICCProfile.jpegSegments(profile) }
         }
         return (markers, entries)
     }
