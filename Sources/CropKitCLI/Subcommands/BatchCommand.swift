@@ -29,7 +29,9 @@ struct BatchCommand: Subcommand {
         "width" or "height" (numbers), "filter", "fill" ("#rrggbb"), "circle":
         true. Variants: "variants" is an array of objects, each with its own
         "output" and any of the members above; each variant is the line with
-        its members replacing the line's, and the photo is decoded once for
+        its members replacing the line's (a variant's region, "pixels", a view
+        selection or "inside", replaces the line's whole region: one region a
+        crop, as crop takes one), and the photo is decoded once for
         all of them, e.g. {"input":"a.jpg","width":1080,"variants":[{"output":
         "a-1x1.jpg","inside":true,"aspect":"1:1"},{"output":"a-4x5.jpg",
         "inside":true,"aspect":"4:5"}]}. Every member is checked: one that is
@@ -499,7 +501,11 @@ struct BatchCommand: Subcommand {
             {
                 return failed("variant \(index + 1) resolves outside --root '\(root)'")
             }
-            let names = Set(own.map(\.key))
+            // A variant's own region replaces the line's whole region (its
+            // "inside" replaces the line's "pixels"), not member by member.
+            var names = Set(own.map(\.key))
+            let regionMembers: Set<String> = ["pixels", "inside", "viewport", "selection"]
+            if !names.isDisjoint(with: regionMembers) { names.formUnion(regionMembers) }
             let merged = JSONValue.object(
                 lineMembers.filter { !names.contains($0.key) && $0.key != "variants" } + own)
             var flags = outputFlags
@@ -510,9 +516,10 @@ struct BatchCommand: Subcommand {
             } catch {
                 return failed("variant \(index + 1): \(error.message)")
             }
-            guard case .success(let region) = Self.job(from: merged) else {
-                return failed(
-                    "variant \(index + 1): no region (\"pixels\", a view selection or \"inside\")")
+            let region: (region: CropJob.Region, orientation: EXIFOrientation?)
+            switch Self.job(from: merged) {
+            case .failure(let problem): return failed("variant \(index + 1): \(problem.text)")
+            case .success(let given): region = given
             }
             var job = CropJob(
                 region: region.region, orientation: region.orientation, format: format,
@@ -634,6 +641,30 @@ struct BatchCommand: Subcommand {
             guard case .number(_, let number) = value, let given = EXIFOrientation(exactly: number)
             else { return .failure(LineProblem(text: "orientation must be 1 to 8")) }
             orientation = given
+        }
+        // One region, as crop takes one: "inside" chooses the rect itself,
+        // so with "pixels" or a view selection beside it the line is
+        // refused (it wrote the whole photo for a 50x50 "pixels" before).
+        var regions: [String] = []
+        if case .bool(true)? = json["inside"] { regions.append("\"inside\"") }
+        if json["pixels"] != nil { regions.append("\"pixels\"") }
+        if json["viewport"] != nil || json["selection"] != nil {
+            regions.append("a view selection (\"viewport\", \"selection\")")
+        }
+        if regions.count > 1 {
+            return .failure(
+                LineProblem(
+                    text:
+                        "\(regions.joined(separator: " and ")) do not go together: give one region"
+                        + (regions.contains("\"inside\"")
+                            ? " (\"inside\" chooses the rect itself)" : "")))
+        }
+        if regions.isEmpty {
+            return .failure(
+                LineProblem(
+                    text:
+                        "no region: give \"pixels\" {x, y, width, height}, a view selection (\"viewport\" and \"selection\"), or \"angle\" with \"inside\": true"
+                ))
         }
         if case .bool(true)? = json["inside"] {
             var aspect: AspectChoice?
