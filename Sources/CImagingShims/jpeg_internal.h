@@ -23,7 +23,18 @@ typedef struct {
     int *warnings;
     /// Whether warnings are tolerated; otherwise the first one longjmps.
     int lenient;
+    /// Whether the error was libjpeg running out of the memory it may take
+    /// (`max_memory_to_use`, CropKit's budget) or of memory at all: a limit,
+    /// not corrupt data.
+    int out_of_memory;
 } ck_jpeg_error;
+
+/// `status`, or CK_STATUS_OUT_OF_MEMORY when the error that jumped was
+/// libjpeg's out of memory ("Insufficient memory", "Backing store not
+/// supported": the budget was reached).
+static inline int ck_jpeg_failure(const ck_jpeg_error *error, int status) {
+    return error->out_of_memory ? CK_STATUS_OUT_OF_MEMORY : status;
+}
 
 /// Points `cinfo`'s error manager at `error`; call setjmp(error->jump) next.
 void ck_jpeg_install_errors(j_common_ptr cinfo, ck_jpeg_error *error, char *message, size_t message_size,

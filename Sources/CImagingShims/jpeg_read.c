@@ -10,6 +10,10 @@ static void ck_jpeg_error_exit(j_common_ptr cinfo) {
     char text[JMSG_LENGTH_MAX];
     (*cinfo->err->format_message)(cinfo, text);
     snprintf(error->message, error->message_size, "%s", text);
+    int code = cinfo->err->msg_code;
+    if (code == JERR_OUT_OF_MEMORY || code == JERR_NO_BACKING_STORE || code == JERR_TFILE_CREATE) {
+        error->out_of_memory = 1;
+    }
     longjmp(error->jump, 1);
 }
 
@@ -36,6 +40,7 @@ void ck_jpeg_install_errors(j_common_ptr cinfo, ck_jpeg_error *error, char *mess
     error->message_size = message_size;
     error->warnings = warnings;
     error->lenient = lenient;
+    error->out_of_memory = 0;
 }
 
 typedef struct {
@@ -139,7 +144,7 @@ int ck_jpeg_read_crop(const ck_input *input, ck_jpeg_read_request *request) {
     if (jumped) {
         free(row);
         jpeg_destroy_decompress(&cinfo);
-        return jumped == 2 ? CK_STATUS_LIMIT : status;
+        return jumped == 2 ? CK_STATUS_LIMIT : ck_jpeg_failure(&error, status);
     }
     jpeg_create_decompress(&cinfo);
     cinfo.mem->max_memory_to_use = request->source.max_memory;

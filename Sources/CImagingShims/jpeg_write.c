@@ -95,7 +95,7 @@ int ck_jpeg_encode(ck_jpeg_encode_request *request) {
     if (setjmp(error.jump)) {
         int failed = ck_jpeg_output_failed(&cinfo);
         jpeg_destroy_compress(&cinfo);
-        return failed ? CK_STATUS_CANNOT_OPEN : CK_STATUS_CORRUPT;
+        return failed ? CK_STATUS_CANNOT_OPEN : ck_jpeg_failure(&error, CK_STATUS_CORRUPT);
     }
     jpeg_create_compress(&cinfo);
     ck_jpeg_use_output(&cinfo, request->write, request->write_context);
@@ -385,7 +385,7 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
         if (output_made) jpeg_destroy_compress(&output);
         jpeg_destroy_decompress(&source);
         if (jumped == 2) return CK_STATUS_LIMIT;
-        return failed ? CK_STATUS_CANNOT_OPEN : status;
+        return failed ? CK_STATUS_CANNOT_OPEN : ck_jpeg_failure(&error, status);
     }
     if (jumped == 0) {
         jpeg_create_decompress(&source);
@@ -420,11 +420,11 @@ int ck_jpeg_transcode_crop(const ck_input *input, ck_jpeg_transcode_request *req
             (j_common_ptr)&source, JPOOL_IMAGE, sizeof(jvirt_barray_ptr) * (size_t)source.num_components);
         for (int ci = 0; ci < source.num_components; ci++) {
             jpeg_component_info *component = &source.comp_info[ci];
-            JDIMENSION width = (JDIMENSION)(((uint64_t)request->source.crop_width * component->h_samp_factor +
-                                             (uint64_t)imcu_width - 1) /
-                                            (uint64_t)imcu_width);
-            JDIMENSION height = (JDIMENSION)(((uint64_t)request->source.crop_height * component->v_samp_factor +
-                                              (uint64_t)imcu_height - 1) /
+            // In iMCUs, as jpegtran's transupp sizes them (the sampling
+            // factor was counted twice: 4x the blocks for 4:2:0 luma).
+            JDIMENSION width =
+                (JDIMENSION)(((uint64_t)request->source.crop_width + (uint64_t)imcu_width - 1) / (uint64_t)imcu_width);
+            JDIMENSION height = (JDIMENSION)(((uint64_t)request->source.crop_height + (uint64_t)imcu_height - 1) /
                                              (uint64_t)imcu_height);
             crop_arrays[ci] = (*source.mem->request_virt_barray)(
                 (j_common_ptr)&source, JPOOL_IMAGE, TRUE, width * (JDIMENSION)component->h_samp_factor,

@@ -82,7 +82,12 @@ public enum JPEGDecoder {
         case CK_STATUS_OK: return nil
         case CK_STATUS_LIMIT: return .limitExceeded(.scans, limit: limits.maxScans, actual: scans)
         case CK_STATUS_OUT_OF_MEMORY:
-            return .outOfMemory(detail: "JPEG \(what) ran out of memory: \(message)")
+            // libjpeg may take the budget and no more (max_memory_to_use):
+            // "Backing store not supported" is that budget reached.
+            return .outOfMemory(
+                detail:
+                    "JPEG \(what) needed more memory than the \(describeBytes(limits.maxMemory)) it may take (libjpeg: \(message))"
+            )
         case CK_STATUS_MISMATCH where what == "transcode":
             return .unsupported(format: .jpeg, detail: "the crop is not lossless here: \(message)")
         default:
@@ -110,7 +115,9 @@ extension JPEGFileInfo {
         source.height = UInt32(height)
         source.components = Int32(components)
         source.max_scans = Int32(clamping: limits.maxScans)
-        source.max_memory = limits.maxMemory
+        // libjpeg may take what the crop may hold: the budget less the
+        // program's own part.
+        source.max_memory = max(limits.maxMemory - limits.programMemory, 1 << 20)
         source.lenient = lenient ? 1 : 0
         return source
     }

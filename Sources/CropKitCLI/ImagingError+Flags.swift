@@ -8,7 +8,7 @@ extension ImagingError {
         case .limitExceeded(let limit, _, _):
             guard let flag = ImageOptions.flag(for: limit) else { return description }
             return "\(description) (raise it with --\(flag))"
-        case .memoryExceeded:
+        case .memoryExceeded, .outOfMemory:
             return "\(description) (raise it with --max-memory)"
         case .outputExists:
             return "\(description); pass --force to replace it"
