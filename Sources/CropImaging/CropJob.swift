@@ -92,6 +92,7 @@ public struct CropJob: Sendable {
     /// - Throws: ``CropPlanError``: the selection covers no pixel, or the
     ///   pixel rect is not inside the image.
     public func plan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
+        try checkFormat(for: source)
         if let resampled = try resampledPlan(for: source) { return resampled }
         let plan = try mappedPlan(for: source)
         // A JPEG crop of a JPEG, a HEIC crop of a HEIC: lossless needs the
@@ -152,6 +153,33 @@ public struct CropJob: Sendable {
 
     /// The plan of a turned or resized crop; `nil` when the job neither
     /// turns nor resizes, or resizes to the rect's own size (lossless).
+    /// Refuses an output format that cannot hold this job's crop of
+    /// `source`, before anything is decoded: HEIC is written by copying a
+    /// HEIC's tiles, so neither a turned, resized or circled crop nor a
+    /// crop of another format (or of an image with alpha) is written as HEIC.
+    /// `crop`, `batch` and the library refuse alike (a batch line found it
+    /// only after decoding the region: 0.3 s and 68 MB for 12 MP).
+    private func checkFormat(for source: ImageSource) throws(CropPlanError) {
+        guard case .heif = format else { return }
+        var isLargestInside = false
+        if case .largestInside = region { isLargestInside = true }
+        if resampling.angle != 0 || resampling.size != nil || isLargestInside || resampling.ellipse
+        {
+            throw .unsupportedOutput(
+                "a turned or resized crop is written as PNG or JPEG, not HEIC (every tile would be encoded again); write .png or .jpg"
+            )
+        }
+        guard case .heif(let info) = source.header else {
+            throw .unsupportedOutput(
+                "HEIC output is made from a HEIC source only (its tiles are copied, never encoded whole); write .png or .jpg"
+            )
+        }
+        if info.alpha != nil {
+            throw .unsupportedOutput(
+                "HEIC output of an image with alpha is not offered; write .png")
+        }
+    }
+
     private func resampledPlan(for source: ImageSource) throws(CropPlanError) -> CropPlan? {
         var isLargestInside = false
         if case .largestInside = region { isLargestInside = true }
@@ -341,6 +369,10 @@ public enum CropPlanError: Error, Hashable, Sendable, CustomStringConvertible {
     case notLossless(
         PixelRect<ImagePixels>, grownOutward: PixelRect<ImagePixels>,
         shrunkInward: PixelRect<ImagePixels>?, blockGrid: PixelSize<StoredPixels>)
+    /// The output format cannot hold this crop of this source (HEIC output
+    /// of a turned or resized crop, of another format, or with alpha): the
+    /// sentence says which, and what to write instead.
+    case unsupportedOutput(String)
 
     /// A sentence for a person.
     public var description: String {
@@ -350,6 +382,7 @@ public enum CropPlanError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notLossless(let rect, let grown, let shrunk, let grid):
             "the rect \(rect) is not lossless: its edges are not all on the source's \(grid.width)x\(grid.height) block grid (or the photo's edge); the nearest lossless rects are \(grown) (grown outward)"
                 + (shrunk.map { " and \($0) (shrunk inward)" } ?? "")
+        case .unsupportedOutput(let reason): reason
         case .rejected(let rejection, _): "rejected (\(rejection.code)): \(rejection)"
         case .straightenRejected(let rejection):
             "the turned or resized crop is rejected (\(rejection.code)): \(rejection)"

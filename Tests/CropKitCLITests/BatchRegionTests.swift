@@ -1,3 +1,5 @@
+import CropGeometry
+import CropImaging
 import CropKitTestSupport
 import CropRecords
 import Foundation
@@ -82,5 +84,56 @@ import Testing
         #expect(number(variants[0]["width"]) == 50 && number(variants[0]["height"]) == 50)
         // The largest rect inside the 400x300 image turned 3 degrees.
         #expect((number(variants[1]["width"]) ?? 0) > 300, "\(variants[1])")
+    }
+}
+
+/// An output format that cannot hold the crop is refused when the job is
+/// planned, before anything is decoded, by the library, `crop` and `batch`
+/// alike: HEIC output of a turned, resized or circled crop, or of a PNG. A
+/// batch line found the turned case only after decoding the region.
+@Suite struct OutputFormatValidationTests {
+    @Test(arguments: [
+        (CropJob.Region.largestInside(aspect: nil), 2.0, nil as OutputSizeRule?, false),
+        (.pixels(PixelRect(x: 0, y: 0, width: 40, height: 30)), 0, .width(20), false),
+        (.pixels(PixelRect(x: 0, y: 0, width: 40, height: 30)), 0, nil, true),
+    ])
+    func heicOutputOfAResampledCropIsRefusedWhenPlanned(
+        region: CropJob.Region, angle: Double, size: OutputSizeRule?, circle: Bool
+    ) throws {
+        let source = try ImageSource(
+            ImageInput(bytes: try DemoPhoto.heic(width: 128, height: 96, tile: 64), name: "a.heic"))
+        var job = CropJob(region: region, format: .heif(HEIFEncoder()))
+        job.resampling = CropJob.Resampling(angle: angle, size: size)
+        job.resampling.ellipse = circle
+        #expect(throws: CropPlanError.self) { try job.plan(for: source) }
+    }
+
+    @Test func crossFormatAndBatchRefuseAlike() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let png = folder.appendingPathComponent("a.png").path
+        #expect(cropkit("fixture", "64x48", "-o", png).status == 0)
+        let crop = cropkit(
+            "crop", png, "-o", folder.appendingPathComponent("o.heic").path, "--pixels", "0,0,8,8")
+        #expect(crop.status == 2)
+        #expect(crop.err.contains("HEIC output is made from a HEIC source only"), "\(crop.err)")
+        let heic = folder.appendingPathComponent("p.heic").path
+        try Data(try DemoPhoto.heic(width: 128, height: 96, tile: 64)).write(
+            to: URL(fileURLWithPath: heic))
+        let manifest = folder.appendingPathComponent("m.jsonl").path
+        try Data(
+            [
+                #"{"input":"p.heic","output":"t.heic","angle":2,"inside":true}"#,
+                #"{"input":"a.png","output":"u.heic","pixels":{"x":0,"y":0,"width":8,"height":8}}"#,
+            ].joined(separator: "\n").utf8
+        ).write(to: URL(fileURLWithPath: manifest))
+        let run = cropkit("batch", manifest)
+        #expect(run.status == 1)
+        #expect(run.out.contains("not HEIC"), "\(run.out)")
+        #expect(run.out.contains("HEIC output is made from a HEIC source only"), "\(run.out)")
+        for name in ["t.heic", "u.heic"] {
+            #expect(
+                !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path))
+        }
     }
 }

@@ -404,7 +404,8 @@ struct CropCommand: Subcommand {
         }
     }
 
-    /// Says why a job has no plan: exit 1, the selection covers no pixel.
+    /// Says why a job has no plan: exit 1, the selection covers no pixel
+    /// (exit 2 when the output format cannot hold the crop).
     static func refused(_ error: CropPlanError, console: Console, json: Bool) -> Int32 {
         switch error {
         case .rejected(let rejection, let request):
@@ -422,6 +423,11 @@ struct CropCommand: Subcommand {
             console.err.write("error: --snap-to-blocks: \(error)\n")
         case .straightenRejected(let rejection):
             console.err.write("rejected (\(rejection.code)): \(rejection)\n")
+        case .unsupportedOutput:
+            // The input cannot be written so: exit 2, as when it was found
+            // while writing.
+            console.err.write("error: \(error)\n")
+            return ExitCode.badInput
         }
         return ExitCode.failure
     }
