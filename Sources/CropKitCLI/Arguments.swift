@@ -179,19 +179,26 @@ package struct ParsedArguments {
         return best.1 <= max(1, best.0.count / 3) ? best.0 : nil
     }
 
-    /// Levenshtein distance between two words, by characters.
+    /// The edit distance between two words, by characters: insertions,
+    /// deletions, substitutions and swaps of two neighbours each count one
+    /// (the optimal string alignment distance), so "angel" is one edit
+    /// from "angle", as a typist sees it.
     static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a)
         let b = Array(b)
+        var before = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
-        for (i, letter) in a.enumerated() {
+        for i in a.indices {
             var current = [i + 1]
-            for (j, other) in b.enumerated() {
-                current.append(
-                    min(
-                        previous[j + 1] + 1, current[j] + 1, previous[j] + (letter == other ? 0 : 1)
-                    ))
+            for j in b.indices {
+                var cost = min(
+                    previous[j + 1] + 1, current[j] + 1, previous[j] + (a[i] == b[j] ? 0 : 1))
+                if i > 0, j > 0, a[i] == b[j - 1], a[i - 1] == b[j] {
+                    cost = min(cost, before[j - 1] + 1)
+                }
+                current.append(cost)
             }
+            before = previous
             previous = current
         }
         return previous[b.count]

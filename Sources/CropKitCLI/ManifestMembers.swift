@@ -101,7 +101,10 @@ enum ManifestMembers {
             let name = path + member.key
             guard let kind = table[member.key] else {
                 let known = table.keys.sorted().map { "\"\(path)\($0)\"" }.joined(separator: ", ")
-                return "unknown member \"\(name)\" (known: \(known))"
+                let guess = ParsedArguments.closest(to: member.key, among: Array(table.keys))
+                return "unknown member \"\(name)\""
+                    + (guess.map { "; did you mean \"\(path)\($0)\"?" } ?? "")
+                    + " (known: \(known))"
             }
             guard seen.insert(member.key).inserted else {
                 return "\"\(name)\" is given twice (ambiguous); give it once"

@@ -67,6 +67,26 @@ import Testing
         }
     }
 
+    /// An unknown member names the closest known one, as an unknown option
+    /// does ("pixel" was told "viewport must be an object").
+    @Test(arguments: [
+        (#""pixel":{"x":0,"y":0,"width":8,"height":8}"#, #"did you mean "pixels"?"#),
+        (#""pixels":{"x":0,"y":0,"width":8,"height":8},"angel":3"#, #"did you mean "angle"?"#),
+        (#""pixels":{"x":0,"y":0,"widht":8,"height":8}"#, #"did you mean "pixels.width"?"#),
+    ])
+    func anUnknownMemberNamesTheClosest(members: String, suggestion: String) throws {
+        let (status, report, folder) = try Self.run([
+            #"{"input":"a.png","output":"o.png","# + members + "}"
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(status == 1)
+        guard case .string(let error)? = report.first?["error"] else {
+            Issue.record("no error in \(report)")
+            return
+        }
+        #expect(error.contains(suggestion), "\(error)")
+    }
+
     @Test func aVariantsRegionReplacesTheLines() throws {
         let line =
             #"{"input":"a.png","pixels":{"x":0,"y":0,"width":50,"height":50},"variants":[{"output":"p.png"},{"output":"t.png","angle":3,"inside":true}]}"#
