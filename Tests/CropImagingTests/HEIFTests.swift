@@ -379,15 +379,14 @@ struct HEIFTests {
         }
     }
 
-    @Test("HEIC output needs a HEIC source")
+    @Test("HEIC output needs a HEIC source: refused when planned")
     func heicOutputNeedsHEICSource() throws {
         let jpeg = ImageInput(bytes: try DemoPhoto.jpeg(width: 64, height: 48), name: "a.jpg")
         let source = try ImageSource(jpeg)
-        let plan = try CropJob(
+        let job = CropJob(
             region: .pixels(PixelRect(x: 0, y: 0, width: 8, height: 8)),
-            format: .heif(HEIFEncoder())
-        ).plan(for: source)
-        #expect(throws: ImagingError.self) { try plan.export(to: MemorySink()) }
+            format: .heif(HEIFEncoder()))
+        #expect(throws: CropPlanError.self) { try job.plan(for: source) }
     }
 
     @Test(

@@ -442,6 +442,7 @@ struct BatchCommand: Subcommand {
                     atPath: folder, withIntermediateDirectories: true)
             }
             let report = try plan.write(to: output, replacing: force)
+            let location = CropCommand.keptLocation(try ImageSource.open(path: output))
             return Outcome(
                 line: line, status: "written",
                 members: paths
@@ -453,7 +454,9 @@ struct BatchCommand: Subcommand {
                             .init("read", plan.result.json),
                         ]
                     } ?? [.init("pixels", plan.result.json)]) + [
-                        .init("bytes", .number(report.bytes))
+                        .init("bytes", .number(report.bytes)),
+                        // Where the written file says the photo was taken.
+                        .init("keptLocation", .array(location.map { .string($0) })),
                     ])
         } catch {
             // Another task writing the same output first is not a failure.
@@ -563,11 +566,15 @@ struct BatchCommand: Subcommand {
                         "variants",
                         .array(
                             reports.map { report in
-                                .object([
+                                let location =
+                                    (try? ImageSource.open(path: report.output ?? ""))
+                                    .map(CropCommand.keptLocation) ?? []
+                                return .object([
                                     .init("output", .string(report.output ?? "")),
                                     .init("width", .number(report.size.width)),
                                     .init("height", .number(report.size.height)),
                                     .init("bytes", .number(report.bytes)),
+                                    .init("keptLocation", .array(location.map { .string($0) })),
                                 ])
                             }))
                 ])

@@ -316,10 +316,15 @@ struct CropCommand: Subcommand {
                 let report = try plan.export(to: memory)
                 console.flush()
                 try sink.write(memory.bytes[...])
+                let location = Self.keptLocation(
+                    try ImageSource(ImageInput(bytes: memory.bytes, name: "standard output")))
                 console.err.write(
                     json
-                        ? Self.reportJSON(input: input, plan: plan, report: report).text + "\n"
+                        ? Self.reportJSON(
+                            input: input, plan: plan, report: report, location: location
+                        ).text + "\n"
                         : "wrote the crop to standard output: \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes\n"
+                            + Self.locationNote(location)
                 )
                 for warning in report.warnings { console.err.write("warning: \(warning)\n") }
                 return ExitCode.success
@@ -334,9 +339,11 @@ struct CropCommand: Subcommand {
                         : "warning: --snap-to-blocks: wrote pixels \(plan.result.rect), \(asked) grown to the block grid\n"
                 )
             }
+            let location = Self.keptLocation(try ImageSource.open(path: output))
             if json {
                 console.out.write(
-                    Self.reportJSON(input: input, plan: plan, report: report).text + "\n")
+                    Self.reportJSON(input: input, plan: plan, report: report, location: location)
+                        .text + "\n")
             } else {
                 if let resampling = plan.resampling {
                     let crop = resampling.crop
@@ -353,6 +360,7 @@ struct CropCommand: Subcommand {
                     console.out.write(
                         "  \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
                 }
+                console.out.write(Self.locationNote(location))
             }
             for warning in report.warnings { console.err.write("warning: \(warning)\n") }
             return ExitCode.success
@@ -381,8 +389,12 @@ struct CropCommand: Subcommand {
                 plans, to: variants.map(\.output), replacing: force)
             var lines: [JSONValue] = []
             for (plan, report) in zip(plans, reports) {
+                let location = Self.keptLocation(
+                    try ImageSource.open(path: report.output ?? ""))
                 if json {
-                    lines.append(Self.reportJSON(input: input, plan: plan, report: report))
+                    lines.append(
+                        Self.reportJSON(
+                            input: input, plan: plan, report: report, location: location))
                 } else {
                     let what =
                         plan.resampling.map {
@@ -390,7 +402,7 @@ struct CropCommand: Subcommand {
                         } ?? "pixels \(plan.result.rect) as seen"
                     console.out.write(
                         "wrote \(report.output ?? "?"): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (\(what))\n"
-                    )
+                            + Self.locationNote(location))
                 }
                 for warning in report.warnings {
                     console.err.write("warning: \(report.output ?? ""): \(warning)\n")
@@ -402,6 +414,21 @@ struct CropCommand: Subcommand {
             console.err.write("error: \(error.commandLineMessage)\n")
             return error.exitCode
         }
+    }
+
+    /// Where the written file says the photo was taken, read back from it
+    /// (``LocationCheck``): a crop keeps the location unless asked not to.
+    static func keptLocation(_ written: ImageSource) -> [String] {
+        (try? LocationCheck.places(in: written)) ?? []
+    }
+
+    /// The report's line for a kept location (nothing when there is none):
+    /// "leaks: clean" speaks of pixels, and a newcomer took it to mean that
+    /// nothing private remained.
+    static func locationNote(_ places: [String]) -> String {
+        places.isEmpty
+            ? ""
+            : "  kept the photo's location (\(places.joined(separator: "; "))); --strip location removes it\n"
     }
 
     /// Says why a job has no plan: exit 1, the selection covers no pixel
@@ -433,7 +460,9 @@ struct CropCommand: Subcommand {
     }
 
     /// The `--json` report: the input, the source, the mapping, the file written.
-    static func reportJSON(input: String, plan: CropPlan, report: CropReport) -> JSONValue {
+    static func reportJSON(
+        input: String, plan: CropPlan, report: CropReport, location: [String] = []
+    ) -> JSONValue {
         let source = plan.source
         var sourceMembers: [JSONValue.Member] = [.init("format", .string(source.format.rawValue))]
         if case .heif(let info) = source.header {
@@ -490,6 +519,9 @@ struct CropCommand: Subcommand {
             .init("source", .object(sourceMembers)),
             .init("mapping", mapping),
             .init("written", writtenJSON(report)),
+            // Where the written file says the photo was taken (read back):
+            // empty when it says nothing; --strip location empties it.
+            .init("keptLocation", .array(location.map { .string($0) })),
             .init(
                 "memory",
                 .object([
