@@ -74,18 +74,9 @@ struct HEIFHiddenPixelTests {
         let width = layout.tileWidth - info.origin.x % layout.tileWidth
         let height = layout.tileHeight - info.origin.y % layout.tileHeight
         let stored = PixelRect<StoredPixels>(x: 0, y: 0, width: width, height: height)
-        let orientation = source.orientation
-        let plan = try CropJob(
-            region: .pixels(orientation.orientedRect(stored, storedSize: source.storedSize)),
-            orientation: orientation, format: .heif(HEIFEncoder())
-        ).plan(for: source)
-        #expect(plan.stored == stored)
-        let sink = MemorySink()
-        let report = try plan.export(to: sink)
+        let (report, findings) = try heicCrop(stored, of: source)
         #expect(report.heif?.reencodedTiles == 1)
         #expect(report.heif?.copiedTiles == 0)
-        let findings = try LeakCheck.findings(
-            in: ImageSource(ImageInput(bytes: sink.bytes, name: "corner.heic")))
         #expect(findings.isEmpty, "\(findings)")
     }
 }
@@ -128,21 +119,6 @@ struct HEIFPaddingTests {
         return source
     }
 
-    static func crop(_ stored: PixelRect<StoredPixels>, of source: ImageSource) throws -> (
-        report: CropReport, findings: [LeakFinding]
-    ) {
-        let orientation = source.orientation
-        let plan = try CropJob(
-            region: .pixels(orientation.orientedRect(stored, storedSize: source.storedSize)),
-            orientation: orientation, format: .heif(HEIFEncoder())
-        ).plan(for: source)
-        #expect(plan.stored == stored)
-        let sink = MemorySink()
-        let report = try plan.export(to: sink)
-        let out = try ImageSource(ImageInput(bytes: sink.bytes, name: "crop.heic"))
-        return (report, try LeakCheck.findings(in: out))
-    }
-
     @Test(arguments: [
         // The right column's tile, its canvas part all in the rect.
         PixelRect<StoredPixels>(x: 512, y: 0, width: 8, height: 256),
@@ -151,7 +127,7 @@ struct HEIFPaddingTests {
         PixelRect<StoredPixels>(x: 0, y: 0, width: 520, height: 330),
     ])
     func paddedTilesHidingPictureAreEncodedAgain(rect: PixelRect<StoredPixels>) throws {
-        let (report, findings) = try Self.crop(rect, of: try Self.shrunkGrid())
+        let (report, findings) = try heicCrop(rect, of: try Self.shrunkGrid())
         #expect(findings.isEmpty, "\(rect): \(findings)")
         #expect(
             (report.heif?.reencodedTiles ?? 0) > 0, "\(rect): \(String(describing: report.heif))")
@@ -159,9 +135,26 @@ struct HEIFPaddingTests {
 
     @Test func tilesAwayFromTheCanvasEdgeAreCopied() throws {
         let rect = PixelRect<StoredPixels>(x: 0, y: 0, width: 512, height: 256)
-        let (report, findings) = try Self.crop(rect, of: try Self.shrunkGrid())
+        let (report, findings) = try heicCrop(rect, of: try Self.shrunkGrid())
         #expect(findings.isEmpty, "\(findings)")
         #expect(report.heif?.reencodedTiles == 0)
         #expect(report.heif?.copiedTiles == 2)
     }
+}
+
+/// The HEIC crop of the stored rect `stored` of `source` (seen with its own
+/// orientation), and what the leak check finds in it.
+private func heicCrop(_ stored: PixelRect<StoredPixels>, of source: ImageSource) throws -> (
+    report: CropReport, findings: [LeakFinding]
+) {
+    let orientation = source.orientation
+    let plan = try CropJob(
+        region: .pixels(orientation.orientedRect(stored, storedSize: source.storedSize)),
+        orientation: orientation, format: .heif(HEIFEncoder())
+    ).plan(for: source)
+    #expect(plan.stored == stored)
+    let sink = MemorySink()
+    let report = try plan.export(to: sink)
+    let out = try ImageSource(ImageInput(bytes: sink.bytes, name: "crop.heic"))
+    return (report, try LeakCheck.findings(in: out))
 }

@@ -27,6 +27,22 @@ import Testing
         )
     }
 
+    /// Runs the one-line manifest `line`, expecting it to fail with an error
+    /// that contains `message`; the folder it ran in, for the caller to look
+    /// in and remove.
+    static func expectFailure(
+        of line: String, saying message: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> URL {
+        let (status, report, folder) = try run([line])
+        #expect(status == 1, sourceLocation: sourceLocation)
+        guard case .string(let error)? = report.first?["error"] else {
+            Issue.record("no error in \(report)", sourceLocation: sourceLocation)
+            return folder
+        }
+        #expect(error.contains(message), "\(error)", sourceLocation: sourceLocation)
+        return folder
+    }
+
     @Test(arguments: [
         (
             #"{"input":"a.png","output":"o.png","pixels":{"x":0,"y":0,"width":50,"height":50},"inside":true}"#,
@@ -48,14 +64,8 @@ import Testing
         ),
     ])
     func aLineTakesOneRegion(line: String, message: String) throws {
-        let (status, report, folder) = try Self.run([line])
+        let folder = try Self.expectFailure(of: line, saying: message)
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(status == 1)
-        guard case .string(let error)? = report.first?["error"] else {
-            Issue.record("no error in \(report)")
-            return
-        }
-        #expect(error.contains(message), "\(error)")
         #expect(
             !FileManager.default.fileExists(atPath: folder.appendingPathComponent("o.png").path))
         // crop refuses the same request.
@@ -75,16 +85,9 @@ import Testing
         (#""pixels":{"x":0,"y":0,"widht":8,"height":8}"#, #"did you mean "pixels.width"?"#),
     ])
     func anUnknownMemberNamesTheClosest(members: String, suggestion: String) throws {
-        let (status, report, folder) = try Self.run([
-            #"{"input":"a.png","output":"o.png","# + members + "}"
-        ])
-        defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(status == 1)
-        guard case .string(let error)? = report.first?["error"] else {
-            Issue.record("no error in \(report)")
-            return
-        }
-        #expect(error.contains(suggestion), "\(error)")
+        let folder = try Self.expectFailure(
+            of: #"{"input":"a.png","output":"o.png","# + members + "}", saying: suggestion)
+        try? FileManager.default.removeItem(at: folder)
     }
 
     @Test func aVariantsRegionReplacesTheLines() throws {
