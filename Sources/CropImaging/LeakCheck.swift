@@ -464,27 +464,16 @@ public enum LeakCheck {
         var found: [LeakFinding] = []
         // Every chunk but the image data, read from the file: the ones a
         // crop does not carry can hold images too.
-        var offset = 8
         let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
-        while offset + 12 <= input.byteCount {
-            let header = try input.read(at: offset, count: 8, format: .png)
-            let length =
-                Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-            let type = String(decoding: header[4..<8], as: UTF8.self)
-            guard length >= 0, offset + 12 + length <= input.byteCount else { break }
-            if type != "IDAT" && length <= 64 << 20 {
-                let data = try input.read(at: offset + 8, count: length, format: .png)
-                if let image = embeddedImage(data) {
-                    found.append(LeakFinding(place: type, detail: image))
-                }
-                if type == "eXIf" {
-                    for leak in EXIFRewriter(tiff: data)?.leaks(size: size) ?? [] {
-                        found.append(LeakFinding(place: "eXIf", detail: leak))
-                    }
+        try forEachPNGChunk(in: input, upTo: 64 << 20, except: "IDAT") { type, data in
+            if let image = embeddedImage(data) {
+                found.append(LeakFinding(place: type, detail: image))
+            }
+            if type == "eXIf" {
+                for leak in EXIFRewriter(tiff: data)?.leaks(size: size) ?? [] {
+                    found.append(LeakFinding(place: "eXIf", detail: leak))
                 }
             }
-            offset += 12 + length
-            if type == "IEND" { break }
         }
         if let end = info.endOfImage, end < input.byteCount {
             found.append(
@@ -493,5 +482,28 @@ public enum LeakCheck {
                     detail: "\(input.byteCount - end) bytes after the end of the image"))
         }
         return found
+    }
+
+    /// Calls `body` with the type and data of every chunk of the PNG in
+    /// `input` up to IEND, read from the file, but those of type `skipped`
+    /// and those longer than `limit` bytes; stops at a length that runs
+    /// past the file.
+    static func forEachPNGChunk(
+        in input: ImageInput, upTo limit: Int, except skipped: String,
+        _ body: (String, [UInt8]) throws(ImagingError) -> Void
+    ) throws(ImagingError) {
+        var offset = 8
+        while offset + 12 <= input.byteCount {
+            let header = try input.read(at: offset, count: 8, format: .png)
+            let length =
+                Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+            let type = String(decoding: header[4..<8], as: UTF8.self)
+            guard length >= 0, offset + 12 + length <= input.byteCount else { break }
+            if type != skipped && length <= limit {
+                try body(type, try input.read(at: offset + 8, count: length, format: .png))
+            }
+            offset += 12 + length
+            if type == "IEND" { break }
+        }
     }
 }

@@ -31,34 +31,20 @@ public enum LocationCheck {
             if let block = info.exif { exif.append(block) }
             if let packet = info.xmp { xmp.append(String(decoding: packet, as: UTF8.self)) }
         case .png:
-            var offset = 8
-            let input = source.input
-            while offset + 12 <= input.byteCount {
-                let header = try input.read(at: offset, count: 8, format: .png)
-                let length =
-                    Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8
-                    | Int(header[3])
-                let type = String(decoding: header[4..<8], as: UTF8.self)
-                guard offset + 12 + length <= input.byteCount else { break }
-                if type == "eXIf" || type == "iTXt", length <= 16 << 20 {
-                    let data = try input.read(at: offset + 8, count: length, format: .png)
-                    if type == "eXIf" {
-                        exif.append(data)
-                    } else if data.starts(with: Array("XML:com.adobe.xmp\0\0".utf8)) {
-                        // Uncompressed iTXt: keyword, flag 0, method, then
-                        // language and translated keyword, each ended by NUL.
-                        var at = 19
-                        for _ in 0..<2 {
-                            while at < data.count, data[at] != 0 { at += 1 }
-                            at += 1
-                        }
-                        if at < data.count {
-                            xmp.append(String(decoding: data[at...], as: UTF8.self))
-                        }
+            try LeakCheck.forEachPNGChunk(in: source.input, upTo: 16 << 20, except: "IDAT") {
+                type, data in
+                if type == "eXIf" {
+                    exif.append(data)
+                } else if type == "iTXt", data.starts(with: Array("XML:com.adobe.xmp\0\0".utf8)) {
+                    // Uncompressed iTXt: keyword, flag 0, method, then
+                    // language and translated keyword, each ended by NUL.
+                    var at = 19
+                    for _ in 0..<2 {
+                        while at < data.count, data[at] != 0 { at += 1 }
+                        at += 1
                     }
+                    if at < data.count { xmp.append(String(decoding: data[at...], as: UTF8.self)) }
                 }
-                offset += 12 + length
-                if type == "IEND" { break }
             }
         }
         var places: [String] = []
