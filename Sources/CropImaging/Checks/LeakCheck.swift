@@ -1,17 +1,6 @@
 import CropGeometry
 import Foundation
 
-/// One thing in an image file that shows more than its own pixels.
-public struct LeakFinding: Hashable, Sendable, CustomStringConvertible {
-    /// Where it is: "APP1 EXIF", "bytes after EOI", ...
-    public var place: String
-    /// What it is.
-    public var detail: String
-
-    /// "APP1 EXIF: a second IFD (IFD1, ...)".
-    public var description: String { "\(place): \(detail)" }
-}
-
 /// Looks through a crop for anything that shows the uncropped photo: an
 /// embedded image (an EXIF or JFIF thumbnail, a maker-note preview, an MPF
 /// secondary image, an XMP preview or GContainer item, extended XMP), bytes

@@ -1,62 +1,6 @@
 import CropGeometry
 import Foundation
 
-/// What a crop keeps of its source's metadata.
-///
-/// By default everything that stays true is kept and rewritten to stay true
-/// (EXIF with the crop's dimensions, the ICC profile, XMP, JFIF, Adobe,
-/// comments), and everything that shows the uncropped photo is removed (the
-/// EXIF thumbnail, MPF secondary images such as gain and depth maps, the
-/// MakerNote, embedded previews, extended XMP, bytes after the image).
-public struct MetadataPolicy: Hashable, Sendable {
-    /// Whether location is removed: the EXIF GPS IFD, and every location
-    /// property of XMP's known schemas (EXIF GPS, DJI, Google, Apple, IPTC
-    /// and Photoshop location; ``XMPLocation``).
-    public var stripLocation: Bool
-    /// Whether all metadata is removed but the colour profile (ICC) and the
-    /// Adobe colour transform, without which the colours would change.
-    public var stripAll: Bool
-    /// Whether the EXIF MakerNote is kept (it may hold a preview of the
-    /// whole photo; a warning says so).
-    public var keepMakerNote: Bool
-    /// Whether an HDR gain map (Apple's, or Ultra HDR's, found through the
-    /// MPF index) is cropped by the same rect, scaled to its size, and kept
-    /// with a new MPF index; by default it is dropped, and the crop shows
-    /// in standard dynamic range only.
-    public var cropsGainMap: Bool
-
-    /// A policy; the defaults keep what stays true and strip nothing more.
-    public init(
-        stripLocation: Bool = false, stripAll: Bool = false, keepMakerNote: Bool = false,
-        cropsGainMap: Bool = false
-    ) {
-        self.stripLocation = stripLocation
-        self.stripAll = stripAll
-        self.keepMakerNote = keepMakerNote
-        self.cropsGainMap = cropsGainMap
-    }
-}
-
-/// What became of one piece of the source's metadata in a crop.
-public struct MetadataEntry: Hashable, Sendable {
-    /// Kept as it was, rewritten to stay true, or dropped.
-    public enum Action: String, Sendable {
-        /// Copied unchanged.
-        case kept
-        /// Copied with changes (listed in the reason).
-        case rewritten
-        /// Not carried.
-        case dropped
-    }
-
-    /// The segment: "APP1 EXIF", "APP2 ICC_PROFILE", "APP2 MPF", ...
-    public var segment: String
-    /// What was done with it.
-    public var action: Action
-    /// Why, in words.
-    public var reason: String
-}
-
 /// The metadata segments a JPEG crop writes, made from the source's.
 struct JPEGMetadata {
     /// Whole segments (FF, marker, length, body) to write after SOI, in the

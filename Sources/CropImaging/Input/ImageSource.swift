@@ -103,45 +103,6 @@ public struct ImageSource: Sendable {
     }
 }
 
-/// What an image file's header and metadata say: a PNG's chunk list, a
-/// JPEG's markers or a HEIF's boxes.
-public enum ImageHeader: Sendable {
-    /// A PNG's chunk list.
-    case png(PNGFileInfo)
-    /// A JPEG's markers up to its first scan.
-    case jpeg(JPEGFileInfo)
-    /// A HEIF's boxes: its primary image, tiles, transforms and metadata.
-    case heif(HEIFFileInfo)
-}
-
-/// Pixels a decode gave, and what it had to step over.
-public struct DecodedImage: Sendable {
-    /// The pixels, in the stored grid.
-    public var image: RasterImage
-    /// Problems that did not stop the decode (the header's included).
-    public var warnings: [String]
-    /// What became of the image data's own checksum (a PNG's zlib Adler-32);
-    /// `nil` for a format without one (JPEG).
-    public var checksum: DataChecksum? = nil
-}
-
-/// What became of a PNG's image data checksum (the zlib stream's Adler-32,
-/// which covers every row) in one decode.
-///
-/// A crop that reaches the image's last row reads the stream to its end and
-/// checks the checksum: a mismatch is corrupt data, refused like a bad CRC.
-/// A crop that ends above the last row never reaches it: its rows are
-/// covered by the chunk CRCs only.
-public enum DataChecksum: String, Sendable {
-    /// The stream ended after the last row and its Adler-32 matched.
-    case verified
-    /// The crop ends above the last row, so the checksum was not reached.
-    case notReached = "not-reached"
-    /// Compressed data goes on after the last row; it was not inflated, so
-    /// the checksum (which covers it) was not checked. A warning says so.
-    case extraDataNotInflated = "extra-data-not-inflated"
-}
-
 extension ImageSource {
     /// Decodes `rect` of the stored grid (by default the whole image).
     ///

@@ -56,29 +56,6 @@ public struct HEIFEncoder: Sendable {
     public static var canEncodeTiles: Bool { ck_heif_can_encode() != 0 }
 }
 
-/// How a HEIC crop was made, for the report.
-public struct HEIFWriteReport: Hashable, Sendable {
-    /// The grid written: columns × rows of tiles of this size.
-    public var grid: String
-    /// Tiles copied byte for byte.
-    public var copiedTiles: Int
-    /// Edge tiles encoded again, the pixels beyond the rect replaced.
-    public var reencodedTiles: Int
-    /// The coded bytes of the copied tiles: the source's own share of the
-    /// output.
-    public var copiedBytes: Int
-    /// The clean aperture on the new grid, if one cuts it.
-    public var cleanAperture: PixelRect<StoredPixels>?
-    /// The transforms written after it, e.g. `["irot 270"]`.
-    public var transforms: [String]
-    /// Notes on conformance (an odd clean-aperture origin with subsampled
-    /// chroma, which MIAF before its 2021 amendment did not allow).
-    public var notes: [String]
-    /// What became of each piece of the source's metadata and each of its
-    /// other images.
-    public var metadata: [MetadataEntry]
-}
-
 extension CropPlan {
     /// Where the rect's tiles are, and whether each must be encoded again.
     struct HEIFTileCut {

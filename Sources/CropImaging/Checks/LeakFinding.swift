@@ -1,0 +1,13 @@
+import CropGeometry
+import Foundation
+
+/// One thing in an image file that shows more than its own pixels.
+public struct LeakFinding: Hashable, Sendable, CustomStringConvertible {
+    /// Where it is: "APP1 EXIF", "bytes after EOI", ...
+    public var place: String
+    /// What it is.
+    public var detail: String
+
+    /// "APP1 EXIF: a second IFD (IFD1, ...)".
+    public var description: String { "\(place): \(detail)" }
+}

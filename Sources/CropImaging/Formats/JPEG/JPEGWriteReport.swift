@@ -1,0 +1,33 @@
+internal import CImagingShims
+import CropGeometry
+import Foundation
+
+/// How a JPEG crop was made, for the report.
+public struct JPEGWriteReport: Hashable, Sendable {
+    /// Lossless, lossless but for edge blocks, or re-encoded.
+    public enum Method: String, Sendable {
+        /// Every block copied from the source in the DCT domain.
+        case lossless
+        /// Copied in the DCT domain but for the edge blocks that held pixels
+        /// beyond the rect (``JPEGWriteReport/reencodedBlocks``).
+        case losslessEdgesReencoded = "lossless-edges-reencoded"
+        /// Decoded and encoded again.
+        case reencoded
+    }
+
+    /// How the crop was made.
+    public var method: Method
+    /// Edge blocks re-encoded (DCT-domain crops).
+    public var reencodedBlocks: Int
+    /// Whether the source was entropy-decoded only down to the crop's last
+    /// block row.
+    public var stoppedEarly: Bool
+    /// The tables used: "source tables" or "quality Q".
+    public var tables: String
+    /// Whether the output is progressive.
+    public var progressive: Bool
+    /// Whether the output is arithmetic-coded.
+    public var arithmetic: Bool
+    /// What became of each piece of the source's metadata.
+    public var metadata: [MetadataEntry]
+}
