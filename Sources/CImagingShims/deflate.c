@@ -2,8 +2,8 @@
 // time, so no -dev package is needed to build), zlib otherwise.
 #include "CImagingShims.h"
 #include "deflate_internal.h"
+#include "loader_internal.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,43 +19,37 @@ typedef uint32_t (*ck_adler32_fn)(uint32_t, const void *, size_t);
 typedef size_t (*ck_deflate_compress_fn)(struct libdeflate_compressor *, const void *, size_t, void *, size_t);
 typedef size_t (*ck_deflate_compress_bound_fn)(struct libdeflate_compressor *, size_t);
 
-static struct {
+typedef struct {
     ck_alloc_compressor_fn alloc;
     ck_free_compressor_fn free;
     ck_crc32_fn crc32;
     ck_adler32_fn adler32;
     ck_deflate_compress_fn deflate_compress;
     ck_deflate_compress_bound_fn deflate_bound;
-} ck_libdeflate;
+} ck_libdeflate_table;
 
-static pthread_once_t ck_libdeflate_once = PTHREAD_ONCE_INIT;
+static ck_libdeflate_table ck_libdeflate;
 
-static void ck_libdeflate_load(void) {
-    const char *names[] = {"libdeflate.so.0", "libdeflate.so", "libdeflate.0.dylib", "libdeflate.dylib",
-                           "/opt/homebrew/lib/libdeflate.dylib", "/usr/local/lib/libdeflate.dylib"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL) continue;
-        ck_libdeflate.alloc = (ck_alloc_compressor_fn)dlsym(handle, "libdeflate_alloc_compressor");
-        ck_libdeflate.free = (ck_free_compressor_fn)dlsym(handle, "libdeflate_free_compressor");
-        ck_libdeflate.crc32 = (ck_crc32_fn)dlsym(handle, "libdeflate_crc32");
-        ck_libdeflate.adler32 = (ck_adler32_fn)dlsym(handle, "libdeflate_adler32");
-        ck_libdeflate.deflate_compress = (ck_deflate_compress_fn)dlsym(handle, "libdeflate_deflate_compress");
-        ck_libdeflate.deflate_bound = (ck_deflate_compress_bound_fn)dlsym(handle, "libdeflate_deflate_compress_bound");
-        if (ck_libdeflate.alloc && ck_libdeflate.free &&
-            ck_libdeflate.crc32 && ck_libdeflate.adler32 && ck_libdeflate.deflate_compress && ck_libdeflate.deflate_bound)
-            return;
-        // A library that lacks one of them is not used at all: every
-        // pointer is cleared before it is closed, none left dangling.
-        memset(&ck_libdeflate, 0, sizeof ck_libdeflate);
-        dlclose(handle);
-    }
-}
+static const char *const ck_libdeflate_sonames[] = {
+    "libdeflate.so.0", "libdeflate.so", "libdeflate.0.dylib", "libdeflate.dylib",
+    "/opt/homebrew/lib/libdeflate.dylib", "/usr/local/lib/libdeflate.dylib"};
 
-int ck_libdeflate_available(void) {
-    pthread_once(&ck_libdeflate_once, ck_libdeflate_load);
-    return ck_libdeflate.alloc != NULL;
-}
+#define CK_DEFLATE_SYMBOL(field, name) {name, offsetof(ck_libdeflate_table, field), 1}
+static const ck_symbol ck_libdeflate_symbols[] = {
+    CK_DEFLATE_SYMBOL(alloc, "libdeflate_alloc_compressor"),
+    CK_DEFLATE_SYMBOL(free, "libdeflate_free_compressor"),
+    CK_DEFLATE_SYMBOL(crc32, "libdeflate_crc32"),
+    CK_DEFLATE_SYMBOL(adler32, "libdeflate_adler32"),
+    CK_DEFLATE_SYMBOL(deflate_compress, "libdeflate_deflate_compress"),
+    CK_DEFLATE_SYMBOL(deflate_bound, "libdeflate_deflate_compress_bound"),
+};
+
+static ck_library ck_libdeflate_library = {
+    ck_libdeflate_sonames, sizeof ck_libdeflate_sonames / sizeof ck_libdeflate_sonames[0],
+    ck_libdeflate_symbols, sizeof ck_libdeflate_symbols / sizeof ck_libdeflate_symbols[0],
+    &ck_libdeflate, sizeof ck_libdeflate, 0};
+
+int ck_libdeflate_available(void) { return ck_library_load(&ck_libdeflate_library); }
 
 long ck_zlib_uncompress(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_capacity) {
     z_stream stream;

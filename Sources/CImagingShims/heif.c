@@ -5,8 +5,8 @@
 // one-item HEIF in memory that CropKit wrote: libheif never sees the
 // source file's boxes, so a hostile container cannot reach it.
 #include "CImagingShims.h"
+#include "loader_internal.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +58,7 @@ typedef struct heif_error (*ck_heif_encode_fn)(struct heif_context *, const stru
                                                const void *, struct heif_image_handle **);
 typedef struct heif_error (*ck_heif_write_fn)(struct heif_context *, struct heif_writer *, void *);
 
-static struct {
+typedef struct {
     ck_heif_context_alloc_fn context_alloc;
     ck_heif_context_free_fn context_free;
     ck_heif_read_memory_fn read_memory;
@@ -82,50 +82,45 @@ static struct {
     ck_heif_encoder_string_fn set_parameter;
     ck_heif_encode_fn encode_image;
     ck_heif_write_fn write;
-} ck_heif;
+} ck_heif_table;
 
-static pthread_once_t ck_heif_once = PTHREAD_ONCE_INIT;
+static ck_heif_table ck_heif;
 
-static void ck_heif_load(void) {
-    const char *names[] = {"libheif.so.1", "libheif.1.dylib", "/opt/homebrew/lib/libheif.1.dylib",
-                           "/usr/local/lib/libheif.1.dylib"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL) continue;
-        ck_heif.context_alloc = (ck_heif_context_alloc_fn)dlsym(handle, "heif_context_alloc");
-        ck_heif.context_free = (ck_heif_context_free_fn)dlsym(handle, "heif_context_free");
-        ck_heif.read_memory = (ck_heif_read_memory_fn)dlsym(handle, "heif_context_read_from_memory_without_copy");
-        ck_heif.primary_handle = (ck_heif_primary_handle_fn)dlsym(handle, "heif_context_get_primary_image_handle");
-        ck_heif.handle_release = (ck_heif_handle_release_fn)dlsym(handle, "heif_image_handle_release");
-        ck_heif.decode_image = (ck_heif_decode_image_fn)dlsym(handle, "heif_decode_image");
-        ck_heif.image_release = (ck_heif_image_release_fn)dlsym(handle, "heif_image_release");
-        ck_heif.plane = (ck_heif_plane_fn)dlsym(handle, "heif_image_get_plane_readonly");
-        ck_heif.image_width = (ck_heif_image_size_fn)dlsym(handle, "heif_image_get_width");
-        ck_heif.image_height = (ck_heif_image_size_fn)dlsym(handle, "heif_image_get_height");
-        ck_heif.version = (ck_heif_version_fn)dlsym(handle, "heif_get_version");
-        ck_heif.image_create = (ck_heif_image_create_fn)dlsym(handle, "heif_image_create");
-        ck_heif.add_plane = (ck_heif_add_plane_fn)dlsym(handle, "heif_image_add_plane");
-        ck_heif.plane_rw = (ck_heif_plane_rw_fn)dlsym(handle, "heif_image_get_plane");
-        ck_heif.get_encoder = (ck_heif_get_encoder_fn)dlsym(handle, "heif_context_get_encoder_for_format");
-        ck_heif.encoder_release = (ck_heif_encoder_release_fn)dlsym(handle, "heif_encoder_release");
-        ck_heif.set_quality = (ck_heif_encoder_int_fn)dlsym(handle, "heif_encoder_set_lossy_quality");
-        ck_heif.set_lossless = (ck_heif_encoder_int_fn)dlsym(handle, "heif_encoder_set_lossless");
-        ck_heif.set_parameter = (ck_heif_encoder_string_fn)dlsym(handle, "heif_encoder_set_parameter_string");
-        ck_heif.encode_image = (ck_heif_encode_fn)dlsym(handle, "heif_context_encode_image");
-        ck_heif.write = (ck_heif_write_fn)dlsym(handle, "heif_context_write");
-        if (ck_heif.context_alloc && ck_heif.context_free && ck_heif.read_memory && ck_heif.primary_handle &&
-            ck_heif.handle_release && ck_heif.decode_image && ck_heif.image_release && ck_heif.plane &&
-            ck_heif.image_width && ck_heif.image_height && ck_heif.version)
-            return;
-        memset(&ck_heif, 0, sizeof ck_heif);
-        dlclose(handle);
-    }
-}
+static const char *const ck_heif_sonames[] = {"libheif.so.1", "libheif.1.dylib", "/opt/homebrew/lib/libheif.1.dylib",
+                                              "/usr/local/lib/libheif.1.dylib"};
 
-int ck_heif_available(void) {
-    pthread_once(&ck_heif_once, ck_heif_load);
-    return ck_heif.context_alloc != NULL;
-}
+// Decoding needs the required ones; encoding (edge tiles of a HEIC crop) the
+// optional rest: without them only lossless HEIC crops are made.
+#define CK_HEIF_SYMBOL(field, name, required) {name, offsetof(ck_heif_table, field), required}
+static const ck_symbol ck_heif_symbols[] = {
+    CK_HEIF_SYMBOL(context_alloc, "heif_context_alloc", 1),
+    CK_HEIF_SYMBOL(context_free, "heif_context_free", 1),
+    CK_HEIF_SYMBOL(read_memory, "heif_context_read_from_memory_without_copy", 1),
+    CK_HEIF_SYMBOL(primary_handle, "heif_context_get_primary_image_handle", 1),
+    CK_HEIF_SYMBOL(handle_release, "heif_image_handle_release", 1),
+    CK_HEIF_SYMBOL(decode_image, "heif_decode_image", 1),
+    CK_HEIF_SYMBOL(image_release, "heif_image_release", 1),
+    CK_HEIF_SYMBOL(plane, "heif_image_get_plane_readonly", 1),
+    CK_HEIF_SYMBOL(image_width, "heif_image_get_width", 1),
+    CK_HEIF_SYMBOL(image_height, "heif_image_get_height", 1),
+    CK_HEIF_SYMBOL(version, "heif_get_version", 1),
+    CK_HEIF_SYMBOL(image_create, "heif_image_create", 0),
+    CK_HEIF_SYMBOL(add_plane, "heif_image_add_plane", 0),
+    CK_HEIF_SYMBOL(plane_rw, "heif_image_get_plane", 0),
+    CK_HEIF_SYMBOL(get_encoder, "heif_context_get_encoder_for_format", 0),
+    CK_HEIF_SYMBOL(encoder_release, "heif_encoder_release", 0),
+    CK_HEIF_SYMBOL(set_quality, "heif_encoder_set_lossy_quality", 0),
+    CK_HEIF_SYMBOL(set_lossless, "heif_encoder_set_lossless", 0),
+    CK_HEIF_SYMBOL(set_parameter, "heif_encoder_set_parameter_string", 0),
+    CK_HEIF_SYMBOL(encode_image, "heif_context_encode_image", 0),
+    CK_HEIF_SYMBOL(write, "heif_context_write", 0),
+};
+
+static ck_library ck_heif_library = {ck_heif_sonames, sizeof ck_heif_sonames / sizeof ck_heif_sonames[0],
+                                     ck_heif_symbols, sizeof ck_heif_symbols / sizeof ck_heif_symbols[0],
+                                     &ck_heif, sizeof ck_heif, 0};
+
+int ck_heif_available(void) { return ck_library_load(&ck_heif_library); }
 
 const char *ck_heif_version(void) {
     return ck_heif_available() ? ck_heif.version() : NULL;

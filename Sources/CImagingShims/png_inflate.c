@@ -4,8 +4,8 @@
 // sample only; the caller falls back to libpng for the rest, and when ISA-L
 // is not installed.
 #include "CImagingShims.h"
+#include "loader_internal.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,32 +29,26 @@ typedef struct {
 
 enum { ck_isal_state_bytes = 1 << 20 };
 
-static struct {
+typedef struct {
     void (*inflate_init)(void *state);
     int (*inflate)(void *state);
-} ck_isal;
+} ck_isal_table;
 
-static pthread_once_t ck_isal_once = PTHREAD_ONCE_INIT;
+static ck_isal_table ck_isal;
 
-static void ck_isal_load(void) {
-    const char *names[] = {"libisal.so.2", "libisal.2.dylib", "/opt/homebrew/lib/libisal.2.dylib",
-                           "/usr/local/lib/libisal.2.dylib"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL) continue;
-        ck_isal.inflate_init = (void (*)(void *))dlsym(handle, "isal_inflate_init");
-        ck_isal.inflate = (int (*)(void *))dlsym(handle, "isal_inflate");
-        if (ck_isal.inflate_init && ck_isal.inflate) return;
-        // Both or neither: no pointer is left into a library that is closed.
-        memset(&ck_isal, 0, sizeof ck_isal);
-        dlclose(handle);
-    }
-}
+static const char *const ck_isal_sonames[] = {"libisal.so.2", "libisal.2.dylib", "/opt/homebrew/lib/libisal.2.dylib",
+                                              "/usr/local/lib/libisal.2.dylib"};
 
-int ck_isal_available(void) {
-    pthread_once(&ck_isal_once, ck_isal_load);
-    return ck_isal.inflate != NULL;
-}
+static const ck_symbol ck_isal_symbols[] = {
+    {"isal_inflate_init", offsetof(ck_isal_table, inflate_init), 1},
+    {"isal_inflate", offsetof(ck_isal_table, inflate), 1},
+};
+
+static ck_library ck_isal_library = {ck_isal_sonames, sizeof ck_isal_sonames / sizeof ck_isal_sonames[0],
+                                     ck_isal_symbols, sizeof ck_isal_symbols / sizeof ck_isal_symbols[0],
+                                     &ck_isal, sizeof ck_isal, 0};
+
+int ck_isal_available(void) { return ck_library_load(&ck_isal_library); }
 
 static int ck_channels_of(int color_type) {
     switch (color_type) {

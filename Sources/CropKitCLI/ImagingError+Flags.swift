@@ -12,7 +12,7 @@ extension ImagingError {
             return "\(description) (raise it with --max-memory)"
         case .outputExists:
             return "\(description); pass --force to replace it"
-        case .libraryMissing(let library, _) where library == "libdeflate":
+        case .libraryMissing(let library, _) where library == RuntimeLibrary.libdeflate.name:
             return "\(description); use --compressor zlib"
         case .recoverableCorruption:
             return "\(description); pass --lenient to accept it"

@@ -98,6 +98,12 @@ int ck_png_read_crop(const ck_input *input, ck_png_read_request *request);
 /// on the first call.
 int ck_isal_available(void);
 
+/// The dlopen loader's own check, for tests: opens `soname` as the one
+/// loader opens every run-time library, with `required` a function it must
+/// have and `optional` one it may lack. -1: absent or without `required`
+/// (nothing left pointing into it); 1: loaded without `optional`; 3: with it.
+int ck_library_probe(const char *soname, const char *required, const char *optional);
+
 /// Where one IDAT chunk's data lies in the file.
 typedef struct {
     uint64_t offset;

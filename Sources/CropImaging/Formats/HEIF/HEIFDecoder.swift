@@ -25,9 +25,7 @@ public enum HEIFDecoder {
         _ input: ImageInput, info: HEIFFileInfo, rect crop: PixelRect<StoredPixels>,
         limits: DecodeLimits, rows consumer: (any RowConsumer)?
     ) throws(ImagingError) -> DecodedImage {
-        guard ck_heif_available() != 0 else {
-            throw .libraryMissing(library: "libheif.so.1", package: "libheif1")
-        }
+        try RuntimeLibrary.libheif.require()
         let format = HEIFPixelFormat(info)
         let size = try limits.cropBytes(crop, bytesPerPixel: format.bytesPerPixel)
         let canvas = PixelRect<StoredPixels>(
@@ -96,9 +94,7 @@ public enum HEIFDecoder {
     package static func decodeWhole(file: [UInt8], width: Int, height: Int, bitDepth: Int)
         throws(ImagingError) -> [UInt8]
     {
-        guard ck_heif_available() != 0 else {
-            throw .libraryMissing(library: "libheif.so.1", package: "libheif1")
-        }
+        try RuntimeLibrary.libheif.require()
         let pixelBytes = bitDepth > 8 ? 6 : 3
         var pixels = [UInt8](repeating: 0, count: width * height * pixelBytes)
         var file = file

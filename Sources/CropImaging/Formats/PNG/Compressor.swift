@@ -11,7 +11,7 @@ public enum Compressor: String, Hashable, Sendable, CaseIterable {
     case zlib
 
     /// Whether libdeflate's shared library is present on this machine.
-    public static var isLibdeflateAvailable: Bool { ck_libdeflate_available() != 0 }
+    public static var isLibdeflateAvailable: Bool { RuntimeLibrary.libdeflate.isAvailable }
 
     /// The implementation `.automatic` resolves to here.
     public var resolved: Compressor {

@@ -12,5 +12,5 @@ public enum Inflater: String, Hashable, Sendable, CaseIterable {
     case zlib
 
     /// Whether ISA-L's shared library is present on this machine.
-    public static var isISALAvailable: Bool { ck_isal_available() != 0 }
+    public static var isISALAvailable: Bool { RuntimeLibrary.isal.isAvailable }
 }

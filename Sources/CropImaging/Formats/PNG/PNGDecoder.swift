@@ -38,7 +38,7 @@ public enum PNGDecoder {
         limits: DecodeLimits, inflater: Inflater, rows: (any RowConsumer)?
     ) throws(ImagingError) -> DecodedImage {
         if inflater == .isal && !Inflater.isISALAvailable {
-            throw .libraryMissing(library: "ISA-L", package: "libisal2")
+            throw RuntimeLibrary.isal.missing
         }
         let useISAL =
             inflater != .zlib && !info.interlaced && info.bitDepth >= 8

@@ -39,7 +39,7 @@ final class PNGRowStream: RowConsumer {
         chunks: [PNGChunk], sink: some ByteSink
     ) throws(ImagingError) {
         guard Compressor.isLibdeflateAvailable else {
-            throw .libraryMissing(library: "libdeflate", package: "libdeflate0")
+            throw RuntimeLibrary.libdeflate.missing
         }
         self.encoder = encoder
         self.sink = sink
