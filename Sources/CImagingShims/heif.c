@@ -132,8 +132,11 @@ static int ck_heif_say(char *message, size_t size, int status, const char *what,
              error.code, error.subcode);
     return status;
 }
-#define ck_heif_fail(request, status, what, error) \
-    ck_heif_say((request)->message, sizeof (request)->message, status, what, error)
+// libheif's heif_error_Memory_allocation_error (6) is memory, whatever the
+// caller would call the failure otherwise.
+#define ck_heif_fail(request, status, what, error)                                                     \
+    ck_heif_say((request)->message, sizeof (request)->message, (error).code == 6 ? CK_STATUS_OUT_OF_MEMORY : (status), \
+                what, error)
 
 int ck_heif_decode(ck_heif_decode_request *request) {
     if (!ck_heif_available()) {

@@ -1,5 +1,7 @@
 import CropGeometry
 import CropImaging
+import CropKitTestSupport
+import Foundation
 import Testing
 
 /// The library's errors are cases a caller switches on; their sentences are
@@ -18,6 +20,9 @@ import Testing
             .libraryMissing(library: "libdeflate", package: "libdeflate0"),
             .outputExists(path: "out.png"), .outputIsInput(path: "in.png"),
             .cannotWrite(path: "out.png", reason: "disk full"),
+            .cannotRead(path: "a.png", reason: "Input/output error"), .emptyFile(path: "a.jpg"),
+            .structureLimit(format: .heif, detail: "'iinf' lists 65535 items"),
+            .encodeFailed(format: "jpeg", detail: "Bogus message code 999"),
             .cropOutsideImage(
                 crop: PixelRect(x: 0, y: 0, width: 9, height: 9),
                 size: PixelSize(width: 4, height: 4)),
@@ -48,5 +53,76 @@ import Testing
         #expect(
             (try? limits.cropBytes(
                 PixelRect(x: 0, y: 0, width: 100, height: 10), bytesPerPixel: 3)) == 3000)
+    }
+
+    /// An empty file is empty, whatever its name says: no format claims it
+    /// (it was reported as corrupt PNG data).
+    @Test(arguments: ["empty.png", "empty.jpg", "empty.heic", "empty"])
+    func anEmptyFileIsEmptyInTheOpenPhase(name: String) throws {
+        let path = try TestData.temporaryFolder().appendingPathComponent(name).path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        #expect(throws: ImagingError.emptyFile(path: path)) { try ImageSource.open(path: path) }
+        let error = ImagingError.emptyFile(path: path)
+        #expect(error.phase == .open && error.code == .corrupt)
+        #expect(!error.description.contains("PNG"))
+    }
+
+    /// A read that fails after the file opened is a read error, not "cannot
+    /// open". (No file here makes pread(2) fail on demand: /proc and /sys
+    /// files that would are empty or refused when opened in this sandbox,
+    /// so the case is checked by its sentence and phase.)
+    @Test func aFailedReadIsAReadError() {
+        let error = ImagingError.cannotRead(path: "x", reason: "Input/output error")
+        #expect(error.phase == .read && error.code == .cannotOpen)
+        #expect(error.description == "cannot read 'x': Input/output error")
+    }
+
+    /// Every case has one phase, and the phases say where a failure arose:
+    /// nothing about the output is a read error, nothing about the input an
+    /// encode or write error.
+    @Test(arguments: examples)
+    func eachCaseHasItsPhase(error: ImagingError) {
+        switch error {
+        case .outputExists, .outputIsInput, .outputNotAFile, .cannotWrite:
+            #expect(error.phase == .write)
+        case .encodeFailed: #expect(error.phase == .encode)
+        case .cannotOpen, .notARegularFile, .unknownFormat, .emptyFile:
+            #expect(error.phase == .open)
+        default: #expect(error.phase == .read || error.phase == .decode)
+        }
+    }
+
+    /// A HEIF over a structure limit is over a limit, not corrupt.
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func heifStructureLimitsAreLimits() throws {
+        for file in [
+            "corrupt/heif/17_iloc_tile1_extent_count_0xffff.heic",
+            "corrupt/heif/36_iinf_entry_count_0xffff.heic",
+        ] {
+            do throws(ImagingError) {
+                _ = try ImageSource.open(path: TestData.path(file))
+                Issue.record("\(file) opened")
+            } catch {
+                guard case .structureLimit(.heif, _) = error else {
+                    Issue.record("\(file): \(error)")
+                    continue
+                }
+                #expect(error.code == .limit && error.phase == .read)
+                #expect(error.description.hasSuffix("(a limit against hostile files)"))
+            }
+        }
+    }
+
+    /// libjpeg's memory budget reached while encoding is a memory error,
+    /// and any other encoder failure an encode error, never corrupt data.
+    @Test func jpegEncoderFailuresAreNotCorruptData() {
+        let memory = JPEGEncoder.failure("Backing store not supported")
+        guard case .outOfMemory = memory else {
+            Issue.record("\(memory)")
+            return
+        }
+        let other = JPEGEncoder.failure("Bogus message code 999")
+        #expect(other == .encodeFailed(format: "jpeg", detail: "Bogus message code 999"))
+        #expect(other.code == .encode && other.phase == .encode)
     }
 }

@@ -142,7 +142,8 @@ import Testing
             .plan(for: original)
         let png = MemorySink()
         let pngReport = try plan.export(to: png)
-        #expect(pngReport.keptChunks.contains("eXIf") && pngReport.keptChunks.contains("iTXt"))
+        let kept = pngReport.png?.keptChunks ?? []
+        #expect(kept.contains("eXIf") && kept.contains("iTXt"))
         #expect(
             try LeakCheck.findings(in: ImageSource(ImageInput(bytes: png.bytes, name: "png")))
                 .isEmpty)

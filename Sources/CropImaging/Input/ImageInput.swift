@@ -109,14 +109,14 @@ public final class ImageInput: @unchecked Sendable {
     /// Reads up to `buffer.count` bytes at `offset` (`pread`, through
     /// `ck_input_read`): the count read, fewer only at the end.
     ///
-    /// - Throws: ``ImagingError/cannotOpen(path:reason:)`` on a read error.
+    /// - Throws: ``ImagingError/cannotRead(path:reason:)`` on a read error.
     func read(at offset: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) throws(ImagingError)
         -> Int
     {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         let got = withCInput { ck_input_read($0, UInt64(offset), base, buffer.count) }
         guard got >= 0 else {
-            throw .cannotOpen(path: name, reason: String(cString: strerror(errno)))
+            throw .cannotRead(path: name, reason: String(cString: strerror(errno)))
         }
         return got
     }

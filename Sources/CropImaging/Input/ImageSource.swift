@@ -41,7 +41,7 @@ public struct ImageSource: Sendable {
         let got = try head.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
             try input.read(at: 0, into: buffer)
         }
-        guard got > 0 else { throw .corrupt(format: .png, detail: "'\(input.name)' is empty") }
+        guard got > 0 else { throw .emptyFile(path: input.name) }
         switch ImageFormat(signature: head.prefix(got)) {
         case .png:
             header = .png(try PNGFileInfo.read(input, limits: limits, deferringDataCRCs: true))

@@ -3,13 +3,24 @@ import CropGeometry
 /// Why an image could not be read, cropped or written: one case per kind of
 /// failure, with what a caller needs to act on it.
 ///
+/// Each case belongs to one ``Phase`` of the pipeline (open, read, decode,
+/// encode, write; planning has its own ``CropPlanError``), so a caller can
+/// tell a file that cannot be read from one that is damaged, or from an
+/// encoder or a disk that failed. One enum serves every phase because the
+/// pipeline's functions throw typed errors that cross phases (a decode
+/// feeding an encoder).
+///
 /// ``description`` is a sentence for a person that names no command-line
 /// flag; a tool maps the cases to its own advice (the `cropkit` command
 /// adds the flag that raises a limit, for instance). Switch on the cases,
 /// or on ``code`` for the broad kind.
 public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The file cannot be opened or read.
+    /// The file cannot be opened.
     case cannotOpen(path: String, reason: String)
+    /// The file was opened, but reading it failed (an I/O error).
+    case cannotRead(path: String, reason: String)
+    /// The file holds no bytes at all: no image of any format.
+    case emptyFile(path: String)
     /// The path names something other than a regular file.
     case notARegularFile(path: String)
     /// The file's first bytes are no signature CropKit reads.
@@ -24,6 +35,10 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Over one of the ``DecodeLimits``: which, its value, and what the
     /// input needs.
     case limitExceeded(Limit, limit: Int, actual: Int)
+    /// Over a fixed limit of a format's structure that guards against
+    /// hostile files (a HEIF's item count, say): a valid file may say so,
+    /// but CropKit does not read that much.
+    case structureLimit(format: ImageFormat, detail: String)
     /// What a crop would hold in memory at once is over
     /// ``DecodeLimits/maxMemory``: refused before anything is allocated.
     case memoryExceeded(need: MemoryNeed, limit: Int)
@@ -31,6 +46,9 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     case outOfMemory(detail: String)
     /// A library loaded at run time is not installed.
     case libraryMissing(library: String, package: String)
+    /// The encoder failed to write the output (`format`: "jpeg", "heic"):
+    /// not the input's fault.
+    case encodeFailed(format: String, detail: String)
     /// The output exists, and replacing it was not allowed.
     case outputExists(path: String)
     /// The output would overwrite the input, which is never done.
@@ -78,6 +96,8 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case limit
         /// The memory, or a library, needed could not be had.
         case outOfMemory
+        /// The encoder failed.
+        case encode
         /// The output could not be written.
         case output
         /// The output exists (and replacing was not allowed), or is the input.
@@ -86,14 +106,45 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidRequest
     }
 
+    /// Where in the pipeline an error arises.
+    public enum Phase: String, Hashable, Sendable, CaseIterable {
+        /// Opening the input: the path, the file's kind, its first bytes.
+        case open
+        /// Reading the input's header and metadata, and the limits it is
+        /// checked against before any pixel is decoded.
+        case read
+        /// Decoding pixels (or coefficients, or tiles) of the crop.
+        case decode
+        /// Encoding the output.
+        case encode
+        /// Writing the output file.
+        case write
+    }
+
+    /// The phase this error arises in. Corrupt data found while decoding
+    /// is reported with the ``Phase/read`` phase when the case cannot tell
+    /// (a truncated file is met in either).
+    public var phase: Phase {
+        switch self {
+        case .cannotOpen, .notARegularFile, .unknownFormat, .emptyFile: .open
+        case .cannotRead, .corrupt, .unsupported, .limitExceeded, .structureLimit,
+            .libraryMissing, .cropOutsideImage:
+            .read
+        case .recoverableCorruption, .memoryExceeded, .outOfMemory: .decode
+        case .encodeFailed: .encode
+        case .outputExists, .outputIsInput, .outputNotAFile, .cannotWrite: .write
+        }
+    }
+
     /// The broad kind of this error.
     public var code: Code {
         switch self {
-        case .cannotOpen, .notARegularFile: .cannotOpen
-        case .corrupt, .recoverableCorruption: .corrupt
+        case .cannotOpen, .cannotRead, .notARegularFile: .cannotOpen
+        case .corrupt, .recoverableCorruption, .emptyFile: .corrupt
         case .unknownFormat, .unsupported, .libraryMissing: .unsupported
-        case .limitExceeded, .memoryExceeded: .limit
+        case .limitExceeded, .memoryExceeded, .structureLimit: .limit
         case .outOfMemory: .outOfMemory
+        case .encodeFailed: .encode
         case .cannotWrite: .output
         case .outputExists, .outputIsInput, .outputNotAFile: .outputRefused
         case .cropOutsideImage: .invalidRequest
@@ -104,6 +155,11 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open '\(path)': \(reason)"
+        case .cannotRead(let path, let reason): "cannot read '\(path)': \(reason)"
+        case .emptyFile(let path): "'\(path)' is empty (0 bytes): not an image"
+        case .structureLimit(_, let detail): "\(detail) (a limit against hostile files)"
+        case .encodeFailed(let format, let detail):
+            "\(format.uppercased()) encoding failed: \(detail)"
         case .notARegularFile(let path): "'\(path)' is not a regular file"
         case .unknownFormat(let path):
             "'\(path)' is not a PNG, JPEG or HEIF file (unknown signature)"

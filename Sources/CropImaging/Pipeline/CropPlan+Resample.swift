@@ -101,11 +101,12 @@ extension CropPlan {
             try sink.write(bytes[...])
             return CropReport(
                 output: nil, bytes: bytes.count, size: outputSize, format: format.name,
-                colorType: image.colorType, bitDepth: image.bitDepth,
-                keptChunks: image.chunks.map(\.type),
-                droppedChunks: dropped + chunks.map(\.type).filter { !colour.contains($0) },
                 warnings: warnings, checksum: region.checksum,
-                compressor: encoder.compressor.resolved, level: encoder.level, bandLevels: [:])
+                png: PNGWriteReport(
+                    colorType: image.colorType, bitDepth: image.bitDepth,
+                    keptChunks: image.chunks.map(\.type),
+                    droppedChunks: dropped + chunks.map(\.type).filter { !colour.contains($0) },
+                    compressor: encoder.compressor.resolved, level: encoder.level, bandLevels: [:]))
         case .jpeg(let encoder):
             return try encodeResampledJPEG(
                 rendered, encoder: encoder, warnings: warnings, to: sink)

@@ -71,11 +71,12 @@ extension CropPlan {
             let written = try writer.finish(&decoded.image)
             return CropReport(
                 output: nil, bytes: written.bytes, size: outputSize, format: format.name,
-                colorType: layout.colorType, bitDepth: layout.bitDepth,
-                keptChunks: chunks.map(\.type), droppedChunks: dropped,
                 warnings: decoded.warnings + warnings, checksum: decoded.checksum,
-                compressor: encoder.compressor.resolved, level: encoder.level,
-                bandLevels: written.bandLevels)
+                png: PNGWriteReport(
+                    colorType: layout.colorType, bitDepth: layout.bitDepth,
+                    keptChunks: chunks.map(\.type), droppedChunks: dropped,
+                    compressor: encoder.compressor.resolved, level: encoder.level,
+                    bandLevels: written.bandLevels))
         }
     }
 

@@ -1,6 +1,8 @@
 import CropGeometry
 
-/// What an export wrote.
+/// What an export wrote: the file, its size and format, and the writer's
+/// own report of how it was made (one of ``png``, ``jpeg``, ``heif``: the
+/// output format's, and only its).
 public struct CropReport: Sendable {
     /// The file written, or `nil` for another sink.
     public var output: String?
@@ -10,27 +12,15 @@ public struct CropReport: Sendable {
     public var size: PixelSize<ImagePixels>
     /// The output format's name ("png").
     public var format: String
-    /// The output's PNG colour type.
-    public var colorType: PNGColorType
-    /// The output's bits a sample.
-    public var bitDepth: Int
-    /// The chunks carried into the output, in order.
-    public var keptChunks: [String]
-    /// The input's ancillary chunks the output does not carry.
-    public var droppedChunks: [String]
     /// Problems that did not stop the export.
     public var warnings: [String]
-    /// What became of the input's image data checksum (`nil` for JPEG).
+    /// What became of the input's image data checksum (a PNG source's
+    /// Adler-32; `nil` for a source without one).
     public var checksum: DataChecksum?
-    /// The DEFLATE implementation that compressed the pixels.
-    public var compressor: Compressor
-    /// The DEFLATE level asked for.
-    public var level: CompressionLevel
-    /// How many bands libdeflate compressed at each level (empty with zlib):
-    /// what ``CompressionLevel/automatic`` chose.
-    public var bandLevels: [Int: Int]
-    /// How a JPEG output was made, and its metadata (`nil` for PNG).
+    /// How a PNG output was made (`nil` for another format).
+    public var png: PNGWriteReport? = nil
+    /// How a JPEG output was made, and its metadata (`nil` for another format).
     public var jpeg: JPEGWriteReport? = nil
-    /// How a HEIC output was made, and its metadata (`nil` otherwise).
+    /// How a HEIC output was made, and its metadata (`nil` for another format).
     public var heif: HEIFWriteReport? = nil
 }

@@ -541,9 +541,8 @@ struct CropCommand: Subcommand {
                 ? "HEIC (lossless: \(heif.copiedTiles) tile(s) copied)"
                 : "HEIC (\(heif.copiedTiles) tile(s) copied, \(heif.reencodedTiles) edge tile(s) encoded again so no pixel beyond the rect stays in them)"
         }
-        guard let jpeg = report.jpeg else {
-            return "\(report.colorType.name) \(report.bitDepth)-bit PNG"
-        }
+        if let png = report.png { return "\(png.colorType.name) \(png.bitDepth)-bit PNG" }
+        guard let jpeg = report.jpeg else { return report.format }
         switch jpeg.method {
         case .lossless: return "JPEG (lossless: every block copied)"
         case .losslessEdgesReencoded:
@@ -616,23 +615,28 @@ struct CropCommand: Subcommand {
                 .init("jpeg", jpegJSON(jpeg)),
             ])
         }
-        return .object([
+        var members: [JSONValue.Member] = [
             .init("path", report.output.map { .string($0) } ?? .null),
             .init("bytes", .number(report.bytes)),
             .init("format", .string(report.format)), .init("width", .number(report.size.width)),
             .init("height", .number(report.size.height)),
-            .init("colorType", .string(report.colorType.name)),
-            .init("bitDepth", .number(report.bitDepth)),
-            .init("chunks", .array(report.keptChunks.map { .string($0) })),
-            .init("droppedChunks", .array(report.droppedChunks.map { .string($0) })),
-            .init("compressor", .string(report.compressor.rawValue)),
-            .init("level", .string(report.level.description)),
-            .init(
-                "bandLevels",
-                .object(
-                    report.bandLevels.sorted { $0.key < $1.key }.map {
-                        .init("\($0.key)", .number($0.value))
-                    })),
-        ])
+        ]
+        if let png = report.png {
+            members += [
+                .init("colorType", .string(png.colorType.name)),
+                .init("bitDepth", .number(png.bitDepth)),
+                .init("chunks", .array(png.keptChunks.map { .string($0) })),
+                .init("droppedChunks", .array(png.droppedChunks.map { .string($0) })),
+                .init("compressor", .string(png.compressor.rawValue)),
+                .init("level", .string(png.level.description)),
+                .init(
+                    "bandLevels",
+                    .object(
+                        png.bandLevels.sorted { $0.key < $1.key }.map {
+                            .init("\($0.key)", .number($0.value))
+                        })),
+            ]
+        }
+        return .object(members)
     }
 }

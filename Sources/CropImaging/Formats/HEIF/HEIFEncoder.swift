@@ -310,11 +310,8 @@ extension CropPlan {
         }
         let layout = info.layout
         return CropReport(
-            output: nil, bytes: bytes, size: outputSize, format: format.name, colorType: .rgb,
-            bitDepth: info.bitDepth, keptChunks: [],
-            droppedChunks: metadata.entries.filter { $0.action == .dropped }.map(\.segment),
-            warnings: warnings, checksum: nil, compressor: .zlib, level: .automatic,
-            bandLevels: [:],
+            output: nil, bytes: bytes, size: outputSize, format: format.name,
+            warnings: warnings, checksum: nil,
             heif: HEIFWriteReport(
                 grid:
                     "\(cut.columns.count)x\(cut.rows.count) of \(layout.tileWidth)x\(layout.tileHeight)",
@@ -374,6 +371,9 @@ extension CropPlan {
             }
         }
         guard status == CK_STATUS_OK else {
+            if status == CK_STATUS_OUT_OF_MEMORY {
+                throw .outOfMemory(detail: "decoding tile \(index): \(message)")
+            }
             throw .corrupt(format: .heif, detail: "tile \(index) (item \(tile.item)): \(message)")
         }
         // Replicate the kept samples over the rest, plane by plane.
@@ -417,8 +417,11 @@ extension CropPlan {
             }
         }
         guard let encoded else {
-            throw .unsupported(
-                format: .heif, detail: "an edge tile could not be encoded: \(message)")
+            if status == CK_STATUS_OUT_OF_MEMORY {
+                throw .outOfMemory(detail: "encoding an edge tile: \(message)")
+            }
+            throw .encodeFailed(
+                format: "heic", detail: "an edge tile could not be encoded: \(message)")
         }
         // The encoder's one-image HEIF, read back by the same parser.
         let result = try HEIFFileInfo.read(

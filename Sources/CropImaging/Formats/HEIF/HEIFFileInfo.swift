@@ -876,6 +876,6 @@ enum HEIFFailure {
         .unsupported(format: .heif, detail: detail)
     }
     static func limit(_ detail: String) -> ImagingError {
-        .corrupt(format: .heif, detail: "\(detail) (a limit against hostile files)")
+        .structureLimit(format: .heif, detail: detail)
     }
 }

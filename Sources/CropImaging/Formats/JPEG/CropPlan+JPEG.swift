@@ -60,7 +60,7 @@ extension CropPlan {
         let bytes = try encoder.encode(
             flat, coding: coding, markers: markers, writeJFIF: true, to: sink)
         return report(
-            bytes: bytes, colorType: flat.colorType, warnings: warnings,
+            bytes: bytes, warnings: warnings,
             jpeg: JPEGWriteReport(
                 method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
                 tables: "quality \(quality)", progressive: false, arithmetic: false,
@@ -96,7 +96,7 @@ extension CropPlan {
         }
         try ring.finish(succeeded: true)
         return report(
-            bytes: ring.bytes, colorType: gray ? .gray : .rgb, warnings: warnings,
+            bytes: ring.bytes, warnings: warnings,
             jpeg: JPEGWriteReport(
                 method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
                 tables: "quality \(quality)", progressive: false, arithmetic: false,
@@ -179,7 +179,7 @@ extension CropPlan {
             }
             reports.append(
                 plans[index].report(
-                    bytes: rings[index].bytes, colorType: gray ? .gray : .rgb,
+                    bytes: rings[index].bytes,
                     warnings: decoded.warnings + parts[index].warnings,
                     jpeg: JPEGWriteReport(
                         method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
@@ -314,7 +314,7 @@ extension CropPlan {
         let bytes = try encoder.encode(
             decoded.image, coding: coding, markers: markers, writeJFIF: true, to: sink)
         return report(
-            bytes: bytes, colorType: decoded.image.colorType, warnings: warnings,
+            bytes: bytes, warnings: warnings,
             jpeg: JPEGWriteReport(
                 method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
                 tables: "quality \(quality)", progressive: false, arithmetic: false,
@@ -377,7 +377,7 @@ extension CropPlan {
         }
         var primary = primarySink.bytes
         guard MPFIndex.patch(&primary, secondSize: mapSink.bytes.count) else {
-            throw .corrupt(format: .jpeg, detail: "the crop's MPF index could not be written")
+            throw .encodeFailed(format: "jpeg", detail: "the crop's MPF index could not be written")
         }
         try sink.write(primary[...])
         try sink.write(mapSink.bytes[...])
@@ -405,7 +405,7 @@ extension CropPlan {
             markers: metadata.segments, to: sink)
         let decoded = try source.decode(stored, lenient: lenient, rows: pipeline)
         return report(
-            bytes: pipeline.bytes, colorType: decoded.image.colorType,
+            bytes: pipeline.bytes,
             warnings: decoded.warnings + metadata.warnings,
             jpeg: JPEGWriteReport(
                 method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
@@ -449,7 +449,7 @@ extension CropPlan {
         }
         let reencoded = Int(request.reencoded_blocks)
         return report(
-            bytes: output.bytes, colorType: info.components == 1 ? .gray : .rgb, warnings: warnings,
+            bytes: output.bytes, warnings: warnings,
             jpeg: JPEGWriteReport(
                 method: reencoded > 0 ? .losslessEdgesReencoded : .lossless,
                 reencodedBlocks: reencoded, stoppedEarly: request.stopped_early != 0,
@@ -458,13 +458,11 @@ extension CropPlan {
     }
 
     private func report(
-        bytes: Int, colorType: PNGColorType, warnings: [String], jpeg: JPEGWriteReport
+        bytes: Int, warnings: [String], jpeg: JPEGWriteReport
     ) -> CropReport {
         CropReport(
             output: nil, bytes: bytes, size: outputSize, format: format.name,
-            colorType: colorType, bitDepth: 8, keptChunks: [], droppedChunks: [],
-            warnings: warnings, checksum: nil, compressor: .zlib, level: .automatic,
-            bandLevels: [:], jpeg: jpeg)
+            warnings: warnings, checksum: nil, jpeg: jpeg)
     }
 }
 

@@ -78,9 +78,19 @@ extension JPEGEncoder {
         }
         if let failure = output.failure { throw failure }
         guard status == CK_STATUS_OK else {
-            throw .corrupt(format: .jpeg, detail: "JPEG encoding failed: \(message)")
+            throw JPEGEncoder.failure(message)
         }
         return output.bytes
+    }
+
+    /// The error of a failed libjpeg encode: its memory budget reached is
+    /// a memory error, anything else the encoder's failure (never the
+    /// input's corruption).
+    package static func failure(_ message: String) -> ImagingError {
+        message.contains("Backing store not supported") || message.contains("Insufficient memory")
+            ? .outOfMemory(
+                detail: "JPEG encoding needed more memory than it may take (libjpeg: \(message))")
+            : .encodeFailed(format: "jpeg", detail: message)
     }
 
     /// An encode request for `width`×`height` pixels of `channels` samples.
@@ -372,7 +382,7 @@ final class RingJPEGEncode: @unchecked Sendable {
         guard succeeded else { return }
         if let failure = output.failure { throw failure }
         guard status == CK_STATUS_OK else {
-            throw .corrupt(format: .jpeg, detail: "JPEG encoding failed: \(message)")
+            throw JPEGEncoder.failure(message)
         }
     }
 
