@@ -49,7 +49,7 @@ struct HEIFHiddenPixelTests {
         let findings = try LeakCheck.findings(in: out)
         #expect(findings.isEmpty, "\(rect): \(findings)")
         // Every copied tile codes nothing beyond the rect.
-        guard case .heif(let info) = out.header else { throw CocoaError(.fileReadUnknown) }
+        guard let info = out.header as? HEIFFileInfo else { throw CocoaError(.fileReadUnknown) }
         let aperture = PixelRect<StoredPixels>(
             x: info.origin.x, y: info.origin.y, width: info.width, height: info.height)
         #expect(heif.copiedTiles + heif.reencodedTiles == info.layout.tiles.count)
@@ -68,7 +68,7 @@ struct HEIFHiddenPixelTests {
     /// original photo's).
     @Test func aRectFromTheApertureToTheTileGridReencodesItsCornerTile() throws {
         let source = try Self.clappedSource()
-        guard case .heif(let info) = source.header else { throw CocoaError(.fileReadUnknown) }
+        guard let info = source.header as? HEIFFileInfo else { throw CocoaError(.fileReadUnknown) }
         let layout = info.layout
         #expect(info.origin.x > 0 || info.origin.y > 0)
         let width = layout.tileWidth - info.origin.x % layout.tileWidth

@@ -21,7 +21,7 @@ struct HEIFLeakCheckTests {
     static func heif(_ extra: (inout HEIFFileWriter, Int, [Int]) throws -> Void) throws -> [UInt8] {
         let source = try ImageSource.open(
             path: TestData.path("heif/generated/coords_orient6_96x128_grid64_lossless.heic"))
-        guard case .heif(let info) = source.header else { throw CocoaError(.fileReadUnknown) }
+        guard let info = source.header as? HEIFFileInfo else { throw CocoaError(.fileReadUnknown) }
         var writer = HEIFFileWriter()
         var tiles: [Int] = []
         for tile in info.layout.tiles {

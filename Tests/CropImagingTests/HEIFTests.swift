@@ -100,7 +100,7 @@ struct HEIFTests {
         // The EXIF still says 8; it is reported, not applied.
         let source = try ImageSource.open(
             path: TestData.path("heif/generated/coords_irot270_exif8_96x64_lossless.heic"))
-        guard case .heif(let info) = source.header else {
+        guard let info = source.header as? HEIFFileInfo else {
             Issue.record("not read as HEIF")
             return
         }
@@ -130,7 +130,7 @@ struct HEIFTests {
         #expect(rows.count >= 36)
         for (file, row) in rows {
             let source = try ImageSource.open(path: TestData.path("heif/\(file)"))
-            guard case .heif(let info) = source.header else {
+            guard let info = source.header as? HEIFFileInfo else {
                 Issue.record("\(file) not read as HEIF")
                 continue
             }

@@ -31,14 +31,14 @@ struct JPEGColourModelTests {
     /// The Adobe transform a JPEG's bytes say, if they hold the segment.
     static func adobeTransform(_ bytes: [UInt8]) throws -> (Int?, Int) {
         let source = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
-        guard case .jpeg(let info) = source.header else { throw CocoaError(.fileReadUnknown) }
+        guard let info = source.header as? JPEGFileInfo else { throw CocoaError(.fileReadUnknown) }
         return (info.adobeTransform, info.components)
     }
 
     @Test(arguments: files)
     func cropsKeepTheColours(file: String, model: String) throws {
         let source = try ImageSource.open(path: TestData.path(file))
-        guard case .jpeg(let info) = source.header else { throw CocoaError(.fileReadUnknown) }
+        guard let info = source.header as? JPEGFileInfo else { throw CocoaError(.fileReadUnknown) }
         #expect(info.colorSpace == model)
         let size = source.storedSize
         // Off the block grid (re-encoded) and on it (the DCT domain).
@@ -133,7 +133,9 @@ struct JPEGColourModelTests {
         let sink = MemorySink()
         _ = try plan.export(to: sink)
         let crop = try ImageSource(ImageInput(bytes: sink.bytes, name: "crop"))
-        guard case .jpeg(let cropInfo) = crop.header else { throw CocoaError(.fileReadUnknown) }
+        guard let cropInfo = crop.header as? JPEGFileInfo else {
+            throw CocoaError(.fileReadUnknown)
+        }
         let cropped = try #require(try GainMap.find(cropInfo, input: crop.input))
         let croppedMap = try ImageSource(ImageInput(bytes: cropped.bytes, name: "cropped map"))
         // 42,26,200,120 of the doubled photo is 21,13,100,60 of the map.

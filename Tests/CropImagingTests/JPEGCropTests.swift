@@ -59,7 +59,7 @@ import Testing
     @Test(arguments: kinds)
     func aGridRectIsCopiedBitForBit(kind: Kind) throws {
         let source = try Self.source(kind)
-        guard case .jpeg(let info) = source.header else { throw CocoaError(.fileReadUnknown) }
+        guard let info = source.header as? JPEGFileInfo else { throw CocoaError(.fileReadUnknown) }
         let grid = info.blockGrid
         // On the grid at every edge but the photo's own right and bottom.
         let rect = PixelRect<ImagePixels>(
@@ -93,7 +93,7 @@ import Testing
     @Test(arguments: kinds.filter { !$0.progressive })
     func edgeBlocksHoldNoPixelsBeyondTheRect(kind: Kind) throws {
         let source = try Self.source(kind)
-        guard case .jpeg(let info) = source.header else { throw CocoaError(.fileReadUnknown) }
+        guard let info = source.header as? JPEGFileInfo else { throw CocoaError(.fileReadUnknown) }
         let grid = info.blockGrid
         let rect = PixelRect<ImagePixels>(
             x: grid.width, y: 0, width: 3 * grid.width + 3, height: 2 * grid.height + 3)
@@ -210,7 +210,7 @@ enum JPEGPadding {
     static func columnsPastTheEdge(
         _ crop: [UInt8], source: ImageSource, stored: PixelRect<StoredPixels>
     ) throws -> Finding {
-        guard case .jpeg(let info) = source.header else { return Finding() }
+        guard let info = source.header as? JPEGFileInfo else { return Finding() }
         let grid = info.blockGrid
         let widened = (stored.width + grid.width - 1) / grid.width * grid.width
         guard widened > stored.width, stored.maxX + (widened - stored.width) <= info.width else {

@@ -13,7 +13,7 @@ import Testing
     /// The EXIF of a JPEG's first APP1 EXIF segment, read back.
     static func exif(_ bytes: [UInt8]) throws -> EXIFRewriter? {
         let source = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
-        guard case .jpeg(let info) = source.header else { return nil }
+        guard let info = source.header as? JPEGFileInfo else { return nil }
         for segment in info.segments where segment.marker == 0xE1 {
             let body = Array(bytes[segment.bodyOffset..<segment.bodyOffset + segment.bodyLength])
             if body.starts(with: JPEGMetadata.exifSignature) {
@@ -166,7 +166,7 @@ extension JPEGMetadataTests {
             markers: MPFIndex.segment(secondAttribute: 0))
         #expect(MPFIndex.patch(&primary, secondSize: gainMap.count))
         let photo = try ImageSource(ImageInput(bytes: primary + gainMap, name: "hdr"))
-        guard case .jpeg(let info) = photo.header else { throw CocoaError(.fileReadUnknown) }
+        guard let info = photo.header as? JPEGFileInfo else { throw CocoaError(.fileReadUnknown) }
         #expect(try GainMap.find(info, input: photo.input)?.bytes == gainMap)
         let rect = PixelRect<ImagePixels>(x: 32, y: 16, width: 100, height: 64)
         // Dropped by default.
@@ -184,7 +184,9 @@ extension JPEGMetadataTests {
             } == true)
         let crop = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
         #expect(try LeakCheck.findings(in: crop).isEmpty)
-        guard case .jpeg(let cropInfo) = crop.header else { throw CocoaError(.fileReadUnknown) }
+        guard let cropInfo = crop.header as? JPEGFileInfo else {
+            throw CocoaError(.fileReadUnknown)
+        }
         let cropped = try #require(try GainMap.find(cropInfo, input: crop.input))
         let map = try ImageSource(ImageInput(bytes: cropped.bytes, name: "gain map"))
         // 32,16,100,64 of 320x240 is 16,8,50,32 of the 160x120 gain map.
@@ -221,7 +223,7 @@ extension JPEGMetadataTests {
         let (_, kept) = try Self.cropJPEG(photo, rect, policy: MetadataPolicy(cropsGainMap: true))
         let crop = try ImageSource(ImageInput(bytes: kept, name: "crop"))
         #expect(try LeakCheck.findings(in: crop).isEmpty)
-        guard case .jpeg(let info) = crop.header else { throw CocoaError(.fileReadUnknown) }
+        guard let info = crop.header as? JPEGFileInfo else { throw CocoaError(.fileReadUnknown) }
         let map = try #require(try GainMap.find(info, input: crop.input))
         let text = String(decoding: kept, as: UTF8.self)
         #expect(text.contains("<Container:Directory>"))

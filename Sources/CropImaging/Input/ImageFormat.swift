@@ -1,27 +1,29 @@
-/// The image formats CropKit reads, recognised by their first bytes.
-public enum ImageFormat: String, Hashable, Sendable, CaseIterable {
-    /// PNG, through libpng.
-    case png
-    /// JPEG (JFIF, EXIF), through libjpeg-turbo.
-    case jpeg
-    /// HEIF with HEVC-coded images (HEIC, an iPhone's photos): the
-    /// container read by CropKit, the tiles decoded by libheif.
-    case heif
+/// An image format CropKit reads, by its short name ("png", "jpeg", "heif").
+///
+/// Each format declares its own value in its folder under `Formats/`
+/// (``png``, ``jpeg``, ``heif``) and registers its reader in one place; a
+/// file's format is recognised by its first bytes
+/// (``init(signature:)``).
+public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The short name: "png", "jpeg", "heif".
+    public let rawValue: String
+
+    /// The format named `rawValue`.
+    public init(rawValue: String) { self.rawValue = rawValue }
 
     /// The format's name in messages: "PNG", "JPEG".
     public var name: String { rawValue.uppercased() }
 
+    /// The short name.
+    public var description: String { rawValue }
+
     /// The format whose signature `head` (the file's first bytes) starts
-    /// with, if any.
+    /// with, if any CropKit reads.
     public init?(signature head: some Collection<UInt8>) {
-        if head.starts(with: [137, 80, 78, 71]) {
-            self = .png
-        } else if head.starts(with: [0xFF, 0xD8]) {
-            self = .jpeg
-        } else if head.count >= 8, Array(head.dropFirst(4).prefix(4)) == Array("ftyp".utf8) {
-            self = .heif
-        } else {
-            return nil
-        }
+        guard let reader = FormatRegistry.reader(forSignature: Array(head)) else { return nil }
+        self = reader.format
     }
+
+    /// Every format CropKit reads, in the registry's order.
+    public static var all: [ImageFormat] { FormatRegistry.readers.map { $0.format } }
 }

@@ -1,5 +1,4 @@
 import CropGeometry
-import Dispatch
 
 /// An image opened once: its bytes (``ImageInput``) and what its header and
 /// metadata say (``ImageHeader``), read from those bytes.
@@ -10,8 +9,11 @@ import Dispatch
 public struct ImageSource: Sendable {
     /// The bytes.
     public let input: ImageInput
-    /// What the header and metadata say.
-    public let header: ImageHeader
+    /// What the header and metadata say: a format's own header type
+    /// (`header as? JPEGFileInfo` for a JPEG's markers).
+    public var header: any ImageHeader { reader }
+    /// The format's reader, as the pipeline calls it.
+    let reader: any FormatReader
     /// The limits the header was checked against, and the decode keeps to.
     public let limits: DecodeLimits
     /// Which inflater decodes a PNG's image data (by default ISA-L where it
@@ -28,78 +30,51 @@ public struct ImageSource: Sendable {
         try ImageSource(ImageInput(path: path), limits: limits)
     }
 
-    /// Reads the header and metadata of `input`, by its signature.
-    ///
-    /// A PNG's image data CRCs are not read here: every decode checks them,
-    /// on another thread while it runs (reading a 30 MB file's image data
-    /// takes about 8 ms), and fails on a bad one.
+    /// Reads the header and metadata of `input`, by its signature, with the
+    /// reader of its format.
     ///
     /// - Throws: ``ImagingError``, ``ImagingError/unknownFormat(path:)`` for
     ///   a signature CropKit does not read.
     public init(_ input: ImageInput, limits: DecodeLimits = .standard) throws(ImagingError) {
-        var head = [UInt8](repeating: 0, count: 12)
+        var head = [UInt8](repeating: 0, count: FormatRegistry.signatureLength)
         let got = try head.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
             try input.read(at: 0, into: buffer)
         }
         guard got > 0 else { throw .emptyFile(path: input.name) }
-        switch ImageFormat(signature: head.prefix(got)) {
-        case .png:
-            header = .png(try PNGFileInfo.read(input, limits: limits, deferringDataCRCs: true))
-        case .jpeg:
-            header = .jpeg(try JPEGFileInfo.read(input, limits: limits))
-        case .heif:
-            header = .heif(try HEIFFileInfo.read(input, limits: limits))
-        case nil:
+        guard let reader = FormatRegistry.reader(forSignature: Array(head.prefix(got))) else {
             throw .unknownFormat(path: input.name)
         }
+        self.reader = try reader.open(input, limits: limits)
         self.input = input
         self.limits = limits
     }
 
     /// The file's format.
-    public var format: ImageFormat {
-        switch header {
-        case .png: .png
-        case .jpeg: .jpeg
-        case .heif: .heif
-        }
-    }
+    public var format: ImageFormat { reader.format }
 
     /// The size as the file declares it.
-    public var storedSize: PixelSize<StoredPixels> {
-        switch header {
-        case .png(let info): PixelSize(width: info.width, height: info.height)
-        case .jpeg(let info): PixelSize(width: info.width, height: info.height)
-        case .heif(let info): PixelSize(width: info.width, height: info.height)
-        }
-    }
+    public var storedSize: PixelSize<StoredPixels> { reader.storedSize }
 
     /// The file's own orientation: a JPEG's EXIF orientation, a HEIF's
     /// `irot` and `imir` (its EXIF orientation is not applied), 1 for PNG.
-    public var orientation: EXIFOrientation {
-        switch header {
-        case .png: .up
-        case .jpeg(let info): info.orientation
-        case .heif(let info): info.orientation
-        }
-    }
+    public var orientation: EXIFOrientation { reader.orientation }
 
     /// The colour type and bit depth a decode of this image gives.
-    public var pixelFormat: (colorType: PNGColorType, bitDepth: Int) {
-        switch header {
-        case .png(let info): (info.colorType, info.bitDepth)
-        case .jpeg(let info): (info.components == 1 ? .gray : .rgb, 8)
-        case .heif(let info): (HEIFPixelFormat(info).colorType, HEIFPixelFormat(info).bitDepth)
-        }
-    }
+    public var pixelFormat: PixelFormat { reader.pixelFormat }
 
     /// Problems reading the header that did not stop it.
-    public var warnings: [String] {
-        switch header {
-        case .png(let info): info.warnings
-        case .jpeg(let info): info.warnings
-        case .heif(let info): info.warnings
-        }
+    public var warnings: [String] { reader.warnings }
+
+    /// The grid the edges of a lossless crop of the file into its own
+    /// format must lie on, where the format has one (a JPEG's iMCU
+    /// blocks); `nil` otherwise.
+    public var losslessBlockGrid: PixelSize<StoredPixels>? { reader.losslessBlockGrid }
+
+    /// The file's metadata, read from it as one value whatever its format.
+    ///
+    /// - Throws: ``ImagingError`` when the file cannot be read.
+    public func metadata() throws(ImagingError) -> ImageMetadata {
+        try reader.metadata(in: input)
     }
 }
 
@@ -126,75 +101,12 @@ extension ImageSource {
         return try decode(rect, lenient: lenient, rows: nil)
     }
 
-    /// A JPEG's pixels at `rect` with chroma upsampled by plain replication
-    /// and the integer IDCT: how a DCT-domain crop is compared with its
-    /// source, bit for bit (each pixel depends on its own blocks alone).
-    package func decodePlainJPEG(_ rect: PixelRect<StoredPixels>? = nil) throws(ImagingError)
-        -> DecodedImage
-    {
-        let rect = rect ?? PixelRect(size: storedSize)
-        try checkCrop(rect, inside: storedSize)
-        guard case .jpeg(let info) = header else {
-            throw .unsupported(format: format, detail: "'\(input.name)' is not a JPEG file")
-        }
-        return try JPEGDecoder.decode(
-            input, info: info, rect: rect, limits: limits, lenient: false, rows: nil,
-            plainUpsampling: true)
-    }
-
     /// ``decode(_:lenient:)``, reporting each finished row to `rows` while
     /// it decodes: how a decoder feeds an encoder.
     func decode(_ rect: PixelRect<StoredPixels>, lenient: Bool, rows: (any RowConsumer)?)
         throws(ImagingError) -> DecodedImage
     {
         try checkCrop(rect, inside: storedSize)
-        switch header {
-        case .png(let info):
-            return try whileCheckingCRCs(of: info) { () throws(ImagingError) in
-                try PNGDecoder.decode(
-                    input, info: info, rect: rect, limits: limits, inflater: inflater, rows: rows)
-            }
-        case .jpeg(let info):
-            return try JPEGDecoder.decode(
-                input, info: info, rect: rect, limits: limits, lenient: lenient, rows: rows)
-        case .heif(let info):
-            return try HEIFDecoder.decode(input, info: info, rect: rect, limits: limits, rows: rows)
-        }
+        return try reader.decode(rect, of: self, lenient: lenient, rows: rows)
     }
-
-    /// Runs `body` while another thread checks the image data CRCs that
-    /// the header read deferred. A bad CRC is thrown in preference to
-    /// `body`'s own error, as a full read would have met it first; the
-    /// caller commits its output only after this returns.
-    private func whileCheckingCRCs<T>(
-        of info: PNGFileInfo, _ body: () throws(ImagingError) -> T
-    ) throws(ImagingError) -> T {
-        guard !info.deferredCRCs.isEmpty else { return try body() }
-        let outcome = CRCOutcome()
-        let done = DispatchSemaphore(value: 0)
-        let input = input
-        DispatchQueue.global().async {
-            do throws(ImagingError) {
-                try info.checkDeferredCRCs(in: input)
-            } catch {
-                outcome.failure = error
-            }
-            done.signal()
-        }
-        let result: Result<T, ImagingError>
-        do throws(ImagingError) {
-            result = .success(try body())
-        } catch {
-            result = .failure(error)
-        }
-        done.wait()
-        if let failure = outcome.failure { throw failure }
-        return try result.get()
-    }
-}
-
-/// What the CRC thread found; written before its semaphore is signalled and
-/// read only after the wait, so no lock is needed.
-private final class CRCOutcome: @unchecked Sendable {
-    var failure: ImagingError?
 }

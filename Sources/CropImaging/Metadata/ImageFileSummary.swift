@@ -68,54 +68,27 @@ public struct ImageFileSummary: Sendable {
 }
 
 extension ImageFileSummary {
-    /// The summary of a file already read.
+    /// The summary of a file already read: what its format's reader shows,
+    /// then its metadata as one model whatever the format: the EXIF tags
+    /// and their orientation, where the photo was taken (kept by a crop
+    /// unless stripped), the XMP packets, and what else the file carries
+    /// that could show the photo (thumbnails, previews, other images,
+    /// bytes after the image).
     public init(_ source: ImageSource) {
-        switch source.header {
-        case .png(let info):
-            // The iCCP profile's own description, else the chunk's name.
-            let profile = info.carriedChunks.first(where: { $0.type == "iCCP" }).map { chunk in
-                ICCProfile.profile(fromICCP: chunk).flatMap(ICCProfile.description(of:))
-                    ?? String(decoding: chunk.data.prefix(while: { $0 != 0 }), as: UTF8.self)
+        self = source.reader.summary(in: source.input)
+        do throws(ImagingError) {
+            let metadata = try source.metadata()
+            let exif = metadata.exifTags.map { tags in
+                "\(tags.count) tags" + (tags.orientation.map { ", orientation \($0)" } ?? "")
             }
-            self.init(
-                format: .png, storedSize: PixelSize(width: info.width, height: info.height),
-                orientation: .up,
-                colorSpace: info.colorType.name, bitDepth: info.bitDepth, profile: profile,
-                details: [
-                    Detail("interlaced", .flag(info.interlaced)),
-                    Detail("chunks", .list(info.carriedChunks.map(\.type))),
-                    Detail("droppedChunks", label: "dropped chunks", .list(info.droppedChunkTypes)),
-                ],
-                warnings: info.warnings)
-        case .jpeg(let info):
-            let sampling = zip(info.horizontalSampling, info.verticalSampling).map { "\($0)x\($1)" }
-            self.init(
-                format: .jpeg, storedSize: PixelSize(width: info.width, height: info.height),
-                orientation: info.orientation, colorSpace: info.colorSpace, bitDepth: 8,
-                profile: info.iccProfile.map {
-                    ICCProfile.description(of: $0) ?? "(an ICC profile without a description)"
-                },
-                details: [Detail("frame", .text(info.frame)), Detail("sampling", .list(sampling))]
-                    + (info.scanWork.map { work in
-                        [
-                            Detail("scans", .number(work.scans)),
-                            Detail("frameBlocks", label: "frame blocks", .number(work.frameBlocks)),
-                            Detail(
-                                "scanPasses", label: "scan passes",
-                                .measure(work.passes)),
-                        ]
-                    } ?? []),
-                warnings: info.warnings)
-        case .heif(let info):
-            self.init(
-                format: .heif, storedSize: PixelSize(width: info.width, height: info.height),
-                orientation: info.orientation,
-                colorSpace: "YCbCr \(info.chroma)\(info.alpha == nil ? "" : " + alpha")",
-                bitDepth: info.bitDepth,
-                profile: info.iccProfile.map {
-                    (ICCProfile.description(of: $0) ?? "(an ICC profile without a description)")
-                        + (info.iccOnTiles ? " (on the tiles)" : "")
-                }, details: HEIFFileInfo.details(info), warnings: info.warnings)
+            details += [
+                Detail("exifTags", label: "EXIF tags", .text(exif ?? "none")),
+                Detail("location", .list(metadata.locations)),
+                Detail("xmpPackets", label: "XMP packets", .number(metadata.xmp.count)),
+                Detail("embedded", .list(metadata.embedded.map(\.description))),
+            ]
+        } catch {
+            warnings.append("the metadata could not be read: \(error)")
         }
     }
 }

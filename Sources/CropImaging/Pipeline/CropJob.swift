@@ -101,11 +101,11 @@ public struct CropJob: Sendable {
         let lossless: Bool
         let snaps: Bool
         switch (format, source.header) {
-        case (.jpeg(let encoder), .jpeg(let info)) where encoder.quality == nil:
+        case (.jpeg(let encoder), let info as JPEGFileInfo) where encoder.quality == nil:
             (grid, lossless, snaps) = (
                 info.blockGrid, encoder.method == .lossless, encoder.snapsToBlocks
             )
-        case (.heif(let encoder), .heif(let info)) where info.origin == (0, 0):
+        case (.heif(let encoder), let info as HEIFFileInfo) where info.origin == (0, 0):
             (grid, lossless, snaps) = (
                 PixelSize(width: info.layout.tileWidth, height: info.layout.tileHeight),
                 encoder.method == .lossless, encoder.snapsToBlocks
@@ -169,7 +169,7 @@ public struct CropJob: Sendable {
                 "a turned or resized crop is written as PNG or JPEG, not HEIC (every tile would be encoded again); write .png or .jpg"
             )
         }
-        guard case .heif(let info) = source.header else {
+        guard let info = source.header as? HEIFFileInfo else {
             throw .unsupportedOutput(
                 "HEIC output is made from a HEIC source only (its tiles are copied, never encoded whole); write .png or .jpg"
             )
@@ -267,7 +267,7 @@ public struct CropJob: Sendable {
         let filter =
             resampling.filter ?? (crop.isLossless ? .nearest : ResamplingFilter.standard(for: crop))
         var shrink = 1
-        if case .jpeg = source.header, resampling.shrinksOnLoad {
+        if source.reader.shrinksOnLoad, resampling.shrinksOnLoad {
             shrink = ResamplePlan.jpegShrink(for: crop, filter: filter)
         }
         let resample = ResamplePlan(

@@ -50,7 +50,7 @@ extension CropPlan {
     func exportResampled(_ resample: ResamplePlan, to sink: some ByteSink) throws(ImagingError)
         -> CropReport
     {
-        if case .jpeg = format, case .jpeg(let info) = source.header, orientation == .up,
+        if case .jpeg = format, let info = source.header as? JPEGFileInfo, orientation == .up,
             !resample.ellipse
         {
             // An upright JPEG to JPEG: decode, render and encode at once.
@@ -162,14 +162,12 @@ extension ImageSource {
         _ stored: PixelRect<StoredPixels>, orientation: EXIFOrientation, shrink: Int,
         lenient: Bool
     ) throws(ImagingError) -> ResamplingRegion {
-        if shrink > 1, case .jpeg(let info) = header {
+        if shrink > 1, reader.shrinksOnLoad {
             // The read rect in the grid shrunk by `shrink`, and where the
             // image lies in that grid as seen.
             let full = storedSize
             let (rect, shrunk) = stored.shrunk(by: shrink, within: full)
-            let decoded = try JPEGDecoder.decode(
-                input, info: info, rect: rect, limits: limits, lenient: lenient,
-                rows: nil, scaleDenominator: shrink)
+            let decoded = try reader.decodeShrunk(rect, shrink: shrink, of: self, lenient: lenient)
             // A mirrored axis puts the shrunk grid's rounding-up padding
             // before the image.
             let padded = orientation.orientedRect(

@@ -107,9 +107,9 @@ extension CropPlan {
         -> ([PNGChunk], [String])
     {
         switch source.header {
-        case .png(let info):
+        case let info as PNGFileInfo:
             return (info.carriedChunks, info.droppedChunkTypes)
-        case .jpeg(let info):
+        case let info as JPEGFileInfo:
             var chunks: [PNGChunk] = []
             if info.components == 4, info.iccProfile != nil {
                 // The pixels are converted to RGB; a CMYK profile does not
@@ -145,7 +145,7 @@ extension CropPlan {
                         data: Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8)))
             }
             return (chunks, [])
-        case .heif(let info):
+        case let info as HEIFFileInfo:
             let policy: MetadataPolicy
             if case .png(let encoder) = format {
                 policy = encoder.metadata
@@ -171,6 +171,8 @@ extension CropPlan {
             chunks += try metadata.pngChunks(info, warnings: &warnings)
             let dropped = metadata.entries.filter { $0.action == .dropped }.map(\.segment)
             return (chunks, dropped)
+        default:
+            return ([], [])
         }
     }
 }

@@ -78,50 +78,7 @@ extension ImageSource {
     /// format forces (an interlaced PNG's full-width rows, a progressive
     /// JPEG's coefficients).
     func decodeMemory(_ rect: PixelRect<StoredPixels>, streamed: Bool) -> MemoryNeed {
-        var streamed = streamed
-        var need = MemoryNeed()
-        let bytesPerPixel: Int
-        switch header {
-        case .png(let info):
-            bytesPerPixel = info.colorType.channels * (info.bitDepth == 16 ? 2 : 1)
-            if info.interlaced, rect.width < info.width {
-                need.add(
-                    saturatingProduct(rect.height, info.width, bytesPerPixel),
-                    "the interlaced crop's full-width rows")
-            }
-        case .jpeg(let info):
-            bytesPerPixel = info.components == 1 ? 1 : 3
-            if info.progressive || info.firstScanComponents < info.components {
-                need.add(
-                    saturatingProduct(info.coefficientBlocks, 128, 1),
-                    "the \(info.progressive ? "progressive" : "multi-scan") frame's coefficients")
-            }
-        case .heif(let info):
-            bytesPerPixel = HEIFPixelFormat(info).bytesPerPixel
-            // Each tile being decoded, in libheif and libde265: its YCbCr
-            // planes, the decoder's reference picture and the converted
-            // pixels (about 6 bytes a pixel, 12 above 8 bits), on as many
-            // threads as there are cores and touched tiles.
-            // Each also holds its coded bytes, read whole.
-            let layout = info.layout
-            let touched = layout.tiles(
-                touching: PixelRect(
-                    x: rect.x + info.origin.x, y: rect.y + info.origin.y, width: rect.width,
-                    height: rect.height))
-            let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, touched.count))
-            let coded = touched.map { layout.tiles[$0].byteCount }.max() ?? 0
-            let tile =
-                saturatingProduct(layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
-                + coded
-            need.add(saturatingProduct(tile, threads, 1), "the tiles being decoded")
-            streamed = false
-        }
-        let crop = saturatingProduct(rect.width, rect.height, bytesPerPixel)
-        let interlaced: Bool
-        if case .png(let info) = header { interlaced = info.interlaced } else { interlaced = false }
-        // An interlaced crop is whole before its first row is final.
-        if !streamed || interlaced { need.add(crop, "the decoded crop") }
-        return need
+        reader.decodeMemory(rect, streamed: streamed)
     }
 }
 
@@ -163,7 +120,7 @@ extension CropPlan {
             }
             return need
         case .jpeg:
-            if isDCTDomainCrop, case .jpeg(let info) = source.header {
+            if isDCTDomainCrop, let info = source.header as? JPEGFileInfo {
                 // A single-scan file is decoded into a ring of two block
                 // rows; a progressive or multi-scan one into the whole
                 // frame's coefficients. Then the crop's own.
@@ -204,7 +161,7 @@ extension CropPlan {
             // Tiles reaching beyond the canvas are decoded (one a core) to
             // judge their padding first.
             var need = MemoryNeed()
-            if case .heif(let info) = source.header {
+            if let info = source.header as? HEIFFileInfo {
                 let layout = info.layout
                 let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, 16)
                 need.add(tile, "an edge tile being encoded again")

@@ -465,11 +465,11 @@ struct CropCommand: Subcommand {
     ) -> JSONValue {
         let source = plan.source
         var sourceMembers: [JSONValue.Member] = [.init("format", .string(source.format.rawValue))]
-        if case .heif(let info) = source.header {
+        if let info = source.header as? HEIFFileInfo {
             sourceMembers.append(.init("orientation", .number(info.orientation.rawValue)))
             sourceMembers.append(.init("transforms", .array(info.transforms.map { .string($0) })))
         }
-        if case .jpeg(let info) = source.header {
+        if let info = source.header as? JPEGFileInfo {
             sourceMembers.append(.init("orientation", .number(info.orientation.rawValue)))
             if let profile = info.iccProfile {
                 sourceMembers.append(

@@ -116,7 +116,14 @@ struct InfoCommand: Subcommand {
             switch detail.value {
             case .flag(let flag): value = flag ? "yes" : "no"
             case .number(let number): value = "\(number)"
-            case .list(let words): value = words.joined(separator: " ")
+            case .list(let words):
+                // Words by spaces ("4:2:0 1x1"); phrases, which hold spaces
+                // themselves, by semicolons.
+                // An empty list is said: "location none".
+                value =
+                    words.isEmpty
+                    ? "none"
+                    : words.joined(separator: words.contains { $0.contains(" ") } ? "; " : " ")
             case .measure(let measure): value = String(format: "%.2f", measure)
             case .text(let text): value = text
             }

@@ -81,10 +81,8 @@ struct MapCommand: Subcommand {
         if let sourceFile {
             do throws(ImagingError) {
                 try mapping.takeSource(fromFile: sourceFile)
-                if blockGrid == nil,
-                    case .jpeg(let info) = try ImageSource.open(path: sourceFile).header
-                {
-                    blockGrid = info.blockGrid
+                if blockGrid == nil {
+                    blockGrid = try ImageSource.open(path: sourceFile).losslessBlockGrid
                 }
             } catch {
                 console.err.write("error: \(error.commandLineMessage)\n")

@@ -120,7 +120,7 @@ extension CropPlan {
     func exportHEIF(_ encoder: HEIFEncoder, to sink: some ByteSink) throws(ImagingError)
         -> CropReport
     {
-        guard case .heif(let info) = source.header else {
+        guard let info = source.header as? HEIFFileInfo else {
             throw .unsupported(
                 format: source.format,
                 detail:

@@ -7,7 +7,7 @@ extension CropPlan {
     /// the source's block grid.
     var isDCTDomainCrop: Bool {
         guard case .jpeg(let encoder) = format, encoder.quality == nil,
-            case .jpeg(let info) = source.header
+            let info = source.header as? JPEGFileInfo
         else { return false }
         let grid = info.blockGrid
         return stored.x % grid.width == 0 && stored.y % grid.height == 0
@@ -19,7 +19,7 @@ extension CropPlan {
         -> CropReport
     {
         switch source.header {
-        case .jpeg(let info):
+        case let info as JPEGFileInfo:
             // The stored pixels are cropped and the EXIF orientation kept:
             // the crop displays as the rect seen, losslessly.
             let gainMap =
@@ -36,7 +36,7 @@ extension CropPlan {
                 return try transcode(info, encoder: encoder, metadata: metadata, to: sink)
             }
             return try reencode(info, encoder: encoder, metadata: metadata, to: sink)
-        case .png, .heif:
+        default:
             var warnings: [String] = []
             let (markers, entries) = try resampledJPEGMetadata(encoder, warnings: &warnings)
             return try encodeDecoded(
@@ -197,7 +197,7 @@ extension CropPlan {
         _ plans: [CropPlan], to paths: [String], replacing: Bool,
         union stored: PixelRect<StoredPixels>, shrink: Int
     ) throws(ImagingError) -> [CropReport]? {
-        guard let first = plans.first, case .jpeg(let info) = first.source.header,
+        guard let first = plans.first, let info = first.source.header as? JPEGFileInfo,
             plans.allSatisfy({ plan in
                 guard case .jpeg = plan.format, let resample = plan.resampling else { return false }
                 return !resample.ellipse && plan.orientation == .up
@@ -232,14 +232,14 @@ extension CropPlan {
         var entries: [MetadataEntry] = []
         let size = PixelSize<StoredPixels>(width: outputSize.width, height: outputSize.height)
         switch source.header {
-        case .jpeg(let info):
+        case let info as JPEGFileInfo:
             let metadata = try JPEGMetadata.clean(
                 info, input: source.input, size: size, orientation: .up, policy: encoder.metadata
             ).forReencodedPixels(of: info)
             markers = metadata.segments
             entries = metadata.entries
             warnings += metadata.warnings
-        case .png(let info):
+        case let info as PNGFileInfo:
             if let iccp = info.carriedChunks.first(where: { $0.type == "iCCP" }),
                 let profile = ICCProfile.profile(fromICCP: iccp)
             {
@@ -255,7 +255,7 @@ extension CropPlan {
                         segment: chunk.type, action: .dropped,
                         reason: "a PNG chunk JPEG has no place for"))
             }
-        case .heif(let info):
+        case let info as HEIFFileInfo:
             // Turned upright: the EXIF says orientation 1.
             let metadata = HEIFMetadata.clean(
                 info, size: size, orientation: .up, policy: encoder.metadata)
@@ -275,6 +275,8 @@ extension CropPlan {
                 }
             }
             if let profile = metadata.iccProfile { markers += ICCProfile.jpegSegments(profile) }
+        default:
+            break
         }
         return (markers, entries)
     }

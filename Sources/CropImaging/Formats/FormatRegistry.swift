@@ -1,0 +1,18 @@
+/// The one place a format is registered: adding a format adds its folder
+/// under `Formats/` and its reader here.
+enum FormatRegistry {
+    /// Every format's reader, in the order signatures are tried.
+    static let readers: [any FormatReader.Type] = [
+        PNGFileInfo.self,
+        JPEGFileInfo.self,
+        HEIFFileInfo.self,
+    ]
+
+    /// The most bytes any reader's signature needs.
+    static let signatureLength = readers.map { $0.signatureLength }.max() ?? 0
+
+    /// The reader of the format whose signature `head` starts with.
+    static func reader(forSignature head: [UInt8]) -> (any FormatReader.Type)? {
+        readers.first { $0.matches(signature: head) }
+    }
+}

@@ -1,0 +1,78 @@
+import CropGeometry
+import Foundation
+
+extension HEIFFileInfo: FormatReader {
+    static var format: ImageFormat { .heif }
+    static var signatureLength: Int { 8 }
+
+    /// An ISOBMFF file: a `ftyp` box first.
+    static func matches(signature head: [UInt8]) -> Bool {
+        head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8)
+    }
+
+    static func open(_ input: ImageInput, limits: DecodeLimits) throws(ImagingError) -> Self {
+        try read(input, limits: limits)
+    }
+
+    /// The size after the clean aperture, before `irot` and `imir`.
+    public var storedSize: PixelSize<StoredPixels> { PixelSize(width: width, height: height) }
+    /// RGB or RGBA, 8-bit, or 16-bit above 8 bits.
+    public var pixelFormat: PixelFormat {
+        let format = HEIFPixelFormat(self)
+        return PixelFormat(colorType: format.colorType, bitDepth: format.bitDepth)
+    }
+
+    func decode(
+        _ rect: PixelRect<StoredPixels>, of source: ImageSource, lenient: Bool,
+        rows: (any RowConsumer)?
+    ) throws(ImagingError) -> DecodedImage {
+        try HEIFDecoder.decode(
+            source.input, info: self, rect: rect, limits: source.limits, rows: rows)
+    }
+
+    /// The tiles being decoded, in libheif and libde265: each tile's YCbCr
+    /// planes, the decoder's reference picture and the converted pixels
+    /// (about 6 bytes a pixel, 12 above 8 bits), on as many threads as
+    /// there are cores and touched tiles, each with its coded bytes read
+    /// whole; and the crop, assembled whole.
+    func decodeMemory(_ rect: PixelRect<StoredPixels>, streamed: Bool) -> MemoryNeed {
+        var need = MemoryNeed()
+        let touched = layout.tiles(
+            touching: PixelRect(
+                x: rect.x + origin.x, y: rect.y + origin.y, width: rect.width,
+                height: rect.height))
+        let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, touched.count))
+        let coded = touched.map { layout.tiles[$0].byteCount }.max() ?? 0
+        let tile =
+            saturatingProduct(layout.tileWidth, layout.tileHeight, bitDepth > 8 ? 12 : 6) + coded
+        need.add(saturatingProduct(tile, threads, 1), "the tiles being decoded")
+        need.add(
+            saturatingProduct(rect.width, rect.height, HEIFPixelFormat(self).bytesPerPixel),
+            "the decoded crop")
+        return need
+    }
+
+    func leakFindings(in input: ImageInput) throws(ImagingError) -> [LeakFinding] {
+        try LeakCheck.heifFindings(self, input: input)
+    }
+
+    func metadata(in input: ImageInput) throws(ImagingError) -> ImageMetadata {
+        var metadata = ImageMetadata()
+        if let exif { metadata.exif.append(exif) }
+        if let xmp { metadata.xmp.append(String(decoding: xmp, as: UTF8.self)) }
+        metadata.iccProfile = iccProfile
+        metadata.embedded = try leakFindings(in: input)
+        return metadata
+    }
+
+    func summary(in input: ImageInput) -> ImageFileSummary {
+        ImageFileSummary(
+            format: .heif, storedSize: storedSize, orientation: orientation,
+            colorSpace: "YCbCr \(chroma)\(alpha == nil ? "" : " + alpha")",
+            bitDepth: bitDepth,
+            profile: iccProfile.map {
+                (ICCProfile.description(of: $0) ?? "(an ICC profile without a description)")
+                    + (iccOnTiles ? " (on the tiles)" : "")
+            }, details: HEIFFileInfo.details(self), warnings: warnings)
+    }
+}

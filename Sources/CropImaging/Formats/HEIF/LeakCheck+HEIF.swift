@@ -1,0 +1,283 @@
+import CropGeometry
+import Foundation
+
+/// The leak rules for HEIF: what in a HEIF file could show more than its
+/// primary image.
+extension LeakCheck {
+    /// A HEIF's findings: images other than the primary (thumbnails,
+    /// auxiliary images but alpha, other top-level images), EXIF or XMP that
+    /// shows more, pixels coded beyond the clean aperture, and bytes no
+    /// item uses.
+    static func heifFindings(_ info: HEIFFileInfo, input: ImageInput)
+        throws(ImagingError) -> [LeakFinding]
+    {
+        var found: [LeakFinding] = []
+        let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        for image in info.thumbnails {
+            found.append(
+                LeakFinding(
+                    place: "item \(image.item)",
+                    detail: "a thumbnail \(image.width)x\(image.height)"))
+        }
+        for image in info.auxiliaryImages {
+            found.append(
+                LeakFinding(
+                    place: "item \(image.item)",
+                    detail: "an auxiliary image (\(image.role.isEmpty ? image.type : image.role))"))
+        }
+        for image in info.otherImages {
+            found.append(
+                LeakFinding(place: "item \(image.item)", detail: "another image (\(image.type))"))
+        }
+        if let exif = info.exif {
+            for leak in EXIFRewriter(tiff: exif)?.leaks(size: size) ?? ["EXIF that cannot be read"]
+            {
+                found.append(LeakFinding(place: "Exif item", detail: leak))
+            }
+            if let image = embeddedImage(exif) {
+                found.append(LeakFinding(place: "Exif item", detail: image))
+            }
+        }
+        if let xmp = info.xmp {
+            let text = String(decoding: xmp, as: UTF8.self)
+            for property in XMPCleaner.previews
+            where text.contains("\(property)=") || text.contains("<\(property)") {
+                found.append(
+                    LeakFinding(
+                        place: "XMP item", detail: "\(property), a preview or an image item"))
+            }
+        }
+        found += try heifDataFindings(info, input: input)
+        if HEIFDecoder.libheifVersion != nil {
+            found += try hiddenPixelFindings(info, input: input)
+        }
+        return found
+    }
+
+    /// What the items and boxes a viewer may never show hold: an image
+    /// embedded in any item's data (a `mime`, `uri ` or `jpeg` item, an
+    /// EXIF item not the image's own or linked only to a tile, which may
+    /// also hold an IFD1 thumbnail), and in bytes no item uses (a `free`
+    /// box, unused `mdat` bytes). The data is read a MiB at a time.
+    static func heifDataFindings(_ info: HEIFFileInfo, input: ImageInput) throws(ImagingError)
+        -> [LeakFinding]
+    {
+        var found: [LeakFinding] = []
+        let coded: Set<String> = ["hvc1", "hvt1", "av01", "grid", "iden", "tmap", "j2k1", "unci"]
+        let tiles = Set(info.layout.tiles.map(\.item) + (info.alpha?.tiles.map(\.item) ?? []))
+        let reported = Set(
+            (info.thumbnails + info.auxiliaryImages + info.otherImages).map(\.item))
+        let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        for data in info.itemData where !tiles.contains(data.item) && !reported.contains(data.item)
+        {
+            let place = "item \(data.item) (\(data.type))"
+            if data.type == "Exif", data.item != info.exifItem {
+                found.append(
+                    LeakFinding(
+                        place: place,
+                        detail:
+                            "an EXIF item that is not the image's own (a second one, or linked to no image or only to a tile)"
+                    ))
+                let bytes = try readAll(data.extents, input: input, limit: 1 << 20)
+                if bytes.count > 4 {
+                    let skip = (0..<4).reduce(0) { $0 << 8 | Int(bytes[$1]) }
+                    if skip <= bytes.count - 4,
+                        let leaks = EXIFRewriter(tiff: Array(bytes[(4 + skip)...]))?.leaks(
+                            size: size)
+                    {
+                        for leak in leaks { found.append(LeakFinding(place: place, detail: leak)) }
+                    }
+                }
+            }
+            // Coded pictures are not searched for markers (their entropy-
+            // coded bytes hold any three bytes somewhere); every other item
+            // is, but the image's own EXIF, searched above.
+            if !coded.contains(data.type), data.item != info.exifItem,
+                let image = try embeddedImage(in: data.extents, input: input)
+            {
+                found.append(LeakFinding(place: place, detail: image))
+            }
+        }
+        // Bytes no item uses: boxes other than meta and mdat, and the parts
+        // of mdat outside every item's data.
+        let used =
+            (info.itemData.flatMap(\.extents)
+            + info.topLevelBoxes.filter { $0.type == "meta" }.map(\.range))
+            .sorted { $0.lowerBound < $1.lowerBound }
+        for box in info.topLevelBoxes where box.type != "meta" {
+            var unused: [Range<Int>] = []
+            var at = box.range.lowerBound
+            for range in used where range.upperBound > at && range.lowerBound < box.range.upperBound
+            {
+                if range.lowerBound > at { unused.append(at..<range.lowerBound) }
+                at = max(at, range.upperBound)
+            }
+            if at < box.range.upperBound { unused.append(at..<box.range.upperBound) }
+            if let image = try embeddedImage(in: unused, input: input) {
+                found.append(
+                    LeakFinding(
+                        place: "'\(box.type)' at byte \(box.range.lowerBound)",
+                        detail: "bytes no item uses hold \(image.dropFirst(3))"))
+            }
+        }
+        return found
+    }
+
+    /// The first embedded image marker in the bytes of `ranges`, read a MiB
+    /// at a time (with an overlap, so that a marker across two reads is
+    /// found).
+    static func embeddedImage(in ranges: [Range<Int>], input: ImageInput) throws(ImagingError)
+        -> String?
+    {
+        let overlap = pngStart.count - 1
+        for range in ranges {
+            var at = range.lowerBound
+            while at < range.upperBound {
+                let count = min(1 << 20, range.upperBound - at)
+                let bytes = try input.read(at: at, count: count, format: .heif)
+                if let image = embeddedImage(bytes) { return image }
+                guard at + count < range.upperBound else { break }
+                at += max(count - overlap, 1)
+            }
+        }
+        return nil
+    }
+
+    /// The bytes of `ranges`, up to `limit`.
+    static func readAll(_ ranges: [Range<Int>], input: ImageInput, limit: Int)
+        throws(ImagingError) -> [UInt8]
+    {
+        var out: [UInt8] = []
+        for range in ranges where out.count < limit {
+            let count = min(range.count, limit - out.count)
+            out += try input.read(at: range.lowerBound, count: count, format: .heif)
+        }
+        return out
+    }
+
+    /// Pixels a HEIF codes but does not show (beyond its clean aperture or
+    /// its grid's output) that are not the shown edge repeated: an image
+    /// of more than the crop, hidden. Each tile with such pixels is decoded
+    /// and every hidden pixel compared with the first hidden pixel of its
+    /// row or column beyond the edge (a repeated edge, however lossily
+    /// coded, is nearly constant from there on; comparing with the last
+    /// shown pixel instead would count the coding error at the edge); more
+    /// than 2 % of them (at least 16) differing by over 24 of 255, and not
+    /// one flat fill, is a finding. Real content beyond the edge differs
+    /// from its own first column or row, but where it is flat (sky, a
+    /// wall).
+    static func hiddenPixelFindings(_ info: HEIFFileInfo, input: ImageInput)
+        throws(ImagingError) -> [LeakFinding]
+    {
+        let shown = PixelRect<StoredPixels>(
+            x: info.origin.x, y: info.origin.y, width: info.width, height: info.height)
+        return try hiddenPixelFindings(
+            tiles: Array(info.layout.tiles.indices), of: info, shown: shown, input: input
+        ).compactMap { $0 }
+    }
+
+    /// ``hiddenPixelFinding(tile:of:shown:input:)`` of each of `tiles`, in
+    /// their order, the tiles decoded in parallel.
+    static func hiddenPixelFindings(
+        tiles: [Int], of info: HEIFFileInfo, shown: PixelRect<StoredPixels>, input: ImageInput
+    ) throws(ImagingError) -> [LeakFinding?] {
+        final class Results: @unchecked Sendable {
+            var findings: [LeakFinding?]
+            init(_ count: Int) { findings = Array(repeating: nil, count: count) }
+        }
+        let results = Results(tiles.count)
+        let errors = ErrorBox()
+        DispatchQueue.concurrentPerform(iterations: tiles.count) { n in
+            do throws(ImagingError) {
+                // Each iteration writes its own slot only.
+                results.findings[n] = try hiddenPixelFinding(
+                    tile: tiles[n], of: info, shown: shown, input: input)
+            } catch {
+                errors.record(error, order: n)
+            }
+        }
+        if let error = errors.first { throw error }
+        return results.findings
+    }
+
+    /// The finding for the samples tile `index` of `info` codes outside
+    /// `shown` (a rect on the grid's canvas), judged as
+    /// ``hiddenPixelFindings(_:input:)`` judges them (the tile decoded), or
+    /// nil when it codes nothing beyond `shown`, does not touch it, or what
+    /// it codes there is the shown edge repeated or a flat fill. The HEIC
+    /// writer asks the same of the tiles it would copy, so that what it
+    /// writes is what this check calls clean.
+    static func hiddenPixelFinding(
+        tile index: Int, of info: HEIFFileInfo, shown: PixelRect<StoredPixels>,
+        input: ImageInput
+    ) throws(ImagingError) -> LeakFinding? {
+        let layout = info.layout
+        let shift = max(info.bitDepth - 8, 0)
+        let sampleBytes = info.bitDepth > 8 ? 2 : 1
+        let tile = layout.tiles[index]
+        let left = index % layout.columns * layout.tileWidth
+        let top = index / layout.columns * layout.tileHeight
+        let area = PixelRect<StoredPixels>(
+            x: left, y: top, width: tile.width, height: tile.height)
+        let inside =
+            shown.x <= area.x && shown.y <= area.y && area.maxX <= shown.maxX
+            && area.maxY <= shown.maxY
+        let touches =
+            area.x < shown.maxX && shown.x < area.maxX && area.y < shown.maxY
+            && shown.y < area.maxY
+        guard !inside, touches else { return nil }
+        let pixels = try HEIFDecoder.decodeWhole(tile, input: input, bitDepth: info.bitDepth)
+        let row = tile.width * 3 * sampleBytes
+        func value(_ x: Int, _ y: Int, _ c: Int) -> Int {
+            let at = y * row + (x * 3 + c) * sampleBytes
+            return
+                (sampleBytes == 2
+                ? Int(pixels[at]) << 8 | Int(pixels[at + 1]) : Int(pixels[at]))
+                >> shift
+        }
+        var hidden = 0
+        var differing = 0
+        var low = [Int.max, Int.max, Int.max]
+        var high = [Int.min, Int.min, Int.min]
+        for y in 0..<tile.height {
+            for x in 0..<tile.width {
+                let (cx, cy) = (left + x, top + y)
+                guard cx < shown.x || cx >= shown.maxX || cy < shown.y || cy >= shown.maxY
+                else {
+                    continue
+                }
+                hidden += 1
+                // The first hidden pixel beyond the edge, in this one's
+                // row or column (or corner): a repeated edge, however
+                // coded, is nearly constant from there on.
+                let rx = cx < shown.x ? shown.x - 1 : cx >= shown.maxX ? shown.maxX : cx
+                let ry = cy < shown.y ? shown.y - 1 : cy >= shown.maxY ? shown.maxY : cy
+                let nx = min(max(rx - left, 0), tile.width - 1)
+                let ny = min(max(ry - top, 0), tile.height - 1)
+                if (0..<3).contains(where: { abs(value(x, y, $0) - value(nx, ny, $0)) > 24 }) {
+                    differing += 1
+                    for c in 0..<3 {
+                        low[c] = min(low[c], value(x, y, c))
+                        high[c] = max(high[c], value(x, y, c))
+                    }
+                }
+            }
+        }
+        // A flat fill (an iPhone pads its edge tiles with black) is not
+        // an image.
+        if differing >= 16, differing * 50 > hidden,
+            !(0..<3).allSatisfy({ high[$0] - low[$0] <= 64 })
+        {
+            return LeakFinding(
+                place: "tile \(index) (item \(tile.item))",
+                detail:
+                    "\(differing) of its \(hidden) hidden pixels (beyond the clean aperture or the grid's output) are not the shown edge repeated: pixels beyond the image, hidden, not removed"
+            )
+        }
+        return nil
+    }
+
+    /// Markers of embedded images: a JPEG's SOI and a PNG's signature.
+    static let jpegStart: [UInt8] = [0xFF, 0xD8, 0xFF]
+    static let pngStart: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+}

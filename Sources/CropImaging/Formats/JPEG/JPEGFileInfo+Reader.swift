@@ -1,0 +1,99 @@
+import CropGeometry
+
+extension JPEGFileInfo: FormatReader {
+    static var format: ImageFormat { .jpeg }
+    static var signatureLength: Int { 2 }
+
+    static func matches(signature head: [UInt8]) -> Bool { head.starts(with: [0xFF, 0xD8]) }
+
+    static func open(_ input: ImageInput, limits: DecodeLimits) throws(ImagingError) -> Self {
+        try read(input, limits: limits)
+    }
+
+    /// The size as the frame header declares it.
+    public var storedSize: PixelSize<StoredPixels> { PixelSize(width: width, height: height) }
+    /// 8-bit gray, or RGB (YCbCr, RGB, CMYK and YCCK all decode to RGB).
+    public var pixelFormat: PixelFormat {
+        PixelFormat(colorType: components == 1 ? .gray : .rgb, bitDepth: 8)
+    }
+
+    /// Whether the whole frame's coefficients are held while decoding: a
+    /// progressive file, or one whose first scan lacks a component.
+    var holdsFrameCoefficients: Bool { progressive || firstScanComponents < components }
+
+    func decode(
+        _ rect: PixelRect<StoredPixels>, of source: ImageSource, lenient: Bool,
+        rows: (any RowConsumer)?
+    ) throws(ImagingError) -> DecodedImage {
+        try JPEGDecoder.decode(
+            source.input, info: self, rect: rect, limits: source.limits, lenient: lenient,
+            rows: rows)
+    }
+
+    func decodeMemory(_ rect: PixelRect<StoredPixels>, streamed: Bool) -> MemoryNeed {
+        var need = MemoryNeed()
+        if holdsFrameCoefficients {
+            need.add(
+                saturatingProduct(coefficientBlocks, 128, 1),
+                "the \(progressive ? "progressive" : "multi-scan") frame's coefficients")
+        }
+        if !streamed {
+            need.add(
+                saturatingProduct(rect.width, rect.height, components == 1 ? 1 : 3),
+                "the decoded crop")
+        }
+        return need
+    }
+
+    var losslessBlockGrid: PixelSize<StoredPixels>? { blockGrid }
+
+    var shrinksOnLoad: Bool { true }
+
+    func decodeShrunk(
+        _ rect: PixelRect<StoredPixels>, shrink: Int, of source: ImageSource, lenient: Bool
+    ) throws(ImagingError) -> DecodedImage {
+        try JPEGDecoder.decode(
+            source.input, info: self, rect: rect, limits: source.limits, lenient: lenient,
+            rows: nil, scaleDenominator: shrink)
+    }
+
+    func leakFindings(in input: ImageInput) throws(ImagingError) -> [LeakFinding] {
+        try LeakCheck.jpegFindings(self, input: input)
+    }
+
+    func metadata(in input: ImageInput) throws(ImagingError) -> ImageMetadata {
+        var metadata = ImageMetadata()
+        for segment in segments where segment.marker == 0xE1 {
+            let body = try input.read(
+                at: segment.bodyOffset, count: segment.bodyLength, format: .jpeg)
+            if body.starts(with: JPEGMetadata.exifSignature) {
+                metadata.exif.append(Array(body[6...]))
+            } else if body.starts(with: JPEGMetadata.xmpSignature) {
+                metadata.xmp.append(
+                    String(decoding: body[JPEGMetadata.xmpSignature.count...], as: UTF8.self))
+            }
+        }
+        metadata.iccProfile = iccProfile
+        metadata.embedded = try leakFindings(in: input)
+        return metadata
+    }
+
+    func summary(in input: ImageInput) -> ImageFileSummary {
+        let sampling = zip(horizontalSampling, verticalSampling).map { "\($0)x\($1)" }
+        return ImageFileSummary(
+            format: .jpeg, storedSize: storedSize, orientation: orientation,
+            colorSpace: colorSpace, bitDepth: 8,
+            profile: iccProfile.map {
+                ICCProfile.description(of: $0) ?? "(an ICC profile without a description)"
+            },
+            details: [.init("frame", .text(frame)), .init("sampling", .list(sampling))]
+                + (scanWork.map { work in
+                    [
+                        .init("scans", .number(work.scans)),
+                        .init("frameBlocks", label: "frame blocks", .number(work.frameBlocks)),
+                        .init("scanPasses", label: "scan passes", .measure(work.passes)),
+                    ]
+                } ?? []),
+            warnings: warnings)
+    }
+}

@@ -1,0 +1,55 @@
+import CropGeometry
+import Foundation
+
+/// The leak rules for PNG: what in a PNG file could show more than its
+/// primary image.
+extension LeakCheck {
+    static func pngFindings(_ info: PNGFileInfo, input: ImageInput) throws(ImagingError)
+        -> [LeakFinding]
+    {
+        var found: [LeakFinding] = []
+        // Every chunk but the image data, read from the file: the ones a
+        // crop does not carry can hold images too.
+        let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        try forEachPNGChunk(in: input, upTo: 64 << 20, except: "IDAT") { type, data in
+            if let image = embeddedImage(data) {
+                found.append(LeakFinding(place: type, detail: image))
+            }
+            if type == "eXIf" {
+                for leak in EXIFRewriter(tiff: data)?.leaks(size: size) ?? [] {
+                    found.append(LeakFinding(place: "eXIf", detail: leak))
+                }
+            }
+        }
+        if let end = info.endOfImage, end < input.byteCount {
+            found.append(
+                LeakFinding(
+                    place: "after IEND",
+                    detail: "\(input.byteCount - end) bytes after the end of the image"))
+        }
+        return found
+    }
+
+    /// Calls `body` with the type and data of every chunk of the PNG in
+    /// `input` up to IEND, read from the file, but those of type `skipped`
+    /// and those longer than `limit` bytes; stops at a length that runs
+    /// past the file.
+    static func forEachPNGChunk(
+        in input: ImageInput, upTo limit: Int, except skipped: String,
+        _ body: (String, [UInt8]) throws(ImagingError) -> Void
+    ) throws(ImagingError) {
+        var offset = 8
+        while offset + 12 <= input.byteCount {
+            let header = try input.read(at: offset, count: 8, format: .png)
+            let length =
+                Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+            let type = String(decoding: header[4..<8], as: UTF8.self)
+            guard length >= 0, offset + 12 + length <= input.byteCount else { break }
+            if type != skipped && length <= limit {
+                try body(type, try input.read(at: offset + 8, count: length, format: .png))
+            }
+            offset += 12 + length
+            if type == "IEND" { break }
+        }
+    }
+}

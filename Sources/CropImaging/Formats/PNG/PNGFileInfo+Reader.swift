@@ -1,0 +1,133 @@
+import CropGeometry
+import Dispatch
+
+extension PNGFileInfo: FormatReader {
+    static var format: ImageFormat { .png }
+    static var signatureLength: Int { 4 }
+
+    static func matches(signature head: [UInt8]) -> Bool {
+        head.starts(with: [137, 80, 78, 71])
+    }
+
+    /// A PNG's image data CRCs are not read here: every decode checks them,
+    /// on another thread while it runs (reading a 30 MB file's image data
+    /// takes about 8 ms), and fails on a bad one.
+    static func open(_ input: ImageInput, limits: DecodeLimits) throws(ImagingError) -> Self {
+        try read(input, limits: limits, deferringDataCRCs: true)
+    }
+
+    /// The size as the file declares it.
+    public var storedSize: PixelSize<StoredPixels> { PixelSize(width: width, height: height) }
+    /// 1: PNG has no orientation of its own.
+    public var orientation: EXIFOrientation { .up }
+    /// The file's own colour type and bit depth.
+    public var pixelFormat: PixelFormat { PixelFormat(colorType: colorType, bitDepth: bitDepth) }
+
+    func decode(
+        _ rect: PixelRect<StoredPixels>, of source: ImageSource, lenient: Bool,
+        rows: (any RowConsumer)?
+    ) throws(ImagingError) -> DecodedImage {
+        try whileCheckingCRCs(in: source.input) { () throws(ImagingError) in
+            try PNGDecoder.decode(
+                source.input, info: self, rect: rect, limits: source.limits,
+                inflater: source.inflater, rows: rows)
+        }
+    }
+
+    func decodeMemory(_ rect: PixelRect<StoredPixels>, streamed: Bool) -> MemoryNeed {
+        var need = MemoryNeed()
+        let bytesPerPixel = colorType.channels * (bitDepth == 16 ? 2 : 1)
+        if interlaced, rect.width < width {
+            need.add(
+                saturatingProduct(rect.height, width, bytesPerPixel),
+                "the interlaced crop's full-width rows")
+        }
+        // An interlaced crop is whole before its first row is final.
+        if !streamed || interlaced {
+            need.add(saturatingProduct(rect.width, rect.height, bytesPerPixel), "the decoded crop")
+        }
+        return need
+    }
+
+    func leakFindings(in input: ImageInput) throws(ImagingError) -> [LeakFinding] {
+        try LeakCheck.pngFindings(self, input: input)
+    }
+
+    func metadata(in input: ImageInput) throws(ImagingError) -> ImageMetadata {
+        var metadata = ImageMetadata()
+        try LeakCheck.forEachPNGChunk(in: input, upTo: 16 << 20, except: "IDAT") { type, data in
+            if type == "eXIf" {
+                metadata.exif.append(data)
+            } else if type == "iTXt", data.starts(with: Array("XML:com.adobe.xmp\0\0".utf8)) {
+                // Uncompressed iTXt: keyword, flag 0, method, then
+                // language and translated keyword, each ended by NUL.
+                var at = 19
+                for _ in 0..<2 {
+                    while at < data.count, data[at] != 0 { at += 1 }
+                    at += 1
+                }
+                if at < data.count {
+                    metadata.xmp.append(String(decoding: data[at...], as: UTF8.self))
+                }
+            }
+        }
+        metadata.iccProfile = carriedChunks.first(where: { $0.type == "iCCP" }).flatMap {
+            ICCProfile.profile(fromICCP: $0)
+        }
+        metadata.embedded = try leakFindings(in: input)
+        return metadata
+    }
+
+    func summary(in input: ImageInput) -> ImageFileSummary {
+        // The iCCP profile's own description, else the chunk's name.
+        let profile = carriedChunks.first(where: { $0.type == "iCCP" }).map { chunk in
+            ICCProfile.profile(fromICCP: chunk).flatMap(ICCProfile.description(of:))
+                ?? String(decoding: chunk.data.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        return ImageFileSummary(
+            format: .png, storedSize: storedSize, orientation: .up,
+            colorSpace: colorType.name, bitDepth: bitDepth, profile: profile,
+            details: [
+                .init("interlaced", .flag(interlaced)),
+                .init("chunks", .list(carriedChunks.map(\.type))),
+                .init("droppedChunks", label: "dropped chunks", .list(droppedChunkTypes)),
+            ],
+            warnings: warnings)
+    }
+
+    /// Runs `body` while another thread checks the image data CRCs that
+    /// the header read deferred. A bad CRC is thrown in preference to
+    /// `body`'s own error, as a full read would have met it first; the
+    /// caller commits its output only after this returns.
+    private func whileCheckingCRCs<T>(
+        in input: ImageInput, _ body: () throws(ImagingError) -> T
+    ) throws(ImagingError) -> T {
+        guard !deferredCRCs.isEmpty else { return try body() }
+        let outcome = CRCOutcome()
+        let done = DispatchSemaphore(value: 0)
+        let info = self
+        DispatchQueue.global().async {
+            do throws(ImagingError) {
+                try info.checkDeferredCRCs(in: input)
+            } catch {
+                outcome.failure = error
+            }
+            done.signal()
+        }
+        let result: Result<T, ImagingError>
+        do throws(ImagingError) {
+            result = .success(try body())
+        } catch {
+            result = .failure(error)
+        }
+        done.wait()
+        if let failure = outcome.failure { throw failure }
+        return try result.get()
+    }
+}
+
+/// What the CRC thread found; written before its semaphore is signalled and
+/// read only after the wait, so no lock is needed.
+private final class CRCOutcome: @unchecked Sendable {
+    var failure: ImagingError?
+}

@@ -1,0 +1,53 @@
+/// An image's metadata as one value, whatever its format: read once from
+/// the file by its format's reader (``ImageSource/metadata()``).
+///
+/// A JPEG's APP1 segments, a PNG's `eXIf` and `iTXt` chunks and a HEIF's
+/// `Exif` and `mime` items all become the same EXIF blocks and XMP
+/// packets, so that what is asked of metadata (where the photo was taken,
+/// what it says of itself, what else the file carries) is answered once.
+public struct ImageMetadata: Sendable {
+    /// The EXIF blocks (TIFF structures, without JPEG's `Exif\0\0`), the
+    /// image's own first.
+    public var exif: [[UInt8]] = []
+    /// The XMP packets, as text.
+    public var xmp: [String] = []
+    /// The ICC profile, if any.
+    public var iccProfile: [UInt8]? = nil
+    /// What else the file carries that could show the photo beyond its
+    /// primary image: thumbnails, previews, secondary images (gain maps,
+    /// depth maps), auxiliary images, bytes after the image (the leak
+    /// rules' findings, ``LeakCheck``).
+    public var embedded: [LeakFinding] = []
+
+    /// No metadata.
+    public init() {}
+
+    /// Where the metadata says the photo was taken: "EXIF GPS (7 tags)" (a
+    /// GPS block of more than its version), "XMP exif:GPSLatitude,
+    /// exif:GPSLongitude" (any location property of the schemas
+    /// ``XMPLocation`` knows); empty when it says nothing.
+    public var locations: [String] {
+        var places: [String] = []
+        for block in exif {
+            let gps = (EXIFRewriter(tiff: block)?.tags().tags ?? []).filter {
+                $0.hasPrefix("gps:") && $0 != "gps:0"
+            }
+            if !gps.isEmpty { places.append("EXIF GPS (\(gps.count) tags)") }
+        }
+        for packet in xmp {
+            if let removed = XMPLocation.removing(from: packet)?.removed, !removed.isEmpty {
+                places.append("XMP " + removed.joined(separator: ", "))
+            }
+        }
+        return places
+    }
+
+    /// How many tags the image's own EXIF block holds (IFD0, the Exif
+    /// IFD and the GPS IFD) and its orientation tag's value; `nil` without
+    /// EXIF.
+    public var exifTags: (count: Int, orientation: Int?)? {
+        guard let block = exif.first, let rewriter = EXIFRewriter(tiff: block) else { return nil }
+        let tags = rewriter.tags()
+        return (tags.tags.count, tags.orientation)
+    }
+}

@@ -1,0 +1,86 @@
+import CropGeometry
+
+/// A format's reader as the pipeline calls it: recognise the file, read its
+/// header and metadata, decode a region of it as rows, say what a decode
+/// holds in memory, and what in the file could show more than a crop.
+///
+/// One type in each format folder conforms (its header: what reading the
+/// file gives), and ``FormatRegistry`` lists it: that list is the only
+/// place the pipeline learns of a format.
+protocol FormatReader: ImageHeader {
+    /// The format this reader reads.
+    static var format: ImageFormat { get }
+
+    /// How many of a file's first bytes ``matches(signature:)`` looks at.
+    static var signatureLength: Int { get }
+
+    /// Whether a file starting with `head` is of this format.
+    static func matches(signature head: [UInt8]) -> Bool
+
+    /// Reads the header and metadata of `input` (no pixels), checked
+    /// against `limits`.
+    ///
+    /// - Throws: ``ImagingError``.
+    static func open(_ input: ImageInput, limits: DecodeLimits) throws(ImagingError) -> Self
+
+    /// The pixels of `rect` (the stored grid) of `source`, whose header
+    /// this is, in this format's decoded pixel format, reporting each
+    /// finished row to `rows`.
+    ///
+    /// - Throws: ``ImagingError``.
+    func decode(
+        _ rect: PixelRect<StoredPixels>, of source: ImageSource, lenient: Bool,
+        rows: (any RowConsumer)?
+    ) throws(ImagingError) -> DecodedImage
+
+    /// What decoding `rect` holds in memory at once; `streamed` when the
+    /// rows go to an encoder as they come instead of being held whole.
+    func decodeMemory(_ rect: PixelRect<StoredPixels>, streamed: Bool) -> MemoryNeed
+
+    /// The grid a crop's edges must lie on for the format's lossless crop
+    /// of itself, when it has one map hints about (a JPEG's iMCU blocks).
+    var losslessBlockGrid: PixelSize<StoredPixels>? { get }
+
+    /// Whether the decoder can decode at 1/2, 1/4 or 1/8 of the size
+    /// (a JPEG's DCT scaling), for a resample that reduces.
+    var shrinksOnLoad: Bool { get }
+
+    /// The pixels of `rect` of the grid the image has at 1/`shrink` of its
+    /// size (only when ``shrinksOnLoad``).
+    ///
+    /// - Throws: ``ImagingError``.
+    func decodeShrunk(
+        _ rect: PixelRect<StoredPixels>, shrink: Int, of source: ImageSource, lenient: Bool
+    ) throws(ImagingError) -> DecodedImage
+
+    /// What in the file could show more of the photo than its primary
+    /// image: thumbnails, previews, other images, bytes after the end.
+    ///
+    /// - Throws: ``ImagingError`` when the file cannot be read.
+    func leakFindings(in input: ImageInput) throws(ImagingError) -> [LeakFinding]
+
+    /// The file's metadata as one format-neutral value.
+    ///
+    /// - Throws: ``ImagingError`` when the file cannot be read.
+    func metadata(in input: ImageInput) throws(ImagingError) -> ImageMetadata
+
+    /// What `cropkit info` shows of the file.
+    func summary(in input: ImageInput) -> ImageFileSummary
+}
+
+extension FormatReader {
+    /// The format this reader reads.
+    public var format: ImageFormat { Self.format }
+
+    /// No block grid by default.
+    var losslessBlockGrid: PixelSize<StoredPixels>? { nil }
+
+    /// No shrink-on-load by default.
+    var shrinksOnLoad: Bool { false }
+
+    func decodeShrunk(
+        _ rect: PixelRect<StoredPixels>, shrink: Int, of source: ImageSource, lenient: Bool
+    ) throws(ImagingError) -> DecodedImage {
+        try decode(rect, of: source, lenient: lenient, rows: nil)
+    }
+}
