@@ -1,6 +1,13 @@
 /// The one place a format is registered: adding a format adds its folder
-/// under `Formats/` and its reader here.
+/// under `Formats/` and its reader and writer here.
 enum FormatRegistry {
+    /// Every format's writer, in the order `--format` lists them.
+    static let writers: [any FormatWriter.Type] = [
+        PNGEncoder.self,
+        JPEGEncoder.self,
+        HEIFEncoder.self,
+    ]
+
     /// Every format's reader, in the order signatures are tried.
     static let readers: [any FormatReader.Type] = [
         PNGFileInfo.self,

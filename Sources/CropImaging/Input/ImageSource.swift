@@ -70,6 +70,10 @@ public struct ImageSource: Sendable {
     /// blocks); `nil` otherwise.
     public var losslessBlockGrid: PixelSize<StoredPixels>? { reader.losslessBlockGrid }
 
+    /// What a crop's report says of this source beyond its format and size
+    /// (a JPEG's orientation and profile, a HEIF's transforms).
+    public var reportDetails: [ImageFileSummary.Detail] { reader.reportDetails }
+
     /// The file's metadata, read from it as one value whatever its format.
     ///
     /// - Throws: ``ImagingError`` when the file cannot be read.

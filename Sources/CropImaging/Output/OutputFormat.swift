@@ -1,37 +1,45 @@
 /// The format a crop is written in, with its encoder's settings.
 ///
-/// PNG is lossless from every input. JPEG from a JPEG is lossless in the
-/// DCT domain where the rect allows it and re-encoded with the source's own
-/// tables elsewhere (``JPEGEncoder``); from a PNG it is encoded at a quality.
-public enum OutputFormat: Sendable {
-    /// PNG, with these compression settings.
-    case png(PNGEncoder)
-    /// JPEG, with these settings.
-    case jpeg(JPEGEncoder)
-    /// HEIC (from a HEIC source: its tiles copied), with these settings.
-    case heif(HEIFEncoder)
+/// Each format folder adds its own way to make one (``png(_:)``,
+/// ``jpeg(_:)``, ``heif(_:)``); ``init(name:)`` finds one by name or file
+/// extension among the registered formats. PNG is lossless from every
+/// input. JPEG from a JPEG is lossless in the DCT domain where the rect
+/// allows it and re-encoded with the source's own tables elsewhere
+/// (``JPEGEncoder``); from a PNG it is encoded at a quality.
+public struct OutputFormat: Sendable {
+    /// The format's writer: its encoder's settings.
+    let writer: any FormatWriter
+
+    init(_ writer: any FormatWriter) { self.writer = writer }
 
     /// The format's name in reports: "png", "jpeg" or "heic".
-    public var name: String {
-        switch self {
-        case .png: "png"
-        case .jpeg: "jpeg"
-        case .heif: "heic"
-        }
-    }
+    public var name: String { type(of: writer).name }
 
     /// The formats' names, as `--format` takes them.
-    public static let names = ["png", "jpeg", "heic"]
+    public static var names: [String] { FormatRegistry.writers.map { $0.name } }
+
+    /// Every name and file extension a format is chosen by ("png", "jpg",
+    /// "jpeg", "heic", "heif").
+    public static var extensions: [String] { FormatRegistry.writers.flatMap { $0.names } }
 
     /// The format `name` (or a file extension: `png`, `jpg`, `jpeg`, `heic`,
-    /// `heif`) stands
-    /// for, with default settings, if any; any case.
+    /// `heif`) stands for, with default settings, if any; any case.
     public init?(name: String) {
-        switch name.lowercased() {
-        case "png": self = .png(PNGEncoder())
-        case "jpg", "jpeg": self = .jpeg(JPEGEncoder())
-        case "heic", "heif": self = .heif(HEIFEncoder())
-        default: return nil
+        let name = name.lowercased()
+        guard let writer = FormatRegistry.writers.first(where: { $0.names.contains(name) }) else {
+            return nil
         }
+        self.writer = writer.init()
     }
+
+    /// The encoder's settings when they are of type `Encoder`
+    /// (`format.encoder(JPEGEncoder.self)?.quality`), else `nil`.
+    public func encoder<Encoder>(_ type: Encoder.Type) -> Encoder? { writer as? Encoder }
+
+    /// What is kept of the source's metadata.
+    public var metadata: MetadataPolicy { writer.metadata }
+
+    /// Whether a turned, resized or circled crop can be written in this
+    /// format (HEIC is made by copying a HEIC's tiles, so it cannot).
+    public var writesResampledCrops: Bool { writer.writesResampledCrops }
 }

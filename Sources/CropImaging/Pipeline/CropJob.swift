@@ -73,7 +73,7 @@ public struct CropJob: Sendable {
     /// `orientation` is given, written as `format`.
     public init(
         region: Region, orientation: EXIFOrientation? = nil,
-        format: OutputFormat = .png(PNGEncoder()), lenient: Bool = false
+        format: OutputFormat = .png(PNGEncoder(compressor: .automatic)), lenient: Bool = false
     ) {
         self.region = region
         self.orientation = orientation
@@ -92,27 +92,13 @@ public struct CropJob: Sendable {
     /// - Throws: ``CropPlanError``: the selection covers no pixel, or the
     ///   pixel rect is not inside the image.
     public func plan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
-        try checkFormat(for: source)
+        try format.writer.check(self, for: source)
         if let resampled = try resampledPlan(for: source) { return resampled }
         let plan = try mappedPlan(for: source)
         // A JPEG crop of a JPEG, a HEIC crop of a HEIC: lossless needs the
         // rect on the block grid (a HEIC's: its tiles).
-        let grid: PixelSize<StoredPixels>
-        let lossless: Bool
-        let snaps: Bool
-        switch (format, source.header) {
-        case (.jpeg(let encoder), let info as JPEGFileInfo) where encoder.quality == nil:
-            (grid, lossless, snaps) = (
-                info.blockGrid, encoder.method == .lossless, encoder.snapsToBlocks
-            )
-        case (.heif(let encoder), let info as HEIFFileInfo) where info.origin == (0, 0):
-            (grid, lossless, snaps) = (
-                PixelSize(width: info.layout.tileWidth, height: info.layout.tileHeight),
-                encoder.method == .lossless, encoder.snapsToBlocks
-            )
-        default:
-            return plan
-        }
+        guard let copy = format.writer.losslessCopy(from: source) else { return plan }
+        let (grid, lossless, snaps) = (copy.grid, copy.required, copy.snaps)
         let rect = plan.stored
         let imageSize = source.storedSize
         if plan.result.isLossless(blockGrid: grid) { return plan }
@@ -151,44 +137,19 @@ public struct CropJob: Sendable {
             blockGrid: grid)
     }
 
-    /// The plan of a turned or resized crop; `nil` when the job neither
-    /// turns nor resizes, or resizes to the rect's own size (lossless).
-    /// Refuses an output format that cannot hold this job's crop of
-    /// `source`, before anything is decoded: HEIC is written by copying a
-    /// HEIC's tiles, so neither a turned, resized or circled crop nor a
-    /// crop of another format (or of an image with alpha) is written as HEIC.
-    /// `crop`, `batch` and the library refuse alike (a batch line found it
-    /// only after decoding the region: 0.3 s and 68 MB for 12 MP).
-    private func checkFormat(for source: ImageSource) throws(CropPlanError) {
-        guard case .heif = format else { return }
+    /// Whether the job turns, resizes, cuts to an ellipse or picks the
+    /// largest rect inside: its pixels are resampled, never copied.
+    var isResampled: Bool {
         var isLargestInside = false
         if case .largestInside = region { isLargestInside = true }
-        if resampling.angle != 0 || resampling.size != nil || isLargestInside || resampling.ellipse
-        {
-            throw .unsupportedOutput(
-                "a turned or resized crop is written as PNG or JPEG, not HEIC (every tile would be encoded again); write .png or .jpg"
-            )
-        }
-        guard let info = source.header as? HEIFFileInfo else {
-            throw .unsupportedOutput(
-                "HEIC output is made from a HEIC source only (its tiles are copied, never encoded whole); write .png or .jpg"
-            )
-        }
-        if info.alpha != nil {
-            throw .unsupportedOutput(
-                "HEIC output of an image with alpha is not offered; write .png")
-        }
+        return resampling.angle != 0 || resampling.size != nil || isLargestInside
+            || resampling.ellipse
     }
 
+    /// The plan of a turned or resized crop; `nil` when the job neither
+    /// turns nor resizes, or resizes to the rect's own size (lossless).
     private func resampledPlan(for source: ImageSource) throws(CropPlanError) -> CropPlan? {
-        var isLargestInside = false
-        if case .largestInside = region { isLargestInside = true }
-        guard
-            resampling.angle != 0 || resampling.size != nil || isLargestInside
-                || resampling.ellipse
-        else {
-            return nil
-        }
+        guard isResampled else { return nil }
         let stored = source.storedSize
         let seen = orientation ?? source.orientation
         let oriented = seen.orientedSize(stored)

@@ -43,23 +43,14 @@ public struct ResamplePlan: Sendable {
 
 extension CropPlan {
     /// A resampled crop: the read rect decoded (region-decoded, upright),
-    /// made direct colour, rendered at the output size, and written whole.
-    /// PNG keeps the colour chunks (and gets an alpha channel for a
-    /// transparent fill); JPEG is encoded at the encoder's quality with the
-    /// fill, or white for a transparent fill, where there is no image.
+    /// made direct colour, rendered at the output size, and written by the
+    /// plan's format's writer (PNG keeps the colour chunks and gets an
+    /// alpha channel for a transparent fill; JPEG is encoded at the
+    /// encoder's quality, on white).
     func exportResampled(_ resample: ResamplePlan, to sink: some ByteSink) throws(ImagingError)
         -> CropReport
     {
-        if case .jpeg = format, let info = source.header as? JPEGFileInfo, orientation == .up,
-            !resample.ellipse
-        {
-            // An upright JPEG to JPEG: decode, render and encode at once.
-            return try Self.overlappedResampledJPEGs(
-                [self], into: [sink], union: stored, shrink: resample.shrink, info: info)[0]
-        }
-        let region = try source.decodeForResampling(
-            stored, orientation: orientation, shrink: resample.shrink, lenient: lenient)
-        return try encodeResampled(resample, from: region, to: sink)
+        try format.writer.exportResampled(self, resample, to: sink)
     }
 
     /// The crop rendered from `region` (which must cover this plan's read
@@ -67,56 +58,19 @@ extension CropPlan {
     func encodeResampled(
         _ resample: ResamplePlan, from region: ResamplingRegion, to sink: some ByteSink
     ) throws(ImagingError) -> CropReport {
-        var warnings = region.warnings
-        var resampler = resample.resampler
-        if case .jpeg = format, resampler.fill == .transparent {
-            // JPEG has no transparency: where there is no image, white.
-            resampler.fill = .rgb(255, 255, 255)
-        }
-        let colorType = resampler.outputColorType(resample.crop, region: region.pixels)
-        if case .jpeg(let encoder) = format, !resample.ellipse, region.pixels.bitDepth == 8,
-            colorType == .rgb || colorType == .gray
-        {
-            // Rendered a band at a time into the encoder's ring.
-            return try streamResampledJPEG(
-                gray: colorType == .gray, encoder: encoder, warnings: warnings, to: sink
-            ) { rows, ringRows, ring in
-                resampler.render(
-                    resample.crop, from: region.pixels, at: region.origin, scale: region.shrink,
-                    offset: region.offset, rows: rows, ringRows: ringRows, into: ring)
-            }
-        }
+        try format.writer.encodeResampled(self, resample, from: region, to: sink)
+    }
+
+    /// The resample stage: the crop rendered from `region` with
+    /// `resampler`, and cut to its ellipse when the plan asks.
+    func render(_ resample: ResamplePlan, from region: ResamplingRegion, resampler: Resampler)
+        -> RasterImage
+    {
         var rendered = resampler.render(
             resample.crop, from: region.pixels, at: region.origin, scale: region.shrink,
             offset: region.offset)
         if resample.ellipse { rendered = rendered.maskedByEllipse() }
-        switch format {
-        case .png(let encoder):
-            let (chunks, dropped) = try carriedChunks(warnings: &warnings)
-            var image = rendered
-            // The pixels are new: only the colour meaning travels.
-            let colour: Set<String> = ["iCCP", "sRGB", "gAMA", "cHRM", "cICP", "eXIf", "iTXt"]
-            image.chunks = chunks.filter { colour.contains($0.type) }
-            let bytes = try encoder.encode(image)
-            try sink.write(bytes[...])
-            return CropReport(
-                output: nil, bytes: bytes.count, size: outputSize, format: format.name,
-                warnings: warnings, checksum: region.checksum,
-                png: PNGWriteReport(
-                    colorType: image.colorType, bitDepth: image.bitDepth,
-                    keptChunks: image.chunks.map(\.type),
-                    droppedChunks: dropped + chunks.map(\.type).filter { !colour.contains($0) },
-                    compressor: encoder.compressor.resolved, level: encoder.level, bandLevels: [:]))
-        case .jpeg(let encoder):
-            return try encodeResampledJPEG(
-                rendered, encoder: encoder, warnings: warnings, to: sink)
-        case .heif:
-            throw .unsupported(
-                format: .heif,
-                detail:
-                    "a turned or resized crop is not written as HEIC (its tiles would all be encoded again); write .png or .jpg"
-            )
-        }
+        return rendered
     }
 }
 

@@ -54,30 +54,7 @@ extension CropPlan {
     public func export(to sink: some ByteSink) throws(ImagingError) -> CropReport {
         try memoryNeed.check(source.limits)
         if let resampling { return try exportResampled(resampling, to: sink) }
-        switch format {
-        case .jpeg(let encoder):
-            return try exportJPEG(encoder, to: sink)
-        case .heif(let encoder):
-            return try exportHEIF(encoder, to: sink)
-        case .png(let encoder):
-            var warnings: [String] = []
-            let (chunks, dropped) = try carriedChunks(warnings: &warnings)
-            let pixelFormat = source.pixelFormat
-            let layout = CropLayout(
-                storedSize: stored.size, orientation: orientation,
-                colorType: pixelFormat.colorType, bitDepth: pixelFormat.bitDepth, chunks: chunks)
-            let writer = try encoder.cropWriter(for: layout, to: sink)
-            var decoded = try source.decode(stored, lenient: lenient, rows: writer.rowConsumer)
-            let written = try writer.finish(&decoded.image)
-            return CropReport(
-                output: nil, bytes: written.bytes, size: outputSize, format: format.name,
-                warnings: decoded.warnings + warnings, checksum: decoded.checksum,
-                png: PNGWriteReport(
-                    colorType: layout.colorType, bitDepth: layout.bitDepth,
-                    keptChunks: chunks.map(\.type), droppedChunks: dropped,
-                    compressor: encoder.compressor.resolved, level: encoder.level,
-                    bandLevels: written.bandLevels))
-        }
+        return try format.writer.export(self, to: sink)
     }
 
     /// ``export(to:)`` into a file at `path`, written atomically: a reader,
@@ -99,80 +76,5 @@ extension CropPlan {
         try writer.commit()
         report.output = path
         return report
-    }
-
-    /// The chunks the output carries (and the types it drops): a PNG's own
-    /// carried chunks, a JPEG's ICC profile as iCCP.
-    func carriedChunks(warnings: inout [String]) throws(ImagingError)
-        -> ([PNGChunk], [String])
-    {
-        switch source.header {
-        case let info as PNGFileInfo:
-            return (info.carriedChunks, info.droppedChunkTypes)
-        case let info as JPEGFileInfo:
-            var chunks: [PNGChunk] = []
-            if info.components == 4, info.iccProfile != nil {
-                // The pixels are converted to RGB; a CMYK profile does not
-                // describe them (and PNG's iCCP must be RGB or gray).
-                warnings.append(
-                    "the \(info.colorSpace.uppercased()) colour profile was dropped: the pixels were converted to RGB without it (colours are approximate)"
-                )
-            } else if let profile = info.iccProfile {
-                let description = ICCProfile.description(of: profile)
-                if description == nil {
-                    warnings.append("the ICC profile has no description CropKit can read")
-                }
-                chunks.append(try ICCProfile.iCCPChunk(profile, name: description ?? "ICC profile"))
-            }
-            // The crop is turned upright: its EXIF says orientation 1 and
-            // the size as seen.
-            let policy: MetadataPolicy
-            if case .png(let encoder) = format {
-                policy = encoder.metadata
-            } else {
-                policy = MetadataPolicy()
-            }
-            let metadata = try JPEGMetadata.clean(
-                info, input: source.input,
-                size: PixelSize(width: outputSize.width, height: outputSize.height),
-                orientation: .up, policy: policy)
-            warnings += metadata.warnings
-            if let exif = metadata.exif { chunks.append(PNGChunk(type: "eXIf", data: exif)) }
-            if let xmp = metadata.xmp {
-                chunks.append(
-                    PNGChunk(
-                        type: "iTXt",
-                        data: Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8)))
-            }
-            return (chunks, [])
-        case let info as HEIFFileInfo:
-            let policy: MetadataPolicy
-            if case .png(let encoder) = format {
-                policy = encoder.metadata
-            } else {
-                policy = MetadataPolicy()
-            }
-            // The crop is turned upright: its EXIF says orientation 1.
-            let metadata = HEIFMetadata.clean(
-                info, size: PixelSize(width: outputSize.width, height: outputSize.height),
-                orientation: .up, policy: policy)
-            warnings += metadata.warnings
-            var chunks: [PNGChunk] = []
-            let format = HEIFPixelFormat(info)
-            if format.scaleBits > 0 {
-                // 10-bit samples scaled to 16 by bit replication: sBIT
-                // says how many bits are the source's.
-                chunks.append(
-                    PNGChunk(
-                        type: "sBIT",
-                        data: [UInt8](
-                            repeating: UInt8(info.bitDepth), count: format.colorType.channels)))
-            }
-            chunks += try metadata.pngChunks(info, warnings: &warnings)
-            let dropped = metadata.entries.filter { $0.action == .dropped }.map(\.segment)
-            return (chunks, dropped)
-        default:
-            return ([], [])
-        }
     }
 }

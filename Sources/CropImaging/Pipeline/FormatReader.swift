@@ -64,13 +64,30 @@ protocol FormatReader: ImageHeader {
     /// - Throws: ``ImagingError`` when the file cannot be read.
     func metadata(in input: ImageInput) throws(ImagingError) -> ImageMetadata
 
+    /// The metadata cleaned by the leak rules for a crop of `size` (as its
+    /// pixels are stored in the output, upright) written as new pixels
+    /// under `policy`.
+    ///
+    /// - Throws: ``ImagingError`` when the file cannot be read.
+    func cleanedMetadata(
+        in input: ImageInput, size: PixelSize<StoredPixels>, policy: MetadataPolicy
+    )
+        throws(ImagingError) -> CleanedMetadata
+
     /// What `cropkit info` shows of the file.
     func summary(in input: ImageInput) -> ImageFileSummary
+
+    /// What a crop's report says of its source beyond its format and
+    /// size: the orientation it was seen with and how.
+    var reportDetails: [ImageFileSummary.Detail] { get }
 }
 
 extension FormatReader {
     /// The format this reader reads.
     public var format: ImageFormat { Self.format }
+
+    /// Nothing by default.
+    var reportDetails: [ImageFileSummary.Detail] { [] }
 
     /// No block grid by default.
     var losslessBlockGrid: PixelSize<StoredPixels>? { nil }

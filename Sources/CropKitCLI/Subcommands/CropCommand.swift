@@ -280,10 +280,10 @@ struct CropCommand: Subcommand {
         if resampling.angle != 0 || resampling.size != nil || parsed.flags.contains("inside")
             || resampling.ellipse
         {
-            if case .heif = job.format {
+            if !job.format.writesResampledCrops {
                 throw UsageError(
                     message:
-                        "a turned or resized crop is written as PNG or JPEG, not HEIC (every tile would be encoded again); use -o OUT.png or OUT.jpg"
+                        "a turned or resized crop is written as PNG or JPEG, not \(job.format.name.uppercased()) (every tile would be encoded again); use -o OUT.png or OUT.jpg"
                 )
             }
             if let flag = ["lossless", "snap-to-blocks", "clamp"].first(where: {
@@ -465,19 +465,7 @@ struct CropCommand: Subcommand {
     ) -> JSONValue {
         let source = plan.source
         var sourceMembers: [JSONValue.Member] = [.init("format", .string(source.format.rawValue))]
-        if let info = source.header as? HEIFFileInfo {
-            sourceMembers.append(.init("orientation", .number(info.orientation.rawValue)))
-            sourceMembers.append(.init("transforms", .array(info.transforms.map { .string($0) })))
-        }
-        if let info = source.header as? JPEGFileInfo {
-            sourceMembers.append(.init("orientation", .number(info.orientation.rawValue)))
-            if let profile = info.iccProfile {
-                sourceMembers.append(
-                    .init(
-                        "profile",
-                        .string(ICCProfile.description(of: profile) ?? "(no description)")))
-            }
-        }
+        sourceMembers += source.reportDetails.map { .init($0.key, InfoCommand.json($0.value)) }
         sourceMembers += [
             .init("width", .number(source.storedSize.width)),
             .init("height", .number(source.storedSize.height)),

@@ -86,19 +86,20 @@ struct InfoCommand: Subcommand {
             .init("bitDepth", .number(summary.bitDepth)),
             .init("profile", summary.profile.map { .string($0) } ?? .null),
         ]
-        for detail in summary.details {
-            let value: JSONValue =
-                switch detail.value {
-                case .flag(let flag): .bool(flag)
-                case .number(let number): .number(number)
-                case .list(let words): .array(words.map { .string($0) })
-                case .measure(let measure): .number((measure * 100).rounded() / 100)
-                case .text(let text): .string(text)
-                }
-            members.append(.init(detail.key, value))
-        }
+        for detail in summary.details { members.append(.init(detail.key, json(detail.value))) }
         members.append(.init("warnings", .array(summary.warnings.map { .string($0) })))
         return .object(members)
+    }
+
+    /// A detail's value as JSON.
+    static func json(_ value: ImageFileSummary.Detail.Value) -> JSONValue {
+        switch value {
+        case .flag(let flag): .bool(flag)
+        case .number(let number): .number(number)
+        case .list(let words): .array(words.map { .string($0) })
+        case .measure(let measure): .number((measure * 100).rounded() / 100)
+        case .text(let text): .string(text)
+        }
     }
 
     /// The text report of one file.

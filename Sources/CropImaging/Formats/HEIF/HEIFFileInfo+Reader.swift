@@ -65,6 +65,32 @@ extension HEIFFileInfo: FormatReader {
         return metadata
     }
 
+    /// The orientation and the transforms that make it.
+    var reportDetails: [ImageFileSummary.Detail] {
+        [
+            .init("orientation", .number(orientation.rawValue)),
+            .init("transforms", .list(transforms)),
+        ]
+    }
+
+    /// The EXIF and XMP items cleaned, the profile (or the nclx colour when
+    /// there is none), and the bit depth widened samples came from.
+    func cleanedMetadata(
+        in input: ImageInput, size: PixelSize<StoredPixels>, policy: MetadataPolicy
+    )
+        throws(ImagingError) -> CleanedMetadata
+    {
+        let metadata = HEIFMetadata.clean(self, size: size, orientation: .up, policy: policy)
+        var cleaned = CleanedMetadata(
+            exif: metadata.exif, xmp: metadata.xmp, iccProfile: metadata.iccProfile,
+            entries: metadata.entries, warnings: metadata.warnings)
+        if metadata.iccProfile == nil, let nclx, nclx.primaries < 256, nclx.transfer < 256 {
+            cleaned.cicp = (UInt8(nclx.primaries), UInt8(nclx.transfer))
+        }
+        if HEIFPixelFormat(self).scaleBits > 0 { cleaned.significantBits = bitDepth }
+        return cleaned
+    }
+
     func summary(in input: ImageInput) -> ImageFileSummary {
         ImageFileSummary(
             format: .heif, storedSize: storedSize, orientation: orientation,

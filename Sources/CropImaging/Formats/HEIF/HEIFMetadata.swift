@@ -100,31 +100,4 @@ struct HEIFMetadata {
         }
         return result
     }
-
-    /// The PNG chunks that carry this metadata: iCCP (or cICP for an
-    /// nclx-only source), eXIf, iTXt XMP.
-    func pngChunks(_ info: HEIFFileInfo, warnings: inout [String]) throws(ImagingError)
-        -> [PNGChunk]
-    {
-        var chunks: [PNGChunk] = []
-        if let profile = iccProfile {
-            let description = ICCProfile.description(of: profile)
-            if description == nil {
-                warnings.append("the ICC profile has no description CropKit can read")
-            }
-            chunks.append(try ICCProfile.iCCPChunk(profile, name: description ?? "ICC profile"))
-        } else if let nclx = info.nclx, nclx.primaries < 256, nclx.transfer < 256 {
-            // The pixels are RGB now: matrix 0, full range.
-            chunks.append(
-                PNGChunk(type: "cICP", data: [UInt8(nclx.primaries), UInt8(nclx.transfer), 0, 1]))
-        }
-        if let exif { chunks.append(PNGChunk(type: "eXIf", data: exif)) }
-        if let xmp {
-            chunks.append(
-                PNGChunk(
-                    type: "iTXt",
-                    data: Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8)))
-        }
-        return chunks
-    }
 }

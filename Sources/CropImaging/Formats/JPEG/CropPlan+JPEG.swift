@@ -6,7 +6,7 @@ extension CropPlan {
     /// source, no quality asked for, the stored rect's top-left corner on
     /// the source's block grid.
     var isDCTDomainCrop: Bool {
-        guard case .jpeg(let encoder) = format, encoder.quality == nil,
+        guard let encoder = format.encoder(JPEGEncoder.self), encoder.quality == nil,
             let info = source.header as? JPEGFileInfo
         else { return false }
         let grid = info.blockGrid
@@ -129,7 +129,7 @@ extension CropPlan {
                 coding: ck_jpeg_coding
             )] = []
         for plan in plans {
-            guard case .jpeg(let encoder) = plan.format else {
+            guard let encoder = plan.format.encoder(JPEGEncoder.self) else {
                 preconditionFailure("an overlapped resample writes JPEG")
             }
             var warnings: [String] = []
@@ -199,7 +199,8 @@ extension CropPlan {
     ) throws(ImagingError) -> [CropReport]? {
         guard let first = plans.first, let info = first.source.header as? JPEGFileInfo,
             plans.allSatisfy({ plan in
-                guard case .jpeg = plan.format, let resample = plan.resampling else { return false }
+                guard plan.format.encoder(JPEGEncoder.self) != nil, let resample = plan.resampling
+                else { return false }
                 return !resample.ellipse && plan.orientation == .up
             })
         else { return nil }
@@ -228,55 +229,44 @@ extension CropPlan {
     func resampledJPEGMetadata(_ encoder: JPEGEncoder, warnings: inout [String])
         throws(ImagingError) -> (markers: [UInt8], entries: [MetadataEntry])
     {
-        var markers: [UInt8] = []
-        var entries: [MetadataEntry] = []
         let size = PixelSize<StoredPixels>(width: outputSize.width, height: outputSize.height)
-        switch source.header {
-        case let info as JPEGFileInfo:
-            let metadata = try JPEGMetadata.clean(
-                info, input: source.input, size: size, orientation: .up, policy: encoder.metadata
-            ).forReencodedPixels(of: info)
-            markers = metadata.segments
-            entries = metadata.entries
-            warnings += metadata.warnings
-        case let info as PNGFileInfo:
-            if let iccp = info.carriedChunks.first(where: { $0.type == "iCCP" }),
-                let profile = ICCProfile.profile(fromICCP: iccp)
-            {
-                markers += ICCProfile.jpegSegments(profile)
+        let metadata = try source.reader.cleanedMetadata(
+            in: source.input, size: size, policy: encoder.metadata)
+        warnings += metadata.warnings
+        if let native = metadata.native as? JPEGNativeMetadata {
+            return (native.segments, metadata.entries)
+        }
+        var markers: [UInt8] = []
+        var entries = metadata.entries
+        for (body, what) in [
+            (metadata.exif.map { JPEGMetadata.exifSignature + $0 }, "EXIF"),
+            (metadata.xmp.map { JPEGMetadata.xmpSignature + Array($0.utf8) }, "XMP"),
+        ] {
+            guard let body else { continue }
+            if body.count <= 65_533 {
+                markers += JPEGMetadata.segment(0xE1, body)
+            } else {
+                warnings.append(
+                    "the \(what) (\(body.count) bytes) is too long for one JPEG segment; not written"
+                )
+            }
+        }
+        if let profile = metadata.iccProfile {
+            markers += ICCProfile.jpegSegments(profile)
+            if let origin = metadata.iccOrigin {
                 entries.append(
                     MetadataEntry(
-                        segment: "iCCP", action: .rewritten,
+                        segment: origin, action: .rewritten,
                         reason: "the colour profile, as APP2 ICC_PROFILE"))
             }
-            for chunk in info.carriedChunks where chunk.type != "iCCP" {
+        }
+        if let native = metadata.native {
+            for name in native.blockNames where name != metadata.iccOrigin {
                 entries.append(
                     MetadataEntry(
-                        segment: chunk.type, action: .dropped,
-                        reason: "a PNG chunk JPEG has no place for"))
+                        segment: name, action: .dropped,
+                        reason: "a \(native.format.name) chunk JPEG has no place for"))
             }
-        case let info as HEIFFileInfo:
-            // Turned upright: the EXIF says orientation 1.
-            let metadata = HEIFMetadata.clean(
-                info, size: size, orientation: .up, policy: encoder.metadata)
-            warnings += metadata.warnings
-            entries = metadata.entries
-            for (body, what) in [
-                (metadata.exif.map { JPEGMetadata.exifSignature + $0 }, "EXIF"),
-                (metadata.xmp.map { JPEGMetadata.xmpSignature + Array($0.utf8) }, "XMP"),
-            ] {
-                guard let body else { continue }
-                if body.count <= 65_533 {
-                    markers += JPEGMetadata.segment(0xE1, body)
-                } else {
-                    warnings.append(
-                        "the \(what) (\(body.count) bytes) is too long for one JPEG segment; not written"
-                    )
-                }
-            }
-            if let profile = metadata.iccProfile { markers += ICCProfile.jpegSegments(profile) }
-        default:
-            break
         }
         return (markers, entries)
     }

@@ -78,6 +78,35 @@ extension JPEGFileInfo: FormatReader {
         return metadata
     }
 
+    /// The EXIF orientation, and the colour profile's description.
+    var reportDetails: [ImageFileSummary.Detail] {
+        [.init("orientation", .number(orientation.rawValue))]
+            + (iccProfile.map {
+                [.init("profile", .text(ICCProfile.description(of: $0) ?? "(no description)"))]
+            } ?? [])
+    }
+
+    /// The segments cleaned for new pixels (JPEGMetadata's rules: the
+    /// Adobe transform made true, a CMYK profile dropped), as they are for
+    /// a JPEG writer, and their EXIF, XMP and profile for any other.
+    func cleanedMetadata(
+        in input: ImageInput, size: PixelSize<StoredPixels>, policy: MetadataPolicy
+    )
+        throws(ImagingError) -> CleanedMetadata
+    {
+        let metadata = try JPEGMetadata.clean(
+            self, input: input, size: size, orientation: .up, policy: policy
+        ).forReencodedPixels(of: self)
+        let profileDropped = metadata.entries.contains {
+            $0.segment.hasSuffix("ICC_PROFILE") && $0.action == .dropped
+        }
+        return CleanedMetadata(
+            exif: metadata.exif, xmp: metadata.xmp,
+            iccProfile: components == 4 || profileDropped ? nil : iccProfile,
+            entries: metadata.entries, warnings: metadata.warnings,
+            native: JPEGNativeMetadata(segments: metadata.segments))
+    }
+
     func summary(in input: ImageInput) -> ImageFileSummary {
         let sampling = zip(horizontalSampling, verticalSampling).map { "\($0)x\($1)" }
         return ImageFileSummary(

@@ -78,6 +78,24 @@ extension PNGFileInfo: FormatReader {
         return metadata
     }
 
+    /// The carried chunks as they are (a PNG output takes them whole), and
+    /// the profile for a writer of another format.
+    func cleanedMetadata(
+        in input: ImageInput, size: PixelSize<StoredPixels>, policy: MetadataPolicy
+    )
+        throws(ImagingError) -> CleanedMetadata
+    {
+        var cleaned = CleanedMetadata()
+        if let iccp = carriedChunks.first(where: { $0.type == "iCCP" }),
+            let profile = ICCProfile.profile(fromICCP: iccp)
+        {
+            cleaned.iccProfile = profile
+            cleaned.iccOrigin = "iCCP"
+        }
+        cleaned.native = PNGNativeMetadata(chunks: carriedChunks, dropped: droppedChunkTypes)
+        return cleaned
+    }
+
     func summary(in input: ImageInput) -> ImageFileSummary {
         // The iCCP profile's own description, else the chunk's name.
         let profile = carriedChunks.first(where: { $0.type == "iCCP" }).map { chunk in

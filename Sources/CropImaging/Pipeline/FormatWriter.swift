@@ -1,0 +1,92 @@
+import CropGeometry
+
+/// A format's writer as the pipeline calls it: the settings of its encoder
+/// (``PNGEncoder``, ``JPEGEncoder``, ``HEIFEncoder``) conform, and
+/// ``FormatRegistry`` lists them.
+///
+/// A plan first asks the writer whether it can copy the source's coded
+/// data (``losslessCopy(from:)``: a JPEG's coefficients, a HEIF's tiles),
+/// then hands it the crop to write: decoded rows for an unturned crop
+/// (``export(_:to:)``), or a decoded region to resample
+/// (``encodeResampled(_:_:from:to:)``). Outside the format folders nothing
+/// asks which format a writer is.
+protocol FormatWriter: Sendable {
+    /// The format's name in reports: "png", "jpeg", "heic".
+    static var name: String { get }
+    /// The names and file extensions that choose it, lower case: "jpg",
+    /// "jpeg".
+    static var names: [String] { get }
+    /// The default settings.
+    init()
+
+    /// What is kept of the source's metadata.
+    var metadata: MetadataPolicy { get }
+
+    /// Whether a turned, resized or circled crop can be written in this
+    /// format (HEIC is written by copying tiles, so not).
+    var writesResampledCrops: Bool { get }
+
+    /// How this writer copies `source`'s coded data losslessly, if it can:
+    /// the grid a crop's edges must lie on, whether a crop off it is
+    /// refused, whether it is grown to it.
+    func losslessCopy(from source: ImageSource) -> LosslessCopy?
+
+    /// Refuses, before anything is decoded, a job this format cannot hold
+    /// for `source`.
+    ///
+    /// - Throws: ``CropPlanError/unsupportedOutput(_:)``.
+    func check(_ job: CropJob, for source: ImageSource) throws(CropPlanError)
+
+    /// Writes the plan's crop, unturned and at its own size.
+    ///
+    /// - Throws: ``ImagingError``.
+    func export(_ plan: CropPlan, to sink: some ByteSink) throws(ImagingError) -> CropReport
+
+    /// Writes the plan's turned or resized crop, decoding its read rect as
+    /// it sees fit (by default: decoded, turned upright, then
+    /// ``encodeResampled(_:_:from:to:)``).
+    ///
+    /// - Throws: ``ImagingError``.
+    func exportResampled(_ plan: CropPlan, _ resample: ResamplePlan, to sink: some ByteSink)
+        throws(ImagingError) -> CropReport
+
+    /// Writes the plan's turned or resized crop from a decoded region.
+    ///
+    /// - Throws: ``ImagingError``.
+    func encodeResampled(
+        _ plan: CropPlan, _ resample: ResamplePlan, from region: ResamplingRegion,
+        to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport
+
+    /// What ``export(_:to:)`` holds in memory at once.
+    func memoryNeed(_ plan: CropPlan) -> MemoryNeed
+}
+
+extension FormatWriter {
+    var writesResampledCrops: Bool { true }
+
+    func losslessCopy(from source: ImageSource) -> LosslessCopy? { nil }
+
+    func check(_ job: CropJob, for source: ImageSource) throws(CropPlanError) {}
+
+    func exportResampled(_ plan: CropPlan, _ resample: ResamplePlan, to sink: some ByteSink)
+        throws(ImagingError) -> CropReport
+    {
+        let region = try plan.source.decodeForResampling(
+            plan.stored, orientation: plan.orientation, shrink: resample.shrink,
+            lenient: plan.lenient)
+        return try encodeResampled(plan, resample, from: region, to: sink)
+    }
+}
+
+/// How a writer copies a source's coded data: a crop whose edges lie on
+/// ``grid`` (or the image's edge) is copied, not decoded.
+struct LosslessCopy {
+    /// The grid: a JPEG's iMCU, a HEIF's tiles.
+    var grid: PixelSize<StoredPixels>
+    /// Whether a crop off the grid is refused (`--lossless`) instead of
+    /// re-encoded.
+    var required: Bool
+    /// Whether a crop off the grid is grown outward to it.
+    var snaps: Bool
+}
