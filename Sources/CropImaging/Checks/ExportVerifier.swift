@@ -187,19 +187,11 @@ private final class RowInspector: RowConsumer {
 
     init(rowBytes: Int) { self.rowBytes = rowBytes }
 
-    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
-        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
-    {
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError) {
         self.pixels = pixels
-        return (
-            { context, rows in
-                guard let context else { return }
-                Unmanaged<RowInspector>.fromOpaque(context).takeUnretainedValue().ready(Int(rows))
-            }, Unmanaged.passUnretained(self).toOpaque()
-        )
     }
 
-    private func ready(_ rows: Int) {
+    func rowsReady(_ rows: Int) {
         guard let pixels, let inspect, rows > done else { return }
         for y in done..<rows { inspect(y, pixels + y * rowBytes) }
         done = max(done, rows)

@@ -76,9 +76,15 @@ public struct ImageSource: Sendable {
 
     /// The file's metadata, read from it as one value whatever its format.
     ///
+    /// - Parameter includingEmbedded: Whether to look through the file for
+    ///   what else it carries (``ImageMetadata/embedded``: the leak rules'
+    ///   search, which for a HEIF decodes the padding of its edge tiles);
+    ///   by default only the EXIF, XMP and profile are read.
     /// - Throws: ``ImagingError`` when the file cannot be read.
-    public func metadata() throws(ImagingError) -> ImageMetadata {
-        try reader.metadata(in: input)
+    public func metadata(includingEmbedded: Bool = false) throws(ImagingError) -> ImageMetadata {
+        var metadata = try reader.metadata(in: input)
+        if includingEmbedded { metadata.embedded = try reader.leakFindings(in: input) }
+        return metadata
     }
 }
 

@@ -77,7 +77,7 @@ extension ImageFileSummary {
     public init(_ source: ImageSource) {
         self = source.reader.summary(in: source.input)
         do throws(ImagingError) {
-            let metadata = try source.metadata()
+            let metadata = try source.metadata(includingEmbedded: true)
             let exif = metadata.exifTags.map { tags in
                 "\(tags.count) tags" + (tags.orientation.map { ", orientation \($0)" } ?? "")
             }

@@ -1,5 +1,5 @@
 /// An image's metadata as one value, whatever its format: read once from
-/// the file by its format's reader (``ImageSource/metadata()``).
+/// the file by its format's reader (``ImageSource/metadata(includingEmbedded:)``).
 ///
 /// A JPEG's APP1 segments, a PNG's `eXIf` and `iTXt` chunks and a HEIF's
 /// `Exif` and `mime` items all become the same EXIF blocks and XMP
@@ -16,7 +16,8 @@ public struct ImageMetadata: Sendable {
     /// What else the file carries that could show the photo beyond its
     /// primary image: thumbnails, previews, secondary images (gain maps,
     /// depth maps), auxiliary images, bytes after the image (the leak
-    /// rules' findings, ``LeakCheck``).
+    /// rules' findings, ``LeakCheck``); filled only when asked for
+    /// (``ImageSource/metadata(includingEmbedded:)``).
     public var embedded: [LeakFinding] = []
 
     /// No metadata.

@@ -176,24 +176,16 @@ final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
         return allRendered
     }
 
-    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
-        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
-    {
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError) {
         let address = UInt(bitPattern: pixels)
-        let thread = Thread { [self] in renderBands(address) }
-        thread.stackSize = 1 << 20
-        thread.start()
-        return (
-            { context, rows in
-                guard let context else { return }
-                let renderer = Unmanaged<OverlappedRenderer>.fromOpaque(context)
-                    .takeUnretainedValue()
-                renderer.lock.lock()
-                renderer.decodedRows = Int(rows)
-                renderer.lock.broadcast()
-                renderer.lock.unlock()
-            }, Unmanaged.passUnretained(self).toOpaque()
-        )
+        _ = StageThread { [self] in renderBands(address) }
+    }
+
+    func rowsReady(_ rows: Int) {
+        lock.lock()
+        decodedRows = rows
+        lock.broadcast()
+        lock.unlock()
     }
 
     func end(succeeded: Bool) throws(ImagingError) {
@@ -243,23 +235,17 @@ final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
 /// One decode's rows told to several consumers (the variants' renderers).
 final class FanOutRows: RowConsumer, @unchecked Sendable {
     private let consumers: [any RowConsumer]
-    private var callbacks: [(ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)] = []
 
     init(_ consumers: [any RowConsumer]) {
         self.consumers = consumers
     }
 
-    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
-        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
-    {
-        for consumer in consumers { callbacks.append(try consumer.begin(pixels: pixels)) }
-        return (
-            { context, rows in
-                guard let context else { return }
-                let fan = Unmanaged<FanOutRows>.fromOpaque(context).takeUnretainedValue()
-                for callback in fan.callbacks { callback.ready(callback.context, rows) }
-            }, Unmanaged.passUnretained(self).toOpaque()
-        )
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError) {
+        for consumer in consumers { try consumer.begin(pixels: pixels) }
+    }
+
+    func rowsReady(_ rows: Int) {
+        for consumer in consumers { consumer.rowsReady(rows) }
     }
 
     func end(succeeded: Bool) throws(ImagingError) {

@@ -59,7 +59,8 @@ protocol FormatReader: ImageHeader {
     /// - Throws: ``ImagingError`` when the file cannot be read.
     func leakFindings(in input: ImageInput) throws(ImagingError) -> [LeakFinding]
 
-    /// The file's metadata as one format-neutral value.
+    /// The file's metadata as one format-neutral value (without
+    /// ``ImageMetadata/embedded``, which ``leakFindings(in:)`` gives).
     ///
     /// - Throws: ``ImagingError`` when the file cannot be read.
     func metadata(in input: ImageInput) throws(ImagingError) -> ImageMetadata

@@ -1,19 +1,37 @@
 internal import CImagingShims
 import CropGeometry
 
-/// Receives a decode's rows while they are decoded: told where the rows go
-/// before the first, of each row as it is final (through the C callback it
-/// hands out), and whether the decode succeeded. How a decoder feeds an
-/// encoder without the encoder calling the decoder.
+/// The row stream between the stages of the pipeline: receives a decode's
+/// rows while they are decoded, told where the rows go before the first,
+/// how many are final as the decoder finishes them, and whether the decode
+/// succeeded. How a decoder feeds an encoder (or a resampler) without
+/// either calling the other.
+///
+/// A plain Swift protocol: the C decoders' `ck_rows_ready_fn` callbacks
+/// reach it through one trampoline in ``decodeRows(size:rows:into:_:)``.
 protocol RowConsumer: AnyObject {
     /// Called once before the first row with the buffer the rows are written
-    /// to, top-down, which stays valid until ``end(succeeded:)``; returns the
-    /// callback to report finished rows to and its context.
+    /// to, top-down, which stays valid until ``end(succeeded:)``.
     func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
-        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
+    /// Rows `0..<rows` of the buffer are final; called on the decoder's
+    /// thread, with `rows` growing.
+    func rowsReady(_ rows: Int)
     /// Called once after the decode; with `succeeded` false the rows will
     /// never all come.
     func end(succeeded: Bool) throws(ImagingError)
+}
+
+/// A consumer passed through C as a callback's context.
+private final class RowConsumerBox {
+    let consumer: any RowConsumer
+    init(_ consumer: any RowConsumer) { self.consumer = consumer }
+}
+
+/// The one C callback every decoder reports rows through.
+private let rowsReadyTrampoline: ck_rows_ready_fn = { context, rows in
+    guard let context else { return }
+    Unmanaged<RowConsumerBox>.fromOpaque(context).takeUnretainedValue().consumer.rowsReady(
+        Int(rows))
 }
 
 /// Allocates a decode's output (`size` bytes, and one spare byte a row so an
@@ -40,8 +58,11 @@ func decodeRows(
             return
         }
         do throws(ImagingError) {
-            let (ready, context) = try consumer.begin(pixels: UnsafePointer(pixels))
-            status = decode(pixels, ready, context)
+            try consumer.begin(pixels: UnsafePointer(pixels))
+            let box = RowConsumerBox(consumer)
+            status = withExtendedLifetime(box) {
+                decode(pixels, rowsReadyTrampoline, Unmanaged.passUnretained(box).toOpaque())
+            }
             do throws(ImagingError) {
                 try consumer.end(succeeded: status == CK_STATUS_OK)
             } catch {

@@ -583,31 +583,25 @@ struct BatchCommand: Subcommand {
         }
     }
 
-    /// The turn and size a line asks for, read as `crop`'s options:
+    /// The turn and size a line asks for, checked by ``ResamplingRequest``
+    /// as `crop`'s options are:
     /// "angle", "size", "fit", "width", "height", "filter", "fill" and
     /// "circle" (true).
     static func resampling(from json: JSONValue) -> Result<CropJob.Resampling, LineProblem> {
-        var parsed = ParsedArguments()
-        for key in ["angle", "size", "fit", "width", "height", "filter", "fill"] {
+        var request = ResamplingRequest()
+        for key in ResamplingRequest.fields {
             switch json[key] {
-            case .number(let text, _)?: parsed.values[key] = text
-            case .string(let text)?: parsed.values[key] = text
+            case .number(let text, _)?: request.set(key, to: text)
+            case .string(let text)?: request.set(key, to: text)
             case nil: break
             default: return .failure(LineProblem(text: "\"\(key)\" must be a number or a string"))
             }
         }
-        if case .bool(true)? = json["circle"] { parsed.flags.insert("circle") }
-        do throws(UsageError) {
-            return .success(try ResampleOptions.resampling(parsed))
+        if case .bool(true)? = json["circle"] { request.circle = true }
+        do throws(ResamplingRequestError) {
+            return .success(try request.resampling())
         } catch {
-            // The flags' names become the members' ("--fit" is "fit").
-            var text = error.message
-            if let regex = try? NSRegularExpression(pattern: "--([a-z][a-z-]*)") {
-                text = regex.stringByReplacingMatches(
-                    in: text, range: NSRange(text.startIndex..., in: text),
-                    withTemplate: "\"$1\"")
-            }
-            return .failure(LineProblem(text: text))
+            return .failure(LineProblem(text: error.message { "\"\($0)\"" }))
         }
     }
 

@@ -61,7 +61,6 @@ extension HEIFFileInfo: FormatReader {
         if let exif { metadata.exif.append(exif) }
         if let xmp { metadata.xmp.append(String(decoding: xmp, as: UTF8.self)) }
         metadata.iccProfile = iccProfile
-        metadata.embedded = try leakFindings(in: input)
         return metadata
     }
 

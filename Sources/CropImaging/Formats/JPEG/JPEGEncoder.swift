@@ -260,21 +260,13 @@ final class PipelinedJPEGEncode: RowConsumer, @unchecked Sendable {
     /// The bytes written, once ``end(succeeded:)`` returned.
     var bytes: Int { encode?.bytes ?? 0 }
 
-    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
-        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
-    {
-        let started = RingJPEGEncode(
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError) {
+        encode = RingJPEGEncode(
             width: width, height: height, channels: channels, coding: coding, markers: markers,
             reading: pixels, writeJFIF: false, to: sink)
-        encode = started
-        return (
-            { context, rows in
-                guard let context else { return }
-                Unmanaged<RingJPEGEncode>.fromOpaque(context).takeUnretainedValue()
-                    .produced(upTo: Int(rows))
-            }, Unmanaged.passUnretained(started).toOpaque()
-        )
     }
+
+    func rowsReady(_ rows: Int) { encode?.produced(upTo: rows) }
 
     func end(succeeded: Bool) throws(ImagingError) {
         try encode?.finish(succeeded: succeeded)
@@ -346,9 +338,7 @@ final class RingJPEGEncode: @unchecked Sendable {
 
     private func start(reading pixels: UnsafePointer<UInt8>?) {
         let address = UInt(bitPattern: pixels)
-        let thread = Thread { [self] in encode(UnsafePointer(bitPattern: address)) }
-        thread.stackSize = 1 << 20
-        thread.start()
+        _ = StageThread { [self] in encode(UnsafePointer(bitPattern: address)) }
     }
 
     deinit { if ringRows > 0 { ring.deallocate() } }

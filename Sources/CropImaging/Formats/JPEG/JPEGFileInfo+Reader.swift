@@ -74,7 +74,6 @@ extension JPEGFileInfo: FormatReader {
             }
         }
         metadata.iccProfile = iccProfile
-        metadata.embedded = try leakFindings(in: input)
         return metadata
     }
 

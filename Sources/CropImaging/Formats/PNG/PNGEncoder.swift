@@ -92,8 +92,8 @@ public struct PNGEncoder: Sendable {
                 guard let pixels = buffer.baseAddress else {
                     throw .outOfMemory(detail: "no pixels to compress")
                 }
-                let (ready, context) = try stream.begin(pixels: pixels)
-                ready(context, UInt32(image.height))
+                try stream.begin(pixels: pixels)
+                stream.rowsReady(image.height)
                 try stream.end(succeeded: true)
             }
             return Written(bytes: stream.written, bandLevels: stream.bandLevels)

@@ -1,5 +1,4 @@
 import CropGeometry
-import Dispatch
 
 extension PNGFileInfo: FormatReader {
     static var format: ImageFormat { .png }
@@ -74,7 +73,6 @@ extension PNGFileInfo: FormatReader {
         metadata.iccProfile = carriedChunks.first(where: { $0.type == "iCCP" }).flatMap {
             ICCProfile.profile(fromICCP: $0)
         }
-        metadata.embedded = try leakFindings(in: input)
         return metadata
     }
 
@@ -122,15 +120,13 @@ extension PNGFileInfo: FormatReader {
     ) throws(ImagingError) -> T {
         guard !deferredCRCs.isEmpty else { return try body() }
         let outcome = CRCOutcome()
-        let done = DispatchSemaphore(value: 0)
         let info = self
-        DispatchQueue.global().async {
+        let check = StageThread {
             do throws(ImagingError) {
                 try info.checkDeferredCRCs(in: input)
             } catch {
                 outcome.failure = error
             }
-            done.signal()
         }
         let result: Result<T, ImagingError>
         do throws(ImagingError) {
@@ -138,14 +134,14 @@ extension PNGFileInfo: FormatReader {
         } catch {
             result = .failure(error)
         }
-        done.wait()
+        check.join()
         if let failure = outcome.failure { throw failure }
         return try result.get()
     }
 }
 
-/// What the CRC thread found; written before its semaphore is signalled and
-/// read only after the wait, so no lock is needed.
+/// What the CRC thread found; written before the thread ends and read only
+/// after it is joined, so no lock is needed.
 private final class CRCOutcome: @unchecked Sendable {
     var failure: ImagingError?
 }

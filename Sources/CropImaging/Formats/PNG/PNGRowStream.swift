@@ -60,11 +60,8 @@ final class PNGRowStream: RowConsumer {
 
     /// Starts compressing `pixels` (`height` rows, packed as the file stores
     /// them), which must stay valid and unchanged in each row once reported,
-    /// until ``end(succeeded:)``. Returns the callback to report finished
-    /// rows to (`ck_stream_rows_ready`) and its context.
-    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError)
-        -> (ready: ck_rows_ready_fn, context: UnsafeMutableRawPointer?)
-    {
+    /// until ``end(succeeded:)``.
+    func begin(pixels: UnsafePointer<UInt8>) throws(ImagingError) {
         var config = ck_stream_config()
         config.pixels = pixels
         config.row_bytes = rowBytes
@@ -91,7 +88,13 @@ final class PNGRowStream: RowConsumer {
             throw .outOfMemory(detail: "cannot start compressing the image data")
         }
         self.handle = handle
-        return (ck_stream_rows_ready_callback, UnsafeMutableRawPointer(handle))
+    }
+
+    /// Hands the finished rows to the stream's threads
+    /// (`ck_stream_rows_ready`).
+    func rowsReady(_ rows: Int) {
+        guard let handle else { return }
+        ck_stream_rows_ready_callback(UnsafeMutableRawPointer(handle), UInt32(rows))
     }
 
     /// Ends the stream after the decode: ``finish(abandon:)`` with `abandon`
