@@ -61,10 +61,7 @@ extension CropPlan {
             flat, coding: coding, markers: markers, writeJFIF: true, to: sink)
         return report(
             bytes: bytes, warnings: warnings,
-            jpeg: JPEGWriteReport(
-                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                tables: "quality \(quality)", progressive: false, arithmetic: false,
-                metadata: entries))
+            jpeg: .reencoded(quality: quality, metadata: entries))
     }
 
     /// A resampled crop of 8-bit opaque gray or RGB rendered a band of rows
@@ -97,10 +94,7 @@ extension CropPlan {
         try ring.finish(succeeded: true)
         return report(
             bytes: ring.bytes, warnings: warnings,
-            jpeg: JPEGWriteReport(
-                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                tables: "quality \(quality)", progressive: false, arithmetic: false,
-                metadata: entries))
+            jpeg: .reencoded(quality: quality, metadata: entries))
     }
 
     /// Resampled JPEGs of an upright JPEG made in one pass: the union of
@@ -181,10 +175,8 @@ extension CropPlan {
                 plans[index].report(
                     bytes: rings[index].bytes,
                     warnings: decoded.warnings + parts[index].warnings,
-                    jpeg: JPEGWriteReport(
-                        method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                        tables: "quality \(parts[index].quality)", progressive: false,
-                        arithmetic: false, metadata: parts[index].entries)))
+                    jpeg: .reencoded(quality: parts[index].quality, metadata: parts[index].entries))
+            )
         }
         return reports
     }
@@ -271,7 +263,8 @@ extension CropPlan {
         return (markers, entries)
     }
 
-    /// The quality (the encoder's, or the default) and its coding, 4:2:0.
+    /// The quality (the encoder's, or the default) and its coding, 4:2:0:
+    /// how every route that makes new JPEG pixels encodes them.
     private static func resampledJPEGCoding(_ encoder: JPEGEncoder, gray: Bool) -> (
         Int, ck_jpeg_coding
     ) {
@@ -298,19 +291,13 @@ extension CropPlan {
         // named intermediate alive to the end of its scope).
         decoded.image = decoded.image.eightBitOpaque(warnings: &warnings)
         decoded.image = decoded.image.oriented(orientation)
-        let quality = encoder.quality ?? JPEGEncoder.defaultQuality
-        let gray = decoded.image.colorType == .gray
-        let coding = JPEGEncoder.qualityCoding(
-            quality, horizontal: gray ? [1] : [2, 1, 1], vertical: gray ? [1] : [2, 1, 1],
-            progressive: false)
+        let (quality, coding) = Self.resampledJPEGCoding(
+            encoder, gray: decoded.image.colorType == .gray)
         let bytes = try encoder.encode(
             decoded.image, coding: coding, markers: markers, writeJFIF: true, to: sink)
         return report(
             bytes: bytes, warnings: warnings,
-            jpeg: JPEGWriteReport(
-                method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
-                tables: "quality \(quality)", progressive: false, arithmetic: false,
-                metadata: entries))
+            jpeg: .reencoded(quality: quality, metadata: entries))
     }
 
     /// The crop, and the photo's gain map cropped by the same rect (scaled

@@ -30,4 +30,15 @@ public struct JPEGWriteReport: Hashable, Sendable {
     public var arithmetic: Bool
     /// What became of each piece of the source's metadata.
     public var metadata: [MetadataEntry]
+
+    /// A crop encoded again at `quality` (the encoder's, or the default),
+    /// with `metadata` written as the entries say: every route that makes
+    /// new JPEG pixels (resampled, streamed, overlapped, from another
+    /// format) reports through this one.
+    static func reencoded(quality: Int, metadata: [MetadataEntry]) -> JPEGWriteReport {
+        JPEGWriteReport(
+            method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
+            tables: "quality \(quality)", progressive: false, arithmetic: false,
+            metadata: metadata)
+    }
 }
