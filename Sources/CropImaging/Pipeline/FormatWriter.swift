@@ -31,6 +31,10 @@ protocol FormatWriter: Sendable {
     /// refused, whether it is grown to it.
     func losslessCopy(from source: ImageSource) -> LosslessCopy?
 
+    /// How this writer makes `plan`'s crop: a copy of the source's coded
+    /// data, or pixels through stages.
+    func strategy(for plan: CropPlan) -> CropStrategy
+
     /// Refuses, before anything is decoded, a job this format cannot hold
     /// for `source`.
     ///

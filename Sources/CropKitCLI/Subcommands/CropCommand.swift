@@ -506,6 +506,9 @@ struct CropCommand: Subcommand {
             .init("input", .string(input)),
             .init("source", .object(sourceMembers)),
             .init("mapping", mapping),
+            // How the writer made it: a copy of the coded data, or pixels
+            // through stages.
+            .init("strategy", .string(plan.strategy.description)),
             .init("written", writtenJSON(report)),
             // Where the written file says the photo was taken (read back):
             // empty when it says nothing; --strip location empties it.

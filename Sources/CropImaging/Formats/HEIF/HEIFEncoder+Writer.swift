@@ -46,6 +46,14 @@ extension HEIFEncoder: FormatWriter {
         }
     }
 
+    /// The source's tiles, always (a job HEIC cannot hold was refused by
+    /// ``check(_:for:)``).
+    func strategy(for plan: CropPlan) -> CropStrategy {
+        guard let info = plan.source.header as? HEIFFileInfo else { return .pixels([]) }
+        return .tileCopy(
+            grid: PixelSize(width: info.layout.tileWidth, height: info.layout.tileHeight))
+    }
+
     func export(_ plan: CropPlan, to sink: some ByteSink) throws(ImagingError) -> CropReport {
         try plan.exportHEIF(self, to: sink)
     }

@@ -2,15 +2,12 @@ internal import CImagingShims
 import CropGeometry
 
 extension CropPlan {
-    /// Whether this plan's JPEG crop is made in the DCT domain: a JPEG
-    /// source, no quality asked for, the stored rect's top-left corner on
-    /// the source's block grid.
+    /// Whether this plan's JPEG crop is made in the DCT domain: the
+    /// writer's strategy is a coefficient copy (a JPEG source, no quality
+    /// asked for, the stored rect's top-left corner on its block grid).
     var isDCTDomainCrop: Bool {
-        guard let encoder = format.encoder(JPEGEncoder.self), encoder.quality == nil,
-            let info = source.header as? JPEGFileInfo
-        else { return false }
-        let grid = info.blockGrid
-        return stored.x % grid.width == 0 && stored.y % grid.height == 0
+        if case .coefficientCopy = strategy { return true }
+        return false
     }
 
     /// The JPEG export: in the DCT domain where the rect allows it, else

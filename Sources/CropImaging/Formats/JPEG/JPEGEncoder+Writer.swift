@@ -19,6 +19,18 @@ extension JPEGEncoder: FormatWriter {
             grid: info.blockGrid, required: method == .lossless, snaps: snapsToBlocks)
     }
 
+    /// The source's coefficients where the rect's top-left corner lies on
+    /// a JPEG source's iMCU grid and no quality was asked for; else pixels,
+    /// flattened to 8-bit opaque.
+    func strategy(for plan: CropPlan) -> CropStrategy {
+        if plan.resampling == nil, quality == nil, let info = plan.source.header as? JPEGFileInfo,
+            plan.stored.x % info.blockGrid.width == 0, plan.stored.y % info.blockGrid.height == 0
+        {
+            return .coefficientCopy(grid: info.blockGrid)
+        }
+        return .pixels(plan.pixelStages(flattens: true))
+    }
+
     func export(_ plan: CropPlan, to sink: some ByteSink) throws(ImagingError) -> CropReport {
         try plan.exportJPEG(self, to: sink)
     }

@@ -11,6 +11,12 @@ extension PNGEncoder: FormatWriter {
 
     init() { self.init(compressor: .automatic) }
 
+    /// Pixels, always: PNG keeps every sample as it is, so nothing is
+    /// flattened.
+    func strategy(for plan: CropPlan) -> CropStrategy {
+        .pixels(plan.pixelStages(flattens: false))
+    }
+
     /// A PNG input keeps its colour type, bit depth, palette, tRNS and
     /// colour chunks; a JPEG input gives 8-bit gray or RGB with its ICC
     /// profile as iCCP. The decoder feeds the encoder row by row where the
