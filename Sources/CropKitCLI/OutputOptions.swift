@@ -51,21 +51,25 @@ enum OutputOptions {
     )
         throws(UsageError) -> OutputFormat
     {
-        let choices = "png (.png), jpeg (.jpg, .jpeg) or heic (.heic, .heif)"
+        // The registered formats, as the messages name them.
+        let choices = listing(
+            OutputFormat.choices.map { format in
+                "\(format.name) (\(format.extensions.map { "." + $0 }.joined(separator: ", ")))"
+            })
         var name = parsed.values["format"]?.lowercased()
         if let given = name, OutputFormat(name: given) == nil {
             throw UsageError(message: "unknown --format '\(given)'; use \(choices)")
         }
-        if name == "jpg" { name = "jpeg" }
-        if name == "heif" { name = "heic" }
+        name = name.flatMap { OutputFormat(name: $0)?.name }
         if output == "-" {
             guard name != nil else {
-                throw UsageError(message: "-o - needs --format png, --format jpeg or --format heic")
+                throw UsageError(
+                    message: "-o - needs " + listing(OutputFormat.names.map { "--format \($0)" }))
             }
         } else {
             let pathExtension = try checkOutputPath(
-                output, extensions: ["png", "jpg", "jpeg", "heic", "heif"],
-                format: "PNG, JPEG or HEIC")
+                output, extensions: OutputFormat.extensions,
+                format: listing(OutputFormat.names.map { $0.uppercased() }))
             let byExtension = OutputFormat(name: pathExtension)?.name
             if let name, let byExtension, name != byExtension {
                 throw UsageError(
@@ -128,6 +132,12 @@ enum OutputOptions {
                 quality: quality,
                 snapsToBlocks: parsed.flags.contains("snap-to-blocks"),
                 metadata: try metadataPolicy(parsed)))
+    }
+
+    /// "a, b or c".
+    static func listing(_ words: [String]) -> String {
+        guard let last = words.last else { return "" }
+        return words.count == 1 ? last : words.dropLast().joined(separator: ", ") + " or " + last
     }
 
     /// The metadata policy of `--strip` and `--keep-makernote`.

@@ -26,4 +26,11 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
 
     /// Every format CropKit reads, in the registry's order.
     public static var all: [ImageFormat] { FormatRegistry.readers.map { $0.format } }
+
+    /// The formats CropKit reads, for a sentence: "PNG, JPEG or HEIF".
+    public static var readable: String {
+        let names = all.map(\.name)
+        guard let last = names.last else { return "" }
+        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " or " + last
+    }
 }

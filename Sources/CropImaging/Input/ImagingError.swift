@@ -162,7 +162,7 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(format.uppercased()) encoding failed: \(detail)"
         case .notARegularFile(let path): "'\(path)' is not a regular file"
         case .unknownFormat(let path):
-            "'\(path)' is not a PNG, JPEG or HEIF file (unknown signature)"
+            "'\(path)' is not a \(ImageFormat.readable) file (unknown signature)"
         case .corrupt(_, let detail): detail
         case .recoverableCorruption(let format, let detail):
             "\(format.name) data is corrupt: \(detail) (data the decoder can step over)"

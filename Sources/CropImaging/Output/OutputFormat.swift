@@ -22,6 +22,12 @@ public struct OutputFormat: Sendable {
     /// "jpeg", "heic", "heif").
     public static var extensions: [String] { FormatRegistry.writers.flatMap { $0.names } }
 
+    /// Each format's name with the file extensions that choose it, in the
+    /// registry's order: ("jpeg", ["jpg", "jpeg"]).
+    public static var choices: [(name: String, extensions: [String])] {
+        FormatRegistry.writers.map { ($0.name, $0.names) }
+    }
+
     /// The format `name` (or a file extension: `png`, `jpg`, `jpeg`, `heic`,
     /// `heif`) stands for, with default settings, if any; any case.
     public init?(name: String) {
