@@ -149,6 +149,7 @@ final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
     private let resampler: Resampler
     private let origin: PixelRect<ImagePixels>
     private let scale: Int
+    private let offset: (x: Double, y: Double)
     private let colorType: PNGColorType
     private let ring: RingJPEGEncode
     private let lock = NSCondition()
@@ -159,12 +160,13 @@ final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
 
     init(
         crop: StraightenedCrop, resampler: Resampler, origin: PixelRect<ImagePixels>,
-        scale: Int, colorType: PNGColorType, ring: RingJPEGEncode
+        scale: Int, offset: (x: Double, y: Double), colorType: PNGColorType, ring: RingJPEGEncode
     ) {
         self.crop = crop
         self.resampler = resampler
         self.origin = origin
         self.scale = scale
+        self.offset = offset
         self.colorType = colorType
         self.ring = ring
     }
@@ -209,7 +211,7 @@ final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
         for start in stride(from: 0, to: height, by: band) {
             let rows = start..<min(height, start + band)
             let needed = resampler.regionRowsNeeded(
-                crop, rows: rows, at: origin, scale: scale, offset: (0, 0))
+                crop, rows: rows, at: origin, scale: scale, offset: offset)
             lock.lock()
             while decodedRows < needed && !decodeEnded { lock.wait() }
             let ready = decodedRows >= needed
@@ -220,7 +222,7 @@ final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
             }
             ring.waitForSpace(rows)
             resampler.render(
-                crop, from: region, at: origin, scale: scale, offset: (0, 0), rows: rows,
+                crop, from: region, at: origin, scale: scale, offset: offset, rows: rows,
                 ringRows: ring.ringRows, into: ring.ring)
             ring.produced(upTo: rows.upperBound)
         }

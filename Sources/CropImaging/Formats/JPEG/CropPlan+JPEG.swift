@@ -61,57 +61,24 @@ extension CropPlan {
             jpeg: .reencoded(quality: quality, metadata: entries))
     }
 
-    /// A resampled crop of 8-bit opaque gray or RGB rendered a band of rows
-    /// at a time (`render(rows, ringRows, ring)`) into a ring the encoder
-    /// drains on a thread of its own: the output is encoded while it is
-    /// made and never held whole.
-    func streamResampledJPEG(
-        gray: Bool, encoder: JPEGEncoder, warnings given: [String], to sink: some ByteSink,
-        render: (Range<Int>, Int, UnsafeMutableBufferPointer<UInt8>) -> Void
-    ) throws(ImagingError) -> CropReport {
-        var warnings = given
-        let (markers, entries) = try resampledJPEGMetadata(encoder, warnings: &warnings)
-        var (quality, coding) = Self.resampledJPEGCoding(encoder, gray: gray)
-        // Standard Huffman tables, as libvips and Pillow write by default:
-        // optimized ones need every coefficient of the output held at once
-        // (27 MB for 3000x3000), which streaming exists to avoid; the file
-        // is a few percent larger.
-        coding.optimize = 0
-        let (width, height) = (outputSize.width, outputSize.height)
-        let band = 16
-        let ring = RingJPEGEncode(
-            width: width, height: height, channels: gray ? 1 : 3, coding: coding,
-            markers: markers, ringRows: 4 * band, to: sink)
-        for start in stride(from: 0, to: height, by: band) {
-            let rows = start..<min(height, start + band)
-            ring.waitForSpace(rows)
-            render(rows, ring.ringRows, ring.ring)
-            ring.produced(upTo: rows.upperBound)
-        }
-        try ring.finish(succeeded: true)
-        return report(
-            bytes: ring.bytes, warnings: warnings,
-            jpeg: .reencoded(quality: quality, metadata: entries))
-    }
-
-    /// Resampled JPEGs of an upright JPEG made in one pass: the union of
-    /// their read rects (`stored`, decoded at 1/`shrink`) is decoded once on
-    /// this thread while each plan's renderer renders its bands as soon as
-    /// the region rows they read are decoded, each into the ring of its own
-    /// encoder writing to its sink. Decoding, rendering and encoding share
-    /// the cores. A single crop is the case of one plan.
+    /// The one route of a resampled JPEG rendered in bands: each plan's
+    /// renderer (``OverlappedRenderer``, on a thread of its own) renders a
+    /// band of 16 output rows as soon as the region rows its samples read
+    /// are there, into the ring of its own encoder, which libjpeg drains on
+    /// another thread: the output is encoded while it is made and never
+    /// held whole. `feed` gives the renderers their region's rows (a decode
+    /// in progress, or a region already decoded) and returns the decode's
+    /// warnings. A single crop is the case of one plan.
     ///
     /// - Precondition: every plan writes JPEG, is resampled, not cut to an
-    ///   ellipse, and sees this upright JPEG.
-    static func overlappedResampledJPEGs(
-        _ plans: [CropPlan], into sinks: [any ByteSink], union stored: PixelRect<StoredPixels>,
-        shrink: Int, info: JPEGFileInfo
+    ///   ellipse, and renders 8-bit opaque `gray` or RGB from a region of
+    ///   that colour type at `origin` (in the grid shrunk by `scale`, the
+    ///   image's corner at `offset`).
+    static func ringResampledJPEGs(
+        _ plans: [CropPlan], into sinks: [any ByteSink], gray: Bool,
+        region origin: PixelRect<ImagePixels>, scale: Int, offset: (x: Double, y: Double),
+        feed: ([OverlappedRenderer]) throws(ImagingError) -> [String]
     ) throws(ImagingError) -> [CropReport] {
-        let source = plans[0].source
-        let rect = stored.shrunk(by: shrink, within: source.storedSize).rect
-        let region = PixelRect<ImagePixels>(
-            x: rect.x, y: rect.y, width: rect.width, height: rect.height)
-        let gray = info.components == 1
         // Everything that can fail comes first: no encoder thread starts
         // until every header is made.
         var parts:
@@ -121,14 +88,15 @@ extension CropPlan {
             )] = []
         for plan in plans {
             guard let encoder = plan.format.encoder(JPEGEncoder.self) else {
-                preconditionFailure("an overlapped resample writes JPEG")
+                preconditionFailure("a ring resample writes JPEG")
             }
             var warnings: [String] = []
             let (markers, entries) = try plan.resampledJPEGMetadata(encoder, warnings: &warnings)
             var (quality, coding) = Self.resampledJPEGCoding(encoder, gray: gray)
             // Standard Huffman tables, as libvips and Pillow write by
             // default: optimized ones need every coefficient of the output
-            // held at once, which streaming exists to avoid.
+            // held at once (27 MB for 3000x3000), which streaming exists to
+            // avoid; the file is a few percent larger.
             coding.optimize = 0
             parts.append((warnings, entries, quality, markers, coding))
         }
@@ -136,7 +104,7 @@ extension CropPlan {
         var renderers: [OverlappedRenderer] = []
         for (index, plan) in plans.enumerated() {
             guard let resample = plan.resampling else {
-                preconditionFailure("an overlapped resample has a resampling")
+                preconditionFailure("a ring resample has a resampling")
             }
             let ring = RingJPEGEncode(
                 width: plan.outputSize.width, height: plan.outputSize.height,
@@ -148,16 +116,12 @@ extension CropPlan {
             rings.append(ring)
             renderers.append(
                 OverlappedRenderer(
-                    crop: resample.crop, resampler: resampler, origin: region, scale: shrink,
-                    colorType: gray ? .gray : .rgb, ring: ring))
+                    crop: resample.crop, resampler: resampler, origin: origin, scale: scale,
+                    offset: offset, colorType: gray ? .gray : .rgb, ring: ring))
         }
-        let decoded: DecodedImage
+        let decodeWarnings: [String]
         do throws(ImagingError) {
-            decoded = try JPEGDecoder.decode(
-                source.input, info: info, rect: rect, limits: source.limits,
-                lenient: plans[0].lenient,
-                rows: renderers.count == 1 ? renderers[0] : FanOutRows(renderers),
-                scaleDenominator: shrink)
+            decodeWarnings = try feed(renderers)
         } catch {
             for ring in rings { try? ring.finish(succeeded: false) }
             throw error
@@ -170,12 +134,57 @@ extension CropPlan {
             }
             reports.append(
                 plans[index].report(
-                    bytes: rings[index].bytes,
-                    warnings: decoded.warnings + parts[index].warnings,
+                    bytes: rings[index].bytes, warnings: decodeWarnings + parts[index].warnings,
                     jpeg: .reencoded(quality: parts[index].quality, metadata: parts[index].entries))
             )
         }
         return reports
+    }
+
+    /// Resampled JPEGs of an upright JPEG made in one pass: the union of
+    /// their read rects (`stored`, decoded at 1/`shrink`) is decoded once on
+    /// this thread while the renderers render (``ringResampledJPEGs``).
+    /// Decoding, rendering and encoding share the cores.
+    static func overlappedResampledJPEGs(
+        _ plans: [CropPlan], into sinks: [any ByteSink], union stored: PixelRect<StoredPixels>,
+        shrink: Int, info: JPEGFileInfo
+    ) throws(ImagingError) -> [CropReport] {
+        let source = plans[0].source
+        let rect = stored.shrunk(by: shrink, within: source.storedSize).rect
+        let region = PixelRect<ImagePixels>(
+            x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+        return try ringResampledJPEGs(
+            plans, into: sinks, gray: info.components == 1, region: region, scale: shrink,
+            offset: (0, 0)
+        ) { renderers throws(ImagingError) in
+            try JPEGDecoder.decode(
+                source.input, info: info, rect: rect, limits: source.limits,
+                lenient: plans[0].lenient,
+                rows: renderers.count == 1 ? renderers[0] : FanOutRows(renderers),
+                scaleDenominator: shrink
+            ).warnings
+        }
+    }
+
+    /// A resampled JPEG from a region already decoded (``ringResampledJPEGs``
+    /// with every region row there from the start).
+    func ringResampledJPEG(from region: ResamplingRegion, gray: Bool, to sink: some ByteSink)
+        throws(ImagingError) -> CropReport
+    {
+        try Self.ringResampledJPEGs(
+            [self], into: [sink], gray: gray, region: region.origin, scale: region.shrink,
+            offset: region.offset
+        ) { renderers throws(ImagingError) in
+            try region.pixels.samples.withUnsafeBufferPointer { samples throws(ImagingError) in
+                guard let pixels = samples.baseAddress else { return }
+                for renderer in renderers {
+                    try renderer.begin(pixels: pixels)
+                    renderer.rowsReady(region.origin.height)
+                    try renderer.end(succeeded: true)
+                }
+            }
+            return region.warnings
+        }[0]
     }
 
     /// Resampled JPEG variants of an upright JPEG, every one of them, in one

@@ -61,14 +61,10 @@ extension JPEGEncoder: FormatWriter {
         var resampler = resample.resampler
         if resampler.fill == .transparent { resampler.fill = .rgb(255, 255, 255) }
         let colorType = resampler.outputColorType(resample.crop, region: region.pixels)
-        if !resample.ellipse, region.pixels.bitDepth == 8, colorType == .rgb || colorType == .gray {
-            return try plan.streamResampledJPEG(
-                gray: colorType == .gray, encoder: self, warnings: region.warnings, to: sink
-            ) { rows, ringRows, ring in
-                resampler.render(
-                    resample.crop, from: region.pixels, at: region.origin, scale: region.shrink,
-                    offset: region.offset, rows: rows, ringRows: ringRows, into: ring)
-            }
+        if !resample.ellipse, region.pixels.bitDepth == 8, colorType == .rgb || colorType == .gray,
+            region.pixels.colorType == colorType
+        {
+            return try plan.ringResampledJPEG(from: region, gray: colorType == .gray, to: sink)
         }
         let rendered = plan.render(resample, from: region, resampler: resampler)
         return try plan.encodeResampledJPEG(
