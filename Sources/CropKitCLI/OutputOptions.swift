@@ -79,21 +79,28 @@ enum OutputOptions {
             }
             name = name ?? byExtension
         }
-        var png = try CompressionOptions.encoder(parsed, threads: threads)
-        png.metadata = try metadataPolicy(parsed)
-        let jpegFlags =
-            ["lossless", "snap-to-blocks", "keep-makernote"].filter { parsed.flags.contains($0) }
-            + ["quality", "gain-map"].filter { parsed.values[$0] != nil }
-        if name == "png" {
-            if let flag = jpegFlags.first, !mixed {
-                throw UsageError(message: "--\(flag) is for JPEG output; this output is PNG")
-            }
-            return .png(png)
+        var settings = EncoderSettings()
+        settings.compression = try CompressionOptions.encoder(parsed, threads: threads)
+        settings.metadata = try metadataPolicy(parsed)
+        guard let name, let chosen = OutputFormat(name: name, settings: EncoderSettings()) else {
+            preconditionFailure("a checked output has a format")
         }
-        if let flag = ["compressor", "level"].first(where: { parsed.values[$0] != nil }), !mixed {
+        // A flag for a format this output is not is a usage error (a batch,
+        // whose lines write several formats, applies it where it fits).
+        let given: [(flag: String, setting: EncoderSetting)] =
+            [
+                ("lossless", .lossless), ("snap-to-blocks", .snapsToBlocks),
+                ("keep-makernote", .keepMakerNote),
+            ].filter { parsed.flags.contains($0.0) }
+            + [("quality", .quality), ("compressor", .compression), ("level", .compression)]
+            .filter { parsed.values[$0.0] != nil }
+            // Every format but JPEG drops a gain map: only "crop" asks more.
+            + (parsed.values["gain-map"] == "crop" ? [("gain-map", .gainMap)] : [])
+        if !mixed, let wrong = given.first(where: { !chosen.accepts.contains($0.setting) }) {
+            let takers = OutputFormat.names(accepting: wrong.setting).map { $0.uppercased() }
             throw UsageError(
                 message:
-                    "--\(flag) is for PNG output; this output is \(name == "heic" ? "HEIC" : "JPEG")"
+                    "--\(wrong.flag) is for \(listing(takers)) output; this output is \(chosen.name.uppercased())"
             )
         }
         if parsed.flags.contains("lossless") && parsed.flags.contains("snap-to-blocks") {
@@ -102,7 +109,6 @@ enum OutputOptions {
                     "--lossless and --snap-to-blocks do not go together: one refuses, the other grows the rect"
             )
         }
-        var quality: Int?
         if let text = parsed.values["quality"] {
             guard let value = Int(text), (1...100).contains(value) else {
                 throw UsageError(
@@ -111,27 +117,14 @@ enum OutputOptions {
             if parsed.flags.contains("lossless") {
                 throw UsageError(message: "--quality re-encodes; it does not go with --lossless")
             }
-            quality = value
+            settings.quality = value
         }
-        if name == "heic" {
-            if parsed.values["gain-map"] == "crop", !mixed {
-                throw UsageError(
-                    message:
-                        "--gain-map crop is for JPEG output; a HEIC crop drops the photo's gain map (write .jpg from a JPEG to keep one)"
-                )
-            }
-            return .heif(
-                HEIFEncoder(
-                    method: parsed.flags.contains("lossless") ? .lossless : .automatic,
-                    quality: quality ?? 90, snapsToBlocks: parsed.flags.contains("snap-to-blocks"),
-                    metadata: try metadataPolicy(parsed)))
+        settings.lossless = parsed.flags.contains("lossless")
+        settings.snapsToBlocks = parsed.flags.contains("snap-to-blocks")
+        guard let format = OutputFormat(name: name, settings: settings) else {
+            preconditionFailure("a checked output has a format")
         }
-        return .jpeg(
-            JPEGEncoder(
-                method: parsed.flags.contains("lossless") ? .lossless : .automatic,
-                quality: quality,
-                snapsToBlocks: parsed.flags.contains("snap-to-blocks"),
-                metadata: try metadataPolicy(parsed)))
+        return format
     }
 
     /// "a, b or c".

@@ -347,7 +347,7 @@ extension CommandLineHabitsTests {
             "crop", source.path, "-o", folder.appendingPathComponent("x.png").path, "--pixels",
             "0,0,8,8", "--quality", "80")
         #expect(pngOnly.status == 64)
-        #expect(pngOnly.err.contains("--quality is for JPEG output; this output is PNG"))
+        #expect(pngOnly.err.contains("--quality is for JPEG or HEIC output; this output is PNG"))
         let manifest = folder.appendingPathComponent("m.jsonl")
         try """
         {"input":"photo.jpg","output":"a.jpg","pixels":{"x":0,"y":0,"width":16,"height":16}}

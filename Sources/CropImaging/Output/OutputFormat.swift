@@ -38,6 +38,25 @@ public struct OutputFormat: Sendable {
         self.writer = writer.init()
     }
 
+    /// The format `name` (or a file extension) stands for, with
+    /// `settings`, if any; any case.
+    public init?(name: String, settings: EncoderSettings) {
+        let name = name.lowercased()
+        guard let writer = FormatRegistry.writers.first(where: { $0.names.contains(name) }) else {
+            return nil
+        }
+        self.writer = writer.init(settings: settings)
+    }
+
+    /// The settings this format takes.
+    public var accepts: Set<EncoderSetting> { type(of: writer).settings }
+
+    /// The names of the formats that take `setting`, in the registry's
+    /// order.
+    public static func names(accepting setting: EncoderSetting) -> [String] {
+        FormatRegistry.writers.filter { $0.settings.contains(setting) }.map { $0.name }
+    }
+
     /// The encoder's settings when they are of type `Encoder`
     /// (`format.encoder(JPEGEncoder.self)?.quality`), else `nil`.
     public func encoder<Encoder>(_ type: Encoder.Type) -> Encoder? { writer as? Encoder }

@@ -19,6 +19,12 @@ protocol FormatWriter: Sendable {
     /// The default settings.
     init()
 
+    /// The settings this format takes.
+    static var settings: Set<EncoderSetting> { get }
+
+    /// The writer for `settings` (those it does not take are ignored).
+    init(settings: EncoderSettings)
+
     /// What is kept of the source's metadata.
     var metadata: MetadataPolicy { get }
 

@@ -12,6 +12,17 @@ extension HEIFEncoder: FormatWriter {
 
     init() { self.init(method: .automatic) }
 
+    static var settings: Set<EncoderSetting> {
+        [.quality, .lossless, .snapsToBlocks, .keepMakerNote]
+    }
+
+    /// Edge tiles at quality 90 unless one is given.
+    init(settings: EncoderSettings) {
+        self.init(
+            method: settings.lossless ? .lossless : .automatic, quality: settings.quality ?? 90,
+            snapsToBlocks: settings.snapsToBlocks, metadata: settings.metadata)
+    }
+
     /// HEIC is written by copying a HEIC's tiles, never by encoding a whole
     /// image: a turned, resized or circled crop is written as PNG or JPEG.
     var writesResampledCrops: Bool { false }

@@ -11,6 +11,16 @@ extension JPEGEncoder: FormatWriter {
 
     init() { self.init(method: .automatic) }
 
+    static var settings: Set<EncoderSetting> {
+        [.quality, .lossless, .snapsToBlocks, .gainMap, .keepMakerNote]
+    }
+
+    init(settings: EncoderSettings) {
+        self.init(
+            method: settings.lossless ? .lossless : .automatic, quality: settings.quality,
+            snapsToBlocks: settings.snapsToBlocks, metadata: settings.metadata)
+    }
+
     /// A JPEG source's coefficients, on its iMCU grid, unless a quality
     /// was asked for.
     func losslessCopy(from source: ImageSource) -> LosslessCopy? {

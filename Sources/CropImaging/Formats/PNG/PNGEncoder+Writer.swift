@@ -11,6 +11,13 @@ extension PNGEncoder: FormatWriter {
 
     init() { self.init(compressor: .automatic) }
 
+    static var settings: Set<EncoderSetting> { [.compression] }
+
+    init(settings: EncoderSettings) {
+        self = settings.compression
+        metadata = settings.metadata
+    }
+
     /// Pixels, always: PNG keeps every sample as it is, so nothing is
     /// flattened.
     func strategy(for plan: CropPlan) -> CropStrategy {

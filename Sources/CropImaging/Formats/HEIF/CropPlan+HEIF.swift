@@ -1,0 +1,388 @@
+internal import CImagingShims
+import CropGeometry
+
+extension CropPlan {
+    /// Where the rect's tiles are, and whether each must be encoded again.
+    struct HEIFTileCut {
+        let columns: ClosedRange<Int>
+        let rows: ClosedRange<Int>
+        /// The new grid's canvas.
+        let width: Int
+        let height: Int
+        /// The rect on the new canvas.
+        let aperture: PixelRect<StoredPixels>
+        /// The source tile indices, row by row, each with whether it holds
+        /// visible pixels beyond the rect.
+        var tiles: [(index: Int, fix: Bool)]
+    }
+
+    /// The tiles of `info` that the stored rect touches.
+    static func heifTileCut(_ info: HEIFFileInfo, stored: PixelRect<StoredPixels>) -> HEIFTileCut {
+        let layout = info.layout
+        let (tw, th) = (layout.tileWidth, layout.tileHeight)
+        let rect = PixelRect<StoredPixels>(
+            x: stored.x + info.origin.x, y: stored.y + info.origin.y, width: stored.width,
+            height: stored.height)
+        // What a tile codes is judged against the grid's whole canvas, not
+        // the source's own clean aperture: samples a source hides behind its
+        // `clap` (a file cropped by another tool) are still coded, and a
+        // copied tile would carry them (94.5 % of them equal to the original
+        // photo, as found). Samples beyond the canvas, the padding of the
+        // last row and column of tiles, are the encoder's (an iPhone's are
+        // black); `cropkit leaks` decodes and judges those.
+        let visible = PixelRect<StoredPixels>(
+            x: 0, y: 0, width: layout.width, height: layout.height)
+        let columns = rect.x / tw...(rect.maxX - 1) / tw
+        let rows = rect.y / th...(rect.maxY - 1) / th
+        var tiles: [(Int, Bool)] = []
+        for row in rows {
+            for column in columns {
+                // The tile's coded pixels on the canvas must all lie in
+                // the rect.
+                let x0 = max(column * tw, visible.x)
+                let x1 = min((column + 1) * tw, visible.maxX)
+                let y0 = max(row * th, visible.y)
+                let y1 = min((row + 1) * th, visible.maxY)
+                let inside = x0 >= rect.x && x1 <= rect.maxX && y0 >= rect.y && y1 <= rect.maxY
+                tiles.append((row * layout.columns + column, !inside))
+            }
+        }
+        let left = columns.lowerBound * tw
+        let top = rows.lowerBound * th
+        return HEIFTileCut(
+            columns: columns, rows: rows,
+            width: min((columns.upperBound + 1) * tw, layout.width) - left,
+            height: min((rows.upperBound + 1) * th, layout.height) - top,
+            aperture: PixelRect(
+                x: rect.x - left, y: rect.y - top, width: rect.width, height: rect.height),
+            tiles: tiles)
+    }
+
+    /// The HEIC export: the touched tiles copied into a smaller grid (edge
+    /// tiles that would carry pixels beyond the rect encoded again, unless
+    /// lossless), a `clap` cutting the rect, the orientation as `irot` and
+    /// `imir`, the colour and cleaned metadata.
+    func exportHEIF(_ encoder: HEIFEncoder, to sink: some ByteSink) throws(ImagingError)
+        -> CropReport
+    {
+        guard let info = source.header as? HEIFFileInfo else {
+            throw .unsupported(
+                format: source.format,
+                detail:
+                    "HEIC output is made from a HEIC source only (its tiles are copied, never encoded whole); write .png or .jpg"
+            )
+        }
+        guard info.alpha == nil else {
+            throw .unsupported(
+                format: .heif,
+                detail: "HEIC output of an image with alpha is not offered; write .png")
+        }
+        var cut = Self.heifTileCut(info, stored: stored)
+        // A tile is copied only when what it codes agrees with its `ispe`,
+        // its `hvcC` header and the grid: a copy of a malformed tile makes a
+        // file nothing can decode.
+        for (index, _) in cut.tiles {
+            let tile = info.layout.tiles[index]
+            let problem: String?
+            switch HEVCSequenceInfo.read(hvcC: tile.hvcC) {
+            case .failure(let failure): problem = failure.text
+            case .success(let sequence):
+                if sequence.width != tile.width || sequence.height != tile.height {
+                    problem =
+                        "it codes \(sequence.width)x\(sequence.height) pixels but its 'ispe' says \(tile.width)x\(tile.height)"
+                } else if sequence.chromaFormat != tile.chromaCode
+                    || sequence.chromaFormat != info.chromaCode
+                {
+                    problem =
+                        "its chroma format (\(sequence.chromaFormat)) is not the image's (\(info.chromaCode))"
+                } else if sequence.bitDepth != tile.bitDepth || sequence.bitDepth != info.bitDepth {
+                    problem =
+                        "its bit depth (\(sequence.bitDepth)) is not the image's (\(info.bitDepth))"
+                } else if info.layout.isGrid,
+                    tile.width != info.layout.tileWidth || tile.height != info.layout.tileHeight
+                {
+                    problem =
+                        "it is \(tile.width)x\(tile.height) in a grid of \(info.layout.tileWidth)x\(info.layout.tileHeight) tiles"
+                } else {
+                    problem = nil
+                }
+            }
+            if let problem {
+                throw .corrupt(
+                    format: .heif,
+                    detail:
+                        "tile \(index) (item \(tile.item)) cannot be carried into a HEIC crop: \(problem)"
+                )
+            }
+        }
+        // A tile inside the rect on the canvas may still code samples
+        // beyond the canvas: the padding of the last column and row of
+        // tiles. An encoder's padding (an iPhone's is black, libheif repeats
+        // the edge) is copied; anything else (real pixels, or what a damaged
+        // tile decodes to) is what `cropkit leaks` calls hidden pixels, so
+        // such a tile is encoded again like an edge tile. Only tiles that
+        // reach beyond the canvas are decoded for this.
+        let onCanvas = PixelRect<StoredPixels>(
+            x: stored.x + info.origin.x, y: stored.y + info.origin.y, width: stored.width,
+            height: stored.height)
+        if encoder.fixesEdges {
+            let layout = info.layout
+            let padded = cut.tiles.indices.filter { n in
+                let (index, fix) = cut.tiles[n]
+                let tile = layout.tiles[index]
+                return !fix
+                    && (index % layout.columns * layout.tileWidth + tile.width > layout.width
+                        || index / layout.columns * layout.tileHeight + tile.height > layout.height)
+            }
+            let findings = try LeakCheck.hiddenPixelFindings(
+                tiles: padded.map { cut.tiles[$0].index }, of: info, shown: onCanvas,
+                input: source.input)
+            for (n, finding) in zip(padded, findings) where finding != nil {
+                cut.tiles[n].fix = true
+            }
+        }
+        let fixes = encoder.fixesEdges ? cut.tiles.filter(\.fix).count : 0
+        if fixes > 0 {
+            guard encoder.method == .automatic else {
+                throw .unsupported(
+                    format: .heif,
+                    detail: "the crop is not lossless: \(fixes) edge tile(s) hold pixels beyond it")
+            }
+            guard HEIFEncoder.canEncodeTiles else {
+                throw .unsupported(
+                    format: .heif,
+                    detail:
+                        "\(fixes) edge tile(s) hold pixels beyond the rect and this libheif cannot encode HEVC to replace them; use --snap-to-blocks (the rect grown to the tile grid) or write .png"
+                )
+            }
+            guard info.chromaCode > 0 else {
+                throw .unsupported(
+                    format: .heif, detail: "edge tiles of a monochrome HEIC cannot be encoded again"
+                )
+            }
+        }
+        var warnings = info.warnings
+        // The stored pixels are kept, so the EXIF keeps its orientation
+        // (not applied in a HEIF) and says the rect's stored size.
+        let metadata = HEIFMetadata.clean(
+            info, size: stored.size, orientation: nil, policy: encoder.metadata)
+        warnings += metadata.warnings
+        var writer = HEIFFileWriter()
+        // The tiles: copied, or fixed and encoded again.
+        var tileItems: [Int] = []
+        var reencoded = 0
+        var tileData: [HEIFFileWriter.Data] = []
+        var copiedBytes = 0
+        for (index, fix) in cut.tiles {
+            let tile = info.layout.tiles[index]
+            var boxes: [[UInt8]]
+            let data: HEIFFileWriter.Data
+            if fix && encoder.fixesEdges {
+                let fresh = try Self.reencode(
+                    tile, index: index, info: info, cut: cut, input: source.input,
+                    quality: encoder.quality)
+                boxes = [fresh.hvcC]
+                data = .bytes(fresh.data)
+                reencoded += 1
+            } else {
+                boxes = [tile.hvcC]
+                data = .extents(tile.extents)
+                copiedBytes += tile.byteCount
+            }
+            boxes.append(HEIFFileWriter.ispe(width: tile.width, height: tile.height))
+            boxes += tile.colourBoxes
+            if let pixi = tile.pixi { boxes.append(pixi) }
+            tileItems.append(
+                writer.addItem(
+                    type: "hvc1", hidden: info.layout.isGrid,
+                    properties: boxes.enumerated().map { ($1, $0 == 0) }))
+            tileData.append(data)
+        }
+        // The image: a grid of them, or the one coded image.
+        var imageBoxes: [([UInt8], Bool)] = []
+        let primary: Int
+        let clap =
+            cut.aperture == PixelRect(x: 0, y: 0, width: cut.width, height: cut.height)
+            ? nil : cut.aperture
+        let transforms = HEIFFileWriter.transformBoxes(orientation)
+        if info.layout.isGrid {
+            imageBoxes.append((HEIFFileWriter.ispe(width: cut.width, height: cut.height), false))
+            imageBoxes += info.primaryBoxes.map { ($0, false) }
+            if let clap {
+                imageBoxes.append(
+                    (HEIFFileWriter.clap(clap, width: cut.width, height: cut.height), true))
+            }
+            imageBoxes += transforms.boxes.map { ($0, true) }
+            primary = writer.addItem(type: "grid", hidden: false, properties: imageBoxes)
+            writer.reference("dimg", from: primary, to: tileItems)
+            writer.setData(
+                primary,
+                .bytes(
+                    HEIFFileWriter.gridDescription(
+                        rows: cut.rows.count, columns: cut.columns.count, width: cut.width,
+                        height: cut.height)))
+            for (item, data) in zip(tileItems, tileData) { writer.setData(item, data) }
+        } else {
+            primary = tileItems[0]
+            writer.setData(primary, tileData[0])
+            if let clap {
+                writer.addProperty(
+                    to: primary, HEIFFileWriter.clap(clap, width: cut.width, height: cut.height),
+                    essential: true)
+            }
+            for box in transforms.boxes { writer.addProperty(to: primary, box, essential: true) }
+        }
+        writer.primary = primary
+        if let exif = metadata.exif {
+            let item = writer.addItem(type: "Exif", hidden: true, properties: [])
+            writer.setData(item, .bytes([0, 0, 0, 0] + exif))
+            writer.reference("cdsc", from: item, to: [primary])
+        }
+        if let xmp = metadata.xmp {
+            let item = writer.addItem(
+                type: "mime", hidden: true, properties: [], contentType: "application/rdf+xml")
+            writer.setData(item, .bytes(Array(xmp.utf8)))
+            writer.reference("cdsc", from: item, to: [primary])
+        }
+        let bytes = try writer.write(to: sink, input: source.input)
+        var notes: [String] = []
+        if let clap, info.chromaCode == 1 || info.chromaCode == 2,
+            clap.x % 2 == 1 || (info.chromaCode == 1 && clap.y % 2 == 1)
+        {
+            notes.append(
+                "the clean aperture starts at an odd \(clap.x % 2 == 1 ? "column" : "row") of subsampled chroma: allowed since MIAF's 2021 amendment (ISO/IEC 23000-22:2019/Amd 2), refused by some older readers"
+            )
+        }
+        let layout = info.layout
+        return CropReport(
+            output: nil, bytes: bytes, size: outputSize, format: format.name,
+            warnings: warnings, checksum: nil,
+            heif: HEIFWriteReport(
+                grid:
+                    "\(cut.columns.count)x\(cut.rows.count) of \(layout.tileWidth)x\(layout.tileHeight)",
+                copiedTiles: cut.tiles.count - reencoded, reencodedTiles: reencoded,
+                copiedBytes: copiedBytes,
+                cleanAperture: clap, transforms: transforms.names, notes: notes,
+                metadata: metadata.entries))
+    }
+
+    /// A tile decoded to its YCbCr planes, every sample beyond the rect
+    /// replaced by the rect's nearest edge sample, and encoded again: its
+    /// new `hvcC` and coded bytes.
+    static func reencode(
+        _ tile: HEIFCodedImage, index: Int, info: HEIFFileInfo, cut: HEIFTileCut,
+        input: ImageInput, quality: Int
+    ) throws(ImagingError) -> (hvcC: [UInt8], data: [UInt8]) {
+        let layout = info.layout
+        let sample = info.bitDepth > 8 ? 2 : 1
+        let (sx, sy) = info.chromaCode == 1 ? (2, 2) : info.chromaCode == 2 ? (2, 1) : (1, 1)
+        let dims = [
+            (tile.width, tile.height),
+            ((tile.width + sx - 1) / sx, (tile.height + sy - 1) / sy),
+            ((tile.width + sx - 1) / sx, (tile.height + sy - 1) / sy),
+        ]
+        var y = [UInt8](repeating: 0, count: dims[0].0 * dims[0].1 * sample)
+        var cb = [UInt8](repeating: 0, count: dims[1].0 * dims[1].1 * sample)
+        var cr = cb
+        // The rect on this tile.
+        let left = index % layout.columns * layout.tileWidth
+        let top = index / layout.columns * layout.tileHeight
+        let rectLeft = cut.aperture.x + cut.columns.lowerBound * layout.tileWidth
+        let rectTop = cut.aperture.y + cut.rows.lowerBound * layout.tileHeight
+        let keepX = max(rectLeft - left, 0)..<min(rectLeft + cut.aperture.width - left, tile.width)
+        let keepY = max(rectTop - top, 0)..<min(rectTop + cut.aperture.height - top, tile.height)
+        var file = try HEIFTileFile.make(tile, input: input)
+        var status: Int32 = 0
+        var message = ""
+        var request = ck_heif_decode_request()
+        request.bit_depth = UInt32(info.bitDepth)
+        request.planar_chroma = UInt32(info.chromaCode)
+        request.planar_rgb = info.nclx?.matrix == 0 && info.chromaCode == 3 ? 1 : 0
+        let widths = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
+        let heights = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
+        request.plane_width = widths
+        request.plane_height = heights
+        y.withUnsafeMutableBufferPointer { y in
+            cb.withUnsafeMutableBufferPointer { cb in
+                cr.withUnsafeMutableBufferPointer { cr in
+                    request.planes = (y.baseAddress, cb.baseAddress, cr.baseAddress)
+                    status = file.withUnsafeMutableBufferPointer { bytes in
+                        request.file = UnsafePointer(bytes.baseAddress)
+                        request.file_size = bytes.count
+                        return ck_heif_decode(&request)
+                    }
+                    message = cMessage(request.message)
+                }
+            }
+        }
+        guard status == CK_STATUS_OK else {
+            if status == CK_STATUS_OUT_OF_MEMORY {
+                throw .outOfMemory(detail: "decoding tile \(index): \(message)")
+            }
+            throw .corrupt(format: .heif, detail: "tile \(index) (item \(tile.item)): \(message)")
+        }
+        // Replicate the kept samples over the rest, plane by plane.
+        var planes = [y, cb, cr]
+        for p in 0..<3 {
+            let (w, h) = dims[p]
+            let (dx, dy) = p == 0 ? (1, 1) : (sx, sy)
+            let kx = keepX.lowerBound / dx..<(keepX.upperBound + dx - 1) / dx
+            let ky = keepY.lowerBound / dy..<(keepY.upperBound + dy - 1) / dy
+            let row = w * sample
+            var out = planes[p]
+            for y in 0..<h {
+                let from = min(max(y, ky.lowerBound), ky.upperBound - 1)
+                for x in 0..<w {
+                    let fx = min(max(x, kx.lowerBound), kx.upperBound - 1)
+                    for b in 0..<sample {
+                        out[y * row + x * sample + b] = planes[p][from * row + fx * sample + b]
+                    }
+                }
+            }
+            planes[p] = out
+        }
+        var encode = ck_heif_encode_request()
+        encode.width = UInt32(tile.width)
+        encode.height = UInt32(tile.height)
+        encode.bit_depth = UInt32(info.bitDepth)
+        encode.chroma = Int32(info.chromaCode)
+        encode.quality = UInt32(quality)
+        encode.plane_width = widths
+        encode.plane_height = heights
+        let encoded: [UInt8]? = planes[0].withUnsafeBufferPointer { y in
+            planes[1].withUnsafeBufferPointer { cb in
+                planes[2].withUnsafeBufferPointer { cr in
+                    encode.planes = (y.baseAddress, cb.baseAddress, cr.baseAddress)
+                    status = ck_heif_encode_planes(&encode)
+                    message = cMessage(encode.message)
+                    guard status == CK_STATUS_OK, let file = encode.file else { return nil }
+                    defer { ck_free(file) }
+                    return Array(UnsafeBufferPointer(start: file, count: encode.file_size))
+                }
+            }
+        }
+        guard let encoded else {
+            if status == CK_STATUS_OUT_OF_MEMORY {
+                throw .outOfMemory(detail: "encoding an edge tile: \(message)")
+            }
+            throw .encodeFailed(
+                format: "heic", detail: "an edge tile could not be encoded: \(message)")
+        }
+        // The encoder's one-image HEIF, read back by the same parser.
+        let result = try HEIFFileInfo.read(
+            ImageInput(bytes: encoded, name: "re-encoded tile"), limits: .standard)
+        guard !result.layout.isGrid, result.cleanAperture == nil,
+            let coded = result.layout.tiles.first, coded.width == tile.width,
+            coded.height == tile.height
+        else {
+            throw .unsupported(
+                format: .heif,
+                detail:
+                    "the encoder wrote a \(result.layout.width)x\(result.layout.height) image for a \(tile.width)x\(tile.height) tile"
+            )
+        }
+        var data: [UInt8] = []
+        for extent in coded.extents { data += encoded[extent] }
+        return (coded.hvcC, data)
+    }
+}
