@@ -52,7 +52,7 @@ enum OutputOptions {
         throws(UsageError) -> OutputFormat
     {
         // The registered formats, as the messages name them.
-        let choices = listing(
+        let choices = ImageFormat.listing(
             OutputFormat.choices.map { format in
                 "\(format.name) (\(format.extensions.map { "." + $0 }.joined(separator: ", ")))"
             })
@@ -64,12 +64,13 @@ enum OutputOptions {
         if output == "-" {
             guard name != nil else {
                 throw UsageError(
-                    message: "-o - needs " + listing(OutputFormat.names.map { "--format \($0)" }))
+                    message: "-o - needs "
+                        + ImageFormat.listing(OutputFormat.names.map { "--format \($0)" }))
             }
         } else {
             let pathExtension = try checkOutputPath(
                 output, extensions: OutputFormat.extensions,
-                format: listing(OutputFormat.names.map { $0.uppercased() }))
+                format: ImageFormat.listing(OutputFormat.names.map { $0.uppercased() }))
             let byExtension = OutputFormat(name: pathExtension)?.name
             if let name, let byExtension, name != byExtension {
                 throw UsageError(
@@ -100,7 +101,7 @@ enum OutputOptions {
             let takers = OutputFormat.names(accepting: wrong.setting).map { $0.uppercased() }
             throw UsageError(
                 message:
-                    "--\(wrong.flag) is for \(listing(takers)) output; this output is \(chosen.name.uppercased())"
+                    "--\(wrong.flag) is for \(ImageFormat.listing(takers)) output; this output is \(chosen.name.uppercased())"
             )
         }
         if parsed.flags.contains("lossless") && parsed.flags.contains("snap-to-blocks") {
@@ -125,12 +126,6 @@ enum OutputOptions {
             preconditionFailure("a checked output has a format")
         }
         return format
-    }
-
-    /// "a, b or c".
-    static func listing(_ words: [String]) -> String {
-        guard let last = words.last else { return "" }
-        return words.count == 1 ? last : words.dropLast().joined(separator: ", ") + " or " + last
     }
 
     /// The metadata policy of `--strip` and `--keep-makernote`.

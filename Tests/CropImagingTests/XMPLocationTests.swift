@@ -138,25 +138,12 @@ import Testing
     /// The tag names exiftool reads in `bytes` (`-G1` groups), or `nil`
     /// where exiftool is not installed.
     static func exiftool(_ bytes: [UInt8]) throws -> [String]? {
-        guard
-            let tool = ["/usr/bin/exiftool", "/usr/local/bin/exiftool"].first(where: {
-                FileManager.default.isExecutableFile(atPath: $0)
-            })
-        else { return nil }
+        guard ExifTool.isInstalled else { return nil }
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("crop.jpg")
         try Data(bytes).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-j", "-a", "-G1", "-u", file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let json = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
-        return json?.first.map { Array($0.keys) }
+        return Array(try ExifTool.tags(file.path, groups: "-G1", numeric: false).keys)
     }
 
     /// The same XMP inside a HEIC: gone from its HEIC and JPEG crops.

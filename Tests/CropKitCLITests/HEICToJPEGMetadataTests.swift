@@ -17,20 +17,7 @@ struct HEICToJPEGMetadataTests {
     /// The EXIF tags exiftool reads in the file at `path` (`-G1 -n`:
     /// "IFD0:Orientation" to its value), or `nil` without exiftool.
     static func exiftool(_ path: String) throws -> [String: Any]? {
-        guard
-            let tool = ["/usr/bin/exiftool", "/usr/local/bin/exiftool"].first(where: {
-                FileManager.default.isExecutableFile(atPath: $0)
-            })
-        else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-j", "-G1", "-n", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]])?.first
+        ExifTool.isInstalled ? try ExifTool.tags(path, groups: "-G1") : nil
     }
 
     /// Whether the JPEG at `path` holds an EXIF APP1 segment before its

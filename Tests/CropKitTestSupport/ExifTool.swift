@@ -15,14 +15,17 @@ public enum ExifTool {
     /// Why a test that needs it is skipped.
     public static let absent = "needs exiftool (Debian: libimage-exiftool-perl)"
 
-    /// Every tag exiftool reads in the file at `path`, with its family 0
-    /// and 1 groups and numeric values (`-j -a -G0:1 -n`): "EXIF:IFD0:Orientation"
-    /// to 1. Empty without exiftool.
-    public static func tags(_ path: String) throws -> [String: Any] {
+    /// Every tag exiftool reads in the file at `path`, with its groups
+    /// (`groups`: "-G0:1" gives "EXIF:IFD0:Orientation", "-G1"
+    /// "IFD0:Orientation") and numeric values (`-j -a -n`). Empty without
+    /// exiftool.
+    public static func tags(_ path: String, groups: String = "-G0:1", numeric: Bool = true) throws
+        -> [String: Any]
+    {
         guard let tool = Self.path else { return [:] }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-j", "-a", "-G0:1", "-n", path]
+        process.arguments = ["-j", "-a", groups] + (numeric ? ["-n"] : ["-u"]) + [path]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice

@@ -28,9 +28,11 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static var all: [ImageFormat] { FormatRegistry.readers.map { $0.format } }
 
     /// The formats CropKit reads, for a sentence: "PNG, JPEG or HEIF".
-    public static var readable: String {
-        let names = all.map(\.name)
-        guard let last = names.last else { return "" }
-        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " or " + last
+    public static var readable: String { listing(all.map(\.name)) }
+
+    /// Words as a sentence lists them: "a, b or c".
+    package static func listing(_ words: [String]) -> String {
+        guard let last = words.last else { return "" }
+        return words.count == 1 ? last : words.dropLast().joined(separator: ", ") + " or " + last
     }
 }

@@ -30,13 +30,7 @@ public struct OutputFormat: Sendable {
 
     /// The format `name` (or a file extension: `png`, `jpg`, `jpeg`, `heic`,
     /// `heif`) stands for, with default settings, if any; any case.
-    public init?(name: String) {
-        let name = name.lowercased()
-        guard let writer = FormatRegistry.writers.first(where: { $0.names.contains(name) }) else {
-            return nil
-        }
-        self.writer = writer.init()
-    }
+    public init?(name: String) { self.init(name: name, settings: EncoderSettings()) }
 
     /// The format `name` (or a file extension) stands for, with
     /// `settings`, if any; any case.

@@ -16,9 +16,6 @@ protocol FormatWriter: Sendable {
     /// The names and file extensions that choose it, lower case: "jpg",
     /// "jpeg".
     static var names: [String] { get }
-    /// The default settings.
-    init()
-
     /// The settings this format takes.
     static var settings: Set<EncoderSetting> { get }
 

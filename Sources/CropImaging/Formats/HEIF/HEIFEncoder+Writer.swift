@@ -10,8 +10,6 @@ extension HEIFEncoder: FormatWriter {
     static var name: String { "heic" }
     static var names: [String] { ["heic", "heif"] }
 
-    init() { self.init(method: .automatic) }
-
     static var settings: Set<EncoderSetting> {
         [.quality, .lossless, .snapsToBlocks, .keepMakerNote]
     }

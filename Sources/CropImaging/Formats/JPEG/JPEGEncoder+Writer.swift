@@ -9,8 +9,6 @@ extension JPEGEncoder: FormatWriter {
     static var name: String { "jpeg" }
     static var names: [String] { ["jpg", "jpeg"] }
 
-    init() { self.init(method: .automatic) }
-
     static var settings: Set<EncoderSetting> {
         [.quality, .lossless, .snapsToBlocks, .gainMap, .keepMakerNote]
     }

@@ -9,8 +9,6 @@ extension PNGEncoder: FormatWriter {
     static var name: String { "png" }
     static var names: [String] { ["png"] }
 
-    init() { self.init(compressor: .automatic) }
-
     static var settings: Set<EncoderSetting> { [.compression] }
 
     init(settings: EncoderSettings) {
