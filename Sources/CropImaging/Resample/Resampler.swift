@@ -68,9 +68,17 @@ public struct Resampler: Sendable {
     /// The colour type of `crop` rendered from `region`: the region's, with
     /// alpha added per ``outputHasAlpha(_:imageHasAlpha:)``.
     public func outputColorType(_ crop: StraightenedCrop, region: RasterImage) -> PNGColorType {
-        let inputHasAlpha = region.colorType == .grayAlpha || region.colorType == .rgba
+        outputColorType(crop, regionColorType: region.colorType)
+    }
+
+    /// ``outputColorType(_:region:)`` for a region of direct colour type
+    /// `regionColorType`.
+    func outputColorType(_ crop: StraightenedCrop, regionColorType: PNGColorType)
+        -> PNGColorType
+    {
+        let inputHasAlpha = regionColorType == .grayAlpha || regionColorType == .rgba
         let hasAlpha = outputHasAlpha(crop, imageHasAlpha: inputHasAlpha)
-        let gray = region.colorType == .gray || region.colorType == .grayAlpha
+        let gray = regionColorType == .gray || regionColorType == .grayAlpha
         return gray ? (hasAlpha ? .grayAlpha : .gray) : (hasAlpha ? .rgba : .rgb)
     }
 

@@ -41,42 +41,24 @@ extension CropPlan {
         }
     }
 
-    /// A resampled crop encoded at the encoder's quality (the default where
-    /// none was asked for), with the source's colour profile and cleaned
-    /// EXIF (orientation 1, the output's size) and XMP.
-    func encodeResampledJPEG(
-        _ image: RasterImage, encoder: JPEGEncoder, warnings given: [String],
-        to sink: some ByteSink
-    ) throws(ImagingError) -> CropReport {
-        var warnings = given
-        let (markers, entries) = try resampledJPEGMetadata(encoder, warnings: &warnings)
-        // The fill is already in the pixels; transparency (the image's own,
-        // or a transparent fill) goes onto white, and is counted.
-        let flat = image.eightBitOpaque(warnings: &warnings)
-        let (quality, coding) = Self.resampledJPEGCoding(encoder, gray: flat.colorType == .gray)
-        let bytes = try encoder.encode(
-            flat, coding: coding, markers: markers, writeJFIF: true, to: sink)
-        return report(
-            bytes: bytes, warnings: warnings,
-            jpeg: .reencoded(quality: quality, metadata: entries))
-    }
-
-    /// The one route of a resampled JPEG rendered in bands: each plan's
+    /// The one route of a resampled JPEG, rendered in bands: each plan's
     /// renderer (``OverlappedRenderer``, on a thread of its own) renders a
     /// band of 16 output rows as soon as the region rows its samples read
-    /// are there, into the ring of its own encoder, which libjpeg drains on
-    /// another thread: the output is encoded while it is made and never
-    /// held whole. `feed` gives the renderers their region's rows (a decode
-    /// in progress, or a region already decoded) and returns the decode's
-    /// warnings. A single crop is the case of one plan.
+    /// are there, cuts it to the ellipse and flattens it onto white at 8
+    /// bits where the plan asks (``JPEGBandFlattener``), into the ring of
+    /// its own encoder, which libjpeg drains on another thread: the output
+    /// is encoded while it is made and never held whole. `feed` gives the
+    /// renderers their region's rows (a decode in progress, or a region
+    /// already decoded) and returns the decode's warnings. A single crop is
+    /// the case of one plan.
     ///
-    /// - Precondition: every plan writes JPEG, is resampled, not cut to an
-    ///   ellipse, and renders 8-bit opaque `gray` or RGB from a region of
-    ///   that colour type at `origin` (in the grid shrunk by `scale`, the
-    ///   image's corner at `offset`).
+    /// - Precondition: every plan writes JPEG and is resampled from a
+    ///   region of direct colour type `colorType` at `bitDepth`, lying at
+    ///   `origin` (in the grid shrunk by `scale`, the image's corner at
+    ///   `offset`).
     static func ringResampledJPEGs(
-        _ plans: [CropPlan], into sinks: [any ByteSink], gray: Bool,
-        region origin: PixelRect<ImagePixels>, scale: Int, offset: (x: Double, y: Double),
+        _ plans: [CropPlan], into sinks: [any ByteSink], region origin: PixelRect<ImagePixels>,
+        colorType: PNGColorType, bitDepth: Int, scale: Int, offset: (x: Double, y: Double),
         feed: ([OverlappedRenderer]) throws(ImagingError) -> [String]
     ) throws(ImagingError) -> [CropReport] {
         // Everything that can fail comes first: no encoder thread starts
@@ -84,21 +66,29 @@ extension CropPlan {
         var parts:
             [(
                 warnings: [String], entries: [MetadataEntry], quality: Int, markers: [UInt8],
-                coding: ck_jpeg_coding
+                coding: ck_jpeg_coding, resampler: Resampler, flattener: JPEGBandFlattener
             )] = []
         for plan in plans {
-            guard let encoder = plan.format.encoder(JPEGEncoder.self) else {
-                preconditionFailure("a ring resample writes JPEG")
-            }
+            guard let encoder = plan.format.encoder(JPEGEncoder.self),
+                let resample = plan.resampling
+            else { preconditionFailure("a ring resample writes a resampled JPEG") }
             var warnings: [String] = []
             let (markers, entries) = try plan.resampledJPEGMetadata(encoder, warnings: &warnings)
-            var (quality, coding) = Self.resampledJPEGCoding(encoder, gray: gray)
+            // JPEG has no transparency: where there is no image, white.
+            var resampler = resample.resampler
+            if resampler.fill == .transparent { resampler.fill = .rgb(255, 255, 255) }
+            let flattener = JPEGBandFlattener(
+                width: plan.outputSize.width, height: plan.outputSize.height,
+                colorType: resampler.outputColorType(resample.crop, regionColorType: colorType),
+                wide: bitDepth == 16, ellipse: resample.ellipse)
+            var (quality, coding) = Self.resampledJPEGCoding(
+                encoder, gray: flattener.outputChannels == 1)
             // Standard Huffman tables, as libvips and Pillow write by
             // default: optimized ones need every coefficient of the output
             // held at once (27 MB for 3000x3000), which streaming exists to
             // avoid; the file is a few percent larger.
-            coding.optimize = 0
-            parts.append((warnings, entries, quality, markers, coding))
+            if flattener.passesRowsThrough { coding.optimize = 0 }
+            parts.append((warnings, entries, quality, markers, coding, resampler, flattener))
         }
         var rings: [RingJPEGEncode] = []
         var renderers: [OverlappedRenderer] = []
@@ -108,16 +98,14 @@ extension CropPlan {
             }
             let ring = RingJPEGEncode(
                 width: plan.outputSize.width, height: plan.outputSize.height,
-                channels: gray ? 1 : 3, coding: parts[index].coding,
+                channels: parts[index].flattener.outputChannels, coding: parts[index].coding,
                 markers: parts[index].markers, ringRows: 64, to: sinks[index])
-            // JPEG has no transparency: where there is no image, white.
-            var resampler = resample.resampler
-            if resampler.fill == .transparent { resampler.fill = .rgb(255, 255, 255) }
             rings.append(ring)
             renderers.append(
                 OverlappedRenderer(
-                    crop: resample.crop, resampler: resampler, origin: origin, scale: scale,
-                    offset: offset, colorType: gray ? .gray : .rgb, ring: ring))
+                    crop: resample.crop, resampler: parts[index].resampler, origin: origin,
+                    scale: scale, offset: offset, regionColorType: colorType,
+                    regionBitDepth: bitDepth, flattener: parts[index].flattener, ring: ring))
         }
         let decodeWarnings: [String]
         do throws(ImagingError) {
@@ -132,9 +120,15 @@ extension CropPlan {
             guard renderers[index].completed else {
                 throw .corrupt(format: .jpeg, detail: "the decode ended before the crop's last row")
             }
+            var warnings = decodeWarnings + parts[index].warnings
+            if let flattened = JPEGBandFlattener.warning(
+                translucent: renderers[index].translucentPixels)
+            {
+                warnings.append(flattened)
+            }
             reports.append(
                 plans[index].report(
-                    bytes: rings[index].bytes, warnings: decodeWarnings + parts[index].warnings,
+                    bytes: rings[index].bytes, warnings: warnings,
                     jpeg: .reencoded(quality: parts[index].quality, metadata: parts[index].entries))
             )
         }
@@ -154,8 +148,8 @@ extension CropPlan {
         let region = PixelRect<ImagePixels>(
             x: rect.x, y: rect.y, width: rect.width, height: rect.height)
         return try ringResampledJPEGs(
-            plans, into: sinks, gray: info.components == 1, region: region, scale: shrink,
-            offset: (0, 0)
+            plans, into: sinks, region: region, colorType: info.components == 1 ? .gray : .rgb,
+            bitDepth: 8, scale: shrink, offset: (0, 0)
         ) { renderers throws(ImagingError) in
             try JPEGDecoder.decode(
                 source.input, info: info, rect: rect, limits: source.limits,
@@ -168,12 +162,12 @@ extension CropPlan {
 
     /// A resampled JPEG from a region already decoded (``ringResampledJPEGs``
     /// with every region row there from the start).
-    func ringResampledJPEG(from region: ResamplingRegion, gray: Bool, to sink: some ByteSink)
+    func ringResampledJPEG(from region: ResamplingRegion, to sink: some ByteSink)
         throws(ImagingError) -> CropReport
     {
         try Self.ringResampledJPEGs(
-            [self], into: [sink], gray: gray, region: region.origin, scale: region.shrink,
-            offset: region.offset
+            [self], into: [sink], region: region.origin, colorType: region.pixels.colorType,
+            bitDepth: region.pixels.bitDepth, scale: region.shrink, offset: region.offset
         ) { renderers throws(ImagingError) in
             try region.pixels.samples.withUnsafeBufferPointer { samples throws(ImagingError) in
                 guard let pixels = samples.baseAddress else { return }
@@ -197,9 +191,8 @@ extension CropPlan {
     ) throws(ImagingError) -> [CropReport]? {
         guard let first = plans.first, let info = first.source.header as? JPEGFileInfo,
             plans.allSatisfy({ plan in
-                guard plan.format.encoder(JPEGEncoder.self) != nil, let resample = plan.resampling
-                else { return false }
-                return !resample.ellipse && plan.orientation == .up
+                plan.format.encoder(JPEGEncoder.self) != nil && plan.resampling != nil
+                    && plan.orientation == .up
             })
         else { return nil }
         var writers: [AtomicFile.Writer] = []
@@ -487,25 +480,25 @@ extension RasterImage {
         let colorChannels = direct.colorType.channels - (hasAlpha ? 1 : 0)
         let isGray = colorChannels == 1
         let wide = direct.bitDepth == 16
-        func to8(_ value: Int) -> Int { wide ? (value * 255 + 32767) / 65535 : value }
         var out = [UInt8]()
         out.reserveCapacity(width * height * (isGray ? 1 : 3))
         var translucent = 0
         for y in 0..<height {
             for x in 0..<width {
-                let color = (0..<colorChannels).map { to8(direct.sample(x: x, y: y, channel: $0)) }
                 let alpha =
-                    hasAlpha ? to8(direct.sample(x: x, y: y, channel: colorChannels)) : 255
+                    hasAlpha
+                    ? JPEGBandFlattener.eightBits(
+                        direct.sample(x: x, y: y, channel: colorChannels), wide: wide) : 255
                 if alpha < 255 { translucent += 1 }
-                for value in color {
-                    out.append(UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255))
+                for channel in 0..<colorChannels {
+                    let value = JPEGBandFlattener.eightBits(
+                        direct.sample(x: x, y: y, channel: channel), wide: wide)
+                    out.append(JPEGBandFlattener.onWhite(value, opacity: alpha))
                 }
             }
         }
-        if translucent > 0 {
-            warnings.append(
-                "JPEG has no transparency: \(translucent) pixel(s) that were not opaque were flattened onto white"
-            )
+        if let warning = JPEGBandFlattener.warning(translucent: translucent) {
+            warnings.append(warning)
         }
         return RasterImage(
             width: width, height: height, colorType: isGray ? .gray : .rgb, bitDepth: 8,

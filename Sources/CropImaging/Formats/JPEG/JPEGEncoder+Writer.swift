@@ -48,9 +48,7 @@ extension JPEGEncoder: FormatWriter {
     func exportResampled(_ plan: CropPlan, _ resample: ResamplePlan, to sink: some ByteSink)
         throws(ImagingError) -> CropReport
     {
-        if let info = plan.source.header as? JPEGFileInfo, plan.orientation == .up,
-            !resample.ellipse
-        {
+        if let info = plan.source.header as? JPEGFileInfo, plan.orientation == .up {
             return try CropPlan.overlappedResampledJPEGs(
                 [plan], into: [sink], union: plan.stored, shrink: resample.shrink, info: info)[0]
         }
@@ -60,23 +58,13 @@ extension JPEGEncoder: FormatWriter {
         return try encodeResampled(plan, resample, from: region, to: sink)
     }
 
-    /// JPEG has no transparency: where there is no image, white. An opaque
-    /// 8-bit crop is rendered a band at a time into the encoder's ring.
+    /// Rendered a band at a time into the encoder's ring
+    /// (``CropPlan/ringResampledJPEGs``).
     func encodeResampled(
         _ plan: CropPlan, _ resample: ResamplePlan, from region: ResamplingRegion,
         to sink: some ByteSink
     ) throws(ImagingError) -> CropReport {
-        var resampler = resample.resampler
-        if resampler.fill == .transparent { resampler.fill = .rgb(255, 255, 255) }
-        let colorType = resampler.outputColorType(resample.crop, region: region.pixels)
-        if !resample.ellipse, region.pixels.bitDepth == 8, colorType == .rgb || colorType == .gray,
-            region.pixels.colorType == colorType
-        {
-            return try plan.ringResampledJPEG(from: region, gray: colorType == .gray, to: sink)
-        }
-        let rendered = plan.render(resample, from: region, resampler: resampler)
-        return try plan.encodeResampledJPEG(
-            rendered, encoder: self, warnings: region.warnings, to: sink)
+        try plan.ringResampledJPEG(from: region, to: sink)
     }
 
     /// A DCT-domain crop holds coefficients: a ring of two block rows of a
