@@ -42,31 +42,64 @@ public struct ResamplePlan: Sendable {
 }
 
 extension CropPlan {
-    /// A resampled crop: the read rect decoded (region-decoded, upright),
-    /// made direct colour, rendered at the output size, and written by the
-    /// plan's format's writer (PNG keeps the colour chunks and gets an
-    /// alpha channel for a transparent fill; JPEG is encoded at the
-    /// encoder's quality, on white).
-    func exportResampled(_ resample: ResamplePlan, to sink: some ByteSink) throws(ImagingError)
-        -> CropReport
-    {
-        try format.writer.exportResampled(self, resample, to: sink)
+    /// Resampled crops of one opened image, seen with one orientation,
+    /// made from one decode: the union of their read rects, at the
+    /// smallest JPEG shrink-on-load among them. The first plan's writer
+    /// takes them all in one pass over the decode if it can (JPEG crops of
+    /// an upright JPEG: ``FormatWriter/exportResampled(_:into:union:shrink:)``);
+    /// else the union is decoded and turned upright once, and each plan's
+    /// own writer renders and encodes its crop from it. A single resampled
+    /// crop (``export(to:)``) is the case of one plan.
+    ///
+    /// `written` is told of each output once it is whole, in order, and
+    /// may finish its report (a file committed, its path).
+    ///
+    /// - Precondition: `plans` are resampled plans of one ``ImageSource``
+    ///   with one orientation, one sink each.
+    static func exportResampled(
+        _ plans: [CropPlan], into sinks: [any ByteSink],
+        written: (Int, inout CropReport) throws(ImagingError) -> Void = { _, _ in }
+    ) throws(ImagingError) -> [CropReport] {
+        precondition(plans.count == sinks.count && !plans.isEmpty, "one sink per plan")
+        precondition(plans.allSatisfy { $0.resampling != nil }, "resampled plans")
+        let first = plans[0]
+        let shrink = plans.compactMap(\.resampling?.shrink).min() ?? 1
+        let union = readUnion(plans)
+        if var reports = try first.format.writer.exportResampled(
+            plans, into: sinks, union: union, shrink: shrink)
+        {
+            for index in reports.indices { try written(index, &reports[index]) }
+            return reports
+        }
+        let region = try first.source.decodeForResampling(
+            union, orientation: first.orientation, shrink: shrink, lenient: first.lenient)
+        var reports: [CropReport] = []
+        for (index, plan) in plans.enumerated() {
+            // The region was decoded at the smallest shrink: the plan's
+            // own filter widens for what remains.
+            var report = try plan.format.writer.encodeResampled(
+                plan, from: region, to: sinks[index])
+            try written(index, &report)
+            reports.append(report)
+        }
+        return reports
     }
 
-    /// The crop rendered from `region` (which must cover this plan's read
-    /// rect at the plan's shrink) and encoded into `sink`.
-    func encodeResampled(
-        _ resample: ResamplePlan, from region: ResamplingRegion, to sink: some ByteSink
-    ) throws(ImagingError) -> CropReport {
-        try format.writer.encodeResampled(self, resample, from: region, to: sink)
+    /// The smallest stored rect holding every one of `plans`' read rects.
+    static func readUnion(_ plans: [CropPlan]) -> PixelRect<StoredPixels> {
+        plans.dropFirst().reduce(plans[0].stored) { rect, plan in
+            let next = plan.stored
+            let (x0, y0) = (min(rect.x, next.x), min(rect.y, next.y))
+            let (x1, y1) = (max(rect.maxX, next.maxX), max(rect.maxY, next.maxY))
+            return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
     }
 
-    /// The resample stage: the crop rendered from `region` with
-    /// `resampler`, and cut to its ellipse when the plan asks.
-    func render(_ resample: ResamplePlan, from region: ResamplingRegion, resampler: Resampler)
-        -> RasterImage
-    {
-        var rendered = resampler.render(
+    /// The resample stage: the crop rendered from `region` with the plan's
+    /// resampler, and cut to its ellipse when the plan asks.
+    func rendered(from region: ResamplingRegion) -> RasterImage {
+        guard let resample = resampling else { preconditionFailure("a resampled plan") }
+        var rendered = resample.resampler.render(
             resample.crop, from: region.pixels, at: region.origin, scale: region.shrink,
             offset: region.offset)
         if resample.ellipse { rendered = rendered.maskedByEllipse() }

@@ -2,14 +2,14 @@ import CropGeometry
 
 extension CropPlan {
     /// Writes several crops of one opened image, decoding what their
-    /// resampled crops need once: the union of their read rects (at the
-    /// smallest JPEG shrink-on-load among them), from which each is
-    /// rendered and encoded. A lossless crop among them is written as
-    /// ``write(to:replacing:)`` writes it (a DCT-domain or tile-copy crop
-    /// decodes nothing).
+    /// resampled crops need once: they are made together
+    /// (``exportResampled(_:into:written:)``, the same road a single
+    /// resampled crop takes, from the union of their read rects). A
+    /// lossless crop among them is written as ``write(to:replacing:)``
+    /// writes it (a DCT-domain or tile-copy crop decodes nothing).
     ///
     /// Each output is written atomically; an error stops the run, and the
-    /// outputs already written stay.
+    /// outputs already whole stay.
     ///
     /// - Parameters:
     ///   - plans: Plans of one ``ImageSource`` (the same opened file).
@@ -34,56 +34,47 @@ extension CropPlan {
         }
         variantsNeed.add(perVariant, "\(plans.count) variants' files, encoders and row rings")
         if let first = plans.first { try variantsNeed.check(first.source.limits) }
-        let resampled = plans.compactMap { plan in plan.resampling.map { (plan, $0) } }
-        var region: ResamplingRegion?
-        if resampled.count > 1, let first = resampled.first?.0 {
-            let shrink = resampled.map(\.1.shrink).min() ?? 1
-            let union = resampled.dropFirst().reduce(first.stored) { rect, next in
-                let x0 = min(rect.x, next.0.stored.x)
-                let y0 = min(rect.y, next.0.stored.y)
-                let x1 = max(rect.maxX, next.0.stored.maxX)
-                let y1 = max(rect.maxY, next.0.stored.maxY)
-                return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        var reports = [CropReport?](repeating: nil, count: plans.count)
+        for index in plans.indices where reports[index] == nil {
+            let plan = plans[index]
+            guard plan.resampling != nil else {
+                reports[index] = try plan.write(to: paths[index], replacing: replacing)
+                continue
             }
-            // Every plan sees the image with the same orientation (one file,
-            // one job's rule), so one upright region serves them all.
-            let orientations = Set(resampled.map(\.0.orientation.rawValue))
-            if orientations.count == 1 {
-                var need = first.source.decodeMemory(union, streamed: false)
+            // The resampled crops that see the image as this one does (one
+            // file, one job's rule: all of them) are made together.
+            let group = plans.indices.filter { other in
+                plans[other].resampling != nil && plans[other].orientation == plan.orientation
+            }
+            if group.count > 1 {
+                let union = readUnion(group.map { plans[$0] })
+                var need = plan.source.decodeMemory(union, streamed: false)
                 need.add(
                     variantsNeed.bytes, "\(plans.count) variants' files, encoders and row rings")
                 need.add(
                     union.width.multipliedReportingOverflow(by: union.height * 8).partialValue,
                     "the upright shared region")
-                try need.check(first.source.limits)
-                if let reports = try overlappedJPEGVariants(
-                    plans, to: paths, replacing: replacing, union: union, shrink: shrink)
-                {
-                    return reports
-                }
-                region = try first.source.decodeForResampling(
-                    union, orientation: first.orientation, shrink: shrink, lenient: first.lenient)
+                try need.check(plan.source.limits)
+            } else {
+                try plan.memoryNeed.check(plan.source.limits)
             }
-        }
-        var reports: [CropReport] = []
-        for (plan, path) in zip(plans, paths) {
-            guard let region, let resample = plan.resampling else {
-                reports.append(try plan.write(to: path, replacing: replacing))
-                continue
+            var writers: [AtomicFile.Writer] = []
+            for other in group {
+                writers.append(
+                    try AtomicFile.Writer(
+                        path: paths[other], replacing: replacing, protecting: plan.source.input))
             }
-            let writer = try AtomicFile.Writer(
-                path: path, replacing: replacing, protecting: plan.source.input)
-            // The shared region was decoded at the smallest shrink: the
-            // plan's own filter widens for what remains.
-            var report = try plan.encodeResampled(
-                ResamplePlan(
-                    crop: resample.crop, resampler: resample.resampler, shrink: region.shrink,
-                    ellipse: resample.ellipse), from: region, to: writer)
-            try writer.commit()
-            report.output = path
-            reports.append(report)
+            let made = try exportResampled(group.map { plans[$0] }, into: writers) {
+                member, report throws(ImagingError) in
+                try writers[member].commit()
+                report.output = paths[group[member]]
+            }
+            for (member, other) in group.enumerated() { reports[other] = made[member] }
         }
-        return reports
+        return reports.map { report in
+            guard let report else { preconditionFailure("every plan was written") }
+            return report
+        }
     }
 }
 

@@ -53,7 +53,7 @@ extension CropPlan {
     ///   is incomplete.
     public func export(to sink: some ByteSink) throws(ImagingError) -> CropReport {
         try memoryNeed.check(source.limits)
-        if let resampling { return try exportResampled(resampling, to: sink) }
+        if resampling != nil { return try Self.exportResampled([self], into: [sink])[0] }
         return try format.writer.export(self, to: sink)
     }
 

@@ -8,7 +8,7 @@ import CropGeometry
 /// data (``losslessCopy(from:)``: a JPEG's coefficients, a HEIF's tiles),
 /// then hands it the crop to write: decoded rows for an unturned crop
 /// (``export(_:to:)``), or a decoded region to resample
-/// (``encodeResampled(_:_:from:to:)``). Outside the format folders nothing
+/// (``encodeResampled(_:from:to:)``). Outside the format folders nothing
 /// asks which format a writer is.
 protocol FormatWriter: Sendable {
     /// The format's name in reports: "png", "jpeg", "heic".
@@ -49,20 +49,25 @@ protocol FormatWriter: Sendable {
     /// - Throws: ``ImagingError``.
     func export(_ plan: CropPlan, to sink: some ByteSink) throws(ImagingError) -> CropReport
 
-    /// Writes the plan's turned or resized crop, decoding its read rect as
-    /// it sees fit (by default: decoded, turned upright, then
-    /// ``encodeResampled(_:_:from:to:)``).
+    /// Writes every one of `plans` (turned or resized crops of one opened
+    /// image, each in this writer's format or not) in one pass over the
+    /// decode of `union` at 1/`shrink`, if this writer can take them all;
+    /// `nil` when it cannot (by default), and nothing was written: the
+    /// pipeline then decodes the region itself and hands each plan's
+    /// writer ``encodeResampled(_:from:to:)``.
     ///
     /// - Throws: ``ImagingError``.
-    func exportResampled(_ plan: CropPlan, _ resample: ResamplePlan, to sink: some ByteSink)
-        throws(ImagingError) -> CropReport
+    func exportResampled(
+        _ plans: [CropPlan], into sinks: [any ByteSink], union: PixelRect<StoredPixels>,
+        shrink: Int
+    ) throws(ImagingError) -> [CropReport]?
 
-    /// Writes the plan's turned or resized crop from a decoded region.
+    /// Writes the plan's turned or resized crop from a decoded region that
+    /// covers its read rect.
     ///
     /// - Throws: ``ImagingError``.
     func encodeResampled(
-        _ plan: CropPlan, _ resample: ResamplePlan, from region: ResamplingRegion,
-        to sink: some ByteSink
+        _ plan: CropPlan, from region: ResamplingRegion, to sink: some ByteSink
     ) throws(ImagingError) -> CropReport
 
     /// What ``export(_:to:)`` holds in memory at once.
@@ -76,14 +81,10 @@ extension FormatWriter {
 
     func check(_ job: CropJob, for source: ImageSource) throws(CropPlanError) {}
 
-    func exportResampled(_ plan: CropPlan, _ resample: ResamplePlan, to sink: some ByteSink)
-        throws(ImagingError) -> CropReport
-    {
-        let region = try plan.source.decodeForResampling(
-            plan.stored, orientation: plan.orientation, shrink: resample.shrink,
-            lenient: plan.lenient)
-        return try encodeResampled(plan, resample, from: region, to: sink)
-    }
+    func exportResampled(
+        _ plans: [CropPlan], into sinks: [any ByteSink], union: PixelRect<StoredPixels>,
+        shrink: Int
+    ) throws(ImagingError) -> [CropReport]? { nil }
 }
 
 /// How a writer copies a source's coded data: a crop whose edges lie on

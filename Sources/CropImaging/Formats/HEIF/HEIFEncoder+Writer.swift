@@ -67,10 +67,9 @@ extension HEIFEncoder: FormatWriter {
         try plan.exportHEIF(self, to: sink)
     }
 
-    func encodeResampled(
-        _ plan: CropPlan, _ resample: ResamplePlan, from region: ResamplingRegion,
-        to sink: some ByteSink
-    ) throws(ImagingError) -> CropReport {
+    func encodeResampled(_ plan: CropPlan, from region: ResamplingRegion, to sink: some ByteSink)
+        throws(ImagingError) -> CropReport
+    {
         throw .unsupported(
             format: .heif,
             detail:

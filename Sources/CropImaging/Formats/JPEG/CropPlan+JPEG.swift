@@ -181,35 +181,6 @@ extension CropPlan {
         }[0]
     }
 
-    /// Resampled JPEG variants of an upright JPEG, every one of them, in one
-    /// pass (``overlappedResampledJPEGs(_:into:union:shrink:info:)``), each
-    /// written atomically to its path; `nil` (nothing written) when a plan
-    /// is not such a variant.
-    static func overlappedJPEGVariants(
-        _ plans: [CropPlan], to paths: [String], replacing: Bool,
-        union stored: PixelRect<StoredPixels>, shrink: Int
-    ) throws(ImagingError) -> [CropReport]? {
-        guard let first = plans.first, let info = first.source.header as? JPEGFileInfo,
-            plans.allSatisfy({ plan in
-                plan.format.encoder(JPEGEncoder.self) != nil && plan.resampling != nil
-                    && plan.orientation == .up
-            })
-        else { return nil }
-        var writers: [AtomicFile.Writer] = []
-        for path in paths {
-            writers.append(
-                try AtomicFile.Writer(
-                    path: path, replacing: replacing, protecting: first.source.input))
-        }
-        var reports = try overlappedResampledJPEGs(
-            plans, into: writers, union: stored, shrink: shrink, info: info)
-        for index in reports.indices {
-            try writers[index].commit()
-            reports[index].output = paths[index]
-        }
-        return reports
-    }
-
     /// The metadata segments of a JPEG whose pixels are encoded again,
     /// upright (resampled, or decoded from a PNG or HEIF): the source's
     /// colour profile, and its EXIF (orientation 1, the output's size) and

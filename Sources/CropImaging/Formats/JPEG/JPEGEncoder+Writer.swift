@@ -43,27 +43,28 @@ extension JPEGEncoder: FormatWriter {
         try plan.exportJPEG(self, to: sink)
     }
 
-    /// An upright JPEG to JPEG is decoded, rendered and encoded at once;
-    /// anything else is decoded and turned upright first.
-    func exportResampled(_ plan: CropPlan, _ resample: ResamplePlan, to sink: some ByteSink)
-        throws(ImagingError) -> CropReport
-    {
-        if let info = plan.source.header as? JPEGFileInfo, plan.orientation == .up {
-            return try CropPlan.overlappedResampledJPEGs(
-                [plan], into: [sink], union: plan.stored, shrink: resample.shrink, info: info)[0]
-        }
-        let region = try plan.source.decodeForResampling(
-            plan.stored, orientation: plan.orientation, shrink: resample.shrink,
-            lenient: plan.lenient)
-        return try encodeResampled(plan, resample, from: region, to: sink)
+    /// Crops of an upright JPEG, every one of them written as JPEG, are
+    /// rendered and encoded while the union of their read rects is
+    /// decoded (``CropPlan/overlappedResampledJPEGs``); anything else is
+    /// decoded and turned upright first.
+    func exportResampled(
+        _ plans: [CropPlan], into sinks: [any ByteSink], union: PixelRect<StoredPixels>,
+        shrink: Int
+    ) throws(ImagingError) -> [CropReport]? {
+        guard let info = plans.first?.source.header as? JPEGFileInfo,
+            plans.allSatisfy({ plan in
+                plan.format.encoder(JPEGEncoder.self) != nil && plan.orientation == .up
+            })
+        else { return nil }
+        return try CropPlan.overlappedResampledJPEGs(
+            plans, into: sinks, union: union, shrink: shrink, info: info)
     }
 
     /// Rendered a band at a time into the encoder's ring
     /// (``CropPlan/ringResampledJPEGs``).
-    func encodeResampled(
-        _ plan: CropPlan, _ resample: ResamplePlan, from region: ResamplingRegion,
-        to sink: some ByteSink
-    ) throws(ImagingError) -> CropReport {
+    func encodeResampled(_ plan: CropPlan, from region: ResamplingRegion, to sink: some ByteSink)
+        throws(ImagingError) -> CropReport
+    {
         try plan.ringResampledJPEG(from: region, to: sink)
     }
 

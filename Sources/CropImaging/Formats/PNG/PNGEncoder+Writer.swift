@@ -48,12 +48,11 @@ extension PNGEncoder: FormatWriter {
                 bandLevels: written.bandLevels))
     }
 
-    func encodeResampled(
-        _ plan: CropPlan, _ resample: ResamplePlan, from region: ResamplingRegion,
-        to sink: some ByteSink
-    ) throws(ImagingError) -> CropReport {
+    func encodeResampled(_ plan: CropPlan, from region: ResamplingRegion, to sink: some ByteSink)
+        throws(ImagingError) -> CropReport
+    {
         var warnings = region.warnings
-        let rendered = plan.render(resample, from: region, resampler: resample.resampler)
+        let rendered = plan.rendered(from: region)
         let (chunks, dropped) = try pngChunks(for: plan, warnings: &warnings)
         var image = rendered
         // The pixels are new: only the colour meaning travels.
