@@ -21,6 +21,11 @@ CASES = [
     ("HEIC to HEIC, 2000x1500 off the grid", "t:heif/pillow-heif/pug.heic", ["--pixels", "1009,759,2000,1500"], "heic"),
     ("HEIC to JPEG, the whole 24 MP photo to 1080 wide", "t:heif/libvips/apple-heic-gainmap.heic", ["--pixels", "0,0,4284,5712", "--width", "1080"], "jpg"),
     ("JPEG straightened 3.5 degrees, largest 3:4 inside", "w:iphone13pro.jpg", ["--angle", "3.5", "--inside", "--aspect", "3:4"], "jpg"),
+    ("JPEG avatar, 1200x1200 circled to 512", "w:iphone13pro.jpg", ["--pixels", "1400,1000,1200,1200", "--circle", "--width", "512"], "jpg"),
+    ("HEIC avatar, 1200x1200 circled to 512", "t:heif/pillow-heif/pug.heic", ["--pixels", "1400,1000,1200,1200", "--circle", "--width", "512"], "jpg"),
+    ("JPEG variants: 1080 wide, 512 circle, PNG 300", "w:iphone13pro.jpg",
+     ["--pixels", "1000,1000,2000,2000", "--width", "1080", "-o", "{work}/compare-v2.jpg", "--pixels", "1400,1400,1200,1200",
+      "--circle", "--width", "512", "-o", "{work}/compare-v3.png", "--pixels", "1000,1000,2000,2000", "--width", "300"], "jpg"),
     ("JPEG to JPEG, 2000x1504 on the grid", "w:iphone13pro.jpg", ["--pixels", "1008,752,2000,1504"], "jpg"),
     ("HEIC to HEIC, 2048x1536 on the tile grid", "t:heif/pillow-heif/pug.heic", ["--pixels", "1024,512,2048,1536"], "heic"),
 ]
@@ -28,7 +33,7 @@ CASES = [
 
 def timed(binary, source, options, output):
     start = time.perf_counter()
-    subprocess.run([binary, "crop", source, "-o", output, "--force", "-q"] + options,
+    subprocess.run([binary, "crop", source, "--force", "-q", "-o", output] + options,
                    check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
@@ -41,6 +46,7 @@ def main():
     for name, where, options, ext in CASES:
         source = os.path.join(workdir if where.startswith("w:") else testdata, where[2:])
         output = os.path.join(workdir, "compare-out." + ext)
+        options = [option.replace("{work}", workdir) for option in options]
         times = {before: [], after: []}
         timed(before, source, options, output)  # warm the page cache
         for _ in range(runs):
