@@ -111,7 +111,7 @@ static const ck_symbol ck_heif_symbols[] = {
     CK_HEIF_SYMBOL(encoder_release, "heif_encoder_release", 0),
     CK_HEIF_SYMBOL(set_quality, "heif_encoder_set_lossy_quality", 0),
     CK_HEIF_SYMBOL(set_lossless, "heif_encoder_set_lossless", 0),
-    CK_HEIF_SYMBOL(set_parameter, "heif_encoder_set_parameter_string", 0),
+    CK_HEIF_SYMBOL(set_parameter, "heif_encoder_set_parameter", 0),
     CK_HEIF_SYMBOL(encode_image, "heif_context_encode_image", 0),
     CK_HEIF_SYMBOL(write, "heif_context_write", 0),
 };
@@ -331,6 +331,8 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
     if (error.code == 0 && ck_heif.set_parameter) {
         const char *chroma = request->chroma == 1 ? "420" : request->chroma == 2 ? "422" : "444";
         ck_heif.set_parameter(encoder, "chroma", chroma);
+        for (size_t i = 0; error.code == 0 && i < request->parameter_count; i++)
+            error = ck_heif.set_parameter(encoder, request->parameters[2 * i], request->parameters[2 * i + 1]);
     }
     if (error.code == 0) error = ck_heif.encode_image(context, image, encoder, NULL, &handle);
     if (error.code == 0) {

@@ -22,7 +22,7 @@ enum OutputOptions {
             OptionSpec(
                 name: "quality", value: "Q",
                 help:
-                    "JPEG: re-encode at quality 1-100 (default: a JPEG's own tables; 92 otherwise); HEIC: the edge tiles' quality (default 90)"
+                    "JPEG: re-encode at quality 1-100 (default: a JPEG's own tables; 92 otherwise); HEIC: the edge tiles' quality (default 80)"
             ),
             OptionSpec(
                 name: "strip", value: "WHAT",

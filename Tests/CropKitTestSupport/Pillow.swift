@@ -14,7 +14,8 @@ public enum Pillow {
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }()
 
-    /// The image in `bytes` as Pillow decodes it and converts it to RGB
+    /// The image in `bytes` as Pillow decodes it (HEIF through pillow-heif,
+    /// which carries a current libheif) and converts it to RGB
     /// (8 bits, 3 samples a pixel, rows top to bottom), cut to `rect`
     /// (x, y, width, height) if given; `nil` without the environment.
     ///
@@ -32,6 +33,11 @@ public enum Pillow {
         let script = """
             import sys
             from PIL import Image
+            try:
+                import pillow_heif
+                pillow_heif.register_heif_opener()
+            except ImportError:
+                pass
             im = Image.open(sys.argv[1])
             im.load()
             \(crop)

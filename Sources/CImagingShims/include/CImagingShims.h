@@ -493,6 +493,11 @@ typedef struct {
     uint32_t plane_height[3];
     /// Lossy quality, 0-100.
     uint32_t quality;
+    /// Encoder parameters as name/value pairs (`parameter_count` pairs,
+    /// 2 × `parameter_count` strings), set after the quality: "preset",
+    /// "tune", "x265:…". NULL for libheif's defaults.
+    const char *const *parameters;
+    size_t parameter_count;
     /// The HEIF file written (free with ck_free).
     uint8_t *file;
     size_t file_size;

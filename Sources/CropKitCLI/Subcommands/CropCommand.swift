@@ -29,7 +29,7 @@ struct CropCommand: Subcommand {
         byte for byte into a smaller grid with a clean aperture (clap) cutting
         the exact rect, the orientation kept; an edge tile that would hide
         pixels beyond the rect is decoded, those pixels replaced by the rect's
-        edge, and encoded again (--quality, default 90). --lossless refuses
+        edge, and encoded again (--quality, default 80). --lossless refuses
         that, --snap-to-blocks grows the rect to the tile grid. Thumbnails,
         the HDR gain map, depth and other auxiliary images are dropped.
 

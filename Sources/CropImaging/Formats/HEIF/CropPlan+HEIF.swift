@@ -1,5 +1,6 @@
 internal import CImagingShims
 import CropGeometry
+import Foundation
 
 extension CropPlan {
     /// Where the rect's tiles are, and whether each must be encoded again.
@@ -173,14 +174,29 @@ extension CropPlan {
         var reencoded = 0
         var tileData: [HEIFFileWriter.Data] = []
         var copiedBytes = 0
-        for (index, fix) in cut.tiles {
+        // The edge tiles are encoded again side by side, one a core.
+        let fixed = encoder.fixesEdges ? cut.tiles.filter(\.fix).map(\.index) : []
+        let encoded = EncodedTiles(fixed.count)
+        let errors = ErrorBox()
+        let finalCut = cut
+        DispatchQueue.concurrentPerform(iterations: fixed.count) { n in
+            do throws(ImagingError) {
+                // Each iteration writes its own slot only.
+                encoded.tiles[n] = try Self.reencode(
+                    info.layout.tiles[fixed[n]], index: fixed[n], info: info, cut: finalCut,
+                    input: source.input, quality: encoder.quality)
+            } catch {
+                errors.record(error, order: n)
+            }
+        }
+        if let error = errors.first { throw error }
+        var reencodedTiles: [Int: (hvcC: [UInt8], data: [UInt8])] = [:]
+        for (n, index) in fixed.enumerated() { reencodedTiles[index] = encoded.tiles[n] }
+        for (index, _) in cut.tiles {
             let tile = info.layout.tiles[index]
             var boxes: [[UInt8]]
             let data: HEIFFileWriter.Data
-            if fix && encoder.fixesEdges {
-                let fresh = try Self.reencode(
-                    tile, index: index, info: info, cut: cut, input: source.input,
-                    quality: encoder.quality)
+            if let fresh = reencodedTiles[index] {
                 boxes = [fresh.hvcC]
                 data = .bytes(fresh.data)
                 reencoded += 1
@@ -349,15 +365,26 @@ extension CropPlan {
         encode.quality = UInt32(quality)
         encode.plane_width = widths
         encode.plane_height = heights
-        let encoded: [UInt8]? = planes[0].withUnsafeBufferPointer { y in
-            planes[1].withUnsafeBufferPointer { cb in
-                planes[2].withUnsafeBufferPointer { cr in
-                    encode.planes = (y.baseAddress, cb.baseAddress, cr.baseAddress)
-                    status = ck_heif_encode_planes(&encode)
-                    message = cMessage(encode.message)
-                    guard status == CK_STATUS_OK, let file = encode.file else { return nil }
-                    defer { ck_free(file) }
-                    return Array(UnsafeBufferPointer(start: file, count: encode.file_size))
+        // The encoder's parameters as C strings, name and value in turn.
+        var strings: [UnsafePointer<CChar>?] = []
+        for (name, value) in HEIFEncoder.x265Parameters {
+            strings.append(UnsafePointer(strdup(name)))
+            strings.append(UnsafePointer(strdup(value)))
+        }
+        defer { for string in strings { free(UnsafeMutablePointer(mutating: string)) } }
+        encode.parameter_count = strings.count / 2
+        let encoded: [UInt8]? = strings.withUnsafeBufferPointer { parameters in
+            encode.parameters = parameters.baseAddress
+            return planes[0].withUnsafeBufferPointer { y in
+                planes[1].withUnsafeBufferPointer { cb in
+                    planes[2].withUnsafeBufferPointer { cr in
+                        encode.planes = (y.baseAddress, cb.baseAddress, cr.baseAddress)
+                        status = ck_heif_encode_planes(&encode)
+                        message = cMessage(encode.message)
+                        guard status == CK_STATUS_OK, let file = encode.file else { return nil }
+                        defer { ck_free(file) }
+                        return Array(UnsafeBufferPointer(start: file, count: encode.file_size))
+                    }
                 }
             }
         }
@@ -385,4 +412,11 @@ extension CropPlan {
         for extent in coded.extents { data += encoded[extent] }
         return (coded.hvcC, data)
     }
+}
+
+/// The edge tiles encoded again, one slot a tile (each filled by its own
+/// iteration of a concurrent loop).
+private final class EncodedTiles: @unchecked Sendable {
+    var tiles: [(hvcC: [UInt8], data: [UInt8])?]
+    init(_ count: Int) { tiles = Array(repeating: nil, count: count) }
 }

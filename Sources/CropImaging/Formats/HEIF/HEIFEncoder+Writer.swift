@@ -14,10 +14,11 @@ extension HEIFEncoder: FormatWriter {
         [.quality, .lossless, .snapsToBlocks, .keepMakerNote]
     }
 
-    /// Edge tiles at quality 90 unless one is given.
+    /// Edge tiles at ``HEIFEncoder/defaultQuality`` unless one is given.
     init(settings: EncoderSettings) {
         self.init(
-            method: settings.lossless ? .lossless : .automatic, quality: settings.quality ?? 90,
+            method: settings.lossless ? .lossless : .automatic,
+            quality: settings.quality ?? HEIFEncoder.defaultQuality,
             snapsToBlocks: settings.snapsToBlocks, metadata: settings.metadata)
     }
 
@@ -77,22 +78,26 @@ extension HEIFEncoder: FormatWriter {
         )
     }
 
-    /// Tiles are copied a MiB at a time; an edge tile is decoded to its
-    /// planes, copied once and encoded (x265 holds a few frames). Tiles
-    /// reaching beyond the canvas are decoded (one a core) to judge their
-    /// padding first.
+    /// Tiles are copied a MiB at a time; edge tiles are decoded to their
+    /// planes, copied once and encoded (x265 holds a few frames), one a
+    /// core. Tiles reaching beyond the canvas are decoded (one a core) to
+    /// judge their padding first.
     func memoryNeed(_ plan: CropPlan) -> MemoryNeed {
         var need = MemoryNeed()
         if let info = plan.source.header as? HEIFFileInfo {
             let layout = info.layout
-            let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, 16)
-            need.add(tile, "an edge tile being encoded again")
-            need.add(24 << 20, "the HEVC encoder (x265: its tables, threads and frames)")
-            let decoded = saturatingProduct(
-                layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
             let threads = max(
                 1,
                 min(ProcessInfo.processInfo.activeProcessorCount, layout.columns + layout.rows))
+            // Edge tiles are encoded side by side, one a core, each by an
+            // encoder of its own.
+            let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, 16)
+            need.add(saturatingProduct(tile, threads, 1), "the edge tiles being encoded again")
+            need.add(
+                saturatingProduct(24 << 20, threads, 1),
+                "the HEVC encoders (x265: their tables, threads and frames)")
+            let decoded = saturatingProduct(
+                layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
             need.add(saturatingProduct(decoded, threads, 1), "the padded tiles being judged")
         }
         need.add(1 << 20, "the copy buffer")
