@@ -291,15 +291,8 @@ extension CropPlan {
     ) throws(ImagingError) -> (hvcC: [UInt8], data: [UInt8]) {
         let layout = info.layout
         let sample = info.bitDepth > 8 ? 2 : 1
-        let (sx, sy) = info.chromaCode == 1 ? (2, 2) : info.chromaCode == 2 ? (2, 1) : (1, 1)
-        let dims = [
-            (tile.width, tile.height),
-            ((tile.width + sx - 1) / sx, (tile.height + sy - 1) / sy),
-            ((tile.width + sx - 1) / sx, (tile.height + sy - 1) / sy),
-        ]
-        var y = [UInt8](repeating: 0, count: dims[0].0 * dims[0].1 * sample)
-        var cb = [UInt8](repeating: 0, count: dims[1].0 * dims[1].1 * sample)
-        var cr = cb
+        let (sx, sy) = info.chromaSubsampling
+        let dims = info.planeSizes(width: tile.width, height: tile.height)
         // The rect on this tile.
         let left = index % layout.columns * layout.tileWidth
         let top = index / layout.columns * layout.tileHeight
@@ -307,6 +300,40 @@ extension CropPlan {
         let rectTop = cut.aperture.y + cut.rows.lowerBound * layout.tileHeight
         let keepX = max(rectLeft - left, 0)..<min(rectLeft + cut.aperture.width - left, tile.width)
         let keepY = max(rectTop - top, 0)..<min(rectTop + cut.aperture.height - top, tile.height)
+        var planes = try decodePlanes(tile, index: index, info: info, input: input)
+        // Replicate the kept samples over the rest, plane by plane.
+        for p in 0..<3 {
+            let (w, h) = dims[p]
+            let (dx, dy) = p == 0 ? (1, 1) : (sx, sy)
+            let kx = keepX.lowerBound / dx..<(keepX.upperBound + dx - 1) / dx
+            let ky = keepY.lowerBound / dy..<(keepY.upperBound + dy - 1) / dy
+            let row = w * sample
+            var out = planes[p]
+            for y in 0..<h {
+                let from = min(max(y, ky.lowerBound), ky.upperBound - 1)
+                for x in 0..<w {
+                    let fx = min(max(x, kx.lowerBound), kx.upperBound - 1)
+                    for b in 0..<sample {
+                        out[y * row + x * sample + b] = planes[p][from * row + fx * sample + b]
+                    }
+                }
+            }
+            planes[p] = out
+        }
+        return try encodePlanes(
+            planes, width: tile.width, height: tile.height, info: info, quality: quality)
+    }
+
+    /// Tile `index` of `info` decoded to its three planes (luma, then the
+    /// two chroma planes at their subsampled size), samples of 1 or 2 bytes.
+    static func decodePlanes(
+        _ tile: HEIFCodedImage, index: Int, info: HEIFFileInfo, input: ImageInput
+    ) throws(ImagingError) -> [[UInt8]] {
+        let sample = info.bitDepth > 8 ? 2 : 1
+        let dims = info.planeSizes(width: tile.width, height: tile.height)
+        var y = [UInt8](repeating: 0, count: dims[0].0 * dims[0].1 * sample)
+        var cb = [UInt8](repeating: 0, count: dims[1].0 * dims[1].1 * sample)
+        var cr = cb
         var file = try HEIFTileFile.make(tile, input: input)
         var status: Int32 = 0
         var message = ""
@@ -314,10 +341,8 @@ extension CropPlan {
         request.bit_depth = UInt32(info.bitDepth)
         request.planar_chroma = UInt32(info.chromaCode)
         request.planar_rgb = info.nclx?.matrix == 0 && info.chromaCode == 3 ? 1 : 0
-        let widths = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
-        let heights = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
-        request.plane_width = widths
-        request.plane_height = heights
+        request.plane_width = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
+        request.plane_height = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
         y.withUnsafeMutableBufferPointer { y in
             cb.withUnsafeMutableBufferPointer { cb in
                 cr.withUnsafeMutableBufferPointer { cr in
@@ -337,34 +362,26 @@ extension CropPlan {
             }
             throw .corrupt(format: .heif, detail: "tile \(index) (item \(tile.item)): \(message)")
         }
-        // Replicate the kept samples over the rest, plane by plane.
-        var planes = [y, cb, cr]
-        for p in 0..<3 {
-            let (w, h) = dims[p]
-            let (dx, dy) = p == 0 ? (1, 1) : (sx, sy)
-            let kx = keepX.lowerBound / dx..<(keepX.upperBound + dx - 1) / dx
-            let ky = keepY.lowerBound / dy..<(keepY.upperBound + dy - 1) / dy
-            let row = w * sample
-            var out = planes[p]
-            for y in 0..<h {
-                let from = min(max(y, ky.lowerBound), ky.upperBound - 1)
-                for x in 0..<w {
-                    let fx = min(max(x, kx.lowerBound), kx.upperBound - 1)
-                    for b in 0..<sample {
-                        out[y * row + x * sample + b] = planes[p][from * row + fx * sample + b]
-                    }
-                }
-            }
-            planes[p] = out
-        }
+        return [y, cb, cr]
+    }
+
+    /// Three planes of a `width`×`height` image encoded by libheif's HEVC
+    /// encoder at `quality` with ``HEIFEncoder/x265Parameters``: the coded
+    /// image's `hvcC` and bytes.
+    static func encodePlanes(
+        _ planes: [[UInt8]], width: Int, height: Int, info: HEIFFileInfo, quality: Int
+    ) throws(ImagingError) -> (hvcC: [UInt8], data: [UInt8]) {
+        let dims = info.planeSizes(width: width, height: height)
+        var status: Int32 = 0
+        var message = ""
         var encode = ck_heif_encode_request()
-        encode.width = UInt32(tile.width)
-        encode.height = UInt32(tile.height)
+        encode.width = UInt32(width)
+        encode.height = UInt32(height)
         encode.bit_depth = UInt32(info.bitDepth)
         encode.chroma = Int32(info.chromaCode)
         encode.quality = UInt32(quality)
-        encode.plane_width = widths
-        encode.plane_height = heights
+        encode.plane_width = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
+        encode.plane_height = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
         // The encoder's parameters as C strings, name and value in turn.
         var strings: [UnsafePointer<CChar>?] = []
         for (name, value) in HEIFEncoder.x265Parameters {
@@ -399,13 +416,13 @@ extension CropPlan {
         let result = try HEIFFileInfo.read(
             ImageInput(bytes: encoded, name: "re-encoded tile"), limits: .standard)
         guard !result.layout.isGrid, result.cleanAperture == nil,
-            let coded = result.layout.tiles.first, coded.width == tile.width,
-            coded.height == tile.height
+            let coded = result.layout.tiles.first, coded.width == width,
+            coded.height == height
         else {
             throw .unsupported(
                 format: .heif,
                 detail:
-                    "the encoder wrote a \(result.layout.width)x\(result.layout.height) image for a \(tile.width)x\(tile.height) tile"
+                    "the encoder wrote a \(result.layout.width)x\(result.layout.height) image for a \(width)x\(height) tile"
             )
         }
         var data: [UInt8] = []
@@ -414,6 +431,20 @@ extension CropPlan {
     }
 }
 
+extension HEIFFileInfo {
+    /// How many luma samples a chroma sample covers across and down.
+    var chromaSubsampling: (x: Int, y: Int) {
+        chromaCode == 1 ? (2, 2) : chromaCode == 2 ? (2, 1) : (1, 1)
+    }
+
+    /// The sizes of the luma and two chroma planes of a `width`×`height`
+    /// image of this file's chroma format.
+    func planeSizes(width: Int, height: Int) -> [(Int, Int)] {
+        let (sx, sy) = chromaSubsampling
+        let chroma = ((width + sx - 1) / sx, (height + sy - 1) / sy)
+        return [(width, height), chroma, chroma]
+    }
+}
 /// The edge tiles encoded again, one slot a tile (each filled by its own
 /// iteration of a concurrent loop).
 private final class EncodedTiles: @unchecked Sendable {
