@@ -169,84 +169,121 @@ extension CropPlan {
             info, size: stored.size, orientation: nil, policy: encoder.metadata)
         warnings += metadata.warnings
         var writer = HEIFFileWriter()
-        // The tiles: copied, or fixed and encoded again.
-        var tileItems: [Int] = []
-        var reencoded = 0
-        var tileData: [HEIFFileWriter.Data] = []
-        var copiedBytes = 0
-        // The edge tiles are encoded again side by side, one a core.
-        let fixed = encoder.fixesEdges ? cut.tiles.filter(\.fix).map(\.index) : []
-        let encoded = EncodedTiles(fixed.count)
-        let errors = ErrorBox()
-        let finalCut = cut
-        DispatchQueue.concurrentPerform(iterations: fixed.count) { n in
-            do throws(ImagingError) {
-                // Each iteration writes its own slot only.
-                encoded.tiles[n] = try Self.reencode(
-                    info.layout.tiles[fixed[n]], index: fixed[n], info: info, cut: finalCut,
-                    input: source.input, quality: encoder.quality)
-            } catch {
-                errors.record(error, order: n)
-            }
-        }
-        if let error = errors.first { throw error }
-        var reencodedTiles: [Int: (hvcC: [UInt8], data: [UInt8])] = [:]
-        for (n, index) in fixed.enumerated() { reencodedTiles[index] = encoded.tiles[n] }
-        for (index, _) in cut.tiles {
-            let tile = info.layout.tiles[index]
-            var boxes: [[UInt8]]
-            let data: HEIFFileWriter.Data
-            if let fresh = reencodedTiles[index] {
-                boxes = [fresh.hvcC]
-                data = .bytes(fresh.data)
-                reencoded += 1
-            } else {
-                boxes = [tile.hvcC]
-                data = .extents(tile.extents)
-                copiedBytes += tile.byteCount
-            }
-            boxes.append(HEIFFileWriter.ispe(width: tile.width, height: tile.height))
-            boxes += tile.colourBoxes
-            if let pixi = tile.pixi { boxes.append(pixi) }
-            tileItems.append(
-                writer.addItem(
-                    type: "hvc1", hidden: info.layout.isGrid,
-                    properties: boxes.enumerated().map { ($1, $0 == 0) }))
-            tileData.append(data)
-        }
-        // The image: a grid of them, or the one coded image.
-        var imageBoxes: [([UInt8], Bool)] = []
-        let primary: Int
-        let clap =
-            cut.aperture == PixelRect(x: 0, y: 0, width: cut.width, height: cut.height)
-            ? nil : cut.aperture
         let transforms = HEIFFileWriter.transformBoxes(orientation)
-        if info.layout.isGrid {
-            imageBoxes.append((HEIFFileWriter.ispe(width: cut.width, height: cut.height), false))
-            imageBoxes += info.primaryBoxes.map { ($0, false) }
+        let primary: Int
+        let clap: PixelRect<StoredPixels>?
+        var reencoded = 0
+        var copiedBytes = 0
+        let gridText: String
+        // A crop that would copy no tile is written as one coded image of
+        // the rect: fewer samples to encode than its edge tiles hold (a
+        // 300x300 avatar across four 512x512 tiles: a third of the time).
+        let single =
+            encoder.fixesEdges && cut.tiles.allSatisfy(\.fix)
+            ? try Self.rectImage(
+                info: info, cut: cut, input: source.input, quality: encoder.quality)
+            : nil
+        if let single {
+            var boxes: [([UInt8], Bool)] = [
+                (single.hvcC, true),
+                (HEIFFileWriter.ispe(width: single.width, height: single.height), false),
+            ]
+            boxes += single.colourBoxes.map { ($0, false) }
+            clap =
+                single.aperture == PixelRect(x: 0, y: 0, width: single.width, height: single.height)
+                ? nil : single.aperture
             if let clap {
-                imageBoxes.append(
-                    (HEIFFileWriter.clap(clap, width: cut.width, height: cut.height), true))
+                boxes.append(
+                    (HEIFFileWriter.clap(clap, width: single.width, height: single.height), true))
             }
-            imageBoxes += transforms.boxes.map { ($0, true) }
-            primary = writer.addItem(type: "grid", hidden: false, properties: imageBoxes)
-            writer.reference("dimg", from: primary, to: tileItems)
-            writer.setData(
-                primary,
-                .bytes(
-                    HEIFFileWriter.gridDescription(
-                        rows: cut.rows.count, columns: cut.columns.count, width: cut.width,
-                        height: cut.height)))
-            for (item, data) in zip(tileItems, tileData) { writer.setData(item, data) }
+            boxes += transforms.boxes.map { ($0, true) }
+            primary = writer.addItem(type: "hvc1", hidden: false, properties: boxes)
+            writer.setData(primary, .bytes(single.data))
+            reencoded = 1
+            gridText =
+                "one image of \(single.width)x\(single.height) (no tile to copy: the rect encoded again)"
         } else {
-            primary = tileItems[0]
-            writer.setData(primary, tileData[0])
-            if let clap {
-                writer.addProperty(
-                    to: primary, HEIFFileWriter.clap(clap, width: cut.width, height: cut.height),
-                    essential: true)
+            // The tiles: copied, or fixed and encoded again.
+            var tileItems: [Int] = []
+            var tileData: [HEIFFileWriter.Data] = []
+            // The edge tiles are encoded again side by side, one a core.
+            let fixed = encoder.fixesEdges ? cut.tiles.filter(\.fix).map(\.index) : []
+            let encoded = EncodedTiles(fixed.count)
+            let errors = ErrorBox()
+            let finalCut = cut
+            DispatchQueue.concurrentPerform(iterations: fixed.count) { n in
+                do throws(ImagingError) {
+                    // Each iteration writes its own slot only.
+                    encoded.tiles[n] = try Self.reencode(
+                        info.layout.tiles[fixed[n]], index: fixed[n], info: info, cut: finalCut,
+                        input: source.input, quality: encoder.quality)
+                } catch {
+                    errors.record(error, order: n)
+                }
             }
-            for box in transforms.boxes { writer.addProperty(to: primary, box, essential: true) }
+            if let error = errors.first { throw error }
+            var reencodedTiles: [Int: (hvcC: [UInt8], data: [UInt8])] = [:]
+            for (n, index) in fixed.enumerated() { reencodedTiles[index] = encoded.tiles[n] }
+            for (index, _) in cut.tiles {
+                let tile = info.layout.tiles[index]
+                var boxes: [[UInt8]]
+                let data: HEIFFileWriter.Data
+                if let fresh = reencodedTiles[index] {
+                    boxes = [fresh.hvcC]
+                    data = .bytes(fresh.data)
+                    reencoded += 1
+                } else {
+                    boxes = [tile.hvcC]
+                    data = .extents(tile.extents)
+                    copiedBytes += tile.byteCount
+                }
+                boxes.append(HEIFFileWriter.ispe(width: tile.width, height: tile.height))
+                boxes += tile.colourBoxes
+                if let pixi = tile.pixi { boxes.append(pixi) }
+                tileItems.append(
+                    writer.addItem(
+                        type: "hvc1", hidden: info.layout.isGrid,
+                        properties: boxes.enumerated().map { ($1, $0 == 0) }))
+                tileData.append(data)
+            }
+            // The image: a grid of them, or the one coded image.
+            var imageBoxes: [([UInt8], Bool)] = []
+            clap =
+                cut.aperture == PixelRect(x: 0, y: 0, width: cut.width, height: cut.height)
+                ? nil : cut.aperture
+            if info.layout.isGrid {
+                imageBoxes.append(
+                    (HEIFFileWriter.ispe(width: cut.width, height: cut.height), false))
+                imageBoxes += info.primaryBoxes.map { ($0, false) }
+                if let clap {
+                    imageBoxes.append(
+                        (HEIFFileWriter.clap(clap, width: cut.width, height: cut.height), true))
+                }
+                imageBoxes += transforms.boxes.map { ($0, true) }
+                primary = writer.addItem(type: "grid", hidden: false, properties: imageBoxes)
+                writer.reference("dimg", from: primary, to: tileItems)
+                writer.setData(
+                    primary,
+                    .bytes(
+                        HEIFFileWriter.gridDescription(
+                            rows: cut.rows.count, columns: cut.columns.count, width: cut.width,
+                            height: cut.height)))
+                for (item, data) in zip(tileItems, tileData) { writer.setData(item, data) }
+            } else {
+                primary = tileItems[0]
+                writer.setData(primary, tileData[0])
+                if let clap {
+                    writer.addProperty(
+                        to: primary,
+                        HEIFFileWriter.clap(clap, width: cut.width, height: cut.height),
+                        essential: true)
+                }
+                for box in transforms.boxes {
+                    writer.addProperty(to: primary, box, essential: true)
+                }
+            }
+            gridText =
+                "\(cut.columns.count)x\(cut.rows.count) of \(info.layout.tileWidth)x\(info.layout.tileHeight)"
         }
         writer.primary = primary
         if let exif = metadata.exif {
@@ -269,17 +306,106 @@ extension CropPlan {
                 "the clean aperture starts at an odd \(clap.x % 2 == 1 ? "column" : "row") of subsampled chroma: allowed since MIAF's 2021 amendment (ISO/IEC 23000-22:2019/Amd 2), refused by some older readers"
             )
         }
-        let layout = info.layout
         return CropReport(
             output: nil, bytes: bytes, size: outputSize, format: format.name,
             warnings: warnings, checksum: nil,
             heif: HEIFWriteReport(
-                grid:
-                    "\(cut.columns.count)x\(cut.rows.count) of \(layout.tileWidth)x\(layout.tileHeight)",
-                copiedTiles: cut.tiles.count - reencoded, reencodedTiles: reencoded,
+                grid: gridText,
+                copiedTiles: single == nil ? cut.tiles.count - reencoded : 0,
+                reencodedTiles: reencoded,
                 copiedBytes: copiedBytes,
                 cleanAperture: clap, transforms: transforms.names, notes: notes,
                 metadata: metadata.entries))
+    }
+
+    /// The rect as one coded image, for a crop that would copy no tile:
+    /// the tiles it touches decoded (side by side), the rect's samples
+    /// gathered, the coded size grown to whole 8x8 blocks from the chroma
+    /// grid (every sample beyond the rect its nearest edge sample, as an
+    /// edge tile's), and encoded once. `nil` where that image would be
+    /// under 64 samples either way (libheif pads such an image itself) or
+    /// the tiles do not lie on the chroma grid: the tiles are encoded then.
+    static func rectImage(info: HEIFFileInfo, cut: HEIFTileCut, input: ImageInput, quality: Int)
+        throws(ImagingError) -> RectImage?
+    {
+        let layout = info.layout
+        let (sx, sy) = info.chromaSubsampling
+        let rect = PixelRect<StoredPixels>(
+            x: cut.aperture.x + cut.columns.lowerBound * layout.tileWidth,
+            y: cut.aperture.y + cut.rows.lowerBound * layout.tileHeight,
+            width: cut.aperture.width, height: cut.aperture.height)
+        let (x0, y0) = (rect.x - rect.x % sx, rect.y - rect.y % sy)
+        let width = (rect.maxX - x0 + 7) / 8 * 8
+        let height = (rect.maxY - y0 + 7) / 8 * 8
+        guard width >= 64, height >= 64, layout.tileWidth % sx == 0, layout.tileHeight % sy == 0
+        else { return nil }
+        let indices = cut.tiles.map(\.index)
+        let decoded = DecodedTiles(indices.count)
+        let errors = ErrorBox()
+        DispatchQueue.concurrentPerform(iterations: indices.count) { n in
+            do throws(ImagingError) {
+                // Each iteration writes its own slot only.
+                decoded.planes[n] = try decodePlanes(
+                    layout.tiles[indices[n]], index: indices[n], info: info, input: input)
+            } catch {
+                errors.record(error, order: n)
+            }
+        }
+        if let error = errors.first { throw error }
+        var slot = [Int](repeating: -1, count: layout.tiles.count)
+        for (n, index) in indices.enumerated() { slot[index] = n }
+        let sample = info.bitDepth > 8 ? 2 : 1
+        let dims = info.planeSizes(width: width, height: height)
+        var planes: [[UInt8]] = []
+        for p in 0..<3 {
+            let (dx, dy) = p == 0 ? (1, 1) : (sx, sy)
+            let (w, h) = dims[p]
+            let (tw, th) = (layout.tileWidth / dx, layout.tileHeight / dy)
+            // The rect's own samples of this plane, on the canvas.
+            let kx = rect.x / dx..<(rect.maxX + dx - 1) / dx
+            let ky = rect.y / dy..<(rect.maxY + dy - 1) / dy
+            let columns = (0..<w).map { min(max(x0 / dx + $0, kx.lowerBound), kx.upperBound - 1) }
+            var out = [UInt8](repeating: 0, count: w * h * sample)
+            for y in 0..<h {
+                let cy = min(max(y0 / dy + y, ky.lowerBound), ky.upperBound - 1)
+                let tileRow = cy / th
+                for x in 0..<w {
+                    let cx = columns[x]
+                    let n = slot[tileRow * layout.columns + cx / tw]
+                    guard n >= 0, let tile = decoded.planes[n] else {
+                        throw .corrupt(
+                            format: .heif, detail: "the rect reaches a tile it does not touch")
+                    }
+                    let tileWidth = info.planeSizes(
+                        width: layout.tiles[indices[n]].width,
+                        height: layout.tiles[indices[n]].height)[p].0
+                    let from = ((cy - tileRow * th) * tileWidth + cx % tw) * sample
+                    for b in 0..<sample { out[(y * w + x) * sample + b] = tile[p][from + b] }
+                }
+            }
+            planes.append(out)
+        }
+        let coded = try encodePlanes(
+            planes, width: width, height: height, info: info, quality: quality)
+        // The colour: the image's own boxes, then any of the tile's of a
+        // kind they lack (an nclx beside an ICC profile).
+        let first = layout.tiles[indices[0]]
+        var colour = layout.isGrid ? info.primaryBoxes : []
+        // A box's type, and a `colr` box's colour type after it.
+        func kind(_ box: [UInt8]) -> [UInt8] {
+            guard box.count >= 8 else { return [] }
+            let type = Array(box[4..<8])
+            return type == Array("colr".utf8) && box.count >= 12 ? Array(box[4..<12]) : type
+        }
+        for box in first.colourBoxes + (first.pixi.map { [$0] } ?? [])
+        where !colour.contains(where: { kind($0) == kind(box) }) {
+            colour.append(box)
+        }
+        return RectImage(
+            hvcC: coded.hvcC, data: coded.data, width: width, height: height,
+            aperture: PixelRect(
+                x: rect.x - x0, y: rect.y - y0, width: rect.width, height: rect.height),
+            colourBoxes: colour)
     }
 
     /// A tile decoded to its YCbCr planes, every sample beyond the rect
@@ -450,4 +576,22 @@ extension HEIFFileInfo {
 private final class EncodedTiles: @unchecked Sendable {
     var tiles: [(hvcC: [UInt8], data: [UInt8])?]
     init(_ count: Int) { tiles = Array(repeating: nil, count: count) }
+}
+
+/// The touched tiles' planes, one slot a tile (each filled by its own
+/// iteration of a concurrent loop).
+private final class DecodedTiles: @unchecked Sendable {
+    var planes: [[[UInt8]]?]
+    init(_ count: Int) { planes = Array(repeating: nil, count: count) }
+}
+
+/// A crop's rect as one coded image: its `hvcC` and bytes, its coded size,
+/// where the rect lies in it, and its colour boxes.
+struct RectImage {
+    var hvcC: [UInt8]
+    var data: [UInt8]
+    var width: Int
+    var height: Int
+    var aperture: PixelRect<StoredPixels>
+    var colourBoxes: [[UInt8]]
 }

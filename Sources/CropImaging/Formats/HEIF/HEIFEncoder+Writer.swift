@@ -99,6 +99,22 @@ extension HEIFEncoder: FormatWriter {
             let decoded = saturatingProduct(
                 layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
             need.add(saturatingProduct(decoded, threads, 1), "the padded tiles being judged")
+            // A crop that would copy no tile decodes every tile it touches
+            // at once and gathers the rect's planes, to encode them as one
+            // image.
+            let cut = CropPlan.heifTileCut(info, stored: plan.stored)
+            if cut.tiles.allSatisfy(\.fix) {
+                let planes = saturatingProduct(
+                    layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 6 : 3)
+                need.add(
+                    saturatingProduct(planes, cut.tiles.count, 1)
+                        .addingReportingOverflow(
+                            saturatingProduct(
+                                plan.stored.width + 16, plan.stored.height + 16,
+                                info.bitDepth > 8 ? 6 : 3)
+                        ).partialValue,
+                    "the rect's tiles decoded and its planes gathered")
+            }
         }
         need.add(1 << 20, "the copy buffer")
         return need
