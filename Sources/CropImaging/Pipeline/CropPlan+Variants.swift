@@ -2,9 +2,9 @@ import CropGeometry
 
 extension CropPlan {
     /// Writes several crops of one opened image, decoding what their
-    /// resampled crops need once: they are made together
-    /// (``exportResampled(_:into:written:)``, the same road a single
-    /// resampled crop takes, from the union of their read rects). A
+    /// resampled crops need once: they are made together from the union
+    /// of their read rects, the same road a single resampled crop
+    /// (``write(to:replacing:)``) takes as the case of one. A
     /// lossless crop among them is written as ``write(to:replacing:)``
     /// writes it (a DCT-domain or tile-copy crop decodes nothing).
     ///
