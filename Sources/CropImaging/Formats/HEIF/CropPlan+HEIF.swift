@@ -365,6 +365,17 @@ extension CropPlan {
             let kx = rect.x / dx..<(rect.maxX + dx - 1) / dx
             let ky = rect.y / dy..<(rect.maxY + dy - 1) / dy
             let columns = (0..<w).map { min(max(x0 / dx + $0, kx.lowerBound), kx.upperBound - 1) }
+            // Each touched tile's plane and its width, looked up once.
+            var sources: [[UInt8]] = []
+            var widths: [Int] = []
+            for (n, index) in indices.enumerated() {
+                guard let tile = decoded.planes[n] else {
+                    throw .corrupt(format: .heif, detail: "tile \(index) was not decoded")
+                }
+                sources.append(tile[p])
+                let coded = layout.tiles[index]
+                widths.append(info.planeSizes(width: coded.width, height: coded.height)[p].0)
+            }
             var out = [UInt8](repeating: 0, count: w * h * sample)
             for y in 0..<h {
                 let cy = min(max(y0 / dy + y, ky.lowerBound), ky.upperBound - 1)
@@ -372,15 +383,12 @@ extension CropPlan {
                 for x in 0..<w {
                     let cx = columns[x]
                     let n = slot[tileRow * layout.columns + cx / tw]
-                    guard n >= 0, let tile = decoded.planes[n] else {
+                    guard n >= 0 else {
                         throw .corrupt(
                             format: .heif, detail: "the rect reaches a tile it does not touch")
                     }
-                    let tileWidth = info.planeSizes(
-                        width: layout.tiles[indices[n]].width,
-                        height: layout.tiles[indices[n]].height)[p].0
-                    let from = ((cy - tileRow * th) * tileWidth + cx % tw) * sample
-                    for b in 0..<sample { out[(y * w + x) * sample + b] = tile[p][from + b] }
+                    let from = ((cy - tileRow * th) * widths[n] + cx % tw) * sample
+                    for b in 0..<sample { out[(y * w + x) * sample + b] = sources[n][from + b] }
                 }
             }
             planes.append(out)
@@ -515,6 +523,9 @@ extension CropPlan {
             strings.append(UnsafePointer(strdup(value)))
         }
         defer { for string in strings { free(UnsafeMutablePointer(mutating: string)) } }
+        guard !strings.contains(where: { $0 == nil }) else {
+            throw .outOfMemory(detail: "encoding an edge tile: no memory for its parameters")
+        }
         encode.parameter_count = strings.count / 2
         let encoded: [UInt8]? = strings.withUnsafeBufferPointer { parameters in
             encode.parameters = parameters.baseAddress
