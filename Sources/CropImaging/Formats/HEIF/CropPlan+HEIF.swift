@@ -15,6 +15,22 @@ extension CropPlan {
         /// The source tile indices, row by row, each with whether it holds
         /// visible pixels beyond the rect.
         var tiles: [(index: Int, fix: Bool)]
+
+        /// Whether tile `index` of `layout` codes samples beyond the canvas
+        /// (the padding of the last column or row), which are judged
+        /// before the tile is copied.
+        static func reachesBeyondCanvas(_ index: Int, of layout: HEIFLayout) -> Bool {
+            let tile = layout.tiles[index]
+            return index % layout.columns * layout.tileWidth + tile.width > layout.width
+                || index / layout.columns * layout.tileHeight + tile.height > layout.height
+        }
+
+        /// Whether the crop may copy no tile, and so be one coded image of
+        /// the rect: every tile is an edge tile, or reaches beyond the
+        /// canvas and may be judged one.
+        func mayCopyNoTile(of layout: HEIFLayout) -> Bool {
+            tiles.allSatisfy { $0.fix || Self.reachesBeyondCanvas($0.index, of: layout) }
+        }
     }
 
     /// The tiles of `info` that the stored rect touches.
@@ -129,11 +145,7 @@ extension CropPlan {
         if encoder.fixesEdges {
             let layout = info.layout
             let padded = cut.tiles.indices.filter { n in
-                let (index, fix) = cut.tiles[n]
-                let tile = layout.tiles[index]
-                return !fix
-                    && (index % layout.columns * layout.tileWidth + tile.width > layout.width
-                        || index / layout.columns * layout.tileHeight + tile.height > layout.height)
+                !cut.tiles[n].fix && HEIFTileCut.reachesBeyondCanvas(cut.tiles[n].index, of: layout)
             }
             let findings = try LeakCheck.hiddenPixelFindings(
                 tiles: padded.map { cut.tiles[$0].index }, of: info, shown: onCanvas,
@@ -208,22 +220,13 @@ extension CropPlan {
             var tileData: [HEIFFileWriter.Data] = []
             // The edge tiles are encoded again side by side, one a core.
             let fixed = encoder.fixesEdges ? cut.tiles.filter(\.fix).map(\.index) : []
-            let encoded = EncodedTiles(fixed.count)
-            let errors = ErrorBox()
             let finalCut = cut
-            DispatchQueue.concurrentPerform(iterations: fixed.count) { n in
-                do throws(ImagingError) {
-                    // Each iteration writes its own slot only.
-                    encoded.tiles[n] = try Self.reencode(
-                        info.layout.tiles[fixed[n]], index: fixed[n], info: info, cut: finalCut,
-                        input: source.input, quality: encoder.quality)
-                } catch {
-                    errors.record(error, order: n)
-                }
+            let encoded = try concurrentResults(fixed.count) { n throws(ImagingError) in
+                try Self.reencode(
+                    info.layout.tiles[fixed[n]], index: fixed[n], info: info, cut: finalCut,
+                    input: source.input, quality: encoder.quality)
             }
-            if let error = errors.first { throw error }
-            var reencodedTiles: [Int: (hvcC: [UInt8], data: [UInt8])] = [:]
-            for (n, index) in fixed.enumerated() { reencodedTiles[index] = encoded.tiles[n] }
+            let reencodedTiles = Dictionary(uniqueKeysWithValues: zip(fixed, encoded))
             for (index, _) in cut.tiles {
                 let tile = info.layout.tiles[index]
                 var boxes: [[UInt8]]
@@ -340,18 +343,9 @@ extension CropPlan {
         guard width >= 64, height >= 64, layout.tileWidth % sx == 0, layout.tileHeight % sy == 0
         else { return nil }
         let indices = cut.tiles.map(\.index)
-        let decoded = DecodedTiles(indices.count)
-        let errors = ErrorBox()
-        DispatchQueue.concurrentPerform(iterations: indices.count) { n in
-            do throws(ImagingError) {
-                // Each iteration writes its own slot only.
-                decoded.planes[n] = try decodePlanes(
-                    layout.tiles[indices[n]], index: indices[n], info: info, input: input)
-            } catch {
-                errors.record(error, order: n)
-            }
+        let decoded = try concurrentResults(indices.count) { n throws(ImagingError) in
+            try decodePlanes(layout.tiles[indices[n]], index: indices[n], info: info, input: input)
         }
-        if let error = errors.first { throw error }
         var slot = [Int](repeating: -1, count: layout.tiles.count)
         for (n, index) in indices.enumerated() { slot[index] = n }
         let sample = info.bitDepth > 8 ? 2 : 1
@@ -369,10 +363,7 @@ extension CropPlan {
             var sources: [[UInt8]] = []
             var widths: [Int] = []
             for (n, index) in indices.enumerated() {
-                guard let tile = decoded.planes[n] else {
-                    throw .corrupt(format: .heif, detail: "tile \(index) was not decoded")
-                }
-                sources.append(tile[p])
+                sources.append(decoded[n][p])
                 let coded = layout.tiles[index]
                 widths.append(info.planeSizes(width: coded.width, height: coded.height)[p].0)
             }
@@ -581,19 +572,6 @@ extension HEIFFileInfo {
         let chroma = ((width + sx - 1) / sx, (height + sy - 1) / sy)
         return [(width, height), chroma, chroma]
     }
-}
-/// The edge tiles encoded again, one slot a tile (each filled by its own
-/// iteration of a concurrent loop).
-private final class EncodedTiles: @unchecked Sendable {
-    var tiles: [(hvcC: [UInt8], data: [UInt8])?]
-    init(_ count: Int) { tiles = Array(repeating: nil, count: count) }
-}
-
-/// The touched tiles' planes, one slot a tile (each filled by its own
-/// iteration of a concurrent loop).
-private final class DecodedTiles: @unchecked Sendable {
-    var planes: [[[UInt8]]?]
-    init(_ count: Int) { planes = Array(repeating: nil, count: count) }
 }
 
 /// A crop's rect as one coded image: its `hvcC` and bytes, its coded size,

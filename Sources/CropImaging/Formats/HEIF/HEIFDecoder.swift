@@ -231,6 +231,37 @@ final class ErrorBox: @unchecked Sendable {
     var first: ImagingError? { lock.withLock { found?.error } }
 }
 
+/// `body(n)` for every `n` in `0..<count`, side by side (one a core, as
+/// `DispatchQueue.concurrentPerform` runs them), the results in order: the
+/// data-parallel work over a HEIF's tiles. Throws the error of the lowest
+/// `n` that failed.
+func concurrentResults<T>(_ count: Int, _ body: @Sendable (Int) throws(ImagingError) -> T)
+    throws(ImagingError) -> [T]
+{
+    let slots = ResultSlots<T>(count)
+    let errors = ErrorBox()
+    DispatchQueue.concurrentPerform(iterations: count) { n in
+        do throws(ImagingError) {
+            // Each iteration writes its own slot only.
+            slots.values[n] = try body(n)
+        } catch {
+            errors.record(error, order: n)
+        }
+    }
+    if let error = errors.first { throw error }
+    return slots.values.map { value in
+        guard let value else { preconditionFailure("every slot was filled") }
+        return value
+    }
+}
+
+/// One result a slot, each written by its own iteration of a concurrent
+/// loop (``concurrentResults(_:_:)``).
+private final class ResultSlots<T>: @unchecked Sendable {
+    var values: [T?]
+    init(_ count: Int) { values = Array(repeating: nil, count: count) }
+}
+
 /// A minimal one-image HEIF holding a coded image, for libheif to decode.
 enum HEIFTileFile {
     /// The file: `ftyp`, a `meta` describing one `hvc1` item with the

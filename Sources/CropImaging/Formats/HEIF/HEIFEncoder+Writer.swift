@@ -103,17 +103,13 @@ extension HEIFEncoder: FormatWriter {
             // at once and gathers the rect's planes, to encode them as one
             // image.
             let cut = CropPlan.heifTileCut(info, stored: plan.stored)
-            if cut.tiles.allSatisfy(\.fix) {
-                let planes = saturatingProduct(
-                    layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 6 : 3)
+            if cut.mayCopyNoTile(of: layout) {
+                let pixelBytes = info.bitDepth > 8 ? 6 : 3
+                let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, pixelBytes)
+                need.add(saturatingProduct(tile, cut.tiles.count, 1), "the rect's tiles decoded")
                 need.add(
-                    saturatingProduct(planes, cut.tiles.count, 1)
-                        .addingReportingOverflow(
-                            saturatingProduct(
-                                plan.stored.width + 16, plan.stored.height + 16,
-                                info.bitDepth > 8 ? 6 : 3)
-                        ).partialValue,
-                    "the rect's tiles decoded and its planes gathered")
+                    saturatingProduct(plan.stored.width + 16, plan.stored.height + 16, pixelBytes),
+                    "the rect's planes gathered")
             }
         }
         need.add(1 << 20, "the copy buffer")

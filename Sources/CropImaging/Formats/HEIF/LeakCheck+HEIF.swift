@@ -181,23 +181,9 @@ extension LeakCheck {
     static func hiddenPixelFindings(
         tiles: [Int], of info: HEIFFileInfo, shown: PixelRect<StoredPixels>, input: ImageInput
     ) throws(ImagingError) -> [LeakFinding?] {
-        final class Results: @unchecked Sendable {
-            var findings: [LeakFinding?]
-            init(_ count: Int) { findings = Array(repeating: nil, count: count) }
+        try concurrentResults(tiles.count) { n throws(ImagingError) in
+            try hiddenPixelFinding(tile: tiles[n], of: info, shown: shown, input: input)
         }
-        let results = Results(tiles.count)
-        let errors = ErrorBox()
-        DispatchQueue.concurrentPerform(iterations: tiles.count) { n in
-            do throws(ImagingError) {
-                // Each iteration writes its own slot only.
-                results.findings[n] = try hiddenPixelFinding(
-                    tile: tiles[n], of: info, shown: shown, input: input)
-            } catch {
-                errors.record(error, order: n)
-            }
-        }
-        if let error = errors.first { throw error }
-        return results.findings
     }
 
     /// The finding for the samples tile `index` of `info` codes outside

@@ -86,7 +86,10 @@ extension CropPlan {
             // Standard Huffman tables, as libvips and Pillow write by
             // default: optimized ones need every coefficient of the output
             // held at once (27 MB for 3000x3000), which streaming exists to
-            // avoid; the file is a few percent larger.
+            // avoid; the file is a few percent larger. Outputs masked or
+            // flattened keep the optimized tables they were written with
+            // when they were rendered whole (a decision left open: making
+            // them standard changes their bytes, not their pixels).
             if flattener.passesRowsThrough { coding.optimize = 0 }
             parts.append((warnings, entries, quality, markers, coding, resampler, flattener))
         }
