@@ -42,41 +42,17 @@ struct HEIFMetadata {
             )
         }
         if let tiff = info.exif {
-            if policy.stripAll {
-                entry("Exif item", .dropped, "--strip all")
-            } else if var rewriter = EXIFRewriter(tiff: tiff),
-                let cleaned = rewriter.rewrite(size: size, orientation: orientation, policy: policy)
-            {
-                result.exif = cleaned
-                let changes = rewriter.changes
-                entry(
-                    "Exif item", changes.isEmpty ? .kept : .rewritten,
-                    changes.isEmpty
-                        ? "nothing in it shows the whole photo" : changes.joined(separator: "; "))
-                if policy.keepMakerNote {
-                    result.warnings.append(
-                        "the EXIF MakerNote is kept (--keep-makernote): it may hold a preview of the whole photo"
-                    )
-                }
-            } else {
-                entry("Exif item", .dropped, "it could not be read, so it cannot be cleaned")
-            }
+            let (exif, exifEntry, warning) = MetadataBlockCleaner.exif(
+                tiff, name: "Exif item", size: size, orientation: orientation, policy: policy)
+            result.exif = exif
+            result.entries.append(exifEntry)
+            if let warning { result.warnings.append(warning) }
         }
-        if let xmp = info.xmp {
-            if policy.stripAll {
-                entry("XMP item", .dropped, "--strip all")
-            } else {
-                let (cleaned, changes) = XMPCleaner.clean(
-                    String(decoding: xmp, as: UTF8.self), size: size, policy: policy)
-                if let cleaned {
-                    result.xmp = cleaned
-                    entry(
-                        "XMP item", changes.isEmpty ? .kept : .rewritten,
-                        changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "))
-                } else {
-                    entry("XMP item", .dropped, changes.joined(separator: "; "))
-                }
-            }
+        if let packet = info.xmp {
+            let (xmp, xmpEntry) = MetadataBlockCleaner.xmp(
+                packet, name: "XMP item", size: size, policy: policy)
+            result.xmp = xmp
+            result.entries.append(xmpEntry)
         }
         for image in info.thumbnails {
             entry(
