@@ -8,11 +8,11 @@ enum OutputOptions {
         [
             OptionSpec(
                 name: "format", value: "FORMAT",
-                help: "png, jpeg or heic (default: from OUT's extension; required with -o -)"),
+                help: "png, jpeg, heic or webp (default: from OUT's extension; required with -o -)"),
             OptionSpec(
                 name: "lossless", value: nil,
                 help:
-                    "JPEG from JPEG, HEIC from HEIC: refuse a crop that is not lossless in full (exit 1, naming the nearest lossless rects)"
+                    "JPEG from JPEG, HEIC from HEIC: refuse a crop that is not lossless in full (exit 1, naming the nearest lossless rects); WebP: lossless VP8L whatever the source"
             ),
             OptionSpec(
                 name: "snap-to-blocks", value: nil,
@@ -22,7 +22,7 @@ enum OutputOptions {
             OptionSpec(
                 name: "quality", value: "Q",
                 help:
-                    "JPEG: re-encode at quality 1-100 (default: a JPEG's own tables; 92 otherwise); HEIC: the edge tiles' quality (default 80)"
+                    "JPEG: re-encode at quality 1-100 (default: a JPEG's own tables; 92 otherwise); HEIC: the edge tiles' quality (default 80); WebP: lossy VP8 at Q (default: lossless from a lossless source, a lossy WebP's own quality, 90 otherwise)"
             ),
             OptionSpec(
                 name: "strip", value: "WHAT",
@@ -36,7 +36,7 @@ enum OutputOptions {
             OptionSpec(
                 name: "keep-makernote", value: nil,
                 help:
-                    "JPEG, HEIC: keep the EXIF MakerNote (it may hold a preview of the whole photo)"
+                    "JPEG, HEIC, WebP: keep the EXIF MakerNote (it may hold a preview of the whole photo)"
             ),
         ] + CompressionOptions.specs
 
@@ -70,7 +70,8 @@ enum OutputOptions {
         } else {
             let pathExtension = try checkOutputPath(
                 output, extensions: OutputFormat.extensions,
-                format: ImageFormat.listing(OutputFormat.names.map { $0.uppercased() }))
+                format: ImageFormat.listing(
+                    OutputFormat.names.map { OutputFormat.displayName(of: $0) }))
             let byExtension = OutputFormat(name: pathExtension)?.name
             if let name, let byExtension, name != byExtension {
                 throw UsageError(
@@ -98,10 +99,12 @@ enum OutputOptions {
             // Every format but JPEG drops a gain map: only "crop" asks more.
             + (parsed.values["gain-map"] == "crop" ? [("gain-map", .gainMap)] : [])
         if !mixed, let wrong = given.first(where: { !chosen.accepts.contains($0.setting) }) {
-            let takers = OutputFormat.names(accepting: wrong.setting).map { $0.uppercased() }
+            let takers = OutputFormat.names(accepting: wrong.setting).map {
+                OutputFormat.displayName(of: $0)
+            }
             throw UsageError(
                 message:
-                    "--\(wrong.flag) is for \(ImageFormat.listing(takers)) output; this output is \(chosen.name.uppercased())"
+                    "--\(wrong.flag) is for \(ImageFormat.listing(takers)) output; this output is \(chosen.displayName)"
             )
         }
         if parsed.flags.contains("lossless") && parsed.flags.contains("snap-to-blocks") {
@@ -144,5 +147,20 @@ enum OutputOptions {
             }
         }
         return policy
+    }
+}
+
+/// `--format` of `verify` and `replay --export`: the format the checked
+/// crops are made in.
+enum ExportFormatOption {
+    /// The verifier of `name` ("png", "jpeg", "jpg", "webp"): `nil` for
+    /// PNG (the two PNG fixtures).
+    static func verifier(_ name: String) throws(UsageError) -> (any FormatExportVerifier.Type)? {
+        switch name {
+        case "png": return nil
+        case "jpeg", "jpg": return JPEGExportVerifier.self
+        case "webp": return WebPExportVerifier.self
+        default: throw UsageError(message: "unknown --format '\(name)'; use png, jpeg or webp")
+        }
     }
 }

@@ -66,7 +66,7 @@ import Testing
         let heic = cropkit(
             "crop", input, "-o", folder.appendingPathComponent("x.heic").path, "--angle", "3",
             "--inside")
-        #expect(heic.status == 64 && heic.err.contains("PNG or JPEG, not HEIC"))
+        #expect(heic.status == 64 && heic.err.contains("PNG, JPEG or WebP, not HEIC"))
     }
 
     /// Several outputs of one photo: shared options before the first -o,
@@ -498,7 +498,9 @@ extension CropCommandTests {
         // Standard output has no extension: the format must be named.
         let unnamed = cropkit("crop", input, "-o", "-", "--pixels", "10,20,30,40")
         #expect(unnamed.status == 64)
-        #expect(unnamed.err.contains("-o - needs --format png, --format jpeg or --format heic"))
+        #expect(
+            unnamed.err.contains(
+                "-o - needs --format png, --format jpeg, --format heic or --format webp"))
         let status = CropKitTool.run(
             ["crop", input, "-o", "-", "--format", "png", "--pixels", "10,20,30,40"],
             console: console)

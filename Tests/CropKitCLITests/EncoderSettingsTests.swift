@@ -16,9 +16,11 @@ struct EncoderSettingsTests {
         (["--level", "9"], "jpg", "--level is for PNG output; this output is JPEG"),
         (
             ["--keep-makernote"], "png",
-            "--keep-makernote is for JPEG or HEIC output; this output is PNG"
+            "--keep-makernote is for JPEG, HEIC or WebP output; this output is PNG"
         ),
-        (["--lossless"], "png", "--lossless is for JPEG or HEIC output; this output is PNG"),
+        (
+            ["--lossless"], "png", "--lossless is for JPEG, HEIC or WebP output; this output is PNG"
+        ),
         (["--gain-map", "crop"], "heic", "--gain-map is for JPEG output; this output is HEIC"),
     ])
     func aFlagOfAnotherFormatIsRefused(flags: [String], output: String, message: String) throws {
@@ -32,7 +34,7 @@ struct EncoderSettingsTests {
     }
 
     @Test func eachFormatTakesItsOwnSettings() throws {
-        #expect(OutputFormat.names(accepting: .quality) == ["jpeg", "heic"])
+        #expect(OutputFormat.names(accepting: .quality) == ["jpeg", "heic", "webp"])
         #expect(OutputFormat.names(accepting: .compression) == ["png"])
         var settings = EncoderSettings()
         settings.quality = 70

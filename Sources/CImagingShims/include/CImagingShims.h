@@ -508,6 +508,68 @@ typedef struct {
 /// with `message`.
 int ck_heif_encode_planes(ck_heif_encode_request *request);
 
+// MARK: WebP (libwebp, loaded at run time)
+
+/// Whether libwebp's shared library (libwebp.so.7) could be loaded; loads it
+/// on the first call.
+int ck_webp_available(void);
+
+/// Whether the loaded libwebp can encode.
+int ck_webp_can_encode(void);
+
+/// libwebp's decoder version (0x010204 for 1.2.4), or 0 without libwebp.
+int ck_webp_version(void);
+
+/// A rect of a WebP bitstream to decode, and where its pixels go.
+typedef struct {
+    /// A WebP file CropKit wrote: RIFF, VP8X and ALPH when there is alpha,
+    /// then the VP8 or VP8L bitstream.
+    const uint8_t *file;
+    size_t file_size;
+    /// The bitstream's size, and the rect in its grid.
+    uint32_t image_width, image_height, x, y, width, height;
+    /// Nonzero for a VP8 (lossy) bitstream: its rect is decoded with a
+    /// margin, so that its edge pixels are upsampled as in a whole decode.
+    uint32_t lossy;
+    /// Nonzero: decode from the image's first row (libwebp 1.2 gives a
+    /// filtered ALPH plane wrong below a cropped top).
+    uint32_t from_top;
+    /// 3: RGB, 4: RGBA (not premultiplied).
+    uint32_t channels;
+    /// Where row 0 of the rect goes, and the bytes between rows.
+    uint8_t *destination;
+    size_t destination_stride;
+    /// Told how many rows are final as they are decoded (may be NULL).
+    ck_rows_ready_fn ready;
+    void *context;
+    char message[160];
+} ck_webp_decode_request;
+
+/// Decodes the request's rect: CK_STATUS_OK, or CK_STATUS_CORRUPT /
+/// CK_STATUS_OUT_OF_MEMORY / CK_STATUS_CANNOT_OPEN (libwebp missing) with
+/// `message` set. Only the rows down to the rect's last are decoded.
+int ck_webp_decode(ck_webp_decode_request *request);
+
+/// Pixels to encode as a WebP bitstream.
+typedef struct {
+    /// 8-bit RGB (3) or RGBA (4, not premultiplied) pixels, `stride` bytes a row.
+    const uint8_t *pixels;
+    uint32_t width, height, channels, stride;
+    /// Nonzero: VP8L, every sample kept (the colour under transparent
+    /// pixels too), at libwebp's lossless `lossless_level` (0-9).
+    uint32_t lossless, lossless_level;
+    /// Lossy: VP8 at `quality` (0-100) with libwebp's `method` (0-6).
+    uint32_t quality, method;
+    /// The WebP file libwebp wrote (free with ck_free).
+    uint8_t *output;
+    size_t output_size;
+    char message[160];
+} ck_webp_encode_request;
+
+/// Encodes the request's pixels: CK_STATUS_OK with `output` set, or an
+/// error with `message`.
+int ck_webp_encode(ck_webp_encode_request *request);
+
 #ifdef __cplusplus
 }
 #endif

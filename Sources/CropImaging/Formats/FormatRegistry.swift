@@ -6,6 +6,7 @@ enum FormatRegistry {
         PNGEncoder.self,
         JPEGEncoder.self,
         HEIFEncoder.self,
+        WebPEncoder.self,
     ]
 
     /// Every format's reader, in the order signatures are tried.
@@ -13,6 +14,7 @@ enum FormatRegistry {
         PNGFileInfo.self,
         JPEGFileInfo.self,
         HEIFFileInfo.self,
+        WebPFileInfo.self,
     ]
 
     /// The most bytes any reader's signature needs.

@@ -11,8 +11,12 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// The format named `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
 
-    /// The format's name in messages: "PNG", "JPEG".
-    public var name: String { rawValue.uppercased() }
+    /// The format's name in messages: "PNG", "JPEG", "WebP" (its reader's
+    /// ``FormatReader/displayName``).
+    public var name: String {
+        FormatRegistry.readers.first { $0.format.rawValue == rawValue }?.displayName
+            ?? rawValue.uppercased()
+    }
 
     /// The short name.
     public var description: String { rawValue }

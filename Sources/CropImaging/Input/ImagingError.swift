@@ -159,7 +159,7 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case .emptyFile(let path): "'\(path)' is empty (0 bytes): not an image"
         case .structureLimit(_, let detail): "\(detail) (a limit against hostile files)"
         case .encodeFailed(let format, let detail):
-            "\(format.uppercased()) encoding failed: \(detail)"
+            "\(OutputFormat.displayName(of: format)) encoding failed: \(detail)"
         case .notARegularFile(let path): "'\(path)' is not a regular file"
         case .unknownFormat(let path):
             "'\(path)' is not a \(ImageFormat.readable) file (unknown signature)"

@@ -15,6 +15,25 @@ public struct OutputFormat: Sendable {
     /// The format's name in reports: "png", "jpeg" or "heic".
     public var name: String { type(of: writer).name }
 
+    /// The format's name in messages: "PNG", "HEIC", "WebP".
+    public var displayName: String { type(of: writer).displayName }
+
+    /// The name in messages of the format `name` (a name or file
+    /// extension), or `name` in capitals when none is registered.
+    public static func displayName(of name: String) -> String {
+        FormatRegistry.writers.first {
+            $0.names.contains(name.lowercased()) || $0.name == name.lowercased()
+        }?
+        .displayName ?? name.uppercased()
+    }
+
+    /// The names in messages of the formats that write turned or resized
+    /// crops, in the registry's order ("PNG", "JPEG", "WebP").
+    public static var resampledDisplayNames: [String] {
+        FormatRegistry.writers.filter { $0.init(settings: EncoderSettings()).writesResampledCrops }
+            .map { $0.displayName }
+    }
+
     /// The formats' names, as `--format` takes them.
     public static var names: [String] { FormatRegistry.writers.map { $0.name } }
 

@@ -1,7 +1,7 @@
 import CropGeometry
 
 /// What an export wrote: the file, its size and format, and the writer's
-/// own report of how it was made (one of ``png``, ``jpeg``, ``heif``: the
+/// own report of how it was made (one of ``png``, ``jpeg``, ``heif``, ``webp``: the
 /// output format's, and only its).
 public struct CropReport: Sendable {
     /// The file written, or `nil` for another sink.
@@ -23,4 +23,6 @@ public struct CropReport: Sendable {
     public var jpeg: JPEGWriteReport? = nil
     /// How a HEIC output was made, and its metadata (`nil` for another format).
     public var heif: HEIFWriteReport? = nil
+    /// How a WebP output was made, and its metadata (`nil` for another format).
+    public var webp: WebPWriteReport? = nil
 }

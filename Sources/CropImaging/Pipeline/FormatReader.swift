@@ -11,6 +11,9 @@ protocol FormatReader: ImageHeader {
     /// The format this reader reads.
     static var format: ImageFormat { get }
 
+    /// The format's name in messages ("PNG", "WebP").
+    static var displayName: String { get }
+
     /// How many of a file's first bytes ``matches(signature:)`` looks at.
     static var signatureLength: Int { get }
 
@@ -84,6 +87,9 @@ protocol FormatReader: ImageHeader {
 }
 
 extension FormatReader {
+    /// The format's short name in capitals ("PNG", "JPEG", "HEIF").
+    static var displayName: String { format.rawValue.uppercased() }
+
     /// The format this reader reads.
     public var format: ImageFormat { Self.format }
 

@@ -13,6 +13,8 @@ import CropGeometry
 protocol FormatWriter: Sendable {
     /// The format's name in reports: "png", "jpeg", "heic".
     static var name: String { get }
+    /// The format's name in messages: "PNG", "JPEG", "HEIC", "WebP".
+    static var displayName: String { get }
     /// The names and file extensions that choose it, lower case: "jpg",
     /// "jpeg".
     static var names: [String] { get }
@@ -75,6 +77,9 @@ protocol FormatWriter: Sendable {
 }
 
 extension FormatWriter {
+    /// The name in capitals.
+    static var displayName: String { name.uppercased() }
+
     var writesResampledCrops: Bool { true }
 
     func losslessCopy(from source: ImageSource) -> LosslessCopy? { nil }

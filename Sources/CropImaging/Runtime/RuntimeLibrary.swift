@@ -14,6 +14,8 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
     case isal
     /// libheif with libde265 and x265: HEVC tiles of HEIF files.
     case libheif
+    /// libwebp: WebP's VP8 and VP8L bitstreams, in and out.
+    case libwebp
 
     /// The name in messages: "libdeflate", "ISA-L", "libheif.so.1".
     public var name: String {
@@ -21,6 +23,7 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
         case .libdeflate: "libdeflate"
         case .isal: "ISA-L"
         case .libheif: "libheif.so.1"
+        case .libwebp: "libwebp.so.7"
         }
     }
 
@@ -30,6 +33,7 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
         case .libdeflate: "libdeflate.so.0"
         case .isal: "libisal.so.2"
         case .libheif: "libheif.so.1"
+        case .libwebp: "libwebp.so.7"
         }
     }
 
@@ -39,6 +43,7 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
         case .libdeflate: "libdeflate0"
         case .isal: "libisal2"
         case .libheif: "libheif1"
+        case .libwebp: "libwebp7"
         }
     }
 
@@ -48,6 +53,7 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
         case .libdeflate: ck_libdeflate_available() != 0
         case .isal: ck_isal_available() != 0
         case .libheif: ck_heif_available() != 0
+        case .libwebp: ck_webp_available() != 0
         }
     }
 

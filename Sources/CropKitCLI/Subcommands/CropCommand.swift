@@ -283,7 +283,7 @@ struct CropCommand: Subcommand {
             if !job.format.writesResampledCrops {
                 throw UsageError(
                     message:
-                        "a turned or resized crop is written as PNG or JPEG, not \(job.format.name.uppercased()) (every tile would be encoded again); use -o OUT.png or OUT.jpg"
+                        "a turned or resized crop is written as \(ImageFormat.listing(OutputFormat.resampledDisplayNames)), not \(job.format.displayName) (every tile would be encoded again); use -o OUT.png or OUT.jpg"
                 )
             }
             if let flag = ["lossless", "snap-to-blocks", "clamp"].first(where: {
@@ -355,7 +355,8 @@ struct CropCommand: Subcommand {
                         "wrote \(output): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
                     )
                 }
-                for entry in report.jpeg?.metadata ?? report.heif?.metadata ?? []
+                for entry in report.jpeg?.metadata ?? report.heif?.metadata
+                    ?? report.webp?.metadata ?? []
                 where entry.action != .kept {
                     console.out.write(
                         "  \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
@@ -533,6 +534,13 @@ struct CropCommand: Subcommand {
                 : "HEIC (\(heif.copiedTiles) tile(s) copied, \(heif.reencodedTiles) edge tile(s) encoded again so no pixel beyond the rect stays in them)"
         }
         if let png = report.png { return "\(png.colorType.name) \(png.bitDepth)-bit PNG" }
+        if let webp = report.webp {
+            let alpha = webp.alpha ? " with alpha" : ""
+            guard let quality = webp.quality else {
+                return "WebP (lossless VP8L\(alpha): \(webp.reason))"
+            }
+            return "WebP (lossy VP8\(alpha) at quality \(quality): \(webp.reason))"
+        }
         guard let jpeg = report.jpeg else { return report.format }
         switch jpeg.method {
         case .lossless: return "JPEG (lossless: every block copied)"
@@ -574,6 +582,18 @@ struct CropCommand: Subcommand {
         ])
     }
 
+    /// What a report says of a WebP output.
+    static func webpJSON(_ webp: WebPWriteReport) -> JSONValue {
+        .object([
+            .init("coding", .string(webp.coding)),
+            .init("quality", webp.quality.map { .number($0) } ?? .null),
+            .init("reason", .string(webp.reason)),
+            .init("alpha", .bool(webp.alpha)),
+            .init("chunks", .array(webp.chunks.map { .string($0) })),
+            .init("metadata", metadataJSON(webp.metadata)),
+        ])
+    }
+
     /// The fate of each piece of a source's metadata.
     static func metadataJSON(_ entries: [MetadataEntry]) -> JSONValue {
         .array(
@@ -595,6 +615,15 @@ struct CropCommand: Subcommand {
                 .init("format", .string(report.format)), .init("width", .number(report.size.width)),
                 .init("height", .number(report.size.height)),
                 .init("heic", heifJSON(heif)),
+            ])
+        }
+        if let webp = report.webp {
+            return .object([
+                .init("path", report.output.map { .string($0) } ?? .null),
+                .init("bytes", .number(report.bytes)),
+                .init("format", .string(report.format)), .init("width", .number(report.size.width)),
+                .init("height", .number(report.size.height)),
+                .init("webp", webpJSON(webp)),
             ])
         }
         if let jpeg = report.jpeg {

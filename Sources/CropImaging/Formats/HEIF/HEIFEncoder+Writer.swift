@@ -42,7 +42,7 @@ extension HEIFEncoder: FormatWriter {
     func check(_ job: CropJob, for source: ImageSource) throws(CropPlanError) {
         if job.isResampled {
             throw .unsupportedOutput(
-                "a turned or resized crop is written as PNG or JPEG, not HEIC (every tile would be encoded again); write .png or .jpg"
+                "a turned or resized crop is written as PNG, JPEG or WebP, not HEIC (every tile would be encoded again); write .png, .jpg or .webp"
             )
         }
         guard let info = source.header as? HEIFFileInfo else {

@@ -1,0 +1,139 @@
+internal import CImagingShims
+import CropGeometry
+
+/// How a crop is written as WebP.
+///
+/// WebP is always written as new pixels (libwebp cannot copy part of a
+/// bitstream): by default losslessly (VP8L, every sample kept, the colour
+/// under transparent pixels too) when the source is lossless (a VP8L
+/// WebP, a PNG), and lossy (VP8) from a lossy source, at the quality the
+/// source was coded at when it is a lossy WebP (estimated from its
+/// quantizers) and at ``defaultQuality`` otherwise. ``quality`` asks for
+/// lossy at that quality; ``lossless`` for VP8L whatever the source.
+public struct WebPEncoder: Sendable {
+    /// Whether the output is VP8L whatever the source.
+    public var lossless: Bool
+    /// Lossy at this quality (1-100) whatever the source.
+    public var quality: Int?
+    /// What metadata the crop keeps.
+    public var metadata: MetadataPolicy
+
+    /// An encoder; by default lossless from a lossless source and lossy
+    /// at the source's quality from a lossy one, metadata kept where it
+    /// stays true.
+    public init(
+        lossless: Bool = false, quality: Int? = nil, metadata: MetadataPolicy = MetadataPolicy()
+    ) {
+        self.lossless = lossless
+        self.quality = quality
+        self.metadata = metadata
+    }
+
+    /// The quality a lossy source that is not a WebP (JPEG, HEIC) is
+    /// written at unless one is given.
+    public static let defaultQuality = 90
+    /// libwebp's lossless effort (0-9) for VP8L output, chosen by
+    /// measurement (Benchmarks/RESULTS.md).
+    public static let losslessLevel = 1
+    /// libwebp's method (0-6) for VP8 output, chosen by measurement.
+    public static let lossyMethod = 2
+
+    /// How a crop of `source` is coded: VP8L, or VP8 at a quality, and why.
+    func coding(for source: ImageSource) -> (lossless: Bool, quality: Int?, reason: String) {
+        if lossless { return (true, nil, "--lossless") }
+        if let quality { return (false, quality, "the quality given") }
+        switch source.header {
+        case let info as WebPFileInfo where info.coding == .lossless:
+            return (true, nil, "the source is lossless (VP8L)")
+        case let info as WebPFileInfo:
+            if let estimated = info.estimatedQuality {
+                return (false, estimated, "the source's quality, estimated from its quantizers")
+            }
+            return (
+                false, Self.defaultQuality, "the default (the source's quality could not be read)"
+            )
+        case is PNGFileInfo:
+            return (true, nil, "the source is lossless (PNG)")
+        default:
+            return (false, Self.defaultQuality, "the default for a lossy source")
+        }
+    }
+
+    /// Encodes 8-bit RGB or RGBA pixels as a WebP bitstream (a whole WebP
+    /// file as libwebp writes it).
+    static func encode(
+        _ image: RasterImage, lossless: Bool, quality: Int
+    ) throws(ImagingError) -> [UInt8] {
+        guard ck_webp_can_encode() != 0 else { throw RuntimeLibrary.libwebp.missing }
+        precondition(
+            image.bitDepth == 8 && (image.colorType == .rgb || image.colorType == .rgba),
+            "WebP takes 8-bit RGB or RGBA")
+        guard image.width <= 16383, image.height <= 16383 else {
+            throw .encodeFailed(
+                format: "webp",
+                detail:
+                    "\(image.width)x\(image.height) is larger than WebP's 16383x16383; write .png")
+        }
+        var request = ck_webp_encode_request()
+        request.width = UInt32(image.width)
+        request.height = UInt32(image.height)
+        request.channels = UInt32(image.colorType.channels)
+        request.stride = UInt32(image.rowBytes)
+        request.lossless = lossless ? 1 : 0
+        request.lossless_level = UInt32(losslessLevel)
+        request.quality = UInt32(min(100, max(0, quality)))
+        request.method = UInt32(lossyMethod)
+        let status = image.samples.withUnsafeBufferPointer { pixels in
+            request.pixels = pixels.baseAddress
+            return ck_webp_encode(&request)
+        }
+        defer { ck_free(request.output) }
+        guard status == CK_STATUS_OK, let output = request.output else {
+            if status == CK_STATUS_OUT_OF_MEMORY {
+                throw .outOfMemory(detail: "libwebp: \(cMessage(request.message))")
+            }
+            throw .encodeFailed(format: "webp", detail: cMessage(request.message))
+        }
+        return Array(UnsafeBufferPointer(start: output, count: request.output_size))
+    }
+}
+
+extension RasterImage {
+    /// These pixels as 8-bit RGB, or RGBA when they have transparency (an
+    /// alpha channel or tRNS): a palette expanded, gray repeated, 16-bit
+    /// samples rounded to 8 bits.
+    func eightBitRGB() -> RasterImage {
+        if colorType == .rgb || colorType == .rgba, bitDepth == 8,
+            !chunks.contains(where: { $0.type == "tRNS" })
+        {
+            return RasterImage(
+                width: width, height: height, colorType: colorType, bitDepth: 8, samples: samples)
+        }
+        let direct = directColor()
+        let hasAlpha = direct.colorType == .grayAlpha || direct.colorType == .rgba
+        let colorChannels = direct.colorType.channels - (hasAlpha ? 1 : 0)
+        let wide = direct.bitDepth == 16
+        let pixel = hasAlpha ? 4 : 3
+        var out = [UInt8](repeating: 0, count: width * height * pixel)
+        var at = 0
+        for y in 0..<height {
+            for x in 0..<width {
+                for channel in 0..<3 {
+                    out[at + channel] = UInt8(
+                        JPEGBandFlattener.eightBits(
+                            direct.sample(x: x, y: y, channel: colorChannels == 1 ? 0 : channel),
+                            wide: wide))
+                }
+                if hasAlpha {
+                    out[at + 3] = UInt8(
+                        JPEGBandFlattener.eightBits(
+                            direct.sample(x: x, y: y, channel: colorChannels), wide: wide))
+                }
+                at += pixel
+            }
+        }
+        return RasterImage(
+            width: width, height: height, colorType: hasAlpha ? .rgba : .rgb, bitDepth: 8,
+            samples: out)
+    }
+}
