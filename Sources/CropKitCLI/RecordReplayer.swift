@@ -12,16 +12,20 @@ struct RecordReplayer {
     var exportFolder: String?
     /// The orientation for records that give none (a photo's own).
     var defaultOrientation: EXIFOrientation?
-    /// Whether exports are JPEG crops of a JPEG fixture (``JPEGExportVerifier``)
-    /// rather than PNG crops of the two PNG fixtures.
-    var jpeg = false
+    /// The verifier of exports in a format other than PNG (JPEG crops of a
+    /// JPEG fixture, WebP crops of a WebP one), or `nil` for PNG crops of
+    /// the two PNG fixtures.
+    var format: (any FormatExportVerifier.Type)?
     private var verifier: ExportVerifier?
-    private var jpegVerifier: JPEGExportVerifier?
+    private var formatVerifier: (any FormatExportVerifier)?
 
-    init(exportFolder: String?, defaultOrientation: EXIFOrientation?, jpeg: Bool = false) {
+    init(
+        exportFolder: String?, defaultOrientation: EXIFOrientation?,
+        format: (any FormatExportVerifier.Type)? = nil
+    ) {
         self.exportFolder = exportFolder
         self.defaultOrientation = defaultOrientation
-        self.jpeg = jpeg
+        self.format = format
     }
 
     /// One record's replay.
@@ -99,24 +103,24 @@ struct RecordReplayer {
         let (pixels, overflow) = mapped.sourceSize.width.multipliedReportingOverflow(
             by: mapped.sourceSize.height)
         guard ExportVerifier.canVerify(mapped.sourceSize),
-            !jpeg || (!overflow && pixels <= JPEGExportVerifier.maximumPixels)
+            format.map { !overflow && pixels <= $0.maximumPixels } ?? true
         else {
             outcome.exportJSON = .object([
                 .init("skipped", .string("source too large for fixtures"))
             ])
             return outcome
         }
-        let file = exportFolder + "/line-\(line)." + (jpeg ? "jpg" : "png")
+        let file = exportFolder + "/line-\(line)." + (format?.fileExtension ?? "png")
         do throws(ImagingError) {
             let checks: [ExportCheck]
-            if jpeg {
-                let current: JPEGExportVerifier
-                if let made = jpegVerifier, made.sourceSize == mapped.sourceSize {
+            if let format {
+                let current: any FormatExportVerifier
+                if let made = formatVerifier, made.sourceSize == mapped.sourceSize {
                     current = made
                 } else {
-                    jpegVerifier = nil
-                    current = try JPEGExportVerifier(sourceSize: mapped.sourceSize)
-                    jpegVerifier = current
+                    formatVerifier = nil
+                    current = try format.init(sourceSize: mapped.sourceSize)
+                    formatVerifier = current
                 }
                 checks = try current.check(mapped, writingTo: file)
             } else {

@@ -103,7 +103,7 @@ struct ReplayReport {
                     }.joined() + "</ul>"
             let thumbnail =
                 row.thumbnail.map {
-                    "<img alt=\"export of line \(row.line)\" src=\"data:image/\($0.first == 0xFF ? "jpeg" : "png");base64,\($0.base64EncodedString())\">"
+                    "<img alt=\"export of line \(row.line)\" src=\"data:image/\(Self.mediaType(of: $0));base64,\($0.base64EncodedString())\">"
                 } ?? ""
             out += """
                 <tr id="line-\(row.line)"><td>\(row.line)</td><td>\(heading)\(verdict)\(problems)\(checks.isEmpty ? "<br>" : checks)<code>\(escape(row.record))</code><br>\(escape(row.outcome))</td><td>\(row.svg ?? "")</td><td>\(thumbnail)</td></tr>
@@ -115,6 +115,13 @@ struct ReplayReport {
     }
 
     /// Each export check's name, said as what it checks.
+    /// The media type of an exported image, by its first bytes.
+    static func mediaType(of bytes: Data) -> String {
+        if bytes.first == 0xFF { return "jpeg" }
+        if bytes.starts(with: Array("RIFF".utf8)) { return "webp" }
+        return "png"
+    }
+
     static let checkTitles = [
         "size": "(a) the exported size equals the mapping",
         "corner markers": "(b) each corner marker appears only where the crop overlaps it",

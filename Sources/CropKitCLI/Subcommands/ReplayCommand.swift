@@ -35,7 +35,8 @@ struct ReplayCommand: Subcommand {
         line gets "export" with the checks; a failed check fails the record.
         With --format jpeg the crops are JPEG crops of a JPEG fixture, checked
         as 'cropkit verify --format jpeg' checks them (lossless crops bit for
-        bit, re-encoded ones by PSNR, markers, leaks).
+        bit, re-encoded ones by PSNR, markers, leaks); with --format webp, WebP
+        crops of a lossless WebP fixture (every sample, leaks).
 
         With --report FILE.html, a self-contained page (no scripts, no network)
         shows each record's numbers, verdict, diagram and export thumbnail: every
@@ -59,7 +60,8 @@ struct ReplayCommand: Subcommand {
                 "export each record's crop from fixtures of its size into DIR and check the pixels"),
         OptionSpec(
             name: "format", value: "FORMAT",
-            help: "with --export: png (default) or jpeg (JPEG crops of a JPEG fixture, up to 16 MP)"
+            help:
+                "with --export: png (default), jpeg (JPEG crops of a JPEG fixture) or webp (WebP crops of a lossless WebP fixture), up to 16 MP"
         ),
     ]
 
@@ -67,7 +69,7 @@ struct ReplayCommand: Subcommand {
     var sourceFile: String?
     var exportFolder: String?
     var reportPath: String?
-    var jpeg = false
+    var format: (any FormatExportVerifier.Type)?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.count == 1 else {
@@ -84,10 +86,7 @@ struct ReplayCommand: Subcommand {
                 throw UsageError(
                     message: "--format is for --export: the format the crops are exported in")
             }
-            guard ["png", "jpeg", "jpg"].contains(format) else {
-                throw UsageError(message: "unknown --format '\(format)'; use png or jpeg")
-            }
-            jpeg = format != "png"
+            self.format = try ExportFormatOption.verifier(format)
         }
         maxLineBytes = try positiveInteger(parsed, "max-line-bytes") ?? maxLineBytes
     }
@@ -132,7 +131,7 @@ struct ReplayCommand: Subcommand {
         }
         reader.maxLineBytes = maxLineBytes
         var replayer = RecordReplayer(
-            exportFolder: exportFolder, defaultOrientation: fileOrientation, jpeg: jpeg)
+            exportFolder: exportFolder, defaultOrientation: fileOrientation, format: format)
         var report = ReplayReport()
         var tally = Tally()
         var lineNumber = 0

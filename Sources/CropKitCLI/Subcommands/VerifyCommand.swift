@@ -24,6 +24,11 @@ struct VerifyCommand: Subcommand {
         against it (reported), the markers must appear (within a JPEG's
         tolerance) only where the crop overlaps them, and 'cropkit leaks' must
         find nothing.
+        With --format webp, the corners fixture is made as a lossless WebP (up to
+        16 megapixels) and each crop written as WebP: its size as seen is
+        checked (a WebP crop is written upright), every sample must equal the
+        fixture's at the rect turned upright (VP8L, lossless), and 'cropkit
+        leaks' must find nothing.
         With --angle DEG or --size WxH, each turned or resized crop is exported
         from a 16-bit fixture whose pixels hold their own stored x and y (scaled
         into 16 bits, the scale reported) with bilinear filtering, and checked:
@@ -46,7 +51,7 @@ struct VerifyCommand: Subcommand {
             OptionSpec(
                 name: "format", value: "FORMAT",
                 help:
-                    "png (default: the four checks on PNG crops) or jpeg (JPEG crops of a JPEG fixture)"
+                    "png (default: the four checks on PNG crops), jpeg (JPEG crops of a JPEG fixture) or webp (WebP crops of a lossless WebP fixture)"
             ),
             OptionSpec(
                 name: "angle", value: "DEG",
@@ -58,7 +63,8 @@ struct VerifyCommand: Subcommand {
 
     var mappings: [MappingOptions]
     var json: Bool
-    var jpeg: Bool
+    /// The verifier of a format other than PNG, or `nil` for PNG.
+    var format: (any FormatExportVerifier.Type)?
     /// The turn and size to check (`--angle`, `--size`), if any.
     var resampling: CropJob.Resampling?
 
@@ -73,16 +79,12 @@ struct VerifyCommand: Subcommand {
             try MappingOptions(parsed, selectionText: text)
         }
         json = parsed.flags.contains("json")
-        switch parsed.values["format"]?.lowercased() ?? "png" {
-        case "png": jpeg = false
-        case "jpeg", "jpg": jpeg = true
-        case let other: throw UsageError(message: "unknown --format '\(other)'; use png or jpeg")
-        }
+        format = try ExportFormatOption.verifier(parsed.values["format"]?.lowercased() ?? "png")
         if parsed.values["angle"] != nil || parsed.values["size"] != nil {
-            if jpeg {
+            if let format {
                 throw UsageError(
                     message:
-                        "--angle and --size check PNG crops of the 16-bit fixture; drop --format jpeg"
+                        "--angle and --size check PNG crops of the 16-bit fixture; drop --format \(format.fileExtension)"
                 )
             }
             resampling = try ResampleOptions.resampling(parsed)
@@ -94,7 +96,7 @@ struct VerifyCommand: Subcommand {
         var failed = 0
         var passed = 0
         var verifier: ExportVerifier?
-        var jpegVerifier: JPEGExportVerifier?
+        var formatVerifier: (any FormatExportVerifier)?
         for mapping in mappings {
             let selection = mapping.request.selection
             let result: CropResult
@@ -116,15 +118,15 @@ struct VerifyCommand: Subcommand {
             }
             do throws(ImagingError) {
                 let checks: [ExportCheck]
-                if jpeg {
-                    let current: JPEGExportVerifier
-                    if let jpegVerifier {
-                        current = jpegVerifier
+                if let format {
+                    let current: any FormatExportVerifier
+                    if let formatVerifier {
+                        current = formatVerifier
                     } else {
-                        current = try JPEGExportVerifier(sourceSize: result.sourceSize)
+                        current = try format.init(sourceSize: result.sourceSize)
                     }
-                    jpegVerifier = current
-                    checks = try current.check(result)
+                    formatVerifier = current
+                    checks = try current.check(result, writingTo: nil)
                 } else {
                     let current: ExportVerifier
                     if let verifier {

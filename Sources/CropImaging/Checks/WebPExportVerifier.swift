@@ -1,0 +1,111 @@
+import CropGeometry
+
+/// The export checks for WebP output: the corners fixture of the source's
+/// size made as a lossless WebP, each mapping's crop written as WebP
+/// through the real pipeline (lossless, as from any lossless source), then
+/// checked:
+///
+/// - **size**: the output's size is the mapping's rect as seen (a WebP
+///   crop is written upright, its EXIF orientation 1);
+/// - **lossless**: every sample equals the fixture's at the stored rect,
+///   turned upright;
+/// - **leaks**: ``LeakCheck`` finds nothing.
+public final class WebPExportVerifier: Sendable {
+    /// The stored size of the fixture.
+    public let sourceSize: PixelSize<StoredPixels>
+    private let fixture: ImageSource
+    /// The fixture's pixels, as the crops are compared with them.
+    private let pixels: RasterImage
+
+    /// The most pixels of a WebP fixture (it is held decoded, and libwebp
+    /// holds it whole as it decodes).
+    public static let maximumPixels = 16_000_000
+
+    /// Makes the WebP fixture for `sourceSize`.
+    ///
+    /// - Throws: ``ImagingError/limitExceeded(_:limit:actual:)`` past
+    ///   ``maximumPixels`` or WebP's 16383 pixels a side;
+    ///   ``ImagingError/libraryMissing(library:package:)`` without libwebp.
+    public init(sourceSize: PixelSize<StoredPixels>) throws(ImagingError) {
+        let (count, overflow) = sourceSize.width.multipliedReportingOverflow(by: sourceSize.height)
+        guard !overflow, count <= Self.maximumPixels else {
+            throw .limitExceeded(
+                .fixturePixels, limit: Self.maximumPixels, actual: overflow ? Int.max : count)
+        }
+        guard sourceSize.width <= 16383, sourceSize.height <= 16383 else {
+            throw .limitExceeded(
+                .dimension, limit: 16383, actual: max(sourceSize.width, sourceSize.height))
+        }
+        self.sourceSize = sourceSize
+        pixels = Fixture.make(.corners, width: sourceSize.width, height: sourceSize.height)
+        let bytes = try WebPEncoder.encode(pixels, lossless: true, quality: 100)
+        fixture = try ImageSource(ImageInput(bytes: bytes, name: "corners fixture (WebP)"))
+    }
+
+    /// The checks of `result`'s crop, written as WebP; the output's bytes
+    /// go to `path` too when there is one.
+    ///
+    /// - Throws: ``ImagingError`` when the export or its read-back fails.
+    public func check(_ result: CropResult, writingTo path: String? = nil) throws(ImagingError)
+        -> [ExportCheck]
+    {
+        precondition(result.sourceSize == sourceSize, "the result is for another source size")
+        let job = CropJob(
+            region: .pixels(result.rect), orientation: result.orientation,
+            format: .webp(WebPEncoder()))
+        let plan: CropPlan
+        do throws(CropPlanError) {
+            plan = try job.plan(for: fixture)
+        } catch {
+            preconditionFailure("a result of the fixture's size has no plan: \(error)")
+        }
+        let sink = MemorySink()
+        let report = try plan.export(to: sink)
+        if let path { try AtomicFile.write(sink.bytes, to: path, replacing: true) }
+        let output = try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop"))
+        let stored = result.stored
+        let seen = result.orientation.orientedSize(stored.size)
+        let size = output.storedSize
+        var checks = [
+            ExportCheck(
+                name: "size", passed: size.width == seen.width && size.height == seen.height,
+                detail:
+                    "\(size.width)x\(size.height) upright, mapped \(seen.width)x\(seen.height) as seen"
+            )
+        ]
+        guard checks[0].passed else { return checks }
+        let expected = pixels.cropped(to: stored).oriented(result.orientation)
+        let got = try output.decode().image
+        // An opaque image is written without alpha: compared as RGBA.
+        let same =
+            report.webp?.coding == "VP8L" && output.orientation == .up
+            && Self.rgba(got) == Self.rgba(expected)
+        checks.append(
+            ExportCheck(
+                name: "lossless", passed: same,
+                detail: same
+                    ? "VP8L: every sample equals the source's at the rect, turned upright"
+                    : "the crop (\(report.webp?.coding ?? "?")) differs from the source at the rect"
+            ))
+        let leaks = try LeakCheck.findings(in: output)
+        checks.append(
+            ExportCheck(
+                name: "leaks", passed: leaks.isEmpty,
+                detail: leaks.isEmpty
+                    ? "nothing of the uncropped photo"
+                    : leaks.map(\.description).joined(separator: "; ")))
+        return checks
+    }
+
+    /// 8-bit RGB or RGBA samples as RGBA (opaque where there is no alpha).
+    static func rgba(_ image: RasterImage) -> [UInt8] {
+        guard image.colorType == .rgb else { return image.samples }
+        var out: [UInt8] = []
+        out.reserveCapacity(image.width * image.height * 4)
+        for pixel in 0..<(image.width * image.height) {
+            out += image.samples[3 * pixel..<3 * pixel + 3]
+            out.append(255)
+        }
+        return out
+    }
+}
