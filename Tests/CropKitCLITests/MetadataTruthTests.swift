@@ -18,6 +18,7 @@ struct MetadataTruthTests {
         var name: String
         var path: String
         var isHEIF: Bool
+        var isWebP = false
         var description: String { name }
     }
 
@@ -33,7 +34,18 @@ struct MetadataTruthTests {
         Source(name: "heic", path: "heif/pillow-heif/arrow.heic", isHEIF: true),
         // A PNG with no metadata at all.
         Source(name: "png", path: "pngsuite/generated/coords_rgba8_251x97.png", isHEIF: false),
-    ]
+        // A lossy WebP with EXIF (GPS) and a Display P3 profile.
+        Source(
+            name: "webp-gps", path: "webp/generated/photo_pug_4032x3024_q80.webp", isHEIF: false,
+            isWebP: true),
+        // A lossless WebP with EXIF orientation 6, a profile and XMP.
+        Source(
+            name: "webp-exif6", path: "webp/generated/coords_exif6_icc_xmp_97x61_lossless.webp",
+            isHEIF: false, isWebP: true),
+    ].filter { !$0.isWebP || RuntimeLibrary.libwebp.isAvailable }
+
+    /// WebP is written from every source where libwebp is installed.
+    static let webpOut = RuntimeLibrary.libwebp.isAvailable ? ["webp"] : []
 
     /// The routes through the pipeline, by their options.
     static let routes: [(name: String, options: [String])] = [
@@ -57,7 +69,8 @@ struct MetadataTruthTests {
     static let cases: [Case] = sources.flatMap { source in
         routes.flatMap { route in
             let resampled = route.options.contains("--width") || route.options.contains("--angle")
-            let outputs = source.isHEIF && !resampled ? ["png", "jpg", "heic"] : ["png", "jpg"]
+            let outputs =
+                (source.isHEIF && !resampled ? ["png", "jpg", "heic"] : ["png", "jpg"]) + webpOut
             return outputs.map {
                 Case(source: source, route: route.name, options: route.options, output: $0)
             }
@@ -89,7 +102,7 @@ struct MetadataTruthTests {
                 icc = chunks.contains("iCCP")
                 xmp = chunks.contains("iTXt")
             }
-            let format = (written["jpeg"] ?? written["heic"]) as? [String: Any]
+            let format = (written["jpeg"] ?? written["heic"] ?? written["webp"]) as? [String: Any]
             for entry in format?["metadata"] as? [[String: Any]] ?? [] {
                 let segment = (entry["segment"] as? String ?? "").lowercased()
                 let present = entry["action"] as? String != "dropped"
@@ -197,10 +210,15 @@ struct MetadataTruthTests {
         var arguments = ["crop", TestData.path(source.path), "--json"]
         var outputs = ["a.jpg", "b.png", "c.jpg"]
         if source.isHEIF { outputs.append("d.heic") }
-        let options = [
+        var options = [
             ["--pixels", "3,5,41,37"], ["--pixels", "0,0,40,40", "--width", "20"],
-            ["--angle", "0.2", "--pixels", "10,12,40,40"], ["--pixels", "0,0,64,64"],
+            ["--angle", "0.2", "--pixels", "10,12,40,40"],
         ]
+        if source.isHEIF { options.append(["--pixels", "0,0,64,64"]) }
+        for name in Self.webpOut.map({ "e.\($0)" }) {
+            outputs.append(name)
+            options.append(["--pixels", "2,3,30,31", "--width", "24"])
+        }
         for (name, option) in zip(outputs, options) {
             arguments += ["-o", folder.appendingPathComponent(name).path] + option
         }
@@ -230,7 +248,7 @@ struct MetadataTruthTests {
         let region = #""pixels":{"x":3,"y":5,"width":41,"height":37}"#
         let out = folder.path
         let lines = [
-            #"{"input":"\#(input)","variants":[{"output":"\#(out)/v1.jpg",\#(region)},{"output":"\#(out)/v2.png",\#(region),"width":20},{"output":"\#(out)/v3.jpg","pixels":{"x":10,"y":12,"width":40,"height":40},"angle":0.2}]}"#
+            #"{"input":"\#(input)","variants":[{"output":"\#(out)/v1.jpg",\#(region)},{"output":"\#(out)/v2.png",\#(region),"width":20},{"output":"\#(out)/v3.jpg","pixels":{"x":10,"y":12,"width":40,"height":40},"angle":0.2}\#(Self.webpOut.isEmpty ? "" : #",{"output":"\#(out)/v4.webp",\#(region)}"#)]}"#
         ]
         try Data(lines.joined(separator: "\n").utf8).write(to: manifest)
         let reportPath = folder.appendingPathComponent("report.jsonl").path
@@ -240,7 +258,7 @@ struct MetadataTruthTests {
         let line = try #require(
             try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let variants = try #require(line["variants"] as? [[String: Any]])
-        try #require(variants.count == 3)
+        try #require(variants.count == 3 + Self.webpOut.count)
         for variant in variants {
             let name = try #require(variant["output"] as? String)
             let path = name
