@@ -1,5 +1,6 @@
 internal import CImagingShims
 import CropGeometry
+import Foundation
 
 /// How a crop is written as WebP.
 ///
@@ -33,8 +34,13 @@ public struct WebPEncoder: Sendable {
     /// written at unless one is given.
     public static let defaultQuality = 90
     /// libwebp's lossless effort (0-9) for VP8L output, chosen by
-    /// measurement (Benchmarks/RESULTS.md).
-    public static let losslessLevel = 1
+    /// measurement (Benchmarks/RESULTS.md). `CROPKIT_WEBP_LOSSLESS_LEVEL`
+    /// overrides it, for measuring alternatives only.
+    public static let losslessLevel: Int = {
+        let chosen = 0
+        let setting = ProcessInfo.processInfo.environment["CROPKIT_WEBP_LOSSLESS_LEVEL"]
+        return setting.flatMap(Int.init).map { min(9, max(0, $0)) } ?? chosen
+    }()
     /// libwebp's method (0-6) for VP8 output, chosen by measurement.
     public static let lossyMethod = 2
 
