@@ -11,8 +11,8 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// The format named `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
 
-    /// The format's name in messages: "PNG", "JPEG", "WebP" (its reader's
-    /// ``FormatReader/displayName``).
+    /// The format's name in messages: "PNG", "JPEG", "HEIF", "WebP" (as
+    /// its reader names it).
     public var name: String {
         FormatRegistry.readers.first { $0.format.rawValue == rawValue }?.displayName
             ?? rawValue.uppercased()
