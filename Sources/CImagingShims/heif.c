@@ -167,7 +167,7 @@ int ck_heif_decode(ck_heif_decode_request *request) {
         const int *channels = request->planar_rgb ? rgb_channels : ycbcr_channels;
         error = ck_heif.decode_image(handle, &image, request->planar_rgb ? 1 : 0, request->planar_chroma, NULL);
         if (error.code != 0) {
-            status = ck_heif_fail(request, CK_STATUS_CORRUPT, "decoding HEVC data", error);
+            status = ck_heif_fail(request, CK_STATUS_CORRUPT, "decoding the coded data", error);
             goto done;
         }
         int sample = request->bit_depth > 8 ? 2 : 1;
@@ -202,7 +202,7 @@ int ck_heif_decode(ck_heif_decode_request *request) {
     }
     error = ck_heif.decode_image(handle, &image, colorspace, chroma, NULL);
     if (error.code != 0) {
-        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "decoding HEVC data", error);
+        status = ck_heif_fail(request, CK_STATUS_CORRUPT, "decoding the coded data", error);
         goto done;
     }
     int width = ck_heif.image_width(image, channel);
@@ -325,7 +325,8 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
                    request->planes[plane] + (size_t)y * request->plane_width[plane] * (size_t)sample,
                    (size_t)request->plane_width[plane] * (size_t)sample);
     }
-    if (error.code == 0) error = ck_heif.get_encoder(context, 1 /* HEVC */, &encoder);
+    if (error.code == 0)
+        error = ck_heif.get_encoder(context, request->compression == 4 ? 4 /* AV1 */ : 1 /* HEVC */, &encoder);
     if (error.code == 0) error = ck_heif.set_lossless(encoder, 0);
     if (error.code == 0) error = ck_heif.set_quality(encoder, (int)request->quality);
     if (error.code == 0 && ck_heif.set_parameter) {

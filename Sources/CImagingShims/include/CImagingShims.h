@@ -482,8 +482,11 @@ int ck_heif_decode(ck_heif_decode_request *request);
 /// Whether the loaded libheif can encode HEVC (its x265 encoder).
 int ck_heif_can_encode(void);
 
-/// YCbCr planes to encode as a one-image HEIF with libheif's HEVC encoder.
+/// YCbCr planes to encode as a one-image HEIF with libheif's HEVC encoder
+/// (or its AV1 encoder: an AVIF).
 typedef struct {
+    /// libheif's compression code: 0 or 1 = HEVC (x265), 4 = AV1 (aom).
+    int compression;
     uint32_t width, height, bit_depth;
     /// libheif's chroma code: 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4.
     int chroma;

@@ -162,7 +162,7 @@ extension DemoPhoto {
         guard let coded = info.layout.tiles.first else {
             throw .unsupported(format: .heif, detail: "the encoder wrote no image")
         }
-        return (coded.hvcC, coded.extents.flatMap { Array(file[$0]) })
+        return (coded.configuration, coded.extents.flatMap { Array(file[$0]) })
     }
 }
 

@@ -82,7 +82,9 @@ extension CropPlan {
     func exportHEIF(_ encoder: HEIFEncoder, to sink: some ByteSink) throws(ImagingError)
         -> CropReport
     {
-        guard let info = source.header as? HEIFFileInfo else {
+        guard let info = (source.header as? any HEIFContainerHeader)?.heif,
+            info.codec == encoder.codec
+        else {
             throw .unsupported(
                 format: source.format,
                 detail:
@@ -101,7 +103,14 @@ extension CropPlan {
         for (index, _) in cut.tiles {
             let tile = info.layout.tiles[index]
             let problem: String?
-            switch HEVCSequenceInfo.read(hvcC: tile.hvcC) {
+            switch info.codec == .hevc
+                ? HEVCSequenceInfo.read(hvcC: tile.configuration)
+                : .success(
+                    // An AV1 tile's configuration is what the parser read.
+                    HEVCSequenceInfo(
+                        chromaFormat: tile.chromaCode, width: tile.width, height: tile.height,
+                        bitDepth: tile.bitDepth))
+            {
             case .failure(let failure): problem = failure.text
             case .success(let sequence):
                 if sequence.width != tile.width || sequence.height != tile.height {
@@ -165,7 +174,7 @@ extension CropPlan {
                 throw .unsupported(
                     format: .heif,
                     detail:
-                        "\(fixes) edge tile(s) hold pixels beyond the rect and this libheif cannot encode HEVC to replace them; use --snap-to-blocks (the rect grown to the tile grid) or write .png"
+                        "\(fixes) edge tile(s) hold pixels beyond the rect and this libheif cannot encode \(info.codec.name) to replace them; use --snap-to-blocks (the rect grown to the tile grid) or write .png"
                 )
             }
             guard info.chromaCode > 0 else {
@@ -180,7 +189,7 @@ extension CropPlan {
         let metadata = HEIFMetadata.clean(
             info, size: stored.size, orientation: nil, policy: encoder.metadata)
         warnings += metadata.warnings
-        var writer = HEIFFileWriter()
+        var writer = HEIFFileWriter(codec: info.codec)
         let transforms = HEIFFileWriter.transformBoxes(orientation)
         let primary: Int
         let clap: PixelRect<StoredPixels>?
@@ -197,7 +206,7 @@ extension CropPlan {
             : nil
         if let single {
             var boxes: [([UInt8], Bool)] = [
-                (single.hvcC, true),
+                (single.configuration, true),
                 (HEIFFileWriter.ispe(width: single.width, height: single.height), false),
             ]
             boxes += single.colourBoxes.map { ($0, false) }
@@ -209,7 +218,7 @@ extension CropPlan {
                     (HEIFFileWriter.clap(clap, width: single.width, height: single.height), true))
             }
             boxes += transforms.boxes.map { ($0, true) }
-            primary = writer.addItem(type: "hvc1", hidden: false, properties: boxes)
+            primary = writer.addItem(type: info.codec.itemType, hidden: false, properties: boxes)
             writer.setData(primary, .bytes(single.data))
             reencoded = 1
             gridText =
@@ -232,11 +241,11 @@ extension CropPlan {
                 var boxes: [[UInt8]]
                 let data: HEIFFileWriter.Data
                 if let fresh = reencodedTiles[index] {
-                    boxes = [fresh.hvcC]
+                    boxes = [fresh.configuration]
                     data = .bytes(fresh.data)
                     reencoded += 1
                 } else {
-                    boxes = [tile.hvcC]
+                    boxes = [tile.configuration]
                     data = .extents(tile.extents)
                     copiedBytes += tile.byteCount
                 }
@@ -245,7 +254,7 @@ extension CropPlan {
                 if let pixi = tile.pixi { boxes.append(pixi) }
                 tileItems.append(
                     writer.addItem(
-                        type: "hvc1", hidden: info.layout.isGrid,
+                        type: info.codec.itemType, hidden: info.layout.isGrid,
                         properties: boxes.enumerated().map { ($1, $0 == 0) }))
                 tileData.append(data)
             }
@@ -401,7 +410,7 @@ extension CropPlan {
             colour.append(box)
         }
         return RectImage(
-            hvcC: coded.hvcC, data: coded.data, width: width, height: height,
+            configuration: coded.configuration, data: coded.data, width: width, height: height,
             aperture: PixelRect(
                 x: rect.x - x0, y: rect.y - y0, width: rect.width, height: rect.height),
             colourBoxes: colour)
@@ -413,7 +422,7 @@ extension CropPlan {
     static func reencode(
         _ tile: HEIFCodedImage, index: Int, info: HEIFFileInfo, cut: HEIFTileCut,
         input: ImageInput, quality: Int
-    ) throws(ImagingError) -> (hvcC: [UInt8], data: [UInt8]) {
+    ) throws(ImagingError) -> (configuration: [UInt8], data: [UInt8]) {
         let layout = info.layout
         let sample = info.bitDepth > 8 ? 2 : 1
         let (sx, sy) = info.chromaSubsampling
@@ -495,7 +504,7 @@ extension CropPlan {
     /// image's `hvcC` and bytes.
     static func encodePlanes(
         _ planes: [[UInt8]], width: Int, height: Int, info: HEIFFileInfo, quality: Int
-    ) throws(ImagingError) -> (hvcC: [UInt8], data: [UInt8]) {
+    ) throws(ImagingError) -> (configuration: [UInt8], data: [UInt8]) {
         let dims = info.planeSizes(width: width, height: height)
         var status: Int32 = 0
         var message = ""
@@ -504,12 +513,13 @@ extension CropPlan {
         encode.height = UInt32(height)
         encode.bit_depth = UInt32(info.bitDepth)
         encode.chroma = Int32(info.chromaCode)
+        encode.compression = info.codec == .av1 ? 4 : 1
         encode.quality = UInt32(quality)
         encode.plane_width = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
         encode.plane_height = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
         // The encoder's parameters as C strings, name and value in turn.
         var strings: [UnsafePointer<CChar>?] = []
-        for (name, value) in HEIFEncoder.x265Parameters {
+        for (name, value) in HEIFEncoder.parameters(for: info.codec) {
             strings.append(UnsafePointer(strdup(name)))
             strings.append(UnsafePointer(strdup(value)))
         }
@@ -538,7 +548,7 @@ extension CropPlan {
                 throw .outOfMemory(detail: "encoding an edge tile: \(message)")
             }
             throw .encodeFailed(
-                format: "heic", detail: "an edge tile could not be encoded: \(message)")
+                format: info.codec.brand, detail: "an edge tile could not be encoded: \(message)")
         }
         // The encoder's one-image HEIF, read back by the same parser.
         let result = try HEIFFileInfo.read(
@@ -555,7 +565,7 @@ extension CropPlan {
         }
         var data: [UInt8] = []
         for extent in coded.extents { data += encoded[extent] }
-        return (coded.hvcC, data)
+        return (coded.configuration, data)
     }
 }
 
@@ -577,7 +587,7 @@ extension HEIFFileInfo {
 /// A crop's rect as one coded image: its `hvcC` and bytes, its coded size,
 /// where the rect lies in it, and its colour boxes.
 struct RectImage {
-    var hvcC: [UInt8]
+    var configuration: [UInt8]
     var data: [UInt8]
     var width: Int
     var height: Int

@@ -268,13 +268,15 @@ enum HEIFTileFile {
     /// image's own decoder configuration, size and colour, and an `mdat`
     /// with its coded bytes.
     static func make(_ tile: HEIFCodedImage, input: ImageInput) throws(ImagingError) -> [UInt8] {
-        var writer = HEIFFileWriter()
+        var writer = HEIFFileWriter(codec: tile.codec)
         var properties: [([UInt8], Bool)] = [
-            (tile.hvcC, true), (HEIFFileWriter.ispe(width: tile.width, height: tile.height), false),
+            (tile.configuration, true),
+            (HEIFFileWriter.ispe(width: tile.width, height: tile.height), false),
         ]
         properties += tile.colourBoxes.map { ($0, false) }
         if let pixi = tile.pixi { properties.append((pixi, false)) }
-        writer.primary = writer.addItem(type: "hvc1", hidden: false, properties: properties)
+        writer.primary = writer.addItem(
+            type: tile.codec.itemType, hidden: false, properties: properties)
         writer.setData(writer.primary, .extents(tile.extents))
         let sink = MemorySink()
         _ = try writer.write(to: sink, input: input)

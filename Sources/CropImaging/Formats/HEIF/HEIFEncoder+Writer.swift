@@ -29,7 +29,9 @@ extension HEIFEncoder: FormatWriter {
     /// A HEIF source's tiles, on its tile grid, when its canvas starts at
     /// the grid's origin.
     func losslessCopy(from source: ImageSource) -> LosslessCopy? {
-        guard let info = source.header as? HEIFFileInfo, info.origin == (0, 0) else { return nil }
+        guard let info = (source.header as? any HEIFContainerHeader)?.heif,
+            info.codec == codec, info.origin == (0, 0)
+        else { return nil }
         return LosslessCopy(
             grid: PixelSize(width: info.layout.tileWidth, height: info.layout.tileHeight),
             required: method == .lossless, snaps: snapsToBlocks)
@@ -40,26 +42,30 @@ extension HEIFEncoder: FormatWriter {
     /// (`crop`, `batch` and the library alike: a batch line found it only
     /// after decoding the region, 0.3 s and 68 MB for 12 MP).
     func check(_ job: CropJob, for source: ImageSource) throws(CropPlanError) {
+        let kind = codec == .hevc ? "HEIC" : "AVIF"
         if job.isResampled {
             throw .unsupportedOutput(
-                "a turned or resized crop is written as PNG, JPEG or WebP, not HEIC (every tile would be encoded again); write .png, .jpg or .webp"
+                "a turned or resized crop is written as PNG, JPEG or WebP, not \(kind) (every tile would be encoded again); write .png, .jpg or .webp"
             )
         }
-        guard let info = source.header as? HEIFFileInfo else {
+        guard let info = (source.header as? any HEIFContainerHeader)?.heif, info.codec == codec
+        else {
             throw .unsupportedOutput(
-                "HEIC output is made from a HEIC source only (its tiles are copied, never encoded whole); write .png or .jpg"
+                "\(kind) output is made from a\(codec == .hevc ? "" : "n") \(kind) source only (its tiles are copied, never encoded whole); write .png, .jpg or .webp"
             )
         }
         if info.alpha != nil {
             throw .unsupportedOutput(
-                "HEIC output of an image with alpha is not offered; write .png")
+                "\(kind) output of an image with alpha is not offered; write .png")
         }
     }
 
     /// The source's tiles, always (a job HEIC cannot hold was refused by
     /// ``check(_:for:)``).
     func strategy(for plan: CropPlan) -> CropStrategy {
-        guard let info = plan.source.header as? HEIFFileInfo else { return .pixels([]) }
+        guard let info = (plan.source.header as? any HEIFContainerHeader)?.heif else {
+            return .pixels([])
+        }
         return .tileCopy(
             grid: PixelSize(width: info.layout.tileWidth, height: info.layout.tileHeight))
     }
@@ -84,7 +90,7 @@ extension HEIFEncoder: FormatWriter {
     /// judge their padding first.
     func memoryNeed(_ plan: CropPlan) -> MemoryNeed {
         var need = MemoryNeed()
-        if let info = plan.source.header as? HEIFFileInfo {
+        if let info = (plan.source.header as? any HEIFContainerHeader)?.heif {
             let layout = info.layout
             let threads = max(
                 1,

@@ -40,6 +40,9 @@ public struct HEIFEncoder: Sendable {
     /// again (always, but in the tests' control experiment, which shows
     /// what `clap` alone would leave in the file).
     package var fixesEdges = true
+    /// The codec the source's tiles (and the re-encoded ones) are in: HEVC
+    /// for HEIC, AV1 for AVIF (``AVIFEncoder`` sets it).
+    package var codec: HEIFCodec = .hevc
 
     /// The quality edge tiles are encoded at unless one is given: chosen by
     /// measurement (`Benchmarks/run-heif-edge-settings`) as the lowest that
@@ -73,14 +76,35 @@ public struct HEIFEncoder: Sendable {
     /// defaults) replaces them, for measuring alternatives.
     static let x265Parameters: [(name: String, value: String)] = {
         let chosen = "preset=ultrafast,tu-intra-depth=1,x265:rd=1,x265:pools=1,x265:frame-threads=1"
-        let setting = ProcessInfo.processInfo.environment["CROPKIT_X265_PARAMETERS"] ?? chosen
+        return parsedParameters(
+            ProcessInfo.processInfo.environment["CROPKIT_X265_PARAMETERS"] ?? chosen)
+    }()
+
+    /// The aom parameters AV1 edge tiles (an AVIF's) are encoded with, as
+    /// libheif takes them: aom's fastest speed for still images and one
+    /// thread an encoder (the tiles are encoded side by side, one a core).
+    /// `CROPKIT_AOM_PARAMETERS` (`name=value,…`) replaces them, for
+    /// measuring alternatives.
+    static let aomParameters: [(name: String, value: String)] = {
+        let chosen = "speed=9,threads=1"
+        return parsedParameters(
+            ProcessInfo.processInfo.environment["CROPKIT_AOM_PARAMETERS"] ?? chosen)
+    }()
+
+    /// The encoder parameters of `codec`'s tiles.
+    static func parameters(for codec: HEIFCodec) -> [(name: String, value: String)] {
+        codec == .hevc ? x265Parameters : aomParameters
+    }
+
+    /// `name=value,…` as pairs.
+    static func parsedParameters(_ setting: String) -> [(name: String, value: String)] {
         var parameters: [(name: String, value: String)] = []
         for item in setting.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1)
             if parts.count == 2 { parameters.append((String(parts[0]), String(parts[1]))) }
         }
         return parameters
-    }()
+    }
 
     /// Whether libheif here can encode the edge tiles (its HEVC encoder).
     public static var canEncodeTiles: Bool { ck_heif_can_encode() != 0 }

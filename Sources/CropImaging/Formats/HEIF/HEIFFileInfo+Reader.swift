@@ -1,6 +1,21 @@
 import CropGeometry
 import Foundation
 
+/// A header whose file is a HEIF container (a HEIC's, an AVIF's): what the
+/// tile-copying writer reads its tiles from.
+protocol HEIFContainerHeader: ImageHeader {
+    /// The container's reading.
+    var heif: HEIFFileInfo { get }
+}
+
+extension HEIFFileInfo: HEIFContainerHeader {
+    /// Itself.
+    var heif: HEIFFileInfo { self }
+
+    /// The codec of its coded images.
+    public var codec: HEIFCodec { layout.tiles.first?.codec ?? .hevc }
+}
+
 extension HEIFFileInfo: FormatReader {
     static var format: ImageFormat { .heif }
     static var signatureLength: Int { 8 }

@@ -497,36 +497,36 @@ private struct HEIFParser {
         return (try r.u32("'ispe'"), try r.u32("'ispe'"))
     }
 
-    /// One hvc1 item as a coded image; `colour` is used when it has no
-    /// `colr` of its own.
+    /// One hvc1 or av01 item as a coded image; `colour` is used when it has
+    /// no `colr` of its own.
     func codedImage(_ item: HEIFItem, colour: [[UInt8]], role: String) throws(ImagingError)
         -> HEIFCodedImage
     {
-        guard item.type == "hvc1" else {
-            if item.type == "av01" {
-                throw HEIFFailure.unsupported(
-                    "\(role) (item \(item.id)) is AV1-coded (AVIF); CropKit reads HEVC-coded HEIF only"
-                )
-            }
+        guard let codec = HEIFCodec.allTypes[item.type] else {
             throw corrupt(
-                "\(role) is item \(item.id) of type '\(item.type)', not a coded image ('hvc1')")
+                "\(role) is item \(item.id) of type '\(item.type)', not a coded image ('hvc1' or 'av01')"
+            )
         }
         for (index, essential) in item.properties where essential {
             let type = properties[index].type
             guard
-                ["hvcC", "ispe", "colr", "pixi", "clap", "irot", "imir", "auxC", "lsel"].contains(
-                    type)
+                [
+                    codec.configurationType, "ispe", "colr", "pixi", "clap", "irot", "imir",
+                    "auxC", "lsel",
+                ].contains(type)
             else {
                 throw HEIFFailure.unsupported(
                     "\(role) (item \(item.id)) needs property '\(type)', which CropKit does not know"
                 )
             }
         }
-        guard let hvcC = property("hvcC", of: item) else {
-            throw corrupt("\(role) (item \(item.id)) has no 'hvcC' (decoder configuration)")
+        let configurationType = codec.configurationType
+        guard let configurationBox = property(configurationType, of: item) else {
+            throw corrupt(
+                "\(role) (item \(item.id)) has no '\(configurationType)' (decoder configuration)")
         }
-        guard hvcC.payload.count >= 23 else {
-            throw corrupt("'hvcC' of item \(item.id) is too short")
+        guard configurationBox.payload.count >= (codec == .hevc ? 23 : 4) else {
+            throw corrupt("'\(configurationType)' of item \(item.id) is too short")
         }
         guard let size = try size(of: item) else {
             throw corrupt("\(role) (item \(item.id)) has no 'ispe' (its size)")
@@ -537,16 +537,33 @@ private struct HEIFParser {
         }
         try limits.check(width: size.width, height: size.height)
         let own = item.properties.map { properties[$0.index] }.filter { $0.type == "colr" }
-        // HEVCDecoderConfigurationRecord: chromaFormat and
-        // bitDepthLumaMinus8 at bytes 16 and 17 of the payload.
-        let configuration = hvcC.payload.lowerBound
+        let at = configurationBox.payload.lowerBound
+        let bitDepth: Int
+        let chromaCode: Int
+        switch codec {
+        case .hevc:
+            // HEVCDecoderConfigurationRecord: chromaFormat and
+            // bitDepthLumaMinus8 at bytes 16 and 17 of the payload.
+            bitDepth = Int(meta[at + 17] & 7) + 8
+            chromaCode = Int(meta[at + 16] & 3)
+        case .av1:
+            // AV1CodecConfigurationRecord: marker and version (0x81), then
+            // seq_profile and level, then tier, high_bitdepth, twelve_bit,
+            // monochrome, chroma_subsampling_x and _y.
+            guard meta[at] == 0x81 else {
+                throw corrupt("'av1C' of item \(item.id) is not version 1")
+            }
+            let flags = meta[at + 2]
+            bitDepth = flags & 0x40 == 0 ? 8 : flags & 0x20 == 0 ? 10 : 12
+            let (subX, subY) = (flags & 0x08 != 0, flags & 0x04 != 0)
+            chromaCode = flags & 0x10 != 0 ? 0 : subX && subY ? 1 : subX ? 2 : 3
+        }
         return HEIFCodedImage(
             item: item.id, width: size.width, height: size.height, extents: try extents(of: item),
-            hvcC: Array(meta[hvcC.whole]),
+            codec: codec, configuration: Array(meta[configurationBox.whole]),
             colourBoxes: own.isEmpty ? colour : own.map { Array(meta[$0.whole]) },
             pixi: property("pixi", of: item).map { Array(meta[$0.whole]) },
-            bitDepth: Int(meta[configuration + 17] & 7) + 8,
-            chromaCode: Int(meta[configuration + 16] & 3))
+            bitDepth: bitDepth, chromaCode: chromaCode)
     }
 
     /// An image item (hvc1 or grid) as tiles.
@@ -614,13 +631,9 @@ private struct HEIFParser {
     }
 
     func info(primary item: HEIFItem) throws(ImagingError) -> HEIFFileInfo {
-        guard item.type == "hvc1" || item.type == "grid" else {
-            if item.type == "av01" {
-                throw HEIFFailure.unsupported(
-                    "the primary image is AV1-coded (AVIF); CropKit reads HEVC-coded HEIF only")
-            }
+        guard HEIFCodec.allTypes[item.type] != nil || item.type == "grid" else {
             throw HEIFFailure.unsupported(
-                "the primary image is a '\(item.type)' item; CropKit crops 'hvc1' images and 'grid's of them"
+                "the primary image is a '\(item.type)' item; CropKit crops 'hvc1' and 'av01' images and 'grid's of them"
             )
         }
         let layout = try layout(item, role: "the primary image")

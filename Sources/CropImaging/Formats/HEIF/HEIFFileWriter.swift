@@ -4,6 +4,12 @@ import CropGeometry
 /// Writes a HEIF: items with properties (shared when equal), references
 /// and data, the data after the `meta` box in one `mdat`.
 struct HEIFFileWriter {
+    /// The codec of the coded items, which names the file's brands.
+    var codec: HEIFCodec = .hevc
+
+    /// A file of `codec`'s brands, with no items yet.
+    init(codec: HEIFCodec = .hevc) { self.codec = codec }
+
     /// An item's data: bytes made here, or ranges of the source file.
     enum Data {
         case bytes([UInt8])
@@ -63,9 +69,9 @@ struct HEIFFileWriter {
     func write(to sink: some ByteSink, input: ImageInput) throws(ImagingError) -> Int {
         var w = HEIFBoxWriter()
         w.begin("ftyp")
-        w.fourCC("heic")
+        w.fourCC(codec.brand)
         w.u32(0)
-        for brand in ["mif1", "heic"] { w.fourCC(brand) }
+        for brand in ["mif1", codec.brand] { w.fourCC(brand) }
         w.end()
         w.begin("meta", version: 0)
         w.begin("hdlr", version: 0)
