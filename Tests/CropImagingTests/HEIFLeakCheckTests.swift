@@ -28,7 +28,7 @@ struct HEIFLeakCheckTests {
             let item = writer.addItem(
                 type: "hvc1", hidden: true,
                 properties: [
-                    (tile.hvcC, true),
+                    (tile.configuration, true),
                     (HEIFFileWriter.ispe(width: tile.width, height: tile.height), false),
                 ])
             writer.setData(item, .extents(tile.extents))

@@ -116,7 +116,7 @@ import Testing
         #expect(wrongFormat.status == 64)
         #expect(
             wrongFormat.err.contains(
-                "writes PNG, JPEG, HEIC or WebP (.png, .jpg, .jpeg, .heic, .heif, .webp) only; name it e.g. c.png"
+                "writes PNG, JPEG, HEIC, WebP or AVIF (.png, .jpg, .jpeg, .heic, .heif, .webp, .avif) only; name it e.g. c.png"
             ))
         #expect(!FileManager.default.fileExists(atPath: tiff))
         // The extension picks the format; --format must agree with it.
@@ -348,7 +348,8 @@ extension CommandLineHabitsTests {
             "0,0,8,8", "--quality", "80")
         #expect(pngOnly.status == 64)
         #expect(
-            pngOnly.err.contains("--quality is for JPEG, HEIC or WebP output; this output is PNG"))
+            pngOnly.err.contains(
+                "--quality is for JPEG, HEIC, WebP or AVIF output; this output is PNG"))
         let manifest = folder.appendingPathComponent("m.jsonl")
         try """
         {"input":"photo.jpg","output":"a.jpg","pixels":{"x":0,"y":0,"width":16,"height":16}}

@@ -500,7 +500,8 @@ extension CropCommandTests {
         #expect(unnamed.status == 64)
         #expect(
             unnamed.err.contains(
-                "-o - needs --format png, --format jpeg, --format heic or --format webp"))
+                "-o - needs --format png, --format jpeg, --format heic, --format webp or --format avif"
+            ))
         let status = CropKitTool.run(
             ["crop", input, "-o", "-", "--format", "png", "--pixels", "10,20,30,40"],
             console: console)

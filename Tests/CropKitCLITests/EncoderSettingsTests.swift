@@ -16,10 +16,11 @@ struct EncoderSettingsTests {
         (["--level", "9"], "jpg", "--level is for PNG output; this output is JPEG"),
         (
             ["--keep-makernote"], "png",
-            "--keep-makernote is for JPEG, HEIC or WebP output; this output is PNG"
+            "--keep-makernote is for JPEG, HEIC, WebP or AVIF output; this output is PNG"
         ),
         (
-            ["--lossless"], "png", "--lossless is for JPEG, HEIC or WebP output; this output is PNG"
+            ["--lossless"], "png",
+            "--lossless is for JPEG, HEIC, WebP or AVIF output; this output is PNG"
         ),
         (["--gain-map", "crop"], "heic", "--gain-map is for JPEG output; this output is HEIC"),
     ])
@@ -34,7 +35,7 @@ struct EncoderSettingsTests {
     }
 
     @Test func eachFormatTakesItsOwnSettings() throws {
-        #expect(OutputFormat.names(accepting: .quality) == ["jpeg", "heic", "webp"])
+        #expect(OutputFormat.names(accepting: .quality) == ["jpeg", "heic", "webp", "avif"])
         #expect(OutputFormat.names(accepting: .compression) == ["png"])
         var settings = EncoderSettings()
         settings.quality = 70

@@ -7,12 +7,15 @@ enum FormatRegistry {
         JPEGEncoder.self,
         HEIFEncoder.self,
         WebPEncoder.self,
+        AVIFEncoder.self,
     ]
 
     /// Every format's reader, in the order signatures are tried.
     static let readers: [any FormatReader.Type] = [
         PNGFileInfo.self,
         JPEGFileInfo.self,
+        // Before HEIF: the same container, told apart by its major brand.
+        AVIFFileInfo.self,
         HEIFFileInfo.self,
         WebPFileInfo.self,
     ]

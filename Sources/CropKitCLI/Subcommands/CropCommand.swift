@@ -529,9 +529,10 @@ struct CropCommand: Subcommand {
     /// "rgb 8-bit PNG", or "JPEG (lossless)".
     static func kind(of report: CropReport) -> String {
         if let heif = report.heif {
+            let kind = OutputFormat.displayName(of: report.format)
             return heif.reencodedTiles == 0
-                ? "HEIC (lossless: \(heif.copiedTiles) tile(s) copied)"
-                : "HEIC (\(heif.copiedTiles) tile(s) copied, \(heif.reencodedTiles) edge tile(s) encoded again so no pixel beyond the rect stays in them)"
+                ? "\(kind) (lossless: \(heif.copiedTiles) tile(s) copied)"
+                : "\(kind) (\(heif.copiedTiles) tile(s) copied, \(heif.reencodedTiles) edge tile(s) encoded again so no pixel beyond the rect stays in them)"
         }
         if let png = report.png { return "\(png.colorType.name) \(png.bitDepth)-bit PNG" }
         if let webp = report.webp {
