@@ -29,6 +29,12 @@ enum {
     ck_heif_chroma_interleaved_RRGGBB_BE = 12
 };
 enum { ck_heif_channel_Y = 0, ck_heif_channel_interleaved = 10 };
+// heif_color_profile_nclx's first fields, as libheif/heif.h declares them.
+struct ck_heif_nclx {
+    uint8_t version;
+    int color_primaries, transfer_characteristics, matrix_coefficients;
+    uint8_t full_range_flag;
+};
 
 typedef struct heif_context *(*ck_heif_context_alloc_fn)(void);
 typedef void (*ck_heif_context_free_fn)(struct heif_context *);
@@ -82,6 +88,13 @@ typedef struct {
     ck_heif_encoder_string_fn set_parameter;
     ck_heif_encode_fn encode_image;
     ck_heif_write_fn write;
+    // Metadata of a whole image encoded (an AVIF from pixels); optional.
+    struct heif_error (*set_raw_profile)(struct heif_image *, const char *, const void *, size_t);
+    struct heif_error (*add_exif)(struct heif_context *, const struct heif_image_handle *, const void *, int);
+    struct heif_error (*add_xmp)(struct heif_context *, const struct heif_image_handle *, const void *, int);
+    struct ck_heif_nclx *(*nclx_alloc)(void);
+    void (*nclx_free)(struct ck_heif_nclx *);
+    struct heif_error (*set_nclx)(struct heif_image *, const struct ck_heif_nclx *);
 } ck_heif_table;
 
 static ck_heif_table ck_heif;
@@ -114,6 +127,12 @@ static const ck_symbol ck_heif_symbols[] = {
     CK_HEIF_SYMBOL(set_parameter, "heif_encoder_set_parameter", 0),
     CK_HEIF_SYMBOL(encode_image, "heif_context_encode_image", 0),
     CK_HEIF_SYMBOL(write, "heif_context_write", 0),
+    CK_HEIF_SYMBOL(set_raw_profile, "heif_image_set_raw_color_profile", 0),
+    CK_HEIF_SYMBOL(add_exif, "heif_context_add_exif_metadata", 0),
+    CK_HEIF_SYMBOL(add_xmp, "heif_context_add_XMP_metadata", 0),
+    CK_HEIF_SYMBOL(nclx_alloc, "heif_nclx_color_profile_alloc", 0),
+    CK_HEIF_SYMBOL(nclx_free, "heif_nclx_color_profile_free", 0),
+    CK_HEIF_SYMBOL(set_nclx, "heif_image_set_nclx_color_profile", 0),
 };
 
 static ck_library ck_heif_library = {ck_heif_sonames, sizeof ck_heif_sonames / sizeof ck_heif_sonames[0],
@@ -300,8 +319,12 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
     struct heif_image_handle *handle = NULL;
     struct ck_heif_buffer buffer = {0};
     int status = CK_STATUS_OK;
+    int interleaved = request->interleaved_channels == 3 || request->interleaved_channels == 4;
     struct heif_error error =
-        ck_heif.image_create((int)request->width, (int)request->height, 0 /* YCbCr */, request->chroma, &image);
+        interleaved ? ck_heif.image_create((int)request->width, (int)request->height, 1 /* RGB */,
+                                           request->interleaved_channels == 4 ? 11 /* RGBA */ : 10 /* RGB */, &image)
+                    : ck_heif.image_create((int)request->width, (int)request->height, 0 /* YCbCr */,
+                                           request->chroma, &image);
     if (error.code != 0) {
         snprintf(request->message, sizeof request->message, "creating a tile image: %s",
                  error.message ? error.message : "no message");
@@ -309,7 +332,21 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
         goto done;
     }
     int sample = request->bit_depth > 8 ? 2 : 1;
-    for (int plane = 0; plane < 3; plane++) {
+    if (interleaved) {
+        error = ck_heif.add_plane(image, 10 /* interleaved */, (int)request->width, (int)request->height, 8);
+        int stride = 0;
+        uint8_t *data = error.code == 0 ? ck_heif.plane_rw(image, 10, &stride) : NULL;
+        if (error.code == 0 && data == NULL) {
+            error.code = 1;
+            error.message = "no plane";
+        }
+        size_t row = (size_t)request->width * request->interleaved_channels;
+        for (uint32_t y = 0; error.code == 0 && y < request->height; y++)
+            memcpy(data + (size_t)y * (size_t)stride, request->planes[0] + (size_t)y * row, row);
+        if (error.code == 0 && request->icc && ck_heif.set_raw_profile)
+            error = ck_heif.set_raw_profile(image, "prof", request->icc, request->icc_size);
+    }
+    for (int plane = 0; plane < 3 && !interleaved; plane++) {
         error = ck_heif.add_plane(image, plane, (int)request->plane_width[plane], (int)request->plane_height[plane],
                                   (int)request->bit_depth);
         if (error.code != 0) break;
@@ -325,6 +362,17 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
                    request->planes[plane] + (size_t)y * request->plane_width[plane] * (size_t)sample,
                    (size_t)request->plane_width[plane] * (size_t)sample);
     }
+    if (error.code == 0 && request->has_nclx && ck_heif.nclx_alloc && ck_heif.nclx_free && ck_heif.set_nclx) {
+        struct ck_heif_nclx *nclx = ck_heif.nclx_alloc();
+        if (nclx) {
+            nclx->color_primaries = (int)request->nclx_primaries;
+            nclx->transfer_characteristics = (int)request->nclx_transfer;
+            nclx->matrix_coefficients = (int)request->nclx_matrix;
+            nclx->full_range_flag = request->nclx_full_range ? 1 : 0;
+            error = ck_heif.set_nclx(image, nclx);
+            ck_heif.nclx_free(nclx);
+        }
+    }
     if (error.code == 0)
         error = ck_heif.get_encoder(context, request->compression == 4 ? 4 /* AV1 */ : 1 /* HEVC */, &encoder);
     if (error.code == 0) error = ck_heif.set_lossless(encoder, 0);
@@ -336,6 +384,10 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
             error = ck_heif.set_parameter(encoder, request->parameters[2 * i], request->parameters[2 * i + 1]);
     }
     if (error.code == 0) error = ck_heif.encode_image(context, image, encoder, NULL, &handle);
+    if (error.code == 0 && request->exif && ck_heif.add_exif)
+        error = ck_heif.add_exif(context, handle, request->exif, (int)request->exif_size);
+    if (error.code == 0 && request->xmp && ck_heif.add_xmp)
+        error = ck_heif.add_xmp(context, handle, request->xmp, (int)request->xmp_size);
     if (error.code == 0) {
         struct heif_writer writer = {1, ck_heif_collect};
         error = ck_heif.write(context, &writer, &buffer);

@@ -56,7 +56,7 @@ func expectNoLeaks(
 /// variants), each image in replay's export folder.
 func imagesWritten(by arguments: [String], _ run: Run) -> [String] {
     let isImage = { (path: String) in
-        ["png", "jpg", "jpeg", "heic", "heif", "webp"].contains(
+        ["png", "jpg", "jpeg", "heic", "heif", "webp", "avif"].contains(
             (path as NSString).pathExtension.lowercased())
     }
     func values(of flags: Set<String>) -> [String] {

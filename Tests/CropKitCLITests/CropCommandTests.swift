@@ -66,7 +66,7 @@ import Testing
         let heic = cropkit(
             "crop", input, "-o", folder.appendingPathComponent("x.heic").path, "--angle", "3",
             "--inside")
-        #expect(heic.status == 64 && heic.err.contains("PNG, JPEG or WebP, not HEIC"))
+        #expect(heic.status == 64 && heic.err.contains("PNG, JPEG, WebP or AVIF, not HEIC"))
     }
 
     /// Several outputs of one photo: shared options before the first -o,

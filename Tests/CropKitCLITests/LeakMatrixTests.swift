@@ -23,7 +23,7 @@ struct LeakMatrixTests {
         "camera/canon_s300_slack_tail.jpg", "camera/android_depthmap_xmp.jpg",
         "camera/hasselblad_l1d_drone_gps.jpg", "heif/libvips/apple-heic-gainmap.heic",
         "heif/imagesize/heic.heic", "heif/generated/coords_1001x777_clap_lossless.heic", "clapped",
-        "leaky.webp",
+        "leaky.webp", "avif/generated/coords_grid2x2_1024x784_lossless.avif",
     ]
 
     /// The option sets: each is one route through the writer. `nil` output
@@ -34,8 +34,8 @@ struct LeakMatrixTests {
         ("re-encoded", ["--pixels", "13,9,41,37", "--quality", "80"], ["jpg"]),
         // A turned rect of the photo (the whole photo turned in a debug
         // build took most of this suite's time, and leaks the same way).
-        ("turned", ["--pixels", "CENTRE", "--angle", "3"], ["png", "jpg", "webp"]),
-        ("resized", ["--pixels", "0,0,48,40", "--width", "20"], ["png", "jpg", "webp"]),
+        ("turned", ["--pixels", "CENTRE", "--angle", "3"], ["png", "jpg", "webp", "avif"]),
+        ("resized", ["--pixels", "0,0,48,40", "--width", "20"], ["png", "jpg", "webp", "avif"]),
         ("no location", ["--pixels", "13,9,41,37", "--strip", "location"], nil),
         ("nothing but colour", ["--pixels", "13,9,41,37", "--strip", "all"], nil),
         ("gain map cropped", ["--pixels", "13,9,41,37", "--gain-map", "crop"], ["jpg"]),
@@ -108,8 +108,9 @@ struct LeakMatrixTests {
         let centreText = "\(centre.x),\(centre.y),60,50"
         var written = 0
         for route in Self.routes {
-            let extensions = (route.extensions ?? ["png", "jpg", "heic", "webp"]).filter {
+            let extensions = (route.extensions ?? ["png", "jpg", "heic", "webp", "avif"]).filter {
                 ($0 != "heic" || isHEIF) && ($0 != "webp" || webpWorks)
+                    && ($0 != "avif" || Self.heifWorks)
             }
             for ext in extensions {
                 let out = folder.appendingPathComponent("out.\(ext)").path

@@ -501,6 +501,24 @@ typedef struct {
     /// "tune", "x265:…". NULL for libheif's defaults.
     const char *const *parameters;
     size_t parameter_count;
+    /// Nonzero (3 or 4): `planes[0]` holds 8-bit interleaved RGB or RGBA
+    /// rows of `plane_width[0]` pixels instead of YCbCr planes; libheif
+    /// converts them to YCbCr at `chroma` (and codes alpha as an auxiliary
+    /// image).
+    uint32_t interleaved_channels;
+    /// Nonzero: the colour description written into the coded image
+    /// (AV1's sequence header says it, and a grid's tiles must agree):
+    /// primaries, transfer, matrix and full range, as `nclx` codes them.
+    uint32_t has_nclx;
+    uint32_t nclx_primaries, nclx_transfer, nclx_matrix, nclx_full_range;
+    /// Optional metadata for the encoded image (NULL for none): an ICC
+    /// profile, an EXIF TIFF structure, an XMP packet.
+    const uint8_t *icc;
+    size_t icc_size;
+    const uint8_t *exif;
+    size_t exif_size;
+    const uint8_t *xmp;
+    size_t xmp_size;
     /// The HEIF file written (free with ck_free).
     uint8_t *file;
     size_t file_size;

@@ -530,6 +530,9 @@ struct CropCommand: Subcommand {
     static func kind(of report: CropReport) -> String {
         if let heif = report.heif {
             let kind = OutputFormat.displayName(of: report.format)
+            if let quality = heif.encodedWholeAt {
+                return "\(kind) (encoded from pixels at quality \(quality))"
+            }
             return heif.reencodedTiles == 0
                 ? "\(kind) (lossless: \(heif.copiedTiles) tile(s) copied)"
                 : "\(kind) (\(heif.copiedTiles) tile(s) copied, \(heif.reencodedTiles) edge tile(s) encoded again so no pixel beyond the rect stays in them)"
@@ -571,7 +574,11 @@ struct CropCommand: Subcommand {
         .object([
             .init(
                 "method",
-                .string(heif.reencodedTiles == 0 ? "lossless" : "lossless-edges-reencoded")),
+                .string(
+                    heif.encodedWholeAt != nil
+                        ? "reencoded"
+                        : heif.reencodedTiles == 0 ? "lossless" : "lossless-edges-reencoded")),
+            .init("quality", heif.encodedWholeAt.map { .number($0) } ?? .null),
             .init("grid", .string(heif.grid)),
             .init("copiedTiles", .number(heif.copiedTiles)),
             .init("reencodedTiles", .number(heif.reencodedTiles)),
@@ -615,7 +622,7 @@ struct CropCommand: Subcommand {
                 .init("bytes", .number(report.bytes)),
                 .init("format", .string(report.format)), .init("width", .number(report.size.width)),
                 .init("height", .number(report.size.height)),
-                .init("heic", heifJSON(heif)),
+                .init(report.format == "heic" ? "heic" : report.format, heifJSON(heif)),
             ])
         }
         if let webp = report.webp {

@@ -1,13 +1,16 @@
 import CropGeometry
 
-/// How a crop of an AVIF is written as AVIF: exactly as a HEIC crop of a
-/// HEIC (``HEIFEncoder``), the codec AV1. The tiles of a grid AVIF that the
-/// rect touches are copied byte for byte and a clean aperture cuts the
-/// rect; edge tiles that would carry pixels beyond the rect are decoded,
-/// those pixels replaced by the rect's edge, and encoded again (libheif's
-/// AV1 encoder, aom); a crop that would copy no tile (an AVIF of one coded
-/// image, a small rect) is the rect encoded as one image. Nothing is hidden
-/// behind `clap`.
+/// How a crop is written as AVIF.
+///
+/// From a grid AVIF, a crop that holds whole tiles is made as a HEIC crop
+/// of a HEIC is (``HEIFEncoder``), the codec AV1: the tiles the rect
+/// touches are copied byte for byte and a clean aperture cuts the rect;
+/// edge tiles that would carry pixels beyond it are decoded, those pixels
+/// replaced by the rect's edge, and encoded again (libheif's AV1 encoder,
+/// aom). Nothing is hidden behind `clap`. Every other crop (of another
+/// format, turned or resized, with alpha, or holding no whole tile) is
+/// encoded whole from its pixels at its exact size, with no clean aperture
+/// (libavif's readers ignore one), at ``quality``.
 public struct AVIFEncoder: Sendable {
     /// The container writer this is, its codec AV1.
     var tiles: HEIFEncoder
@@ -67,29 +70,60 @@ extension AVIFEncoder: FormatWriter {
             snapsToBlocks: settings.snapsToBlocks, metadata: settings.metadata)
     }
 
-    var writesResampledCrops: Bool { tiles.writesResampledCrops }
-
+    /// The tiles of an AVIF source where they can be copied (`--lossless`
+    /// and `--snap-to-blocks` ask for nothing else).
     func losslessCopy(from source: ImageSource) -> LosslessCopy? {
         tiles.losslessCopy(from: source)
     }
 
+    /// A copy of tiles (`--lossless`, `--snap-to-blocks`) needs an AVIF
+    /// source without alpha and an unturned crop; pixels can be written
+    /// from anything.
     func check(_ job: CropJob, for source: ImageSource) throws(CropPlanError) {
-        try tiles.check(job, for: source)
+        if tiles.method == .lossless || tiles.snapsToBlocks {
+            try tiles.check(job, for: source)
+        }
     }
 
-    func strategy(for plan: CropPlan) -> CropStrategy { tiles.strategy(for: plan) }
+    func strategy(for plan: CropPlan) -> CropStrategy {
+        writesFromPixels(plan)
+            ? .pixels(plan.pixelStages(flattens: plan.source.pixelFormat.bitDepth > 8))
+            : tiles.strategy(for: plan)
+    }
 
     func export(_ plan: CropPlan, to sink: some ByteSink) throws(ImagingError) -> CropReport {
-        var report = try tiles.export(plan, to: sink)
-        report.format = Self.name
-        return report
+        guard writesFromPixels(plan) else {
+            var report = try tiles.export(plan, to: sink)
+            report.format = Self.name
+            return report
+        }
+        var decoded = try plan.source.decode(plan.stored, lenient: plan.lenient)
+        decoded.image = decoded.image.eightBitRGB()
+        decoded.image = decoded.image.oriented(plan.orientation)
+        return try writePixels(
+            decoded.image, plan: plan, warnings: decoded.warnings, checksum: decoded.checksum,
+            to: sink)
     }
 
     func encodeResampled(_ plan: CropPlan, from region: ResamplingRegion, to sink: some ByteSink)
         throws(ImagingError) -> CropReport
     {
-        try tiles.encodeResampled(plan, from: region, to: sink)
+        try writePixels(
+            plan.rendered(from: region).eightBitRGB(), plan: plan, warnings: region.warnings,
+            checksum: region.checksum, to: sink)
     }
 
-    func memoryNeed(_ plan: CropPlan) -> MemoryNeed { tiles.memoryNeed(plan) }
+    /// A tile copy's need (``HEIFEncoder``), or the decode, the upright
+    /// 8-bit copy and libheif's conversion and aom (about 16 bytes a pixel,
+    /// and its own tables).
+    func memoryNeed(_ plan: CropPlan) -> MemoryNeed {
+        guard writesFromPixels(plan) else { return tiles.memoryNeed(plan) }
+        var need = plan.source.decodeMemory(plan.stored, streamed: false)
+        let size = plan.outputSize
+        need.add(saturatingProduct(size.width, size.height, 4), "the upright 8-bit copy")
+        need.add(
+            saturatingProduct(size.width, size.height, 16) + (24 << 20),
+            "libheif's YCbCr copy and the AV1 encoder (aom)")
+        return need
+    }
 }

@@ -454,8 +454,30 @@ extension CropPlan {
             }
             planes[p] = out
         }
-        return try encodePlanes(
+        let encoded = try encodePlanes(
             planes, width: tile.width, height: tile.height, info: info, quality: quality)
+        return (sameAV1Configuration(encoded.configuration, as: tile, info: info), encoded.data)
+    }
+
+    /// An AV1 tile's new `av1C`, or the source tile's where the two differ
+    /// only in `chroma_sample_position`, which the sequence header codes
+    /// for 4:2:0 alone: libavif refuses a grid whose tiles' `av1C` differ,
+    /// and outside 4:2:0 that field says nothing of the bitstream.
+    static func sameAV1Configuration(
+        _ configuration: [UInt8], as tile: HEIFCodedImage, info: HEIFFileInfo
+    ) -> [UInt8] {
+        let old = tile.configuration
+        guard info.codec == .av1, info.chromaCode != 1, configuration.count == old.count,
+            configuration.count >= 12
+        else { return configuration }
+        // The box header (8 bytes), then the record: byte 2 ends with the
+        // two bits of chroma_sample_position.
+        for index in configuration.indices where configuration[index] != old[index] {
+            guard index == 10, configuration[index] & 0xFC == old[index] & 0xFC else {
+                return configuration
+            }
+        }
+        return old
     }
 
     /// Tile `index` of `info` decoded to its three planes (luma, then the
@@ -514,6 +536,15 @@ extension CropPlan {
         encode.bit_depth = UInt32(info.bitDepth)
         encode.chroma = Int32(info.chromaCode)
         encode.compression = info.codec == .av1 ? 4 : 1
+        if info.codec == .av1, let nclx = info.nclx {
+            // AV1 says its colour in the sequence header too: the tiles of
+            // a grid must agree (libavif refuses a grid whose tiles differ).
+            encode.has_nclx = 1
+            encode.nclx_primaries = UInt32(clamping: nclx.primaries)
+            encode.nclx_transfer = UInt32(clamping: nclx.transfer)
+            encode.nclx_matrix = UInt32(clamping: nclx.matrix)
+            encode.nclx_full_range = nclx.fullRange ? 1 : 0
+        }
         encode.quality = UInt32(quality)
         encode.plane_width = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
         encode.plane_height = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))

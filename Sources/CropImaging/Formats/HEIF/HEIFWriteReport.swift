@@ -22,4 +22,8 @@ public struct HEIFWriteReport: Hashable, Sendable {
     /// What became of each piece of the source's metadata and each of its
     /// other images.
     public var metadata: [MetadataEntry]
+    /// The quality the whole crop was encoded at, when it was encoded from
+    /// pixels (an AVIF of another source, or turned, resized or with
+    /// alpha) instead of copied tiles; `nil` for a tile copy.
+    public var encodedWholeAt: Int? = nil
 }

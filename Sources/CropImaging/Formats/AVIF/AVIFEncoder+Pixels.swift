@@ -1,0 +1,134 @@
+internal import CImagingShims
+import CropGeometry
+import Foundation
+
+/// AVIF written from pixels: the crop decoded from any source, turned
+/// upright, and encoded whole by libheif's AV1 encoder (aom) at its exact
+/// size (no clean aperture, which libavif's readers ignore), with the
+/// source's metadata cleaned for it.
+extension AVIFEncoder {
+    /// Whether `plan` is written from pixels rather than by copying an
+    /// AVIF source's tiles: always but for an unturned crop of an AVIF
+    /// without alpha that holds at least one whole tile (or must be copied:
+    /// `--lossless`, `--snap-to-blocks`).
+    func writesFromPixels(_ plan: CropPlan) -> Bool {
+        guard tiles.method == .automatic, !tiles.snapsToBlocks else { return false }
+        guard plan.resampling == nil, let avif = plan.source.header as? AVIFFileInfo,
+            avif.heif.alpha == nil
+        else { return true }
+        return CropPlan.heifTileCut(avif.heif, stored: plan.stored).tiles.allSatisfy(\.fix)
+    }
+
+    /// Encodes `image` (upright, 8-bit RGB or RGBA) with `plan`'s source's
+    /// metadata cleaned for it, and writes it to `sink`.
+    func writePixels(
+        _ image: RasterImage, plan: CropPlan, warnings: [String], checksum: DataChecksum?,
+        to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        var warnings = warnings
+        if plan.source.pixelFormat.bitDepth > 8 {
+            warnings.append(
+                "\(plan.source.pixelFormat.bitDepth)-bit samples encoded at 8 bits (an AVIF from pixels is 8-bit)"
+            )
+        }
+        let size = PixelSize<StoredPixels>(width: image.width, height: image.height)
+        let metadata = try plan.source.reader.cleanedMetadata(
+            in: plan.source.input, size: size, policy: self.metadata)
+        warnings += metadata.warnings
+        var entries = metadata.entries
+        if let native = metadata.native {
+            for name in native.blockNames where name != metadata.iccOrigin {
+                entries.append(
+                    MetadataEntry(
+                        segment: name, action: .dropped,
+                        reason: "a \(native.format.name) chunk AVIF has no place for"))
+            }
+        }
+        let bytes = try Self.encodeWhole(
+            image, quality: quality, icc: metadata.iccProfile, exif: metadata.exif,
+            xmp: metadata.xmp.map { Array($0.utf8) })
+        try sink.write(bytes[...])
+        return CropReport(
+            output: nil, bytes: bytes.count, size: plan.outputSize, format: Self.name,
+            warnings: warnings, checksum: checksum,
+            heif: HEIFWriteReport(
+                grid: "one image of \(image.width)x\(image.height), encoded from pixels",
+                copiedTiles: 0, reencodedTiles: 0, copiedBytes: 0, cleanAperture: nil,
+                transforms: [], notes: [], metadata: entries, encodedWholeAt: quality))
+    }
+
+    /// 8-bit RGB or RGBA pixels encoded as an AVIF by libheif's AV1 encoder
+    /// at `quality` with ``HEIFEncoder/parameters(for:)``, 4:2:0, with the
+    /// metadata given: the whole file.
+    static func encodeWhole(
+        _ image: RasterImage, quality: Int, icc: [UInt8]?, exif: [UInt8]?, xmp: [UInt8]?
+    ) throws(ImagingError) -> [UInt8] {
+        guard HEIFEncoder.canEncodeTiles else {
+            throw .unsupported(format: .avif, detail: "this libheif cannot encode AV1")
+        }
+        var request = ck_heif_encode_request()
+        request.compression = 4
+        request.width = UInt32(image.width)
+        request.height = UInt32(image.height)
+        request.bit_depth = 8
+        request.chroma = 1
+        request.quality = UInt32(quality)
+        request.interleaved_channels = UInt32(image.colorType.channels)
+        request.plane_width = (UInt32(image.width), 0, 0)
+        request.plane_height = (UInt32(image.height), 0, 0)
+        var strings: [UnsafePointer<CChar>?] = []
+        for (name, value) in HEIFEncoder.parameters(for: .av1) {
+            strings.append(UnsafePointer(strdup(name)))
+            strings.append(UnsafePointer(strdup(value)))
+        }
+        defer { for string in strings { free(UnsafeMutablePointer(mutating: string)) } }
+        guard !strings.contains(where: { $0 == nil }) else {
+            throw .outOfMemory(detail: "encoding an AVIF: no memory for its parameters")
+        }
+        request.parameter_count = strings.count / 2
+        var status: Int32 = 0
+        var message = ""
+        let icc = icc ?? []
+        let exif = exif ?? []
+        let xmp = xmp ?? []
+        let encoded: [UInt8]? = strings.withUnsafeBufferPointer { parameters in
+            request.parameters = parameters.baseAddress
+            return image.samples.withUnsafeBufferPointer { pixels in
+                icc.withUnsafeBufferPointer { iccBytes in
+                    exif.withUnsafeBufferPointer { exifBytes in
+                        xmp.withUnsafeBufferPointer { xmpBytes in
+                            request.planes = (pixels.baseAddress, nil, nil)
+                            if !icc.isEmpty {
+                                request.icc = iccBytes.baseAddress
+                                request.icc_size = icc.count
+                            }
+                            if !exif.isEmpty {
+                                request.exif = exifBytes.baseAddress
+                                request.exif_size = exif.count
+                            }
+                            if !xmp.isEmpty {
+                                request.xmp = xmpBytes.baseAddress
+                                request.xmp_size = xmp.count
+                            }
+                            status = ck_heif_encode_planes(&request)
+                            message = cMessage(request.message)
+                            guard status == CK_STATUS_OK, let file = request.file else {
+                                return nil
+                            }
+                            defer { ck_free(file) }
+                            return Array(
+                                UnsafeBufferPointer(start: file, count: request.file_size))
+                        }
+                    }
+                }
+            }
+        }
+        guard let encoded else {
+            if status == CK_STATUS_OUT_OF_MEMORY {
+                throw .outOfMemory(detail: "encoding an AVIF: \(message)")
+            }
+            throw .encodeFailed(format: "avif", detail: message)
+        }
+        return encoded
+    }
+}
