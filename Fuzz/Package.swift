@@ -31,6 +31,12 @@ let package = Package(
                 .product(name: "CropGeometry", package: "CropKit"),
             ]),
         .executableTarget(
+            name: "FuzzAVIF",
+            dependencies: [
+                "FuzzImageSupport", .product(name: "CropImaging", package: "CropKit"),
+                .product(name: "CropGeometry", package: "CropKit"),
+            ]),
+        .executableTarget(
             name: "FuzzWebP",
             dependencies: [
                 "FuzzImageSupport", .product(name: "CropImaging", package: "CropKit"),

@@ -160,7 +160,9 @@ enum ExportFormatOption {
         case "png": return nil
         case "jpeg", "jpg": return JPEGExportVerifier.self
         case "webp": return WebPExportVerifier.self
-        default: throw UsageError(message: "unknown --format '\(name)'; use png, jpeg or webp")
+        case "avif": return AVIFExportVerifier.self
+        default:
+            throw UsageError(message: "unknown --format '\(name)'; use png, jpeg, webp or avif")
         }
     }
 }

@@ -119,6 +119,7 @@ struct ReplayReport {
     static func mediaType(of bytes: Data) -> String {
         if bytes.first == 0xFF { return "jpeg" }
         if bytes.starts(with: Array("RIFF".utf8)) { return "webp" }
+        if bytes.count >= 12, bytes[4..<12].elementsEqual(Array("ftypavif".utf8)) { return "avif" }
         return "png"
     }
 

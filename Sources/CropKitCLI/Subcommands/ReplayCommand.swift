@@ -36,7 +36,8 @@ struct ReplayCommand: Subcommand {
         With --format jpeg the crops are JPEG crops of a JPEG fixture, checked
         as 'cropkit verify --format jpeg' checks them (lossless crops bit for
         bit, re-encoded ones by PSNR, markers, leaks); with --format webp, WebP
-        crops of a lossless WebP fixture (every sample, leaks).
+        crops of a lossless WebP fixture (every sample, leaks); with --format
+        avif, AVIF crops of an AVIF fixture (PSNR, leaks).
 
         With --report FILE.html, a self-contained page (no scripts, no network)
         shows each record's numbers, verdict, diagram and export thumbnail: every
@@ -61,7 +62,7 @@ struct ReplayCommand: Subcommand {
         OptionSpec(
             name: "format", value: "FORMAT",
             help:
-                "with --export: png (default), jpeg (JPEG crops of a JPEG fixture) or webp (WebP crops of a lossless WebP fixture), up to 16 MP"
+                "with --export: png (default), jpeg (JPEG crops of a JPEG fixture) webp (WebP crops of a lossless WebP fixture) or avif, up to 16 MP"
         ),
     ]
 

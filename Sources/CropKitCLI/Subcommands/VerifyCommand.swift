@@ -28,7 +28,9 @@ struct VerifyCommand: Subcommand {
         16 megapixels) and each crop written as WebP: its size as seen is
         checked (a WebP crop is written upright), every sample must equal the
         fixture's at the rect turned upright (VP8L, lossless), and 'cropkit
-        leaks' must find nothing.
+        leaks' must find nothing. With --format avif, the same for an AVIF
+        fixture (up to 16 megapixels), the crop encoded from pixels: it must
+        reach 30 dB PSNR against the fixture at the rect (reported).
         With --angle DEG or --size WxH, each turned or resized crop is exported
         from a 16-bit fixture whose pixels hold their own stored x and y (scaled
         into 16 bits, the scale reported) with bilinear filtering, and checked:
@@ -51,7 +53,7 @@ struct VerifyCommand: Subcommand {
             OptionSpec(
                 name: "format", value: "FORMAT",
                 help:
-                    "png (default: the four checks on PNG crops), jpeg (JPEG crops of a JPEG fixture) or webp (WebP crops of a lossless WebP fixture)"
+                    "png (default: the four checks on PNG crops), jpeg (JPEG crops of a JPEG fixture) webp (WebP crops of a lossless WebP fixture) or avif (AVIF crops of an AVIF fixture)"
             ),
             OptionSpec(
                 name: "angle", value: "DEG",

@@ -1,0 +1,100 @@
+import CropGeometry
+
+/// The export checks for AVIF output: the corners fixture of the source's
+/// size made as an AVIF (encoded from pixels at quality 90), each mapping's
+/// crop written as AVIF through the real pipeline (encoded from pixels, at
+/// its exact size), then checked:
+///
+/// - **size**: the output's size is the mapping's rect as seen (an AVIF
+///   crop from pixels is written upright);
+/// - **psnr**: against the fixture's decode at the rect, turned upright,
+///   at least 30 dB (reported);
+/// - **leaks**: ``LeakCheck`` finds nothing.
+public final class AVIFExportVerifier: Sendable {
+    /// The stored size of the fixture.
+    public let sourceSize: PixelSize<StoredPixels>
+    private let fixture: ImageSource
+    /// The fixture decoded, as the crops are compared with it.
+    private let pixels: RasterImage
+
+    /// The most pixels of an AVIF fixture (it is held decoded).
+    public static let maximumPixels = 16_000_000
+
+    /// Makes the AVIF fixture for `sourceSize`.
+    ///
+    /// - Throws: ``ImagingError/limitExceeded(_:limit:actual:)`` past
+    ///   ``maximumPixels``; ``ImagingError/unsupported(format:detail:)``
+    ///   without libheif's AV1 encoder.
+    public init(sourceSize: PixelSize<StoredPixels>) throws(ImagingError) {
+        let (count, overflow) = sourceSize.width.multipliedReportingOverflow(by: sourceSize.height)
+        guard !overflow, count <= Self.maximumPixels else {
+            throw .limitExceeded(
+                .fixturePixels, limit: Self.maximumPixels, actual: overflow ? Int.max : count)
+        }
+        self.sourceSize = sourceSize
+        let corners = Fixture.make(.corners, width: sourceSize.width, height: sourceSize.height)
+            .eightBitRGB()
+        let opaque = RasterImage(
+            width: corners.width, height: corners.height, colorType: .rgb, bitDepth: 8,
+            samples: WebPExportVerifier.rgba(corners).enumerated().compactMap {
+                $0.offset % 4 == 3 ? nil : $0.element
+            })
+        let bytes = try AVIFEncoder.encodeWhole(opaque, quality: 90, icc: nil, exif: nil, xmp: nil)
+        fixture = try ImageSource(ImageInput(bytes: bytes, name: "corners fixture (AVIF)"))
+        pixels = try fixture.decode().image
+    }
+
+    /// The checks of `result`'s crop, written as AVIF; the output's bytes
+    /// go to `path` too when there is one.
+    ///
+    /// - Throws: ``ImagingError`` when the export or its read-back fails.
+    public func check(_ result: CropResult, writingTo path: String? = nil) throws(ImagingError)
+        -> [ExportCheck]
+    {
+        precondition(result.sourceSize == sourceSize, "the result is for another source size")
+        let job = CropJob(
+            region: .pixels(result.rect), orientation: result.orientation,
+            format: .avif(AVIFEncoder()))
+        let plan: CropPlan
+        do throws(CropPlanError) {
+            plan = try job.plan(for: fixture)
+        } catch {
+            preconditionFailure("a result of the fixture's size has no plan: \(error)")
+        }
+        let sink = MemorySink()
+        _ = try plan.export(to: sink)
+        if let path { try AtomicFile.write(sink.bytes, to: path, replacing: true) }
+        let output = try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop"))
+        let seen = result.orientation.orientedSize(result.stored.size)
+        let size = output.storedSize
+        var checks = [
+            ExportCheck(
+                name: "size", passed: size.width == seen.width && size.height == seen.height,
+                detail:
+                    "\(size.width)x\(size.height) upright, mapped \(seen.width)x\(seen.height) as seen"
+            )
+        ]
+        guard checks[0].passed else { return checks }
+        let expected = pixels.cropped(to: result.stored).oriented(result.orientation)
+        let got = try output.decode().image
+        let psnr = JPEGExportVerifier.psnr(got.samples, expected.samples)
+        let text = psnr.isInfinite ? "identical" : String(format: "%.1f dB", psnr)
+        checks.append(
+            ExportCheck(
+                name: "psnr", passed: psnr >= 30,
+                detail: "encoded from pixels: \(text) against the source's rect"))
+        let leaks = try LeakCheck.findings(in: output)
+        checks.append(
+            ExportCheck(
+                name: "leaks", passed: leaks.isEmpty,
+                detail: leaks.isEmpty
+                    ? "nothing of the uncropped photo"
+                    : leaks.map(\.description).joined(separator: "; ")))
+        return checks
+    }
+}
+
+extension AVIFExportVerifier: FormatExportVerifier {
+    /// "avif".
+    public static var fileExtension: String { "avif" }
+}

@@ -1,0 +1,149 @@
+import CropGeometry
+import CropImaging
+import CropKitTestSupport
+import Foundation
+import Testing
+
+/// AVIF through the command line: `info`'s structure, crops to AVIF from
+/// every format and route (tiles copied from a grid AVIF, encoded from
+/// pixels otherwise), `verify` and `replay --export` in AVIF, and the
+/// outputs read back by the system's `avifdec` where it is installed. Every
+/// output a run writes is also read by the leak check (``expectNoLeaks``).
+@Suite(
+    .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+    .enabled(
+        if: HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles,
+        "needs libheif with an AV1 encoder (Debian: libheif1)"))
+struct AVIFCommandTests {
+    static let grid = TestData.path("avif/generated/coords_grid2x2_irot270_1024x784_lossless.avif")
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// `avifdec`'s reading of `path`: its size, or "refused"; `nil` without
+    /// `avifdec`.
+    static func avifdec(_ path: String) throws -> String? {
+        let tool = "/usr/bin/avifdec"
+        guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["--info", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return "refused" }
+        // "Valid, derived crop rect: X: 0, Y: 0, W: 700, H: 500" when a
+        // clean aperture cuts it, else "Resolution : WxH".
+        if let line = text.split(separator: "\n").first(where: { $0.contains("derived crop rect") })
+        {
+            let words = line.split(separator: " ")
+            if let w = words.firstIndex(of: "W:"), let h = words.firstIndex(of: "H:") {
+                return
+                    "\(words[w + 1].trimmingCharacters(in: .punctuationCharacters))x\(words[h + 1])"
+            }
+        }
+        let line = text.split(separator: "\n").first { $0.contains("Resolution") } ?? ""
+        return line.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test func infoShowsTheAVIFStructure() throws {
+        let run = cropkit("info", Self.grid, "--json")
+        #expect(run.status == 0, "\(run.err)")
+        let info = try Self.json(run.out)
+        #expect(info["format"] as? String == "avif")
+        #expect(info["orientation"] as? Int == 6)
+        #expect(info["transforms"] as? [String] == ["irot 270"])
+        #expect((info["oriented"] as? [String: Int]) == ["width": 1024, "height": 784])
+    }
+
+    @Test func everyRouteWritesAVIF() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jpeg = TestData.path("camera/samsung_galaxys_orient6_gps.jpg")
+        let png = TestData.path("pngsuite/generated/coords_rgba8_251x97.png")
+        let cases:
+            [(input: String, name: String, options: [String], size: String, method: String)] =
+                [
+                    (
+                        Self.grid, "tiles.avif", ["--pixels", "0,0,600,500"], "600x500",
+                        "lossless-edges-reencoded"
+                    ),
+                    (
+                        Self.grid, "snapped.avif",
+                        ["--pixels", "10,10,300,300", "--snap-to-blocks"], "512x392", "lossless"
+                    ),
+                    (Self.grid, "small.avif", ["--pixels", "101,99,61,41"], "61x41", "reencoded"),
+                    (jpeg, "jpeg.avif", ["--pixels", "3,5,301,201"], "301x201", "reencoded"),
+                    (
+                        png, "circle.avif", ["--pixels", "4,4,60,60", "--circle"], "60x60",
+                        "reencoded"
+                    ),
+                    (
+                        jpeg, "turned.avif", ["--pixels", "100,100,200,150", "--angle", "2"],
+                        "200x150", "reencoded"
+                    ),
+                ]
+        for c in cases {
+            let out = folder.appendingPathComponent(c.name).path
+            let run = cropkit(["crop", c.input, "-o", out, "--json"] + c.options)
+            try #require(run.status == 0, "\(c.name): \(run.err)")
+            let written = try #require(try Self.json(run.out)["written"] as? [String: Any])
+            let avif = try #require(written["avif"] as? [String: Any], "\(c.name)")
+            #expect(avif["method"] as? String == c.method, "\(c.name)")
+            #expect("\(written["width"] ?? "")x\(written["height"] ?? "")" == c.size, "\(c.name)")
+            #expect(try ImageSource.open(path: out).format == .avif)
+            if let read = try Self.avifdec(out) {
+                // The snapped crop is stored as the grid holds it (irot 270).
+                let expected =
+                    c.name == "snapped.avif"
+                    ? "392x512" : c.name == "tiles.avif" ? "500x600" : c.size
+                #expect(read == expected, "avifdec read \(c.name) as \(read)")
+            }
+        }
+        // --lossless needs tiles to copy.
+        let refused = cropkit(
+            "crop", png, "-o", folder.appendingPathComponent("no.avif").path, "--pixels", "0,0,8,8",
+            "--lossless")
+        #expect(refused.status != 0)
+        #expect(
+            refused.err.contains("AVIF output is made from an AVIF source only"), "\(refused.err)")
+    }
+
+    @Test func verifyAndReplayExportAVIF() throws {
+        let verify = cropkit(
+            "verify", "--source", "640x480", "--viewport", "320x240", "--selection", "9,7,64,41",
+            "--orientation", "6", "--format", "avif")
+        #expect(verify.status == 0, "\(verify.out)\(verify.err)")
+        #expect(verify.out.contains("ok   psnr: encoded from pixels:"))
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let records = folder.appendingPathComponent("r.jsonl")
+        try """
+        {"source":{"width":640,"height":480},"viewport":{"width":320,"height":240},"selection":{"x":9,"y":7,"width":64,"height":41}}
+
+        """.write(to: records, atomically: true, encoding: .utf8)
+        let export = folder.appendingPathComponent("ex").path
+        let replay = cropkit("replay", records.path, "--export", export, "--format", "avif")
+        #expect(replay.status == 0, "\(replay.err)")
+        #expect(FileManager.default.fileExists(atPath: export + "/line-1.avif"))
+    }
+
+    @Test func sequencesAndHalfPixelClapsAreNamed() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sequence = cropkit(
+            "crop", TestData.path("avif/generated/coords_anim3_97x61_lossless.avif"), "-o",
+            folder.appendingPathComponent("frame.png").path, "--pixels", "0,0,10,10")
+        #expect(sequence.status == 0, "\(sequence.err)")
+        #expect(sequence.err.contains("an image sequence (avis)"))
+        let clap = cropkit(
+            "crop", TestData.path("avif/link-u/kimono.crop.avif"), "-o",
+            folder.appendingPathComponent("kimono.png").path, "--pixels", "0,0,10,10")
+        #expect(clap.status == 2)
+        #expect(clap.err.contains("'clap' does not cut whole pixels"))
+    }
+}
