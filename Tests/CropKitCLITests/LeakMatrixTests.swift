@@ -38,8 +38,14 @@ struct LeakMatrixTests {
         // that differ for them (each AV1 encode costs aom's set-up).
         ("turned", ["--pixels", "CENTRE", "--angle", "3"], ["png", "jpg", "avif"]),
         ("resized", ["--pixels", "0,0,48,40", "--width", "20"], ["png", "jpg", "webp"]),
-        ("no location", ["--pixels", "13,9,41,37", "--strip", "location"], ["png", "jpg", "heic"]),
-        ("nothing but colour", ["--pixels", "13,9,41,37", "--strip", "all"], ["png", "jpg", "heic"]),
+        (
+            "no location", ["--pixels", "13,9,41,37", "--strip", "location"],
+            ["png", "jpg", "heic"]
+        ),
+        (
+            "nothing but colour", ["--pixels", "13,9,41,37", "--strip", "all"],
+            ["png", "jpg", "heic"]
+        ),
         ("gain map cropped", ["--pixels", "13,9,41,37", "--gain-map", "crop"], ["jpg"]),
         ("a circle", ["--pixels", "4,4,30,30", "--circle"], ["png"]),
     ]
