@@ -28,3 +28,30 @@ public func fuzzImage(_ bytes: [UInt8], format: ImageFormat) {
         _ = try? plan.export(to: MemorySink())
     }
 }
+
+/// A container format's fuzz entry: the bytes as a `format` file in memory
+/// (``fuzzImage(_:format:)``), then, with a smaller pixel limit, its leaks
+/// looked for and a crop of its middle written as `output` (the format's
+/// own writer: tiles copied, metadata written again).
+public func fuzzCrop(
+    _ data: UnsafePointer<UInt8>, _ size: Int, format: ImageFormat, output: OutputFormat
+) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    fuzzImage(bytes, format: format)
+    let limits = DecodeLimits(maxPixels: 4 << 20, maxDimension: 1 << 12)
+    guard let source = try? ImageSource(ImageInput(bytes: bytes), limits: limits),
+        source.format == format
+    else { return 0 }
+    _ = try? LeakCheck.findings(in: source)
+    let seen = source.orientation.orientedSize(source.storedSize)
+    let job = CropJob(
+        region: .pixels(
+            PixelRect(
+                x: seen.width / 4, y: seen.height / 4, width: max(1, seen.width / 2),
+                height: max(1, seen.height / 2))),
+        format: output)
+    if let plan = try? job.plan(for: source) {
+        _ = try? plan.export(to: MemorySink())
+    }
+    return 0
+}

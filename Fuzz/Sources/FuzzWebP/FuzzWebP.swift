@@ -1,28 +1,10 @@
-import CropGeometry
 import CropImaging
 import FuzzImageSupport
 
 /// libFuzzer entry: the bytes as a WebP file in memory: its chunks read, a
-/// third of it decoded and cropped to PNG, and to WebP (the metadata
-/// cleaned and written again), and its leaks looked for.
+/// third of it decoded and cropped to PNG, and to WebP (the metadata cleaned
+/// and written again), and its leaks looked for.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWebP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    fuzzImage(bytes, format: .webp)
-    let limits = DecodeLimits(maxPixels: 4 << 20, maxDimension: 1 << 12)
-    guard let source = try? ImageSource(ImageInput(bytes: bytes), limits: limits),
-        source.format == .webp
-    else { return 0 }
-    _ = try? LeakCheck.findings(in: source)
-    let seen = source.orientation.orientedSize(source.storedSize)
-    let job = CropJob(
-        region: .pixels(
-            PixelRect(
-                x: seen.width / 4, y: seen.height / 4, width: max(1, seen.width / 2),
-                height: max(1, seen.height / 2))),
-        format: .webp(WebPEncoder()))
-    if let plan = try? job.plan(for: source) {
-        _ = try? plan.export(to: MemorySink())
-    }
-    return 0
+    fuzzCrop(data, size, format: .webp, output: .webp(WebPEncoder()))
 }

@@ -30,6 +30,20 @@ struct CleanedMetadata {
     var native: (any NativeMetadata)? = nil
 }
 
+extension CleanedMetadata {
+    /// The source's own blocks a writer of another format (`format`: "JPEG",
+    /// "WebP") drops, as entries: every one but the profile's, which the
+    /// writer moves.
+    func droppedNativeEntries(writing format: String) -> [MetadataEntry] {
+        guard let native else { return [] }
+        return native.blockNames.filter { $0 != iccOrigin }.map { name in
+            MetadataEntry(
+                segment: name, action: .dropped,
+                reason: "a \(native.format.name) chunk \(format) has no place for")
+        }
+    }
+}
+
 /// A source's metadata blocks in its own format's terms, which a writer of
 /// that format carries as they are (a PNG's chunks, a JPEG's segments) and
 /// a writer of another format names as dropped.

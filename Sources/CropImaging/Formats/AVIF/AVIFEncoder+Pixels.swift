@@ -35,15 +35,7 @@ extension AVIFEncoder {
         let metadata = try plan.source.reader.cleanedMetadata(
             in: plan.source.input, size: size, policy: self.metadata)
         warnings += metadata.warnings
-        var entries = metadata.entries
-        if let native = metadata.native {
-            for name in native.blockNames where name != metadata.iccOrigin {
-                entries.append(
-                    MetadataEntry(
-                        segment: name, action: .dropped,
-                        reason: "a \(native.format.name) chunk AVIF has no place for"))
-            }
-        }
+        let entries = metadata.entries + metadata.droppedNativeEntries(writing: "AVIF")
         let bytes = try Self.encodeWhole(
             image, quality: quality, icc: metadata.iccProfile, exif: metadata.exif,
             xmp: metadata.xmp.map { Array($0.utf8) })
@@ -76,23 +68,16 @@ extension AVIFEncoder {
         request.interleaved_channels = UInt32(image.colorType.channels)
         request.plane_width = (UInt32(image.width), 0, 0)
         request.plane_height = (UInt32(image.height), 0, 0)
-        var strings: [UnsafePointer<CChar>?] = []
-        for (name, value) in HEIFEncoder.parameters(for: .av1) {
-            strings.append(UnsafePointer(strdup(name)))
-            strings.append(UnsafePointer(strdup(value)))
-        }
-        defer { for string in strings { free(UnsafeMutablePointer(mutating: string)) } }
-        guard !strings.contains(where: { $0 == nil }) else {
-            throw .outOfMemory(detail: "encoding an AVIF: no memory for its parameters")
-        }
-        request.parameter_count = strings.count / 2
         var status: Int32 = 0
         var message = ""
         let icc = icc ?? []
         let exif = exif ?? []
         let xmp = xmp ?? []
-        let encoded: [UInt8]? = strings.withUnsafeBufferPointer { parameters in
-            request.parameters = parameters.baseAddress
+        let encoded: [UInt8]? = try HEIFEncoder.withParameterStrings(
+            for: .av1, encoding: "an AVIF"
+        ) { parameters, count in
+            request.parameters = parameters
+            request.parameter_count = count
             return image.samples.withUnsafeBufferPointer { pixels in
                 icc.withUnsafeBufferPointer { iccBytes in
                     exif.withUnsafeBufferPointer { exifBytes in

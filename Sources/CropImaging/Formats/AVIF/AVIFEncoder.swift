@@ -97,9 +97,7 @@ extension AVIFEncoder: FormatWriter {
             report.format = Self.name
             return report
         }
-        var decoded = try plan.source.decode(plan.stored, lenient: plan.lenient)
-        decoded.image = decoded.image.eightBitRGB()
-        decoded.image = decoded.image.oriented(plan.orientation)
+        let decoded = try plan.uprightEightBitRGB()
         return try writePixels(
             decoded.image, plan: plan, warnings: decoded.warnings, checksum: decoded.checksum,
             to: sink)

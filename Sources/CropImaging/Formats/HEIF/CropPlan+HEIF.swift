@@ -549,18 +549,11 @@ extension CropPlan {
         encode.plane_width = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
         encode.plane_height = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
         // The encoder's parameters as C strings, name and value in turn.
-        var strings: [UnsafePointer<CChar>?] = []
-        for (name, value) in HEIFEncoder.parameters(for: info.codec) {
-            strings.append(UnsafePointer(strdup(name)))
-            strings.append(UnsafePointer(strdup(value)))
-        }
-        defer { for string in strings { free(UnsafeMutablePointer(mutating: string)) } }
-        guard !strings.contains(where: { $0 == nil }) else {
-            throw .outOfMemory(detail: "encoding an edge tile: no memory for its parameters")
-        }
-        encode.parameter_count = strings.count / 2
-        let encoded: [UInt8]? = strings.withUnsafeBufferPointer { parameters in
-            encode.parameters = parameters.baseAddress
+        let encoded: [UInt8]? = try HEIFEncoder.withParameterStrings(
+            for: info.codec, encoding: "an edge tile"
+        ) { parameters, count in
+            encode.parameters = parameters
+            encode.parameter_count = count
             return planes[0].withUnsafeBufferPointer { y in
                 planes[1].withUnsafeBufferPointer { cb in
                     planes[2].withUnsafeBufferPointer { cr in

@@ -96,6 +96,28 @@ public struct HEIFEncoder: Sendable {
         codec == .hevc ? x265Parameters : aomParameters
     }
 
+    /// `body` given `codec`'s encoder parameters as C strings, name and
+    /// value in turn, and how many pairs there are; the strings live until
+    /// it returns.
+    ///
+    /// - Throws: ``ImagingError/outOfMemory(detail:)`` when a string cannot
+    ///   be copied (never a NULL handed to libheif).
+    static func withParameterStrings<T>(
+        for codec: HEIFCodec, encoding what: String,
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, Int) -> T
+    ) throws(ImagingError) -> T {
+        var strings: [UnsafePointer<CChar>?] = []
+        for (name, value) in parameters(for: codec) {
+            strings.append(UnsafePointer(strdup(name)))
+            strings.append(UnsafePointer(strdup(value)))
+        }
+        defer { for string in strings { free(UnsafeMutablePointer(mutating: string)) } }
+        guard !strings.contains(where: { $0 == nil }) else {
+            throw .outOfMemory(detail: "encoding \(what): no memory for its parameters")
+        }
+        return strings.withUnsafeBufferPointer { body($0.baseAddress, strings.count / 2) }
+    }
+
     /// `name=value,…` as pairs.
     static func parsedParameters(_ setting: String) -> [(name: String, value: String)] {
         var parameters: [(name: String, value: String)] = []

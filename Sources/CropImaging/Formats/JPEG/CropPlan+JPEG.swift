@@ -225,14 +225,7 @@ extension CropPlan {
                         reason: "the colour profile, as APP2 ICC_PROFILE"))
             }
         }
-        if let native = metadata.native {
-            for name in native.blockNames where name != metadata.iccOrigin {
-                entries.append(
-                    MetadataEntry(
-                        segment: name, action: .dropped,
-                        reason: "a \(native.format.name) chunk JPEG has no place for"))
-            }
-        }
+        entries += metadata.droppedNativeEntries(writing: "JPEG")
         return (markers, entries)
     }
 

@@ -26,9 +26,7 @@ extension WebPEncoder: FormatWriter {
     /// The crop decoded, turned upright, brought to 8-bit RGB or RGBA and
     /// encoded whole (libwebp takes a whole picture).
     func export(_ plan: CropPlan, to sink: some ByteSink) throws(ImagingError) -> CropReport {
-        var decoded = try plan.source.decode(plan.stored, lenient: plan.lenient)
-        decoded.image = decoded.image.eightBitRGB()
-        decoded.image = decoded.image.oriented(plan.orientation)
+        let decoded = try plan.uprightEightBitRGB()
         return try write(
             decoded.image, plan: plan, warnings: decoded.warnings, checksum: decoded.checksum,
             to: sink)
@@ -91,15 +89,7 @@ extension WebPEncoder: FormatWriter {
     static func container(
         _ encoded: [UInt8], metadata: CleanedMetadata, alpha: Bool, size: PixelSize<StoredPixels>
     ) -> (bytes: [UInt8], chunks: [String], entries: [MetadataEntry]) {
-        var entries = metadata.entries
-        if let native = metadata.native {
-            for name in native.blockNames where name != metadata.iccOrigin {
-                entries.append(
-                    MetadataEntry(
-                        segment: name, action: .dropped,
-                        reason: "a \(native.format.name) chunk WebP has no place for"))
-            }
-        }
+        var entries = metadata.entries + metadata.droppedNativeEntries(writing: "WebP")
         if metadata.iccProfile != nil, let origin = metadata.iccOrigin, origin != "ICCP" {
             entries.append(
                 MetadataEntry(

@@ -104,6 +104,19 @@ public struct WebPEncoder: Sendable {
     }
 }
 
+extension CropPlan {
+    /// The crop decoded, brought to 8-bit RGB or RGBA (``RasterImage/eightBitRGB()``)
+    /// and turned upright: what a writer that encodes whole 8-bit pictures
+    /// (WebP, AVIF from pixels) takes. Each step replaces the image it was
+    /// made from, so that no more than two copies live at once.
+    func uprightEightBitRGB() throws(ImagingError) -> DecodedImage {
+        var decoded = try source.decode(stored, lenient: lenient)
+        decoded.image = decoded.image.eightBitRGB()
+        decoded.image = decoded.image.oriented(orientation)
+        return decoded
+    }
+}
+
 extension RasterImage {
     /// These pixels as 8-bit RGB, or RGBA when they have transparency (an
     /// alpha channel or tRNS): a palette expanded, gray repeated, 16-bit
