@@ -103,7 +103,7 @@ struct RecordReplayer {
         let (pixels, overflow) = mapped.sourceSize.width.multipliedReportingOverflow(
             by: mapped.sourceSize.height)
         guard ExportVerifier.canVerify(mapped.sourceSize),
-            format.map { !overflow && pixels <= $0.maximumPixels } ?? true
+            format.map({ !overflow && pixels <= $0.maximumPixels }) ?? true
         else {
             outcome.exportJSON = .object([
                 .init("skipped", .string("source too large for fixtures"))

@@ -52,28 +52,9 @@ public final class AVIFExportVerifier: Sendable {
         -> [ExportCheck]
     {
         precondition(result.sourceSize == sourceSize, "the result is for another source size")
-        let job = CropJob(
-            region: .pixels(result.rect), orientation: result.orientation,
-            format: .avif(AVIFEncoder()))
-        let plan: CropPlan
-        do throws(CropPlanError) {
-            plan = try job.plan(for: fixture)
-        } catch {
-            preconditionFailure("a result of the fixture's size has no plan: \(error)")
-        }
-        let sink = MemorySink()
-        _ = try plan.export(to: sink)
-        if let path { try AtomicFile.write(sink.bytes, to: path, replacing: true) }
-        let output = try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop"))
-        let seen = result.orientation.orientedSize(result.stored.size)
-        let size = output.storedSize
-        var checks = [
-            ExportCheck(
-                name: "size", passed: size.width == seen.width && size.height == seen.height,
-                detail:
-                    "\(size.width)x\(size.height) upright, mapped \(seen.width)x\(seen.height) as seen"
-            )
-        ]
+        let (output, _) = try FixtureExport.export(
+            result, of: fixture, as: .avif(AVIFEncoder()), writingTo: path)
+        var checks = [FixtureExport.uprightSize(output, result)]
         guard checks[0].passed else { return checks }
         let expected = pixels.cropped(to: result.stored).oriented(result.orientation)
         let got = try output.decode().image
@@ -83,13 +64,7 @@ public final class AVIFExportVerifier: Sendable {
             ExportCheck(
                 name: "psnr", passed: psnr >= 30,
                 detail: "encoded from pixels: \(text) against the source's rect"))
-        let leaks = try LeakCheck.findings(in: output)
-        checks.append(
-            ExportCheck(
-                name: "leaks", passed: leaks.isEmpty,
-                detail: leaks.isEmpty
-                    ? "nothing of the uncropped photo"
-                    : leaks.map(\.description).joined(separator: "; ")))
+        checks.append(try FixtureExport.leaks(output))
         return checks
     }
 }

@@ -24,6 +24,56 @@ public protocol FormatExportVerifier: Sendable {
         -> [ExportCheck]
 }
 
+/// What the format verifiers share: a mapping's crop of a fixture exported
+/// through the real pipeline, and the checks every format makes of it.
+enum FixtureExport {
+    /// `result`'s crop of `fixture` written as `format` in memory (and to
+    /// `path` too, atomically, when there is one), opened again, and the
+    /// export's report.
+    ///
+    /// - Throws: ``ImagingError`` when the export or its read-back fails.
+    static func export(
+        _ result: CropResult, of fixture: ImageSource, as format: OutputFormat,
+        writingTo path: String?
+    ) throws(ImagingError) -> (output: ImageSource, report: CropReport) {
+        let job = CropJob(
+            region: .pixels(result.rect), orientation: result.orientation, format: format)
+        let plan: CropPlan
+        do throws(CropPlanError) {
+            plan = try job.plan(for: fixture)
+        } catch {
+            preconditionFailure("a result of the fixture's size has no plan: \(error)")
+        }
+        let sink = MemorySink()
+        let report = try plan.export(to: sink)
+        if let path { try AtomicFile.write(sink.bytes, to: path, replacing: true) }
+        return (try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop")), report)
+    }
+
+    /// The size check of an output written upright: its size is the
+    /// mapping's rect as seen.
+    static func uprightSize(_ output: ImageSource, _ result: CropResult) -> ExportCheck {
+        let seen = result.orientation.orientedSize(result.stored.size)
+        let size = output.storedSize
+        return ExportCheck(
+            name: "size", passed: size.width == seen.width && size.height == seen.height,
+            detail:
+                "\(size.width)x\(size.height) upright, mapped \(seen.width)x\(seen.height) as seen")
+    }
+
+    /// The leak check of an output: nothing of the uncropped photo.
+    ///
+    /// - Throws: ``ImagingError`` when the output cannot be read.
+    static func leaks(_ output: ImageSource) throws(ImagingError) -> ExportCheck {
+        let leaks = try LeakCheck.findings(in: output)
+        return ExportCheck(
+            name: "leaks", passed: leaks.isEmpty,
+            detail: leaks.isEmpty
+                ? "nothing of the uncropped photo"
+                : leaks.map(\.description).joined(separator: "; "))
+    }
+}
+
 extension JPEGExportVerifier: FormatExportVerifier {
     /// "jpg".
     public static var fileExtension: String { "jpg" }

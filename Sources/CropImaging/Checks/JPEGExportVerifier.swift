@@ -56,19 +56,8 @@ public final class JPEGExportVerifier: Sendable {
         -> [ExportCheck]
     {
         precondition(result.sourceSize == sourceSize, "the result is for another source size")
-        let job = CropJob(
-            region: .pixels(result.rect), orientation: result.orientation,
-            format: .jpeg(JPEGEncoder()))
-        let plan: CropPlan
-        do throws(CropPlanError) {
-            plan = try job.plan(for: fixture)
-        } catch {
-            preconditionFailure("a result of the fixture's size has no plan: \(error)")
-        }
-        let sink = MemorySink()
-        let report = try plan.export(to: sink)
-        if let path { try AtomicFile.write(sink.bytes, to: path, replacing: true) }
-        let output = try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop"))
+        let (output, report) = try FixtureExport.export(
+            result, of: fixture, as: .jpeg(JPEGEncoder()), writingTo: path)
         let stored = result.stored
         var checks: [ExportCheck] = []
         let size = output.storedSize
@@ -100,13 +89,7 @@ public final class JPEGExportVerifier: Sendable {
                 ))
         }
         checks.append(try markers(output, stored: stored))
-        let leaks = try LeakCheck.findings(in: output)
-        checks.append(
-            ExportCheck(
-                name: "leaks", passed: leaks.isEmpty,
-                detail: leaks.isEmpty
-                    ? "nothing of the uncropped photo"
-                    : leaks.map(\.description).joined(separator: "; ")))
+        checks.append(try FixtureExport.leaks(output))
         return checks
     }
 

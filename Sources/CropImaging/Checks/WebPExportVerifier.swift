@@ -50,29 +50,10 @@ public final class WebPExportVerifier: Sendable {
         -> [ExportCheck]
     {
         precondition(result.sourceSize == sourceSize, "the result is for another source size")
-        let job = CropJob(
-            region: .pixels(result.rect), orientation: result.orientation,
-            format: .webp(WebPEncoder()))
-        let plan: CropPlan
-        do throws(CropPlanError) {
-            plan = try job.plan(for: fixture)
-        } catch {
-            preconditionFailure("a result of the fixture's size has no plan: \(error)")
-        }
-        let sink = MemorySink()
-        let report = try plan.export(to: sink)
-        if let path { try AtomicFile.write(sink.bytes, to: path, replacing: true) }
-        let output = try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop"))
+        let (output, report) = try FixtureExport.export(
+            result, of: fixture, as: .webp(WebPEncoder()), writingTo: path)
         let stored = result.stored
-        let seen = result.orientation.orientedSize(stored.size)
-        let size = output.storedSize
-        var checks = [
-            ExportCheck(
-                name: "size", passed: size.width == seen.width && size.height == seen.height,
-                detail:
-                    "\(size.width)x\(size.height) upright, mapped \(seen.width)x\(seen.height) as seen"
-            )
-        ]
+        var checks = [FixtureExport.uprightSize(output, result)]
         guard checks[0].passed else { return checks }
         let expected = pixels.cropped(to: stored).oriented(result.orientation)
         let got = try output.decode().image
@@ -87,13 +68,7 @@ public final class WebPExportVerifier: Sendable {
                     ? "VP8L: every sample equals the source's at the rect, turned upright"
                     : "the crop (\(report.webp?.coding ?? "?")) differs from the source at the rect"
             ))
-        let leaks = try LeakCheck.findings(in: output)
-        checks.append(
-            ExportCheck(
-                name: "leaks", passed: leaks.isEmpty,
-                detail: leaks.isEmpty
-                    ? "nothing of the uncropped photo"
-                    : leaks.map(\.description).joined(separator: "; ")))
+        checks.append(try FixtureExport.leaks(output))
         return checks
     }
 
