@@ -19,10 +19,10 @@ turn within each round.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
+
+from bench_common import run_case
 
 PHOTO = "avif/generated/photo_pug_4032x3024_q60.avif"
 GRID = "grid"  # made from PHOTO in WORKDIR by make_grid()
@@ -76,18 +76,6 @@ def command(tool, cropkit, src, out, rect):
     raise ValueError(tool)
 
 
-def timed(args):
-    start = time.perf_counter()
-    result = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    elapsed = time.perf_counter() - start
-    return (elapsed, None) if result.returncode == 0 else (None, result.stderr.strip().splitlines()[-1][:80])
-
-
-def peak_kb(args):
-    result = subprocess.run(["/usr/bin/time", "-f", "%M"] + args, capture_output=True, text=True)
-    return int(result.stderr.strip().splitlines()[-1])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("cropkit")
@@ -109,28 +97,8 @@ def main():
         report = json.loads(subprocess.run(
             [args.cropkit, "crop", src, "-o", outs["cropkit"], "--pixels", ",".join(map(str, rect)), "-f", "--json"],
             capture_output=True, text=True, check=True).stdout)
-        times = {tool: [] for tool in tools}
-        failures = {}
-        for _ in range(args.runs):
-            for tool in tools:
-                if tool in failures:
-                    continue
-                elapsed, failure = timed(command(tool, args.cropkit, src, outs[tool], rect))
-                if failure:
-                    failures[tool] = failure
-                else:
-                    times[tool].append(elapsed)
-        base = statistics.median(times["cropkit"])
         label = f"{name} {rect[2]}x{rect[3]} -> .{kind}"
-        for tool in tools:
-            if tool in failures:
-                print(f"| {label} | {tool} | fails | | | {failures[tool]} |")
-                continue
-            median = statistics.median(times[tool])
-            kb = peak_kb(command(tool, args.cropkit, src, outs[tool], rect))
-            size = os.path.getsize(outs[tool])
-            ratio = "" if tool == "cropkit" else f"{median / base:.1f}x cropkit's time"
-            print(f"| {label} | {tool} | {median:.3f} | {kb / 1024:.1f} | {size} | {ratio} |")
+        run_case(label, tools, lambda tool: command(tool, args.cropkit, src, outs[tool], rect), outs, args.runs)
         avif = report["written"].get("avif")
         if avif:
             how = (f"encoded from pixels at quality {avif['quality']}" if avif["quality"]

@@ -20,7 +20,8 @@ import os
 import statistics
 import subprocess
 import sys
-import time
+
+from bench_common import peak_kb, timed
 
 # name: (file under testdata/heif, (x, y, w, h) as seen)
 PHOTOS = {
@@ -67,18 +68,6 @@ def command(tool, cropkit, src, out, rect, snapped=False):
     if tool == "heif-convert (whole)":
         return ["heif-convert", src, out]
     raise ValueError(tool)
-
-
-def timed(args):
-    start = time.perf_counter()
-    result = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    elapsed = time.perf_counter() - start
-    return (elapsed, None) if result.returncode == 0 else (None, result.stderr.strip().splitlines()[-1][:80])
-
-
-def peak_kb(args):
-    result = subprocess.run(["/usr/bin/time", "-f", "%M"] + args, capture_output=True, text=True)
-    return int(result.stderr.strip().splitlines()[-1])
 
 
 def main():

@@ -18,10 +18,10 @@ turn within each round.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
+
+from bench_common import run_case
 
 PHOTO = "webp/generated/photo_pug_4032x3024_q80.webp"
 LOSSLESS = "lossless"  # made from PHOTO in WORKDIR by make_lossless()
@@ -75,18 +75,6 @@ def command(tool, cropkit, src, out, rect, quality, lossless=False):
     raise ValueError(tool)
 
 
-def timed(args):
-    start = time.perf_counter()
-    result = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    elapsed = time.perf_counter() - start
-    return (elapsed, None) if result.returncode == 0 else (None, result.stderr.strip().splitlines()[-1][:80])
-
-
-def peak_kb(args):
-    result = subprocess.run(["/usr/bin/time", "-f", "%M"] + args, capture_output=True, text=True)
-    return int(result.stderr.strip().splitlines()[-1])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("cropkit")
@@ -111,28 +99,9 @@ def main():
             capture_output=True, text=True, check=True).stdout)
         webp = report["written"].get("webp")
         quality = webp["quality"] if webp and webp["quality"] else 0
-        times = {tool: [] for tool in tools}
-        failures = {}
-        for _ in range(args.runs):
-            for tool in tools:
-                if tool in failures:
-                    continue
-                elapsed, failure = timed(command(tool, args.cropkit, src, outs[tool], rect, quality, lossless))
-                if failure:
-                    failures[tool] = failure
-                else:
-                    times[tool].append(elapsed)
-        base = statistics.median(times["cropkit"])
         label = f"{name} {rect[2]}x{rect[3]} -> .{kind}"
-        for tool in tools:
-            if tool in failures:
-                print(f"| {label} | {tool} | fails | | | {failures[tool]} |")
-                continue
-            median = statistics.median(times[tool])
-            kb = peak_kb(command(tool, args.cropkit, src, outs[tool], rect, quality, lossless))
-            size = os.path.getsize(outs[tool])
-            ratio = "" if tool == "cropkit" else f"{median / base:.1f}x cropkit's time"
-            print(f"| {label} | {tool} | {median:.3f} | {kb / 1024:.1f} | {size} | {ratio} |")
+        run_case(label, tools, lambda tool: command(tool, args.cropkit, src, outs[tool], rect, quality, lossless),
+                 outs, args.runs)
         if webp:
             at = f"at quality {webp['quality']}" if webp["quality"] else f"at effort {os.environ.get('CROPKIT_WEBP_LOSSLESS_LEVEL', 'default')}"
             print(f"| {label} | (cropkit) | | | | {webp['coding']} {at}: {webp['reason']} |")

@@ -22,17 +22,11 @@ struct AVIFTests {
         _ path: String, _ rect: PixelRect<ImagePixels>? = nil,
         format: OutputFormat = .png(PNGEncoder())
     ) throws -> (bytes: [UInt8], report: CropReport) {
-        let source = try ImageSource.open(path: path)
-        let seen = rect ?? PixelRect(size: source.orientation.orientedSize(source.storedSize))
-        let plan = try CropJob(region: .pixels(seen), format: format).plan(for: source)
-        let sink = MemorySink()
-        let report = try plan.export(to: sink)
-        return (sink.bytes, report)
+        try cropInMemory(path, rect, format: format)
     }
 
-    static func decoded(_ bytes: [UInt8]) throws -> RasterImage {
-        try ImageSource(ImageInput(bytes: bytes, name: "crop")).decode().image
-    }
+    /// The decode of an image file in memory, by CropKit.
+    static func decoded(_ bytes: [UInt8]) throws -> RasterImage { try decodedInMemory(bytes) }
 
     /// The largest difference of a sample of `image` (the crop at `origin`)
     /// from the coordinates pattern.

@@ -16,24 +16,17 @@ import Testing
 struct WebPTests {
     static let files = TestData.files(under: "webp", extensions: ["webp"])
 
-    /// The crop `rect` (as seen; the whole image by default) of `path`
-    /// written as `format` in memory, and the report.
+    /// The crop `rect` (as seen; whole by default) of `path` written as
+    /// `format` in memory, and the report.
     static func crop(
         _ path: String, _ rect: PixelRect<ImagePixels>? = nil,
         format: OutputFormat = .png(PNGEncoder())
     ) throws -> (bytes: [UInt8], report: CropReport) {
-        let source = try ImageSource.open(path: path)
-        let seen = rect ?? PixelRect(size: source.orientation.orientedSize(source.storedSize))
-        let plan = try CropJob(region: .pixels(seen), format: format).plan(for: source)
-        let sink = MemorySink()
-        let report = try plan.export(to: sink)
-        return (sink.bytes, report)
+        try cropInMemory(path, rect, format: format)
     }
 
     /// The decode of an image file in memory, by CropKit.
-    static func decoded(_ bytes: [UInt8]) throws -> RasterImage {
-        try ImageSource(ImageInput(bytes: bytes, name: "crop")).decode().image
-    }
+    static func decoded(_ bytes: [UInt8]) throws -> RasterImage { try decodedInMemory(bytes) }
 
     /// The pixels of `image` (the crop at `origin`) that differ from the
     /// coordinates pattern.
