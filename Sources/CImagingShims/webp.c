@@ -116,16 +116,12 @@ typedef struct {
 struct ck_webp_idec;
 
 typedef struct {
-    int (*decoder_version)(void);
     int (*init_decoder_config)(ck_webp_decoder_config *, int);
-    int (*get_features)(const uint8_t *, size_t, ck_webp_features *, int);
     struct ck_webp_idec *(*idecode)(const uint8_t *, size_t, ck_webp_decoder_config *);
     int (*iupdate)(struct ck_webp_idec *, const uint8_t *, size_t);
     uint8_t *(*idec_get_rgb)(const struct ck_webp_idec *, int *, int *, int *, int *);
     void (*idelete)(struct ck_webp_idec *);
-    void (*free_dec_buffer)(ck_webp_dec_buffer *);
     // Encoding; optional: without them WebP is only read.
-    int (*encoder_version)(void);
     int (*config_init)(ck_webp_config *, int, float, int);
     int (*config_lossless_preset)(ck_webp_config *, int);
     int (*picture_init)(ck_webp_picture *, int);
@@ -145,15 +141,11 @@ static const char *const ck_webp_sonames[] = {"libwebp.so.7", "libwebp.7.dylib",
 
 #define CK_WEBP_SYMBOL(field, name, required) {name, offsetof(ck_webp_table, field), required}
 static const ck_symbol ck_webp_symbols[] = {
-    CK_WEBP_SYMBOL(decoder_version, "WebPGetDecoderVersion", 1),
     CK_WEBP_SYMBOL(init_decoder_config, "WebPInitDecoderConfigInternal", 1),
-    CK_WEBP_SYMBOL(get_features, "WebPGetFeaturesInternal", 1),
     CK_WEBP_SYMBOL(idecode, "WebPIDecode", 1),
     CK_WEBP_SYMBOL(iupdate, "WebPIUpdate", 1),
     CK_WEBP_SYMBOL(idec_get_rgb, "WebPIDecGetRGB", 1),
     CK_WEBP_SYMBOL(idelete, "WebPIDelete", 1),
-    CK_WEBP_SYMBOL(free_dec_buffer, "WebPFreeDecBuffer", 1),
-    CK_WEBP_SYMBOL(encoder_version, "WebPGetEncoderVersion", 0),
     CK_WEBP_SYMBOL(config_init, "WebPConfigInitInternal", 0),
     CK_WEBP_SYMBOL(config_lossless_preset, "WebPConfigLosslessPreset", 0),
     CK_WEBP_SYMBOL(picture_init, "WebPPictureInitInternal", 0),
@@ -173,12 +165,10 @@ static ck_library ck_webp_library = {ck_webp_sonames, sizeof ck_webp_sonames / s
 int ck_webp_available(void) { return ck_library_load(&ck_webp_library); }
 
 int ck_webp_can_encode(void) {
-    return ck_webp_available() && ck_webp.encoder_version && ck_webp.config_init && ck_webp.config_lossless_preset &&
+    return ck_webp_available() && ck_webp.config_init && ck_webp.config_lossless_preset &&
            ck_webp.picture_init && ck_webp.import_rgb && ck_webp.import_rgba && ck_webp.picture_free &&
            ck_webp.encode && ck_webp.memory_writer_init && ck_webp.memory_writer_clear && ck_webp.memory_write;
 }
-
-int ck_webp_version(void) { return ck_webp_available() ? ck_webp.decoder_version() : 0; }
 
 // libwebp's VP8StatusCode in words.
 static const char *ck_webp_status_name(int status) {

@@ -60,7 +60,7 @@ import Testing
             case .libdeflate: "libdeflate_alloc_compressor"
             case .isal: "isal_inflate"
             case .libheif: "heif_get_version"
-            case .libwebp: "WebPGetDecoderVersion"
+            case .libwebp: "WebPIDecode"
             }
         #expect(
             RuntimeLibrary.probe(soname: library.soname, required: function, optional: function)

@@ -538,9 +538,6 @@ int ck_webp_available(void);
 /// Whether the loaded libwebp can encode.
 int ck_webp_can_encode(void);
 
-/// libwebp's decoder version (0x010204 for 1.2.4), or 0 without libwebp.
-int ck_webp_version(void);
-
 /// A rect of a WebP bitstream to decode, and where its pixels go.
 typedef struct {
     /// A WebP file CropKit wrote: RIFF, VP8X and ALPH when there is alpha,

@@ -32,13 +32,10 @@ public final class AVIFExportVerifier: Sendable {
                 .fixturePixels, limit: Self.maximumPixels, actual: overflow ? Int.max : count)
         }
         self.sourceSize = sourceSize
-        let corners = Fixture.make(.corners, width: sourceSize.width, height: sourceSize.height)
-            .eightBitRGB()
-        let opaque = RasterImage(
-            width: corners.width, height: corners.height, colorType: .rgb, bitDepth: 8,
-            samples: WebPExportVerifier.rgba(corners).enumerated().compactMap {
-                $0.offset % 4 == 3 ? nil : $0.element
-            })
+        // The corners fixture is opaque: as 8-bit RGB, as JPEG's is made.
+        var warnings: [String] = []
+        let opaque = Fixture.make(.corners, width: sourceSize.width, height: sourceSize.height)
+            .eightBitOpaque(warnings: &warnings)
         let bytes = try AVIFEncoder.encodeWhole(opaque, quality: 90, icc: nil, exif: nil, xmp: nil)
         fixture = try ImageSource(ImageInput(bytes: bytes, name: "corners fixture (AVIF)"))
         pixels = try fixture.decode().image

@@ -23,6 +23,14 @@ public struct ImageMetadata: Sendable {
     /// No metadata.
     public init() {}
 
+    /// The metadata of a container that holds at most one EXIF block, one
+    /// XMP packet and one profile (a HEIF's items, a WebP's chunks).
+    init(exif: [UInt8]?, xmp: [UInt8]?, iccProfile: [UInt8]?) {
+        self.exif = exif.map { [$0] } ?? []
+        self.xmp = xmp.map { [String(decoding: $0, as: UTF8.self)] } ?? []
+        self.iccProfile = iccProfile
+    }
+
     /// Where the metadata says the photo was taken: "EXIF GPS (7 tags)" (a
     /// GPS block of more than its version), "XMP exif:GPSLatitude,
     /// exif:GPSLongitude" (any location property of the schemas

@@ -61,11 +61,7 @@ extension WebPFileInfo: FormatReader {
     }
 
     func metadata(in input: ImageInput) throws(ImagingError) -> ImageMetadata {
-        var metadata = ImageMetadata()
-        if let exif { metadata.exif.append(exif) }
-        if let xmp { metadata.xmp.append(String(decoding: xmp, as: UTF8.self)) }
-        metadata.iccProfile = iccProfile
-        return metadata
+        ImageMetadata(exif: exif, xmp: xmp, iccProfile: iccProfile)
     }
 
     /// The orientation and where it came from.
