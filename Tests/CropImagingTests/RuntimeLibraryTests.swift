@@ -61,6 +61,7 @@ import Testing
             case .isal: "isal_inflate"
             case .libheif: "heif_get_version"
             case .libwebp: "WebPIDecode"
+            case .libavif: "avifDecoderCreate"
             }
         #expect(
             RuntimeLibrary.probe(soname: library.soname, required: function, optional: function)

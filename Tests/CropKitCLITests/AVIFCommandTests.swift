@@ -50,6 +50,83 @@ struct AVIFCommandTests {
         return line.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
+    /// AV1 images go to libavif with dav1d where it is installed (chosen by
+    /// measurement: a 12 MP frame in a third of libheif's time), converted
+    /// to RGB only where the crop is; libheif decodes them otherwise. Both
+    /// give the same pixels, within one step of the source's bit depth:
+    /// each depth, chroma format, alpha, a grid and a rotation, at odd
+    /// origins (chroma positions). A limited-range monochrome image is the
+    /// exception: libavif expands its range, as Pillow does (checked
+    /// against Pillow's decode), and libheif 1.15 does not. A frame coded at
+    /// another size than its `ispe` (libavif would scale it) is refused.
+    @Test(
+        .enabled(
+            if: RuntimeLibrary.libavif.isAvailable && KillTests.binary != nil,
+            "needs libavif (Debian: libavif15) and the cropkit binary"))
+    func libavifDecodesAsLibheifDoes() throws {
+        #expect(HEIFCodec.av1ThroughLibavif)
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [(file: String, rect: String, depth: Int)] = [
+            ("link-u/fox.profile0.8bpc.yuv420.avif", "33,17,301,203", 8),
+            ("link-u/fox.profile0.8bpc.yuv420.odd-width.odd-height.avif", "1,1,200,150", 8),
+            ("link-u/fox.profile0.10bpc.yuv420.avif", "35,19,101,77", 10),
+            ("link-u/fox.profile2.12bpc.yuv420.avif", "35,19,101,77", 12),
+            ("link-u/fox.profile1.8bpc.yuv444.avif", "35,19,101,77", 8),
+            ("link-u/kimono.rotate90.avif", "101,203,99,97", 8),
+            (
+                "link-u-repaired/plum-blossom-large.profile0.8bpc.yuv420.alpha-limited.ipma-merged.avif",
+                "301,201,99,97", 8
+            ),
+            ("generated/coords_grid2x2_1001x777_lossless.avif", "451,351,101,77", 8),
+        ]
+        for c in cases {
+            var images: [RasterImage] = []
+            for decoder in ["libavif", "libheif"] {
+                let out = folder.appendingPathComponent("\(decoder).png").path
+                let run = try cropkitProcess(
+                    ["crop", TestData.path("avif/\(c.file)"), "-o", out, "--pixels", c.rect, "-f"],
+                    environment: decoder == "libheif" ? ["CROPKIT_AV1_DECODER": "libheif"] : [:])
+                try #require(run.status == 0, "\(c.file) through \(decoder): \(run.err)")
+                images.append(try ImageSource.open(path: out).decode().image)
+            }
+            let (a, b) = (images[0], images[1])
+            try #require(a.width == b.width && a.height == b.height && a.colorType == b.colorType)
+            let step = a.bitDepth == 16 ? 1 << (16 - c.depth) : 1
+            var worst = 0
+            for y in 0..<a.height {
+                for x in 0..<a.width {
+                    for channel in 0..<a.colorType.channels {
+                        worst = max(
+                            worst,
+                            abs(
+                                a.sample(x: x, y: y, channel: channel)
+                                    - b.sample(x: x, y: y, channel: channel)))
+                    }
+                }
+            }
+            #expect(worst <= step + 1, "\(c.file): libavif and libheif differ by \(worst)")
+            if c.file.hasPrefix("generated/") { #expect(worst == 0, "\(c.file) is lossless") }
+        }
+        let mono = TestData.path("avif/link-u/fox.profile0.8bpc.yuv420.monochrome.avif")
+        let out = folder.appendingPathComponent("mono.png").path
+        let run = try cropkitProcess(["crop", mono, "-o", out, "--pixels", "35,19,101,77", "-f"])
+        try #require(run.status == 0, "\(run.err)")
+        let ours = try ImageSource.open(path: out).decode().image
+        if let pillow = try Pillow.rgb(
+            Array(try Data(contentsOf: URL(fileURLWithPath: mono))), rect: (35, 19, 101, 77))
+        {
+            let same = pillow.samples == ours.samples
+            #expect(same, "the monochrome fox, libavif against Pillow")
+        }
+        let scaled = try cropkitProcess([
+            "crop", TestData.path("corrupt/avif/37_ispe_200x100_av1_97x61.avif"), "-o",
+            folder.appendingPathComponent("scaled.png").path, "--pixels", "0,0,10,10",
+        ])
+        #expect(scaled.status == 2)
+        #expect(scaled.err.contains("the coded image's size is not the 200x100 its ispe declares"))
+    }
+
     @Test func infoShowsTheAVIFStructure() throws {
         let run = cropkit("info", Self.grid, "--json")
         #expect(run.status == 0, "\(run.err)")

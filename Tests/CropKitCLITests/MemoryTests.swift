@@ -307,4 +307,72 @@ struct MemoryTests {
             #expect(run.err.contains("--max-memory must be a positive number of bytes"), "\(bad)")
         }
     }
+
+    /// A one-image AVIF is decoded whole (an AV1 frame cannot be decoded in
+    /// part) by libavif, and only the crop's rows and columns are converted
+    /// to RGB: the 12 MP photo's centre 2000x1500 peaks within its YCbCr
+    /// frame (18 MB) and the crop's RGB (9 MB) over a 1x1 AVIF's run, plus
+    /// 16 MB. Through libheif, which converts the whole frame, it was 90 MB
+    /// over.
+    @Test(
+        .enabled(if: !sanitized, "peaks are not measured under a sanitizer"),
+        .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+        .enabled(if: RuntimeLibrary.libavif.isAvailable, "needs libavif (Debian: libavif15)"))
+    func aOneImageAVIFHoldsItsFrameNotItsRGB() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out.png").path
+        let tiny = try Self.measure([
+            "crop", TestData.path("avif/generated/coords_1x1_lossless.avif"), "-o", out,
+            "--pixels", "0,0,1,1", "-f",
+        ])
+        let centre = try Self.measure([
+            "crop", TestData.path("avif/generated/photo_pug_4032x3024_q60.avif"), "-o", out,
+            "--pixels", "1017,763,2000,1500", "-f",
+        ])
+        #expect(tiny.status == 0 && centre.status == 0)
+        let frame = 4032 * 3024 * 3 / 2
+        let crop = 2000 * 1500 * 3
+        #expect(
+            centre.peak - tiny.peak <= frame + crop + 16 << 20,
+            "peak \(centre.peak >> 20) MB, \((centre.peak - tiny.peak) >> 20) MB over a 1x1 crop")
+    }
+
+    /// Every corrupt WebP and AVIF of the test data (bombs of a 16384x16384
+    /// canvas over a few bytes, truncations, size overflows, reference
+    /// cycles) in one batch, a line at a time: each line ends written or
+    /// failed, and the run peaks under 256 MB and takes under 2 s a file.
+    @Test(
+        .enabled(if: !sanitized, "peaks are not measured under a sanitizer"),
+        .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func corruptWebPAndAVIFStayUnder256MB() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files =
+            TestData.files(under: "corrupt/webp", extensions: ["webp"])
+            + TestData.files(under: "corrupt/avif", extensions: ["avif"])
+        #expect(files.count >= 60)
+        var text = ""
+        for (index, file) in files.enumerated() {
+            text +=
+                #"{"input":"\#(TestData.path(file))","output":"o-\#(index).png","pixels":{"x":0,"y":0,"width":8,"height":8}}"#
+                + "\n"
+        }
+        let manifest = folder.appendingPathComponent("m.jsonl").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: manifest))
+        let report = folder.appendingPathComponent("r.jsonl").path
+        let start = Date()
+        guard let run = try Self.watchPeak(["batch", manifest, "--jobs", "1", "--report", report])
+        else { return }
+        let seconds = Date().timeIntervalSince(start)
+        #expect(run.status == 1, "most of them are refused")
+        #expect(run.peak > 0 && run.peak < 256 << 20, "peak \(run.peak >> 20) MB")
+        #expect(seconds < 2 * Double(files.count))
+        let lines = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == files.count)
+        #expect(
+            lines.allSatisfy {
+                $0.contains(#""status":"failed""#) || $0.contains(#""status":"written""#)
+            })
+    }
 }

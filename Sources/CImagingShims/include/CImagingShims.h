@@ -529,6 +529,20 @@ typedef struct {
 /// with `message`.
 int ck_heif_encode_planes(ck_heif_encode_request *request);
 
+// MARK: AVIF (libavif, loaded at run time)
+
+/// Whether libavif 0.11 (libavif.so.15) could be loaded and lays out its
+/// structures as CropKit declares them; loads it on the first call.
+int ck_avif_available(void);
+
+/// libavif's version string, or NULL without it.
+const char *ck_avif_version(void);
+
+/// Decodes a request whose file is a minimal one-image AVIF, as
+/// ck_heif_decode does, with libavif (dav1d where present) on at most
+/// `threads` threads; only the asked part is converted to RGB.
+int ck_avif_decode(ck_heif_decode_request *request, uint32_t threads);
+
 // MARK: WebP (libwebp, loaded at run time)
 
 /// Whether libwebp's shared library (libwebp.so.7) could be loaded; loads it

@@ -16,6 +16,9 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
     case libheif
     /// libwebp: WebP's VP8 and VP8L bitstreams, in and out.
     case libwebp
+    /// libavif 0.11 with dav1d: AV1 images of AVIF files, decoded (libheif
+    /// decodes them where it is absent).
+    case libavif
 
     /// The name in messages: "libdeflate", "ISA-L", "libheif.so.1".
     public var name: String {
@@ -24,6 +27,7 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
         case .isal: "ISA-L"
         case .libheif: "libheif.so.1"
         case .libwebp: "libwebp.so.7"
+        case .libavif: "libavif.so.15"
         }
     }
 
@@ -34,6 +38,7 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
         case .isal: "libisal.so.2"
         case .libheif: "libheif.so.1"
         case .libwebp: "libwebp.so.7"
+        case .libavif: "libavif.so.15"
         }
     }
 
@@ -44,6 +49,7 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
         case .isal: "libisal2"
         case .libheif: "libheif1"
         case .libwebp: "libwebp7"
+        case .libavif: "libavif15"
         }
     }
 
@@ -54,6 +60,7 @@ public enum RuntimeLibrary: String, Hashable, Sendable, CaseIterable {
         case .isal: ck_isal_available() != 0
         case .libheif: ck_heif_available() != 0
         case .libwebp: ck_webp_available() != 0
+        case .libavif: ck_avif_available() != 0
         }
     }
 

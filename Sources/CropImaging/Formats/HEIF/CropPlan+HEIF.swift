@@ -490,7 +490,6 @@ extension CropPlan {
         var y = [UInt8](repeating: 0, count: dims[0].0 * dims[0].1 * sample)
         var cb = [UInt8](repeating: 0, count: dims[1].0 * dims[1].1 * sample)
         var cr = cb
-        var file = try HEIFTileFile.make(tile, input: input)
         var status: Int32 = 0
         var message = ""
         var request = ck_heif_decode_request()
@@ -499,15 +498,12 @@ extension CropPlan {
         request.planar_rgb = info.nclx?.matrix == 0 && info.chromaCode == 3 ? 1 : 0
         request.plane_width = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
         request.plane_height = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
-        y.withUnsafeMutableBufferPointer { y in
-            cb.withUnsafeMutableBufferPointer { cb in
-                cr.withUnsafeMutableBufferPointer { cr in
+        try y.withUnsafeMutableBufferPointer { y throws(ImagingError) in
+            try cb.withUnsafeMutableBufferPointer { cb throws(ImagingError) in
+                try cr.withUnsafeMutableBufferPointer { cr throws(ImagingError) in
                     request.planes = (y.baseAddress, cb.baseAddress, cr.baseAddress)
-                    status = file.withUnsafeMutableBufferPointer { bytes in
-                        request.file = UnsafePointer(bytes.baseAddress)
-                        request.file_size = bytes.count
-                        return ck_heif_decode(&request)
-                    }
+                    // The touched tiles decode side by side, one a core.
+                    status = try tile.decode(&request, input: input, threads: 1)
                     message = cMessage(request.message)
                 }
             }

@@ -25,7 +25,7 @@ public enum HEIFDecoder {
         _ input: ImageInput, info: HEIFFileInfo, rect crop: PixelRect<StoredPixels>,
         limits: DecodeLimits, rows consumer: (any RowConsumer)?
     ) throws(ImagingError) -> DecodedImage {
-        try RuntimeLibrary.libheif.require()
+        try info.codec.requireDecoder()
         let format = HEIFPixelFormat(info)
         let size = try limits.cropBytes(crop, bytesPerPixel: format.bytesPerPixel)
         let canvas = PixelRect<StoredPixels>(
@@ -165,7 +165,6 @@ public enum HEIFDecoder {
             let y1 = min(top + tile.height, plane.canvas.y + plane.canvas.height, layout.height)
             guard x1 > x0, y1 > y0 else { return }
             do throws(ImagingError) {
-                var file = try HEIFTileFile.make(tile, input: input)
                 var request = ck_heif_decode_request()
                 request.channels = UInt32(channels)
                 request.bit_depth = UInt32(bitDepth)
@@ -179,11 +178,9 @@ public enum HEIFDecoder {
                 request.destination_stride = plane.rowBytes
                 request.destination_pixel_bytes = UInt32(plane.pixelBytes)
                 request.scale_bits = UInt32(scale)
-                let status = file.withUnsafeMutableBufferPointer { bytes in
-                    request.file = UnsafePointer(bytes.baseAddress)
-                    request.file_size = bytes.count
-                    return ck_heif_decode(&request)
-                }
+                // One tile alone gets every core; several share them.
+                let threads = indices.count == 1 ? ProcessInfo.processInfo.activeProcessorCount : 1
+                let status = try tile.decode(&request, input: input, threads: threads)
                 guard status == CK_STATUS_OK else {
                     let message = cMessage(request.message)
                     if status == CK_STATUS_OUT_OF_MEMORY {
@@ -260,6 +257,42 @@ func concurrentResults<T>(_ count: Int, _ body: @Sendable (Int) throws(ImagingEr
 private final class ResultSlots<T>: @unchecked Sendable {
     var values: [T?]
     init(_ count: Int) { values = Array(repeating: nil, count: count) }
+}
+
+extension HEIFCodec {
+    /// Whether AV1 images go to libavif: where it is installed, unless
+    /// `CROPKIT_AV1_DECODER=libheif` asks for libheif's decoder (to measure
+    /// one against the other).
+    package static let av1ThroughLibavif: Bool =
+        ProcessInfo.processInfo.environment["CROPKIT_AV1_DECODER"] != "libheif"
+        && RuntimeLibrary.libavif.isAvailable
+
+    /// Throws unless this codec's images can be decoded here: AV1 by
+    /// libavif or libheif, HEVC by libheif.
+    func requireDecoder() throws(ImagingError) {
+        if self == .av1, Self.av1ThroughLibavif { return }
+        try RuntimeLibrary.libheif.require()
+    }
+}
+
+extension HEIFCodedImage {
+    /// Decodes this image, wrapped as a minimal one-image file, as
+    /// `request` asks: AV1 through libavif with dav1d on `threads` threads
+    /// where installed (measured about three times as fast as libheif's
+    /// decode of the same frame, Benchmarks/RESULTS.md), else libheif.
+    /// Returns the shim's status, its words in `request.message`.
+    func decode(_ request: inout ck_heif_decode_request, input: ImageInput, threads: Int)
+        throws(ImagingError) -> Int32
+    {
+        var file = try HEIFTileFile.make(self, input: input)
+        let viaLibavif = codec == .av1 && HEIFCodec.av1ThroughLibavif
+        return file.withUnsafeMutableBufferPointer { bytes in
+            request.file = UnsafePointer(bytes.baseAddress)
+            request.file_size = bytes.count
+            return viaLibavif
+                ? ck_avif_decode(&request, UInt32(max(threads, 1))) : ck_heif_decode(&request)
+        }
+    }
 }
 
 /// A minimal one-image HEIF holding a coded image, for libheif to decode.
