@@ -164,6 +164,43 @@ import Testing
         }
     }
 
+    /// Every output format the registry holds is named wherever formats
+    /// are listed: crop's summary, usage and -o, batch's extensions and
+    /// "format" values, and the README's crop and batch rows. A README that
+    /// said a batch line must end in `.png` outlived the JPEG and HEIC
+    /// outputs; crop's help named PNG, JPEG and HEIC after WebP and AVIF
+    /// came.
+    @Test func everyOutputFormatIsNamedWhereFormatsAreListed() throws {
+        let crop = cropkit("crop", "--help").out
+        let batch = cropkit("batch", "--help").out
+        let top = cropkit("--help").out
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("README.md"),
+            encoding: .utf8)
+        let rows = readme.split(separator: "\n").filter {
+            $0.hasPrefix("| `cropkit crop ") || $0.hasPrefix("| `cropkit batch ")
+        }
+        #expect(rows.count == 2)
+        let cropRow = rows.first { $0.hasPrefix("| `cropkit crop ") } ?? ""
+        let usage = crop.split(separator: "\n").first ?? ""
+        let listing = ImageFormat.listing(OutputFormat.displayNames)
+        #expect(top.contains("as \(listing)"), "the top-level help's crop line")
+        #expect(crop.contains("INPUT (\(listing))"), "crop --help's first paragraph")
+        for (name, extensions) in OutputFormat.choices {
+            let shown = OutputFormat.displayName(of: name)
+            #expect(usage.contains("OUT.\(extensions[0])"), "crop's usage omits .\(extensions[0])")
+            #expect(top.contains(shown), "the top-level help omits \(shown)")
+            #expect(cropRow.contains(shown), "the README's crop row omits \(shown)")
+            #expect(batch.contains("\"\(name)\""), "batch --help omits the format \(name)")
+            for ext in extensions {
+                #expect(batch.contains(".\(ext)"), "batch --help omits .\(ext)")
+            }
+        }
+        #expect(!readme.contains("does not end in `.png`"))
+    }
+
     @Test func explainTakesAspectAndSourceFile() throws {
         let (folder, input) = try Self.fixtureFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

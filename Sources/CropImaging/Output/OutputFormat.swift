@@ -37,6 +37,10 @@ public struct OutputFormat: Sendable {
     /// The formats' names, as `--format` takes them.
     public static var names: [String] { FormatRegistry.writers.map { $0.name } }
 
+    /// The formats' names in messages, in the registry's order ("PNG",
+    /// "JPEG", "HEIC", "WebP", "AVIF").
+    public static var displayNames: [String] { FormatRegistry.writers.map { $0.displayName } }
+
     /// Every name and file extension a format is chosen by ("png", "jpg",
     /// "jpeg", "heic", "heif").
     public static var extensions: [String] { FormatRegistry.writers.flatMap { $0.names } }

@@ -19,10 +19,11 @@ struct BatchCommand: Subcommand {
         the record format: "viewport", "selection" and optionally "mode",
         "imageScale", "zoom", "orientation" (the file's own EXIF orientation is
         used when absent), "aspect" ("p:q" or "source"). The output's extension
-        (.png, .jpg, .jpeg, .heic) or an optional "format" ("png", "jpeg" or
-        "heic") picks the format; --quality, --lossless, --snap-to-blocks and
-        --strip apply to the JPEG and HEIC lines, --compressor and --level to
-        the PNG ones.
+        (\(OutputFormat.extensions.map { "." + $0 }.joined(separator: ", "))) or an optional "format"
+        (\(ImageFormat.listing(OutputFormat.names.map { "\"\($0)\"" }))) picks the format, as crop's
+        do; --quality, --lossless, --snap-to-blocks and --strip apply to the
+        lines of the formats that take them (as crop's --help says),
+        --compressor and --level to the PNG ones.
 
         Straighten and resize, as crop's options: "angle" (degrees), "inside":
         true (the largest rect inside, of "aspect"), "size" or "fit" ("WxH"),

@@ -6,13 +6,16 @@ import CropRecords
 struct CropCommand: Subcommand {
     static let name = "crop"
     static let summary =
-        "crop an image to a pixel rect or a view selection, losslessly, as PNG, JPEG or HEIC"
+        "crop an image to a pixel rect or a view selection, losslessly, as \(formats)"
+    /// The output formats, as the registry holds them: "PNG, JPEG, HEIC,
+    /// WebP or AVIF".
+    static let formats = ImageFormat.listing(OutputFormat.displayNames)
     static let usage = """
-        Usage: cropkit crop INPUT -o OUT.png|OUT.jpg|OUT.heic (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options] | --angle DEG --inside) [--angle DEG] [--size WxH | --fit WxH | --width W | --height H]
+        Usage: cropkit crop INPUT -o \(OutputFormat.choices.map { "OUT." + ($0.extensions.first ?? $0.name) }.joined(separator: "|")) (--pixels X,Y,W,H | --viewport WxH --selection X,Y,W,H [mapping options] | --angle DEG --inside) [--angle DEG] [--size WxH | --fit WxH | --width W | --height H]
 
-        Cuts a rectangle out of INPUT (PNG, JPEG or HEIC) and writes it as PNG,
-        JPEG or HEIC (by OUT's extension, or --format). As PNG, without changing
-        a pixel.
+        Cuts a rectangle out of INPUT (\(formats)) and writes it as
+        \(formats) (by OUT's extension, or --format). As PNG, without
+        changing a pixel.
         As JPEG from a JPEG: lossless in the DCT domain when the rect's top-left
         corner lies on the source's block grid (8 or 16 px; the stored pixels
         are cut and the EXIF orientation kept), with any right or bottom edge
@@ -33,6 +36,18 @@ struct CropCommand: Subcommand {
         that, --snap-to-blocks grows the rect to the tile grid. Thumbnails,
         the HDR gain map, depth and other auxiliary images are dropped.
 
+        An AVIF is read as a HEIC is (the same container): only the touched
+        tiles are decoded (by libavif with dav1d, or libheif), and as AVIF from
+        a grid AVIF the touched tiles are copied and the edge tiles encoded
+        again, as above; from anything else the crop is encoded whole (aom,
+        --quality, default 80). From a WebP, libwebp decodes only the rows and
+        columns the crop needs, and its EXIF orientation applies as a JPEG's;
+        an animated WebP is refused. As WebP: lossless (VP8L) from a lossless
+        WebP or a PNG, lossy (VP8) from a lossy source at that source's
+        quality; --quality and --lossless choose. In every format the EXIF
+        orientation is reset, the dimensions set, the ICC profile kept and
+        thumbnails removed.
+
         As PNG from a PNG, the output keeps the colour type, bit depth (1 to 16),
         palette, tRNS and colour chunks (gAMA, cHRM, sRGB, iCCP, cICP). As PNG
         from a JPEG it holds the decoded 8-bit gray or RGB pixels, turned upright
@@ -48,7 +63,7 @@ struct CropCommand: Subcommand {
         PNG is made in memory, then written whole to standard output (and the
         report to standard error); a failure writes nothing. An existing
         output is replaced only with --force; the input is never the output.
-        Straighten and resize (PNG or JPEG out): --angle turns the image by DEG
+        Straighten and resize (\(ImageFormat.listing(OutputFormat.resampledDisplayNames)) out): --angle turns the image by DEG
         degrees, positive clockwise as seen, about its centre; the selection
         (or --pixels, then a rect of the turned frame) is the output rect, and
         where it reaches beyond the turned image the output is --fill.
@@ -81,7 +96,7 @@ struct CropCommand: Subcommand {
             OptionSpec(
                 name: "output", value: "OUT.png",
                 help:
-                    "the file to write (.png, .jpg, .heic); - for standard output; repeat for variants",
+                    "the file to write (\(OutputFormat.choices.map { "." + ($0.extensions.first ?? $0.name) }.joined(separator: ", "))); - for standard output; repeat for variants",
                 short: "o", repeatable: true),
             OptionSpec(
                 name: "max-variants", value: "N",
@@ -283,7 +298,7 @@ struct CropCommand: Subcommand {
             if !job.format.writesResampledCrops {
                 throw UsageError(
                     message:
-                        "a turned or resized crop is written as \(ImageFormat.listing(OutputFormat.resampledDisplayNames)), not \(job.format.displayName) (every tile would be encoded again); use -o OUT.png or OUT.jpg"
+                        "a turned or resized crop is written as \(ImageFormat.listing(OutputFormat.resampledDisplayNames)), not \(job.format.displayName) (every tile would be encoded again); use -o \(OutputFormat.choices.filter { OutputFormat.resampledDisplayNames.contains(OutputFormat.displayName(of: $0.name)) }.map { "OUT." + ($0.extensions.first ?? $0.name) }.joined(separator: ", "))"
                 )
             }
             if let flag = ["lossless", "snap-to-blocks", "clamp"].first(where: {

@@ -11,12 +11,13 @@ struct InfoCommand: Subcommand {
     static let usage = """
         Usage: cropkit info FILE... [--json]
 
-        Reads each PNG's chunks, JPEG's markers or HEIF's boxes (no pixels are
-        decoded) and prints the format, the stored size (as the file declares
-        it), the size as seen after the orientation (a JPEG's EXIF orientation;
-        a HEIF's irot and imir), the orientation, the colour space, the bit
-        depth, the embedded colour profile and the format's details; for a HEIF
-        its structure: brands, primary item, grid and tile size, clean
+        Reads each PNG's chunks, JPEG's markers, HEIF's or AVIF's boxes or
+        WebP's RIFF chunks (no pixels are decoded) and prints the format, the
+        stored size (as the file declares it), the size as seen after the
+        orientation (a JPEG's or WebP's EXIF orientation; a HEIF's irot and
+        imir), the orientation, the colour space, the bit depth, the embedded
+        colour profile and the format's details; for a HEIF or AVIF its
+        structure: brands, primary item, grid and tile size, clean
         aperture, transforms, colour (ICC or nclx), EXIF and XMP, thumbnails
         and auxiliary images (HDR gain map, depth, mattes). With
         several files, each report starts with a '== FILE' line, as vipsheader

@@ -9,14 +9,15 @@ struct LeaksCommand: Subcommand {
     static let usage = """
         Usage: cropkit leaks FILE... [--json]
 
-        Looks through each PNG, JPEG or HEIC for anything that shows more than
-        its own pixels: an embedded image (an EXIF or JFIF thumbnail, a
-        maker-note or FlashPix preview, an MPF secondary image such as an HDR
-        gain map or a depth map, an XMP preview or container item, extended
-        XMP; a HEIF's thumbnail, auxiliary and other images), bytes after the
-        end of the image (EOI or IEND: the aCropalypse leak), EXIF or XMP
-        dimensions that disagree with the pixels, and (HEIF) pixels coded in a
-        tile but hidden beyond the clean aperture that are not the shown edge
+        Looks through each PNG, JPEG, HEIC, WebP or AVIF for anything that
+        shows more than its own pixels: an embedded image (an EXIF or JFIF
+        thumbnail, a maker-note or FlashPix preview, an MPF secondary image
+        such as an HDR gain map or a depth map, an XMP preview or container
+        item, extended XMP; a HEIF's or AVIF's thumbnail, auxiliary and other
+        images), bytes after the end of the image (EOI, IEND or the RIFF size:
+        the aCropalypse leak), EXIF or XMP dimensions that disagree with the
+        pixels, and (HEIF, AVIF) pixels coded in a tile but hidden beyond the
+        clean aperture that are not the shown edge
         repeated or a flat fill (those tiles are decoded). A crop CropKit wrote has
         none; most camera and phone originals have several. Exit 0 when no file
         has any, 1 when one does, 2 when a file cannot be read.

@@ -45,13 +45,13 @@ extension HEIFEncoder: FormatWriter {
         let kind = codec == .hevc ? "HEIC" : "AVIF"
         if job.isResampled {
             throw .unsupportedOutput(
-                "a turned or resized crop is written as PNG, JPEG or WebP, not \(kind) (every tile would be encoded again); write .png, .jpg or .webp"
+                "a turned or resized crop is written as \(ImageFormat.listing(OutputFormat.resampledDisplayNames)), not \(kind) (every tile would be encoded again)"
             )
         }
         guard let info = (source.header as? any HEIFContainerHeader)?.heif, info.codec == codec
         else {
             throw .unsupportedOutput(
-                "\(kind) output is made from a\(codec == .hevc ? "" : "n") \(kind) source only (its tiles are copied, never encoded whole); write .png, .jpg or .webp"
+                "\(kind) output is made from a\(codec == .hevc ? "" : "n") \(kind) source only (its tiles are copied, never encoded whole); write \(codec == .hevc ? ".png, .jpg, .webp or .avif" : ".png, .jpg or .webp")"
             )
         }
         if info.alpha != nil {
