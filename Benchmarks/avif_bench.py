@@ -11,7 +11,10 @@ Display P3 profile), and the same photo as a grid of 504x504 tiles made in
 WORKDIR by avifenc (Debian's libavif-bin 0.11, --grid 8x6, quantizer 24-26), as a
 server that tiles writes it. AVIF outputs are encoded at quality 80 by all
 three (cropkit's default; aom through libheif for cropkit and vips, through
-libavif for Pillow, each at its own speed: 9 for cropkit). The default case
+libavif for Pillow, each at its own speed: 9 for cropkit). cropkit decodes
+AV1 with libavif and dav1d; the row "cropkit-libheif" is the same build
+decoding with libheif instead (CROPKIT_AV1_DECODER=libheif), the measurement
+behind that choice. The default case
 comes first (a centre crop off any grid), then a 300x300 avatar, then the
 grid's cases and its best case (a rect on its tiles, copied). Tools run in
 turn within each round.
@@ -68,6 +71,10 @@ def command(tool, cropkit, src, out, rect):
     x, y, w, h = rect
     if tool == "cropkit":
         return [cropkit, "crop", src, "-o", out, "--pixels", f"{x},{y},{w},{h}", "-f", "-q"]
+    if tool == "cropkit-libheif":
+        # The same build with its AV1 images decoded by libheif instead of
+        # libavif: the measurement that chose libavif.
+        return ["env", "CROPKIT_AV1_DECODER=libheif"] + command("cropkit", cropkit, src, out, rect)
     if tool == "vips":
         return ["vips", "crop", src, out + (f"[Q={QUALITY},compression=av1]" if out.endswith(".avif") else ""),
                 str(x), str(y), str(w), str(h)]
@@ -92,7 +99,7 @@ def main():
         if args.only and not name.startswith(args.only):
             continue
         src = make_grid(photo, args.workdir) if which == GRID else photo
-        tools = ["cropkit", "vips", "Pillow"]
+        tools = ["cropkit", "cropkit-libheif", "vips", "Pillow"]
         outs = {tool: os.path.join(args.workdir, f"avif-{name}-{i}.{kind}") for i, tool in enumerate(tools)}
         report = json.loads(subprocess.run(
             [args.cropkit, "crop", src, "-o", outs["cropkit"], "--pixels", ",".join(map(str, rect)), "-f", "--json"],
