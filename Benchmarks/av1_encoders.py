@@ -10,13 +10,12 @@ the PNG.
 
     av1_encoders.py CROPKIT TESTDATA WORKDIR [--runs N]
 """
-import argparse
 import math
 import os
 import statistics
 import subprocess
 
-from bench_common import peak_kb, timed
+from bench_common import peak_kb, timed, photo_arguments
 
 PHOTO = "avif/generated/photo_pug_4032x3024_q60.avif"
 CROPS = {"centre": (1017, 763, 2000, 1500), "300x300": (1867, 1363, 300, 300)}
@@ -37,13 +36,7 @@ def psnr(reference, path):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("cropkit")
-    parser.add_argument("testdata")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
+    args = photo_arguments(3)
     print("| crop | encoder | median s | peak MB | bytes | PSNR dB |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
     for name, (x, y, w, h) in CROPS.items():

@@ -19,13 +19,12 @@ comes first (a centre crop off any grid), then a 300x300 avatar, then the
 grid's cases and its best case (a rect on its tiles, copied). Tools run in
 turn within each round.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 
-from bench_common import run_case
+from bench_common import run_case, photo_arguments
 
 PHOTO = "avif/generated/photo_pug_4032x3024_q60.avif"
 GRID = "grid"  # made from PHOTO in WORKDIR by make_grid()
@@ -84,14 +83,7 @@ def command(tool, cropkit, src, out, rect):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("cropkit")
-    parser.add_argument("testdata")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", help="run only the cases whose name starts with this")
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
+    args = photo_arguments(5, only=True)
     photo = os.path.join(args.testdata, PHOTO)
     print("| case | tool | median s | peak MB | bytes | ratio |")
     print("| --- | --- | ---: | ---: | ---: | --- |")

@@ -1,6 +1,7 @@
 """What the crop benchmarks share: timing a command, its peak RSS (GNU
 time), and one case run in rounds, tools in turn, printed as Markdown rows
 with each anchor's time as a ratio of cropkit's."""
+import argparse
 import os
 import statistics
 import subprocess
@@ -46,3 +47,19 @@ def run_case(label, tools, command, outputs, runs):
         size = os.path.getsize(outputs[tool])
         ratio = "" if tool == tools[0] else f"{median / base:.1f}x cropkit's time"
         print(f"| {label} | {tool} | {median:.3f} | {kb / 1024:.1f} | {size} | {ratio} |")
+
+
+def photo_arguments(runs, only=False):
+    """The arguments of a benchmark of the shared test data's photos:
+    CROPKIT TESTDATA WORKDIR [--runs N] (default `runs`) [--only CASE];
+    WORKDIR is made."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("cropkit")
+    parser.add_argument("testdata")
+    parser.add_argument("workdir")
+    parser.add_argument("--runs", type=int, default=runs)
+    if only:
+        parser.add_argument("--only", help="run only the cases whose name starts with this")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    return args

@@ -15,13 +15,12 @@ quality 90). heif-convert converts the whole photo (it has no crop): the
 cost of a decode and PNG encode. Tools run in turn within
 each round.
 """
-import argparse
 import os
 import statistics
 import subprocess
 import sys
 
-from bench_common import peak_kb, timed
+from bench_common import peak_kb, timed, photo_arguments
 
 # name: (file under testdata/heif, (x, y, w, h) as seen)
 PHOTOS = {
@@ -71,13 +70,7 @@ def command(tool, cropkit, src, out, rect, snapped=False):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("cropkit")
-    parser.add_argument("testdata")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
+    args = photo_arguments(5)
     print("| case | tool | median s | peak MB | bytes | ratio |")
     print("| --- | --- | ---: | ---: | ---: | --- |")
     for name, path, rect, kind in cases():

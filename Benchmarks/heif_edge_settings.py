@@ -11,7 +11,6 @@ left out: they are identical). The rect is taken in stored coordinates
 CROPKIT_X265_PARAMETERS replaces cropkit's edge-tile encoder parameters
 (name=value,...; the empty string: libheif's defaults) for one run.
 """
-import argparse
 import math
 import os
 import statistics
@@ -19,6 +18,7 @@ import subprocess
 import time
 
 from PIL import Image, ImageChops, ImageDraw
+from bench_common import photo_arguments
 
 PHOTOS = {
     # stored size, tile size
@@ -62,13 +62,7 @@ def psnr(a_path, b_path, copied):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("cropkit")
-    parser.add_argument("testdata")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
+    args = photo_arguments(3)
     print("| photo, centre 2000x1500 off the grid | x265 setting | quality | median s | peak MB | bytes | PSNR of the re-encoded area, dB |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     for photo, (path, (width, height), (tw, th)) in PHOTOS.items():

@@ -15,13 +15,12 @@ selection gives), then a 300x300 avatar, then the best case (a strip at
 the top, where the decode stops after the crop's last row). Tools run in
 turn within each round.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 
-from bench_common import run_case
+from bench_common import run_case, photo_arguments
 
 PHOTO = "webp/generated/photo_pug_4032x3024_q80.webp"
 LOSSLESS = "lossless"  # made from PHOTO in WORKDIR by make_lossless()
@@ -76,14 +75,7 @@ def command(tool, cropkit, src, out, rect, quality, lossless=False):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("cropkit")
-    parser.add_argument("testdata")
-    parser.add_argument("workdir")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", help="run only the cases whose name starts with this")
-    args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
+    args = photo_arguments(5, only=True)
     photo = os.path.join(args.testdata, PHOTO)
     print("| case | tool | median s | peak MB | bytes | ratio |")
     print("| --- | --- | ---: | ---: | ---: | --- |")
