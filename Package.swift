@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CropGeometry", targets: ["CropGeometry"]),
         .library(name: "CropRecords", targets: ["CropRecords"]),
+        .library(name: "CropTestKit", targets: ["CropTestKit"]),
         .library(name: "CropImaging", targets: ["CropImaging"]),
         .library(name: "CropKitCLI", targets: ["CropKitCLI"]),
         .executable(name: "cropkit", targets: ["cropkit"]),
@@ -16,6 +17,10 @@ let package = Package(
         // The failure-record format and its JSON codec; Foundation only, like
         // CropGeometry, so an iOS test target can replay records too.
         .target(name: "CropRecords", dependencies: ["CropGeometry"]),
+        // Test vectors, the grader and the checks an app's own crop and
+        // export code are run against; Foundation only, for an iOS test
+        // target, and nothing of XCTest or Swift Testing in it.
+        .target(name: "CropTestKit", dependencies: ["CropGeometry", "CropRecords"]),
         .systemLibrary(
             name: "CPNG", pkgConfig: "libpng16",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
@@ -29,7 +34,9 @@ let package = Package(
             name: "CImagingShims", dependencies: ["CPNG", "CZlib", "CJPEG"],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "CropImaging", dependencies: ["CropGeometry", "CImagingShims"]),
-        .target(name: "CropKitCLI", dependencies: ["CropGeometry", "CropRecords", "CropImaging"]),
+        .target(
+            name: "CropKitCLI",
+            dependencies: ["CropGeometry", "CropRecords", "CropImaging", "CropTestKit"]),
         .executableTarget(name: "cropkit", dependencies: ["CropKitCLI"]),
         // Fixtures, temporary folders and the corpora's location, shared by
         // every test target (a plain target: test targets cannot depend on
@@ -37,7 +44,8 @@ let package = Package(
         .target(
             name: "CropKitTestSupport", dependencies: ["CropGeometry", "CropImaging"],
             path: "Tests/CropKitTestSupport"),
-        .testTarget(name: "CropGeometryTests", dependencies: ["CropGeometry", "CropRecords"]),
+        .testTarget(
+            name: "CropGeometryTests", dependencies: ["CropGeometry", "CropRecords", "CropTestKit"]),
         .testTarget(
             name: "CropImagingTests",
             dependencies: ["CropImaging", "CropGeometry", "CImagingShims", "CropKitTestSupport"]),
@@ -45,6 +53,7 @@ let package = Package(
             name: "CropKitCLITests",
             dependencies: [
                 "CropKitCLI", "CropGeometry", "CropRecords", "CropImaging", "CropKitTestSupport",
+                "CropTestKit",
             ]),
         .executableTarget(
             name: "MappingBenchmark",

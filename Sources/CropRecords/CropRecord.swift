@@ -528,7 +528,30 @@ extension CropResult {
 }
 
 extension CropRecord.Expectation {
-    var json: JSONValue {
+    /// What a record expects when the contract gives `outcome`: its rect
+    /// (with the stored rect when the orientation is not 1), or a
+    /// rejection.
+    public init(_ outcome: Result<CropResult, CropRejection>) {
+        switch outcome {
+        case .failure: self = .rejected
+        case .success(let result):
+            let r = result.rect
+            let s = result.stored
+            self = .rect(
+                x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height),
+                stored: result.orientation == .up
+                    ? nil
+                    : CropRecord.StoredExpectation(
+                        x: Double(s.x), y: Double(s.y), width: Double(s.width),
+                        height: Double(s.height)))
+        }
+    }
+}
+
+extension CropRecord.Expectation {
+    /// The expectation as a record writes it: `null`, or the rect with
+    /// `stored` when given.
+    public var json: JSONValue {
         switch self {
         case .rejected: return .null
         case .rect(let x, let y, let w, let h, let stored):

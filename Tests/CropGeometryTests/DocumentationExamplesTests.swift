@@ -78,7 +78,7 @@ struct DocumentationExamplesTests {
     @Test func theDocumentsHaveExamples() {
         // The README's library section and each catalog's landing page at least.
         #expect(Self.all.filter { $0.file == "README.md" }.count >= 3)
-        for catalog in ["CropGeometry", "CropRecords", "CropImaging"] {
+        for catalog in ["CropGeometry", "CropRecords", "CropTestKit", "CropImaging"] {
             #expect(
                 Self.all.contains { $0.file.hasPrefix("Sources/\(catalog)/\(catalog).docc/") },
                 "\(catalog)'s catalog has no example")
@@ -89,7 +89,8 @@ struct DocumentationExamplesTests {
     @Test(arguments: all)
     func exampleCompiles(_ example: Example) throws {
         let result = try Typechecker.typecheck(
-            "import CropGeometry\nimport CropRecords\nimport CropImaging\nimport Foundation\n"
+            "import CropGeometry\nimport CropRecords\nimport CropImaging\nimport CropTestKit\n"
+                + "import Foundation\n"
                 + example.code)
         #expect(result.status == 0, "\(example.file):\(example.line)\n\(result.output)")
     }

@@ -1,0 +1,244 @@
+import CropGeometry
+import CropRecords
+import CropTestKit
+import Foundation
+import Testing
+
+/// The test kit: its vectors agree with the exact reference, are
+/// reproducible by seed and cover every category; it finds the known errors
+/// of the article's plain-`Double` recipe and of two public croppers'
+/// mappings ported here, and passes CropKit's own; the export checks tell a
+/// right exporter from wrong ones.
+@Suite struct CropTestKitTests {
+    /// The vector as the exact reference's case.
+    static func referenceCase(_ vector: CropVector) -> MappingCase {
+        let r = vector.request
+        return MappingCase(
+            sw: Int(r.sourceSize.width), sh: Int(r.sourceSize.height), vw: r.viewport.width,
+            vh: r.viewport.height, x: r.selection.x, y: r.selection.y, w: r.selection.width,
+            h: r.selection.height, mode: r.mode, imageScale: r.imageScale, z: r.zoom.scale,
+            ox: r.zoom.offset.dx, oy: r.zoom.offset.dy, orientation: r.orientation)
+    }
+
+    static let everything = VectorOptions(
+        count: 2200, seed: 11, modes: ContentMode.allCases, orientations: EXIFOrientation.allCases,
+        zoom: true)
+
+    @Test(arguments: [VectorOptions(count: 1100, seed: 5), everything])
+    func vectorsAgreeWithTheExactReference(_ options: VectorOptions) throws {
+        var checked = 0
+        var refused = 0
+        for vector in CropVectors.generate(options) {
+            // The exact path (rationals, no fast path) agrees on every vector.
+            let exact = try? vector.request.mapExactly().rect
+            if exact != (try? vector.expected.get())?.rect {
+                Issue.record("\(vector.jsonLine): the exact path says \(String(describing: exact))")
+            }
+            let expected: (Int, Int, Int, Int)?
+            do {
+                expected = try referenceMapping(Self.referenceCase(vector))
+            } catch {
+                continue  // beyond Int128: the full-image and boundary edges
+            }
+            checked += 1
+            switch (expected, vector.expected) {
+            case (nil, .failure): refused += 1
+            case (let e?, .success(let result)):
+                let r = result.rect
+                if (r.x, r.y, r.maxX, r.maxY) != e {
+                    Issue.record("\(vector.jsonLine): the reference says \(e)")
+                }
+            default:
+                Issue.record(
+                    "\(vector.jsonLine): the reference says \(String(describing: expected))")
+            }
+        }
+        #expect(checked > options.count * 8 / 10, "\(checked) of \(options.count) checked")
+        #expect(refused > 0 && refused < checked / 2)
+    }
+
+    @Test func theSameSeedGivesTheSameBytes() {
+        let options = VectorOptions(count: 300, seed: 42, orientations: [.up, .right], zoom: true)
+        let first = CropVectors.generate(options).map(\.jsonLine)
+        #expect(first == CropVectors.generate(options).map(\.jsonLine))
+        var other = options
+        other.seed = 43
+        #expect(first != CropVectors.generate(other).map(\.jsonLine))
+        // Pinned: a change of the generator changes every app's vectors.
+        #expect(
+            CropVectors.generate(VectorOptions(count: 1, seed: 1))[0].jsonLine
+                == #"{"source":{"width":7787,"height":3381},"viewport":{"width":599.8125,"height":943.9375},"selection":{"x":526.234375,"y":477.96875,"width":21.015625,"height":98.625},"mode":"aspectFit","expected":{"x":6831,"y":1768,"width":274,"height":1281},"category":"landscape"}"#
+        )
+    }
+
+    @Test func everyCategoryIsThereAndBalanced() {
+        let plain = CropVectors.generate(VectorOptions(count: 900))
+        let all = CropVectors.generate(Self.everything)
+        for (vectors, categories) in [(plain, 9), (all, VectorCategory.allCases.count)] {
+            var counts: [VectorCategory: Int] = [:]
+            for vector in vectors { counts[vector.category, default: 0] += 1 }
+            #expect(counts.count == categories)
+            #expect((counts.values.max() ?? 0) - (counts.values.min() ?? 0) <= 1)
+        }
+        #expect(plain.allSatisfy { $0.fitsArticleSignature })
+        // Each category is what it says.
+        for vector in all {
+            let r = vector.request
+            switch vector.category {
+            case .paddingOnly:
+                #expect((try? r.map()) == nil, "\(vector.jsonLine)")
+            case .onePixel: #expect(r.sourceSize.width == 1 || r.sourceSize.height == 1)
+            case .orientation: #expect(r.orientation != .up)
+            case .zoomAndPan: #expect(r.zoom != .identity)
+            case .extremeAspect:
+                let (w, h) = (r.sourceSize.width, r.sourceSize.height)
+                let (vw, vh) = (r.viewport.width, r.viewport.height)
+                #expect(max(w / h, h / w) >= 100 || max(vw / vh, vh / vw) >= 15)
+            default: break
+            }
+        }
+        // Double-boundary vectors catch the article's recipe most of the time.
+        let boundary = plain.filter { $0.category == .doubleBoundary }
+        let caught = CropContractTest.run(boundary, article: articleCropPixels).failures.count
+        #expect(caught * 2 > boundary.count, "\(caught) of \(boundary.count)")
+    }
+
+    @Test func theKitFindsTheArticlesErrorsAndPassesCropKit() throws {
+        let vectors = CropVectors.generate(VectorOptions(count: 1000, seed: 2026))
+        let ours = CropContractTest.run(vectors, article: cropPixels)
+        #expect(ours.passed, "\(ours.failureMessage() ?? "")")
+        #expect(ours.skipped == 0)
+        let article = CropContractTest.run(vectors, article: articleCropPixels)
+        #expect(!article.passed)
+        let failing = Set(article.failures.map(\.vector.category))
+        #expect(failing.contains(.doubleBoundary))
+        // Each failure is really a failure, and shrinks to one that is too.
+        for failure in article.failures + article.shrunk {
+            let got = articleCropPixels(
+                source: failure.vector.request.sourceSize.cgSize,
+                viewport: failure.vector.request.viewport.cgSize,
+                selection: failure.vector.request.selection.cgRect)
+            let want = try? failure.vector.request.map().rect
+            #expect(
+                got.map { [Int($0.minX), Int($0.minY), Int($0.width), Int($0.height)] }
+                    != want.map { [$0.x, $0.y, $0.width, $0.height] })
+        }
+        #expect(article.shrunk.count == failing.count)
+        // Its failure lines replay: the expected member is the contract's.
+        for line in article.failureMessage()!.split(separator: "\n") where line.hasPrefix("{") {
+            let record = try CropRecord(jsonLine: String(line))
+            #expect(record.mismatches(record.answer()).isEmpty)
+        }
+        // A request-typed function: CropKit's own mapping, every mode,
+        // orientation and zoom.
+        let all = CropContractTest.run(CropVectors.generate(Self.everything)) { try? $0.map().rect }
+        #expect(all.passed && all.skipped == 0)
+    }
+
+    /// What the kit says of two public croppers' mappings, ported to the
+    /// article's signature.
+    @Test func portedCroppersAreGraded() {
+        let vectors = CropVectors.generate(VectorOptions(count: 1100, seed: 9))
+        let uikit = CropContractTest.run(vectors, article: PortedCroppers.uikitStyle)
+        let web = CropContractTest.run(vectors, article: PortedCroppers.cropperJSRounded)
+        let failing: (ContractReport) -> Set<VectorCategory> = {
+            Set($0.failures.map(\.vector.category))
+        }
+        // The UIKit-style cropper floors the origin and ceils the size
+        // separately: it misses the last pixel of a fractional selection.
+        #expect(failing(uikit).contains(.fractionalEdges))
+        // Cropper.js's rounded getData rounds to nearest and does not clip:
+        // a selection past an edge or in the padding comes back outside the
+        // image, and fractional edges lose coverage.
+        #expect(failing(web).isSuperset(of: [.pastAnEdge, .paddingOnly, .fractionalEdges]))
+        #expect(!uikit.passed && !web.passed)
+    }
+
+    @Test func exportChecksTellRightFromWrong() {
+        // Right: reads each pixel as seen through the orientation.
+        let right: CropExportTest.Exporter = { stored, orientation, rect in
+            PortedCroppers.export(stored, orientation, rect, applyOrientation: true, inset: 0)
+        }
+        #expect(CropExportTest.run(right).allSatisfy { $0.passed })
+        let unturned = CropExportTest.run { stored, orientation, rect in
+            PortedCroppers.export(stored, orientation, rect, applyOrientation: false, inset: 0)
+        }
+        #expect(unturned.contains { $0.check == "pixels" && !$0.passed })
+        #expect(
+            unturned.filter { !$0.passed }.allSatisfy { !$0.fixture.contains("orientation 1,") })
+        let short = CropExportTest.run { stored, orientation, rect in
+            PortedCroppers.export(stored, orientation, rect, applyOrientation: true, inset: 1)
+        }
+        #expect(short.contains { $0.check == "size" && !$0.passed })
+    }
+}
+
+/// Two public croppers' mappings, ported to the article's signature (image
+/// size, view size, selection; aspect fit, centred) for the kit to grade.
+enum PortedCroppers {
+    /// The view's aspect-fit display rect and its points per pixel.
+    static func fit(_ image: CGSize, _ view: CGSize) -> (CGRect, Double) {
+        let scale = min(view.width / image.width, view.height / image.height)
+        let size = CGSize(width: image.width * scale, height: image.height * scale)
+        return (
+            CGRect(
+                x: (view.width - size.width) / 2, y: (view.height - size.height) / 2,
+                width: size.width, height: size.height), scale
+        )
+    }
+
+    /// In the manner of TOCropViewController's `imageCropFrame`: the origin
+    /// is the offset into the content, floored, then scaled and floored;
+    /// the size is the crop box's, scaled and ceiled on its own, capped at
+    /// the image.
+    static func uikitStyle(_ image: CGSize, _ view: CGSize, _ selection: CGRect) -> CGRect? {
+        let (display, scale) = fit(image, view)
+        let box = selection.intersection(display)
+        guard !box.isNull, box.width > 0, box.height > 0 else { return nil }
+        let x = max(0, ((box.minX - display.minX).rounded(.down) / scale).rounded(.down))
+        let y = max(0, ((box.minY - display.minY).rounded(.down) / scale).rounded(.down))
+        let width = min(image.width, (box.width / scale).rounded(.up))
+        let height = min(image.height, (box.height / scale).rounded(.up))
+        return CGRect(x: x, y: y, width: width, height: height)
+    }
+
+    /// In the manner of Cropper.js's `getData(true)`: the crop box minus
+    /// the canvas, divided by the ratio, the top-left corner and the
+    /// bottom-right corner rounded to nearest; nothing clipped to the image.
+    static func cropperJSRounded(_ image: CGSize, _ view: CGSize, _ selection: CGRect) -> CGRect? {
+        let (display, ratio) = fit(image, view)
+        let x = (selection.minX - display.minX) / ratio
+        let y = (selection.minY - display.minY) / ratio
+        let right = ((selection.maxX - display.minX) / ratio).rounded()
+        let bottom = ((selection.maxY - display.minY) / ratio).rounded()
+        let left = x.rounded()
+        let top = y.rounded()
+        return CGRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// An exporter: `rect` of the image as seen, read through the
+    /// orientation (or not), shrunk by `inset` on every side.
+    static func export(
+        _ stored: RGBAImage, _ orientation: EXIFOrientation, _ rect: PixelRect<ImagePixels>,
+        applyOrientation: Bool, inset: Int
+    ) -> RGBAImage {
+        let width = max(0, rect.width - 2 * inset)
+        let height = max(0, rect.height - 2 * inset)
+        let size = PixelSize<StoredPixels>(width: stored.width, height: stored.height)
+        var pixels: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<width {
+                let (sx, sy) = (rect.x + inset + x, rect.y + inset + y)
+                if applyOrientation {
+                    let at = orientation.storedRect(
+                        PixelRect(x: sx, y: sy, width: 1, height: 1), storedSize: size)
+                    pixels += stored.pixel(at.x, at.y)
+                } else {
+                    let inside = sx < stored.width && sy < stored.height
+                    pixels += inside ? stored.pixel(sx, sy) : [0, 0, 0, 0]
+                }
+            }
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+}
