@@ -2,7 +2,8 @@
 public enum CropKitTool {
     /// Every subcommand, in the order `cropkit --help` lists them.
     package static let subcommands: [any Subcommand.Type] = [
-        MapCommand.self, ReplayCommand.self, CropCommand.self, BatchCommand.self, InfoCommand.self,
+        MapCommand.self, ReplayCommand.self, CasesCommand.self, GradeCommand.self, CropCommand.self,
+        BatchCommand.self, InfoCommand.self,
         ExplainCommand.self,
         FixtureCommand.self,
         VerifyCommand.self,

@@ -212,7 +212,7 @@ import Testing
             "map", "--source", "40x30", "--viewport", "40x30", "--selection", "0,0,20,10",
             "--aspect", "1:1", "--json")
         // The diagram draws the snapped rect, as map gives it.
-        #expect(map.out.contains("\"result\":{\"x\":0,\"y\":0,\"width\":20,\"height\":20}"))
+        #expect(map.out.contains("\"expected\":{\"x\":0,\"y\":0,\"width\":20,\"height\":20}"))
         #expect(
             snapped.out.contains("data-x=\"0\" data-y=\"0\" data-width=\"20\" data-height=\"20\""))
         #expect(snapped.out.contains("aspect 1:1"))

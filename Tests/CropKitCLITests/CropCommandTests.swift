@@ -439,7 +439,7 @@ extension CropCommandTests {
         let map = cropkit(
             "map", "--source-file", rotated, "--viewport", "300x300", "--selection", "60,80,120,90",
             "--json")
-        #expect(try JSONValue(parsing: map.out)["result"]?["stored"] != nil)
+        #expect(try JSONValue(parsing: map.out)["expected"]?["stored"] != nil)
         let record = """
             {"source":{"width":149,"height":227},"viewport":{"width":300,"height":300},"selection":{"x":60,"y":80,"width":120,"height":90}}
             """

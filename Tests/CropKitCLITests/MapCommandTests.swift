@@ -32,9 +32,10 @@ import Testing
         let record = try CropRecord(jsonLine: run.out.trimmingCharacters(in: .newlines))
         let json = try JSONValue(parsing: run.out)
         let replayed = try record.replay().get()
-        #expect(json["result"] == replayed.json)
+        #expect(json["expected"] == replayed.json)
+        #expect(json["result"] == nil)
         #expect(record.request.zoom == Zoom(scale: 2, offset: Vector(dx: 10, dy: -5)))
-        #expect(json["result"]?["stored"] != nil)
+        #expect(json["expected"]?["stored"] != nil)
     }
 
     @Test func aspectFlagSnapsToTheRatio() throws {
@@ -43,13 +44,13 @@ import Testing
                 "map", "--source", "4000x3000", "--viewport", "300x300", "--selection",
                 "75.01,75.02,38.5,38.4", "--aspect", "1:1", "--json",
             ])
-        let result = try #require(try JSONValue(parsing: run.out)["result"])
+        let result = try #require(try JSONValue(parsing: run.out)["expected"])
         #expect(result["width"] == .number(514) && result["height"] == .number(514))
         let source = cropkit([
             "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "0,0,300,300",
             "--aspect", "source", "--json",
         ])
-        #expect(try JSONValue(parsing: source.out)["result"]?["width"] == .number(4000))
+        #expect(try JSONValue(parsing: source.out)["expected"]?["width"] == .number(4000))
     }
 
     @Test func rejectionPrintsTheReasonAndExitsOne() {
@@ -63,7 +64,7 @@ import Testing
             "--json",
         ])
         #expect(nan.status == 1)
-        #expect(nan.out.contains("\"result\":null,\"reason\":{\"code\":\"nonFinite\""))
+        #expect(nan.out.contains("\"expected\":null,\"reason\":{\"code\":\"nonFinite\""))
         let negative = cropkit([
             "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "10,10,-5,5",
         ])
@@ -127,6 +128,13 @@ import Testing
                 Prints the rect in the image as seen and in the stored grid. A rejected
                 input prints the rule it breaks and exits 1.
 
+                --json prints the mapping as a test vector: the record's inputs and
+                "expected", the contract's answer (null when it refuses, with
+                "reason"), so that cropkit map ... --json >> vectors.jsonl adds a case
+                that 'cropkit replay' checks. In the record format "expected" is what
+                the answer should be and "result" what an app computed: 'cropkit
+                grade' compares the two.
+
                 With --angle DEG (the image turned DEG degrees clockwise as seen, about
                 the centre of its display rect): the output rect in the turned pixel
                 frame (the selection moved into it and rounded outward, exactly), the
@@ -146,7 +154,7 @@ import Testing
                   --source-file FILE   take the source size and EXIF orientation from an image (instead of --source)
                   --block-grid WxH     say whether a JPEG crop is lossless on this block grid (8x8, 16x16, ...; default: a JPEG --source-file's)
                   --angle DEG          the image turned DEG degrees clockwise: print the straightened output rect
-                  -j, --json           print one JSON object (a replayable record plus result)
+                  -j, --json           print a ready test vector: the record with the contract's answer under "expected" (null when refused)
                   --help               show this help
 
                 Modes (--mode), as UIKit's UIView.ContentMode:
@@ -219,7 +227,7 @@ import Testing
             "10,10,300,200", "--angle", "3.5", "--aspect", "1:1", "--json")
         let squareReplay = cropkit(["replay", "-"], input: square.out)
         let squareLine = try JSONValue(parsing: square.out)
-        #expect(squareLine["result"]?["width"] == squareLine["result"]?["height"])
+        #expect(squareLine["expected"]?["width"] == squareLine["expected"]?["height"])
         #expect(squareReplay.status == 0 && squareReplay.err.hasSuffix("0 failed\n"))
         let outside = cropkit(
             "map", "--source", "4000x3000", "--viewport", "400x300", "--selection",

@@ -16,6 +16,13 @@ struct MapCommand: Subcommand {
         Prints the rect in the image as seen and in the stored grid. A rejected
         input prints the rule it breaks and exits 1.
 
+        --json prints the mapping as a test vector: the record's inputs and
+        "expected", the contract's answer (null when it refuses, with
+        "reason"), so that cropkit map ... --json >> vectors.jsonl adds a case
+        that 'cropkit replay' checks. In the record format "expected" is what
+        the answer should be and "result" what an app computed: 'cropkit
+        grade' compares the two.
+
         With --angle DEG (the image turned DEG degrees clockwise as seen, about
         the centre of its display rect): the output rect in the turned pixel
         frame (the selection moved into it and rounded outward, exactly), the
@@ -33,7 +40,9 @@ struct MapCommand: Subcommand {
             OptionSpec(
                 name: "angle", value: "DEG",
                 help: "the image turned DEG degrees clockwise: print the straightened output rect"),
-            .json("print one JSON object (a replayable record plus result)"),
+            .json(
+                "print a ready test vector: the record with the contract's answer under \"expected\" (null when refused)"
+            ),
         ]
 
     var mapping: MappingOptions
@@ -97,7 +106,7 @@ struct MapCommand: Subcommand {
             let record = CropRecord(request: request, aspect: mapping.aspect, expected: nil)
             let answer = record.answer()
             if json {
-                console.out.write(record.replayed(answer: answer).text + "\n")
+                console.out.write(Self.vector(request, aspect: mapping.aspect, answer) + "\n")
             } else {
                 switch answer {
                 case .turned(.success(let crop)):
@@ -136,12 +145,59 @@ struct MapCommand: Subcommand {
             }
         }
         if json {
-            console.out.write(mapping.record.jsonLine(replaying: outcome, extra: extra) + "\n")
+            console.out.write(
+                Self.vector(mapping.request, aspect: mapping.aspect, .mapped(outcome), extra: extra)
+                    + "\n")
         } else {
             console.out.write(Self.describe(mapping.request, outcome) + line)
         }
         if case .failure = outcome { return ExitCode.failure }
         return ExitCode.success
+    }
+
+    /// The mapping as a ready test vector: the record's members with the
+    /// contract's answer under `expected` (what `replay` checks and `grade`
+    /// compares an app's `result` with), `reason` when it refuses, a turned
+    /// crop's `outputSize` and `quad`, then `extra`.
+    static func vector(
+        _ request: CropRequest, aspect: AspectChoice?, _ answer: CropRecord.Answer,
+        extra: [JSONValue.Member] = []
+    ) -> String {
+        var members: [JSONValue.Member] = []
+        let expected: CropRecord.Expectation
+        switch answer {
+        case .mapped(let outcome): expected = CropRecord.Expectation(outcome)
+        case .turned(.success(let crop)):
+            let r = crop.rect
+            expected = .rect(
+                x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height),
+                stored: nil)
+            members = [
+                .init(
+                    "outputSize",
+                    .object([
+                        .init("width", .number(crop.outputSize.width)),
+                        .init("height", .number(crop.outputSize.height)),
+                    ])),
+                .init(
+                    "quad",
+                    .array(crop.quad.map { .array([JSONValue.number($0.x), .number($0.y)]) })),
+            ]
+        case .turned(.failure): expected = .rejected
+        }
+        if let rejection = answer.rejection {
+            members.append(
+                .init(
+                    "reason",
+                    .object([
+                        .init("code", .string(rejection.code)),
+                        .init("message", .string(rejection.description)),
+                    ])))
+        }
+        return CropRecord(
+            request: request, aspect: aspect, expected: expected, extra: members + extra
+        )
+        .json.text
     }
 
     static func describe(_ request: CropRequest, _ outcome: Result<CropResult, CropRejection>)

@@ -1,0 +1,164 @@
+import CropGeometry
+import CropImaging
+import CropRecords
+import CropTestKit
+
+/// `cropkit grade`: an app's answers to test vectors, graded.
+struct GradeCommand: Subcommand {
+    static let name = "grade"
+    static let summary = "grade an app's answers (records with \"result\") against the contract"
+    static let usage = """
+        Usage: cropkit grade ANSWERS.jsonl [--failures FILE.jsonl] [--shrink FILE.jsonl]
+
+        Reads records that carry an app's answer under "result" (an object
+        x, y, width, height in pixels of the image as seen, optionally with
+        "stored"; or null for "refused"), typically the vectors of 'cropkit
+        cases' answered by the app; - reads standard input. For each, the
+        contract's answer is computed (a record's own "expected" is not
+        trusted), and a table says, per "category", how many passed and
+        failed.
+
+        --failures writes each failing record with "expected" set to the
+        contract's answer, so that 'cropkit replay FILE' checks it from then
+        on. --shrink writes, for each category, its smallest failing record
+        (fewest digits, then the smallest photo and view): the one to paste
+        into a bug report. (The Swift kit, CropTestKit, shrinks further: it
+        can call the app's function again.) Both are written atomically.
+
+        Keys: "result" is what the app computed; "expected" is what the
+        contract says it should be (as map's JSON output and 'cropkit cases'
+        print it). Exit 0 when every answer is right, 1 when any is
+        wrong, 2 when a line cannot be read.
+        """
+    static let options: [OptionSpec] = [
+        OptionSpec(
+            name: "failures", value: "FILE",
+            help: "write each failing record, with the contract's \"expected\", here"),
+        OptionSpec(
+            name: "shrink", value: "FILE",
+            help: "write each category's smallest failing record here"),
+    ]
+
+    var path: String
+    var failuresPath: String?
+    var shrinkPath: String?
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard parsed.positionals.count == 1 else {
+            throw UsageError(
+                message: parsed.positionals.isEmpty
+                    ? "give the answers file (JSON Lines; - for standard input)"
+                    : "one answers file, not \(parsed.positionals.count)")
+        }
+        path = parsed.positionals[0]
+        failuresPath = parsed.values["failures"]
+        shrinkPath = parsed.values["shrink"]
+    }
+
+    func run(console: Console) -> Int32 {
+        let reader: LineReader
+        if path == "-" {
+            guard let input = console.input() else {
+                console.err.write("error: no standard input to read\n")
+                return ExitCode.badInput
+            }
+            reader = input
+        } else {
+            switch LineReader.open(path: path) {
+            case .success(let opened): reader = opened
+            case .failure(let error):
+                console.err.write("error: \(error)\n")
+                return ExitCode.badInput
+            }
+        }
+        var rows: [(category: String, passed: Int, failed: Int)] = []
+        var failures = ""
+        var smallest: [String: (size: [Double], line: String)] = [:]
+        var lineNumber = 0
+        while let line = reader.nextLine() {
+            lineNumber += 1
+            if line.allSatisfy(\.isWhitespace) { continue }
+            let graded: GradedAnswer
+            do throws(CropRecordError) {
+                graded = try CropGrader.grade(CropRecord(jsonLine: line))
+            } catch {
+                console.err.write("error: \(path):\(lineNumber): \(error)\n")
+                return ExitCode.badInput
+            }
+            let index =
+                rows.firstIndex { $0.category == graded.category }
+                ?? {
+                    rows.append((graded.category, 0, 0))
+                    return rows.count - 1
+                }()
+            if graded.passed {
+                rows[index].passed += 1
+                continue
+            }
+            rows[index].failed += 1
+            let failureLine = graded.failureLine
+            failures += failureLine + "\n"
+            if rows[index].failed <= 3 {
+                console.err.write(
+                    "line \(lineNumber) (\(graded.category)): \(graded.mismatches.joined(separator: "; "))\n"
+                )
+            }
+            let size = Self.size(of: graded.record)
+            if let known = smallest[graded.category], !size.lexicographicallyPrecedes(known.size) {
+                continue
+            }
+            smallest[graded.category] = (size, failureLine)
+        }
+        if let failure = reader.failure {
+            console.err.write("error: \(path): \(failure)\n")
+            return ExitCode.badInput
+        }
+        let width = max(8, rows.map(\.category.count).max() ?? 0)
+        var table =
+            "category".padding(toLength: width, withPad: " ", startingAt: 0) + "  passed  failed\n"
+        for row in rows {
+            table += row.category.padding(toLength: width, withPad: " ", startingAt: 0)
+            table += "  " + Self.right(row.passed) + "  " + Self.right(row.failed) + "\n"
+        }
+        console.out.write(table)
+        let failed = rows.reduce(0) { $0 + $1.failed }
+        let passed = rows.reduce(0) { $0 + $1.passed }
+        for (file, text) in [
+            (failuresPath, failures),
+            (
+                shrinkPath,
+                rows.compactMap { smallest[$0.category]?.line }.map { $0 + "\n" }.joined()
+            ),
+        ] {
+            guard let file else { continue }
+            do throws(ImagingError) {
+                try AtomicFile.write(Array(text.utf8), to: file, replacing: true)
+            } catch {
+                console.err.write("error: \(error.commandLineMessage)\n")
+                return error.exitCode
+            }
+        }
+        console.err.write("\(passed) passed, \(failed) failed\n")
+        return failed > 0 ? ExitCode.failure : ExitCode.success
+    }
+
+    static func right(_ value: Int) -> String {
+        let text = String(value)
+        return String(repeating: " ", count: max(0, 6 - text.count)) + text
+    }
+
+    /// How big a record is, to find the smallest failing one: the digits
+    /// of its numbers, then its photo's area, then its view's area.
+    static func size(of record: CropRecord) -> [Double] {
+        let request = record.request
+        let numbers = [
+            request.selection.x, request.selection.y, request.selection.width,
+            request.selection.height, request.viewport.width, request.viewport.height,
+        ]
+        let digits = numbers.reduce(0) { $0 + numberText($1).count }
+        return [
+            Double(digits), request.sourceSize.width * request.sourceSize.height,
+            request.viewport.width * request.viewport.height,
+        ]
+    }
+}
