@@ -108,6 +108,11 @@ import Testing
         let good = cropkit("grade", "-", input: right)
         #expect(good.status == 0)
         #expect(good.err.contains("600 passed, 0 failed"))
+        // The answers file is never overwritten.
+        let before = try Data(contentsOf: URL(fileURLWithPath: answers))
+        let same = cropkit("grade", answers, "--failures", answers)
+        #expect(same.status == 64 && same.err.contains("is the answers file"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: answers)) == before)
         let missing = cropkit("grade", "-", input: vectors[0].jsonLine + "\n")
         #expect(missing.status == 2)
         #expect(missing.err.contains("no \"result\""))

@@ -71,8 +71,24 @@ struct GradeCommand: Subcommand {
                 return ExitCode.badInput
             }
         }
+        for output in [failuresPath, shrinkPath].compactMap({ $0 })
+        where path != "-" && AtomicFile.isSameFile(output, path) {
+            console.err.write("error: '\(output)' is the answers file; write elsewhere\n")
+            return ExitCode.usage
+        }
+        // Failures are written as they are found (a file of a million wrong
+        // answers is not held), into a temporary renamed at the end.
+        let failures: AtomicFile.Writer?
+        do throws(ImagingError) {
+            failures = try failuresPath.map { path throws(ImagingError) in
+                try AtomicFile.Writer(path: path, replacing: true)
+            }
+        } catch {
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return error.exitCode
+        }
+        var pending: [UInt8] = []
         var rows: [(category: String, passed: Int, failed: Int)] = []
-        var failures = ""
         var smallest: [String: (size: [Double], line: String)] = [:]
         var lineNumber = 0
         while let line = reader.nextLine() {
@@ -85,10 +101,17 @@ struct GradeCommand: Subcommand {
                 console.err.write("error: \(path):\(lineNumber): \(error)\n")
                 return ExitCode.badInput
             }
+            // An app names its categories: at most 200 rows of 64 characters.
+            var category = String(graded.category.prefix(64))
+            if rows.count >= Self.maximumCategories
+                && !rows.contains(where: { $0.category == category })
+            {
+                category = "(other categories)"
+            }
             let index =
-                rows.firstIndex { $0.category == graded.category }
+                rows.firstIndex { $0.category == category }
                 ?? {
-                    rows.append((graded.category, 0, 0))
+                    rows.append((category, 0, 0))
                     return rows.count - 1
                 }()
             if graded.passed {
@@ -97,17 +120,29 @@ struct GradeCommand: Subcommand {
             }
             rows[index].failed += 1
             let failureLine = graded.failureLine
-            failures += failureLine + "\n"
+            if let failures {
+                pending += failureLine.utf8
+                pending.append(0x0A)
+                if pending.count >= 1 << 16 {
+                    do throws(ImagingError) {
+                        try failures.write(pending[...])
+                    } catch {
+                        console.err.write("error: \(error.commandLineMessage)\n")
+                        return error.exitCode
+                    }
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
             if rows[index].failed <= 3 {
                 console.err.write(
-                    "line \(lineNumber) (\(graded.category)): \(graded.mismatches.joined(separator: "; "))\n"
+                    "line \(lineNumber) (\(category)): \(graded.mismatches.joined(separator: "; "))\n"
                 )
             }
             let size = Self.size(of: graded.record)
-            if let known = smallest[graded.category], !size.lexicographicallyPrecedes(known.size) {
+            if let known = smallest[category], !size.lexicographicallyPrecedes(known.size) {
                 continue
             }
-            smallest[graded.category] = (size, failureLine)
+            smallest[category] = (size, failureLine)
         }
         if let failure = reader.failure {
             console.err.write("error: \(path): \(failure)\n")
@@ -123,24 +158,25 @@ struct GradeCommand: Subcommand {
         console.out.write(table)
         let failed = rows.reduce(0) { $0 + $1.failed }
         let passed = rows.reduce(0) { $0 + $1.passed }
-        for (file, text) in [
-            (failuresPath, failures),
-            (
-                shrinkPath,
-                rows.compactMap { smallest[$0.category]?.line }.map { $0 + "\n" }.joined()
-            ),
-        ] {
-            guard let file else { continue }
-            do throws(ImagingError) {
-                try AtomicFile.write(Array(text.utf8), to: file, replacing: true)
-            } catch {
-                console.err.write("error: \(error.commandLineMessage)\n")
-                return error.exitCode
+        do throws(ImagingError) {
+            if let failures {
+                try failures.write(pending[...])
+                try failures.commit()
             }
+            if let shrinkPath {
+                let text = rows.compactMap { smallest[$0.category]?.line }.map { $0 + "\n" }
+                try AtomicFile.write(Array(text.joined().utf8), to: shrinkPath, replacing: true)
+            }
+        } catch {
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return error.exitCode
         }
         console.err.write("\(passed) passed, \(failed) failed\n")
         return failed > 0 ? ExitCode.failure : ExitCode.success
     }
+
+    /// At most this many categories get a row of their own.
+    static let maximumCategories = 200
 
     static func right(_ value: Int) -> String {
         let text = String(value)
