@@ -57,7 +57,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "MappingBenchmark",
-            dependencies: ["CropGeometry", "CropRecords"],
+            dependencies: ["CropGeometry", "CropRecords", "CropTestKit"],
             path: "Benchmarks/MappingBenchmark"
         ),
     ],

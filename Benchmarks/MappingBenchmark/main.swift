@@ -3,17 +3,14 @@
 //   swift run -c release MappingBenchmark [cases] [rounds]
 import CropGeometry
 import CropRecords
+import CropTestKit
 import Foundation
 
+/// The kit's SplitMix64, with uniform doubles.
 struct Generator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var random: SeededRandom
+    init(state: UInt64) { random = SeededRandom(seed: state) }
+    mutating func next() -> UInt64 { random.next() }
     mutating func uniform(_ range: ClosedRange<Double>) -> Double {
         range.lowerBound + Double(next() >> 11) * 0x1p-53 * (range.upperBound - range.lowerBound)
     }

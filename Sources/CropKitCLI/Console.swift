@@ -356,3 +356,23 @@ extension String {
         String(repeating: "0", count: max(0, width - count)) + self
     }
 }
+
+extension Console {
+    /// The lines of `path`, or of standard input for `-`; `nil` when it
+    /// cannot be read, said on standard error (exit 2).
+    func lines(of path: String) -> LineReader? {
+        if path == "-" {
+            guard let input = input() else {
+                err.write("error: no standard input to read\n")
+                return nil
+            }
+            return input
+        }
+        switch LineReader.open(path: path) {
+        case .success(let opened): return opened
+        case .failure(let error):
+            err.write("error: \(error)\n")
+            return nil
+        }
+    }
+}

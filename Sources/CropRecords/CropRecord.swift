@@ -493,15 +493,17 @@ extension CropRecord {
         case .mapped(.failure(let rejection)), .turned(.failure(let rejection)):
             failure = rejection
         }
-        return [
-            .init("result", .null),
-            .init(
-                "reason",
-                .object([
-                    .init("code", .string(failure.code)),
-                    .init("message", .string(failure.description)),
-                ])),
-        ]
+        return [.init("result", .null), reasonMember(failure)]
+    }
+
+    /// `"reason": {"code", "message"}` of a rejection, as records carry it.
+    public static func reasonMember(_ rejection: CropRejection) -> JSONValue.Member {
+        .init(
+            "reason",
+            .object([
+                .init("code", .string(rejection.code)),
+                .init("message", .string(rejection.description)),
+            ]))
     }
 
     /// ``replayed(_:extra:)`` as one line of JSON text.

@@ -1,12 +1,16 @@
 /// SplitMix64: the same seed gives the same numbers on every platform and
 /// every Swift version (`Int.random(in:using:)`'s algorithm belongs to the
-/// standard library and may change; this one is written out here).
-struct SeededRandom {
+/// standard library and may change; the vectors use this type's own
+/// ``int(_:)``). The tests' generated cases and the mapping benchmark draw
+/// from it too.
+package struct SeededRandom: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    /// A generator whose numbers are fixed by `seed`.
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    /// The next 64 random bits.
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropTestKit
 
 /// An exact rational on `Int128`, reduced after every operation; written for
 /// the tests only, independently of CropGeometry's exact path. Every operation
@@ -237,20 +238,8 @@ func referenceStoredRect(_ c: MappingCase, _ r: (Int, Int, Int, Int)) -> (Int, I
     return (xs.min()!, ys.min()!, xs.max()! + 1, ys.max()! + 1)
 }
 
-/// SplitMix64: a small, fixed-seed generator so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The kit's SplitMix64, fixed-seed so failures reproduce.
+typealias SeededGenerator = SeededRandom
 
 extension MappingCase {
     /// A random case on multiples of 1/64, biased towards the hard ones: edges

@@ -56,21 +56,7 @@ struct GradeCommand: Subcommand {
     }
 
     func run(console: Console) -> Int32 {
-        let reader: LineReader
-        if path == "-" {
-            guard let input = console.input() else {
-                console.err.write("error: no standard input to read\n")
-                return ExitCode.badInput
-            }
-            reader = input
-        } else {
-            switch LineReader.open(path: path) {
-            case .success(let opened): reader = opened
-            case .failure(let error):
-                console.err.write("error: \(error)\n")
-                return ExitCode.badInput
-            }
-        }
+        guard let reader = console.lines(of: path) else { return ExitCode.badInput }
         for output in [failuresPath, shrinkPath].compactMap({ $0 })
         where path != "-" && AtomicFile.isSameFile(output, path) {
             console.err.write("error: '\(output)' is the answers file; write elsewhere\n")

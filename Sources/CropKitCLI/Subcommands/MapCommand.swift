@@ -185,15 +185,7 @@ struct MapCommand: Subcommand {
             ]
         case .turned(.failure): expected = .rejected
         }
-        if let rejection = answer.rejection {
-            members.append(
-                .init(
-                    "reason",
-                    .object([
-                        .init("code", .string(rejection.code)),
-                        .init("message", .string(rejection.description)),
-                    ])))
-        }
+        if let rejection = answer.rejection { members.append(CropRecord.reasonMember(rejection)) }
         return CropRecord(
             request: request, aspect: aspect, expected: expected, extra: members + extra
         )

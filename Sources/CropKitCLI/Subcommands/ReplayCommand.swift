@@ -115,21 +115,7 @@ struct ReplayCommand: Subcommand {
                 return ExitCode.badInput
             }
         }
-        let reader: LineReader
-        if path == "-" {
-            guard let input = console.input() else {
-                console.err.write("error: no standard input to read\n")
-                return ExitCode.badInput
-            }
-            reader = input
-        } else {
-            switch LineReader.open(path: path) {
-            case .success(let opened): reader = opened
-            case .failure(let error):
-                console.err.write("error: \(error)\n")
-                return ExitCode.badInput
-            }
-        }
+        guard let reader = console.lines(of: path) else { return ExitCode.badInput }
         reader.maxLineBytes = maxLineBytes
         var replayer = RecordReplayer(
             exportFolder: exportFolder, defaultOrientation: fileOrientation, format: format)
