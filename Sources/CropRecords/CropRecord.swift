@@ -474,26 +474,28 @@ extension CropRecord {
             return [
                 .init(
                     "result",
-                    .object(
-                        pixelRectMembers(r.x, r.y, r.width, r.height) + [
-                            .init(
-                                "outputSize",
-                                .object([
-                                    .init("width", .number(crop.outputSize.width)),
-                                    .init("height", .number(crop.outputSize.height)),
-                                ])),
-                            .init(
-                                "quad",
-                                .array(
-                                    crop.quad.map {
-                                        .array([JSONValue.number($0.x), JSONValue.number($0.y)])
-                                    })),
-                        ]))
+                    .object(pixelRectMembers(r.x, r.y, r.width, r.height) + turnedMembers(crop)))
             ]
         case .mapped(.failure(let rejection)), .turned(.failure(let rejection)):
             failure = rejection
         }
         return [.init("result", .null), reasonMember(failure)]
+    }
+
+    /// A straightened crop's `outputSize` and `quad` (its output rect's
+    /// corners in the image), as records carry them.
+    public static func turnedMembers(_ crop: StraightenedCrop) -> [JSONValue.Member] {
+        [
+            .init(
+                "outputSize",
+                .object([
+                    .init("width", .number(crop.outputSize.width)),
+                    .init("height", .number(crop.outputSize.height)),
+                ])),
+            .init(
+                "quad",
+                .array(crop.quad.map { .array([JSONValue.number($0.x), JSONValue.number($0.y)]) })),
+        ]
     }
 
     /// `"reason": {"code", "message"}` of a rejection, as records carry it.

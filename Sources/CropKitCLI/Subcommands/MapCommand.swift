@@ -172,17 +172,7 @@ struct MapCommand: Subcommand {
             expected = .rect(
                 x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height),
                 stored: nil)
-            members = [
-                .init(
-                    "outputSize",
-                    .object([
-                        .init("width", .number(crop.outputSize.width)),
-                        .init("height", .number(crop.outputSize.height)),
-                    ])),
-                .init(
-                    "quad",
-                    .array(crop.quad.map { .array([JSONValue.number($0.x), .number($0.y)]) })),
-            ]
+            members = CropRecord.turnedMembers(crop)
         case .turned(.failure): expected = .rejected
         }
         if let rejection = answer.rejection { members.append(CropRecord.reasonMember(rejection)) }
