@@ -31,6 +31,7 @@ public struct AspectRatio: Hashable, Sendable, CustomStringConvertible {
         self.height = height
     }
 
+    /// `width:height`, as `--aspect` takes it: "4:5".
     public var description: String { "\(width):\(height)" }
 }
 

@@ -139,6 +139,7 @@ public struct CropSession: Hashable, Sendable {
         /// The mapping rejected the selection.
         case rejected(CropRejection)
 
+        /// The refusal in a sentence, for a message to the person.
         public var description: String {
             switch self {
             case .noSelection: "there is no selection"

@@ -109,5 +109,6 @@ public struct PixelRect<Space: PixelSpace>: Hashable, Sendable, CustomStringConv
         Rect(x: Double(x), y: Double(y), width: Double(width), height: Double(height))
     }
 
+    /// `x,y,width,height`, as `--pixels` takes it: "1000,500,2000,2000".
     public var description: String { "\(x),\(y),\(width),\(height)" }
 }

@@ -25,5 +25,6 @@ public struct PixelSize<Space: PixelSpace>: Hashable, Sendable, CustomStringConv
         self.height = height
     }
 
+    /// `widthxheight`, as `--source` takes it: "4000x3000".
     public var description: String { "\(width)x\(height)" }
 }

@@ -20,6 +20,7 @@ public enum CompressionLevel: Hashable, Sendable, ExpressibleByIntegerLiteral,
     /// The smallest output: libdeflate's level 12 (zlib's 9).
     public static let best = CompressionLevel.fixed(12)
 
+    /// A fixed level written as a number: `let level: CompressionLevel = 6`.
     public init(integerLiteral value: Int) { self = .fixed(value) }
 
     /// "auto" or the number.
