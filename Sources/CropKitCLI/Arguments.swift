@@ -162,9 +162,12 @@ package struct ParsedArguments {
     }
 
     /// "; did you mean --selection?" for the option whose name is closest to
-    /// `name` (a few edits away, or a prefix of one), or nothing.
+    /// `name` (a few edits away, or a prefix of one), or nothing; `--help`,
+    /// which every subcommand takes, is one of the candidates.
     static func suggestion(for name: String, among specs: [OptionSpec]) -> String {
-        guard let closest = closest(to: name, among: specs.map(\.name)) else { return "" }
+        guard let closest = closest(to: name, among: specs.map(\.name) + ["help"]) else {
+            return ""
+        }
         return "; did you mean '--\(closest)'?"
     }
 

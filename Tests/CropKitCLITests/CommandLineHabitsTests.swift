@@ -31,6 +31,13 @@ import Testing
         let subcommand = cropkit("crp")
         #expect(subcommand.status == 64)
         #expect(subcommand.err.contains("unknown subcommand 'crp'; did you mean 'crop'?"))
+        // --help is one of every subcommand's options.
+        for command in ["crop", "map", "batch", "grade"] {
+            let help = cropkit(command, "--helpp")
+            #expect(help.status == 64)
+            #expect(
+                help.err.contains("unknown option '--helpp'; did you mean '--help'?"), "\(command)")
+        }
         // Nothing near: no guess.
         let far = cropkit("map", "--zzzzzzzz", "1")
         #expect(far.err.contains("unknown option '--zzzzzzzz'\n"))
