@@ -100,6 +100,21 @@ extension DemoCommandTests {
         #expect(report.contains("<h2>the article's scenario (centre selection)</h2>"))
         #expect(report.contains("Where plain Double arithmetic adds a pixel"))
         #expect(report.contains("A JPEG crop that stays JPEG, and leaks nothing"))
+        // Each colour of the legend is shown, not only named; the demo
+        // photo says it is synthetic; and every caption of the straightened
+        // diagram fits inside it (one line across was clipped).
+        #expect(report.components(separatedBy: "<span style=\"display:inline-block").count == 6)
+        #expect(report.contains("The photo is synthetic, made by the demo"))
+        let turned = try #require(
+            report.components(separatedBy: "<svg").first { $0.contains("the photo, turned 3.5") })
+        let width = try #require(
+            Int(turned.components(separatedBy: "width=\"")[1].prefix { $0.isNumber }))
+        for text in turned.components(separatedBy: "<text x=\"").dropFirst() {
+            let x = try #require(Int(text.prefix { $0.isNumber }))
+            let words = text.components(separatedBy: ">")[1].components(separatedBy: "<")[0]
+            // An 11-pixel sans-serif letter is at most about 7 pixels wide.
+            #expect(x + words.count * 7 <= width, "'\(words)' at \(x) in a \(width)-wide drawing")
+        }
         #expect(report.contains("src=\"data:image/jpeg;base64,"))
         #expect(report.contains("<b>2,500,2001,2000</b>; CropKit gives <b>2,500,2000,2000</b>"))
         #expect(report.contains("name=\"viewport\" content=\"width=device-width"))

@@ -165,12 +165,27 @@ extension DemoCommand {
         }.joined(separator: " ")
         let vw = request.viewport.width
         let vh = request.viewport.height
+        // The legend below the view, a swatch a line: one line across
+        // would be wider than the drawing and clipped.
+        let legend = [
+            ("fill=\"#eee\" stroke=\"#888\"", "the view"),
+            (
+                "fill=\"#9cf\" fill-opacity=\"0.5\" stroke=\"#06c\"",
+                "the photo, turned 3.5&#176; clockwise"
+            ),
+            ("fill=\"none\" stroke=\"#c00\" stroke-width=\"2\"", "the largest 3:4 rect inside it"),
+        ].enumerated().map { index, entry in
+            let y = Int(vh) + 34 + index * 18
+            return "<rect x=\"20\" y=\"\(y)\" width=\"12\" height=\"12\" \(entry.0)/>"
+                + "<text x=\"38\" y=\"\(y + 10)\" font-size=\"11\" font-family=\"sans-serif\">\(entry.1)</text>"
+        }.joined(separator: "\n")
+        let height = Int(vh) + 34 + 3 * 18
         return """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(vw) + 40)" height="\(Int(vh) + 40)" viewBox="0 0 \(Int(vw) + 40) \(Int(vh) + 40)">
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(vw) + 40)" height="\(height)" viewBox="0 0 \(Int(vw) + 40) \(height)">
             <rect x="20" y="20" width="\(vw)" height="\(vh)" fill="#eee" stroke="#888"/>
             <polygon points="\(corners)" fill="#9cf" fill-opacity="0.5" stroke="#06c"/>
             <rect x="\(inside.x + 20)" y="\(inside.y + 20)" width="\(inside.width)" height="\(inside.height)" fill="none" stroke="#c00" stroke-width="2"/>
-            <text x="24" y="14" font-size="11" font-family="sans-serif">view (grey), photo turned 3.5&#176; clockwise (blue), largest 3:4 rect inside (red)</text>
+            \(legend)
             </svg>
             """
     }

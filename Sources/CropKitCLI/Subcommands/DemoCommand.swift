@@ -395,7 +395,9 @@ struct DemoCommand: Subcommand {
                 corner lies on the 16-pixel block grid: the crop copies the DCT coefficients of those blocks
                 (<b>\(method.rawValue)</b>, \(report.bytes) bytes) and keeps the orientation, so it shows as seen.
                 The photo has \(before.count) leak(s) that <code>cropkit leaks</code> finds; the crop has
-                \(after.count).</p></div>
+                \(after.count). The photo is synthetic, made by the demo: gradients with a fine repeating
+                pattern, so that every 8&times;8 block has coefficients of its own; the bands that pattern draws
+                along its edges are part of the picture, not damage.</p></div>
                 \(figure)
 
                 """
@@ -444,9 +446,9 @@ struct DemoCommand: Subcommand {
             <b>\(result.rect)</b> (x, y, width, height). Not one pixel more or less, and no &plusmn;1 tolerance.</p>
             <p>Each row below is one case: the article's scenario first, then one of each kind of input a
             crop screen meets (letterboxed and pillarboxed photos, the whole view, padding only, a selection
-            past an edge, fractional edges). The diagram shows the view (gray: padding), the picture (blue,
-            dashed where drawn), the selection (orange, dashed), the part of it on the picture (light orange)
-            and the pixels the mapping gives (green). Beside it is the crop itself, exported from a fixture
+            past an edge, fractional edges). The diagram shows the view (\(Self.swatch("#e5e5e5")) gray: padding), the picture (\(Self.swatch("#bcd7f2")) blue,
+            dashed where drawn), the selection (\(Self.swatch("#e07b00")) orange, dashed), the part of it on the picture (\(Self.swatch("#f6c891")) light orange)
+            and the pixels the mapping gives (\(Self.swatch("#1a8f3a")) green). Beside it is the crop itself, exported from a fixture
             of the photo's size (gray, a coloured square in each corner, a black cross at the centre)
             through the same code as <code>cropkit crop</code>, and checked four ways:</p>
             <ol type="a"><li>the exported width and height equal the mapping's;</li>
@@ -458,6 +460,12 @@ struct DemoCommand: Subcommand {
     }
 
     /// The report's end: the case where plain Double arithmetic adds a pixel.
+    /// A small square of `color` for the report's legend, so a colour is
+    /// seen, not only named.
+    static func swatch(_ color: String) -> String {
+        "<span style=\"display:inline-block;width:0.8em;height:0.8em;background:\(color);border:1px solid #555;vertical-align:-0.1em\"></span>"
+    }
+
     static func closing(article: CGRect?, exact: CGRect?) -> String {
         let trap = doubleTrap
         let request = CropRequest(
