@@ -42,8 +42,12 @@ let package = Package(
         // every test target (a plain target: test targets cannot depend on
         // each other).
         .target(
-            name: "CropKitTestSupport", dependencies: ["CropGeometry", "CropImaging"],
+            name: "CropKitTestSupport",
+            dependencies: ["CropGeometry", "CropImaging", "CTestHooks"],
             path: "Tests/CropKitTestSupport"),
+        // The test process's own hooks: line-buffered output, a first line
+        // saying what the run skips and why, a closing line counting it.
+        .target(name: "CTestHooks", path: "Tests/CTestHooks"),
         .testTarget(
             name: "CropGeometryTests", dependencies: ["CropGeometry", "CropRecords", "CropTestKit"]),
         .testTarget(

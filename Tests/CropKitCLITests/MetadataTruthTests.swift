@@ -11,7 +11,7 @@ import Testing
 /// file's, and a size as seen that is the report's.
 @Suite(
     .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
-    .enabled(if: ExifTool.isInstalled, Comment(rawValue: ExifTool.absent)))
+    .enabled(if: ExifTool.gate, Comment(rawValue: ExifTool.absent)))
 struct MetadataTruthTests {
     /// A source and what it carries.
     struct Source: Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import CTestHooks
 import Foundation
 
 /// exiftool (Debian's libimage-exiftool-perl), the independent metadata
@@ -11,6 +12,16 @@ public enum ExifTool {
 
     /// Whether exiftool is installed.
     public static var isInstalled: Bool { path != nil }
+
+    /// ``isInstalled`` as the condition of a test that needs exiftool: each
+    /// `false` counts a test skipped, which the run's closing line reports.
+    public static var gate: Bool {
+        guard isInstalled else {
+            ck_test_skipped("without exiftool")
+            return false
+        }
+        return true
+    }
 
     /// Why a test that needs it is skipped.
     public static let absent = "needs exiftool (Debian: libimage-exiftool-perl)"
