@@ -37,36 +37,31 @@ public enum CropContractTest {
     public static func run(_ vectors: [CropVector], article function: ArticleFunction)
         -> ContractReport
     {
-        withoutActuallyEscaping(function) { function in
-            run(vectors, applicable: \.fitsArticleSignature, answer(article: function))
+        // The article's vectors are upright: its image size is the stored one.
+        run(vectors, applicable: \.fitsArticleSignature) { request in
+            function(request.sourceSize.cgSize, request.viewport.cgSize, request.selection.cgRect)
+                .map(Rect<ImagePixels>.init)
         }
     }
 
     /// Runs `function` on every vector.
     public static func run(_ vectors: [CropVector], _ function: RequestFunction) -> ContractReport {
-        run(vectors, applicable: { _ in true }, function)
-    }
-
-    /// An article-signature function as a request function (the oriented
-    /// size is the article's image size: its vectors are upright).
-    static func answer(article function: @escaping ArticleFunction) -> RequestFunction {
-        { request in
-            let rect = function(
-                request.sourceSize.cgSize, request.viewport.cgSize, request.selection.cgRect)
-            guard let rect else { return nil }
-            let values = [rect.minX, rect.minY, rect.width, rect.height]
-            // A rect that is not whole pixels is wrong; keep it comparable.
-            guard values.allSatisfy({ $0 == $0.rounded() && abs($0) < 1e9 }) else {
-                return PixelRect(x: Int.min / 4, y: 0, width: 0, height: 0)
+        run(vectors) { request in
+            function(request).map {
+                Rect(
+                    x: Double($0.x), y: Double($0.y), width: Double($0.width),
+                    height: Double($0.height))
             }
-            return PixelRect(
-                x: Int(rect.minX), y: Int(rect.minY), width: Int(rect.width),
-                height: Int(rect.height))
         }
     }
 
+    /// A function's answer as given: a rect of a fraction of a pixel is
+    /// an answer too, and a wrong one.
+    typealias Answering = (CropRequest) -> Rect<ImagePixels>?
+
     static func run(
-        _ vectors: [CropVector], applicable: (CropVector) -> Bool, _ function: RequestFunction
+        _ vectors: [CropVector], applicable: (CropVector) -> Bool = { _ in true },
+        _ function: Answering
     ) -> ContractReport {
         var report = ContractReport()
         for vector in vectors {
@@ -86,7 +81,7 @@ public enum CropContractTest {
     }
 
     /// The failure of `function` on `vector`, if it fails.
-    static func check(_ vector: CropVector, _ function: RequestFunction) -> ContractFailure? {
+    static func check(_ vector: CropVector, _ function: Answering) -> ContractFailure? {
         let got = function(vector.request)
         let mismatches = CropGrader.mismatches(
             CropGrader.AppAnswer(rect: got), .mapped(vector.expected))
@@ -99,7 +94,7 @@ public enum CropContractTest {
     /// still departs from the contract (at most 200 tries).
     static func shrink(
         _ failure: ContractFailure, applicable: (CropVector) -> Bool,
-        _ function: RequestFunction
+        _ function: Answering
     ) -> ContractFailure {
         var best = failure
         var tries = 0
@@ -157,8 +152,8 @@ public enum CropContractTest {
 public struct ContractFailure: Sendable {
     /// The vector.
     public let vector: CropVector
-    /// What the function returned (`nil`: refused).
-    public let got: PixelRect<ImagePixels>?
+    /// What the function returned, as it returned it (`nil`: refused).
+    public let got: Rect<ImagePixels>?
     /// How that differs from the contract.
     public let mismatches: [String]
 

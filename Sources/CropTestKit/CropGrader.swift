@@ -66,10 +66,8 @@ public enum CropGrader {
         }
 
         /// An app's answer given directly (the Swift kit).
-        init(rect: PixelRect<ImagePixels>?) {
-            self.rect = rect.map {
-                [Double($0.x), Double($0.y), Double($0.width), Double($0.height)]
-            }
+        init(rect: Rect<ImagePixels>?) {
+            self.rect = rect.map { [$0.x, $0.y, $0.width, $0.height] }
         }
 
         static func numbers(_ value: JSONValue, _ name: String) throws(CropRecordError) -> [Double]

@@ -191,20 +191,11 @@ struct AVIFCommandTests {
     }
 
     @Test func verifyAndReplayExportAVIF() throws {
-        let verify = cropkit(
-            "verify", "--source", "640x480", "--viewport", "320x240", "--selection", "9,7,64,41",
-            "--orientation", "6", "--format", "avif")
-        #expect(verify.status == 0, "\(verify.out)\(verify.err)")
-        #expect(verify.out.contains("ok   psnr: encoded from pixels:"))
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let records = folder.appendingPathComponent("r.jsonl")
-        try """
-        {"source":{"width":640,"height":480},"viewport":{"width":320,"height":240},"selection":{"x":9,"y":7,"width":64,"height":41}}
-
-        """.write(to: records, atomically: true, encoding: .utf8)
-        let export = folder.appendingPathComponent("ex").path
-        let replay = cropkit("replay", records.path, "--export", export, "--format", "avif")
+        let (verify, replay, export) = try verifyAndReplayExport(format: "avif", in: folder)
+        #expect(verify.status == 0, "\(verify.out)\(verify.err)")
+        #expect(verify.out.contains("ok   psnr: encoded from pixels:"))
         #expect(replay.status == 0, "\(replay.err)")
         #expect(FileManager.default.fileExists(atPath: export + "/line-1.avif"))
     }

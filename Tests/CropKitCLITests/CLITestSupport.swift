@@ -115,3 +115,22 @@ func imagesWritten(by arguments: [String], _ run: Run) -> [String] {
 
 /// A fresh temporary folder, removed by the caller.
 func temporaryFolder() throws -> URL { try TestData.temporaryFolder() }
+
+/// `verify --format FORMAT` of one selection of a 640x480 source seen with
+/// orientation 6, and `replay --export` of the same selection's record into
+/// `folder`: both runs, and the export folder.
+func verifyAndReplayExport(format: String, in folder: URL) throws -> (
+    verify: Run, replay: Run, exported: String
+) {
+    let verify = cropkit(
+        "verify", "--source", "640x480", "--viewport", "320x240", "--selection", "9,7,64,41",
+        "--orientation", "6", "--format", format)
+    let records = folder.appendingPathComponent("r.jsonl")
+    try """
+    {"source":{"width":640,"height":480},"viewport":{"width":320,"height":240},"selection":{"x":9,"y":7,"width":64,"height":41}}
+
+    """.write(to: records, atomically: true, encoding: .utf8)
+    let export = folder.appendingPathComponent("ex").path
+    let replay = cropkit("replay", records.path, "--export", export, "--format", format)
+    return (verify, replay, export)
+}

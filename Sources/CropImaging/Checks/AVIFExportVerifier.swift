@@ -26,11 +26,7 @@ public final class AVIFExportVerifier: Sendable {
     ///   ``maximumPixels``; ``ImagingError/unsupported(format:detail:)``
     ///   without libheif's AV1 encoder.
     public init(sourceSize: PixelSize<StoredPixels>) throws(ImagingError) {
-        let (count, overflow) = sourceSize.width.multipliedReportingOverflow(by: sourceSize.height)
-        guard !overflow, count <= Self.maximumPixels else {
-            throw .limitExceeded(
-                .fixturePixels, limit: Self.maximumPixels, actual: overflow ? Int.max : count)
-        }
+        try FixtureExport.checkPixels(of: sourceSize, maximum: Self.maximumPixels)
         self.sourceSize = sourceSize
         // The corners fixture is opaque: as 8-bit RGB, as JPEG's is made.
         var warnings: [String] = []

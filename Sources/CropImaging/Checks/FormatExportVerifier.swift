@@ -27,6 +27,16 @@ public protocol FormatExportVerifier: Sendable {
 /// What the format verifiers share: a mapping's crop of a fixture exported
 /// through the real pipeline, and the checks every format makes of it.
 enum FixtureExport {
+    /// Refuses a fixture of more than `maximum` pixels (it is held decoded).
+    ///
+    /// - Throws: ``ImagingError/limitExceeded(_:limit:actual:)``.
+    static func checkPixels(of size: PixelSize<StoredPixels>, maximum: Int) throws(ImagingError) {
+        let (count, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        guard !overflow, count <= maximum else {
+            throw .limitExceeded(.fixturePixels, limit: maximum, actual: overflow ? Int.max : count)
+        }
+    }
+
     /// `result`'s crop of `fixture` written as `format` in memory (and to
     /// `path` too, atomically, when there is one), opened again, and the
     /// export's report.

@@ -30,12 +30,13 @@ public final class JPEGExportVerifier: Sendable {
     /// - Throws: ``ImagingError/limitExceeded(_:limit:actual:)`` past
     ///   ``maximumPixels``.
     public init(sourceSize: PixelSize<StoredPixels>) throws(ImagingError) {
-        let (pixels, overflow) = sourceSize.width.multipliedReportingOverflow(by: sourceSize.height)
-        guard !overflow, pixels <= Self.maximumPixels, sourceSize.width <= 65535,
-            sourceSize.height <= 65535
-        else {
+        try FixtureExport.checkPixels(of: sourceSize, maximum: Self.maximumPixels)
+        // JPEG's 65535 a side is past 16 MP's reach unless the other side
+        // is tiny: the same refusal.
+        guard sourceSize.width <= 65535, sourceSize.height <= 65535 else {
             throw .limitExceeded(
-                .fixturePixels, limit: Self.maximumPixels, actual: overflow ? Int.max : pixels)
+                .fixturePixels, limit: Self.maximumPixels,
+                actual: sourceSize.width * sourceSize.height)
         }
         self.sourceSize = sourceSize
         var warnings: [String] = []

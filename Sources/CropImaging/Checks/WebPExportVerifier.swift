@@ -27,11 +27,7 @@ public final class WebPExportVerifier: Sendable {
     ///   ``maximumPixels`` or WebP's 16383 pixels a side;
     ///   ``ImagingError/libraryMissing(library:package:)`` without libwebp.
     public init(sourceSize: PixelSize<StoredPixels>) throws(ImagingError) {
-        let (count, overflow) = sourceSize.width.multipliedReportingOverflow(by: sourceSize.height)
-        guard !overflow, count <= Self.maximumPixels else {
-            throw .limitExceeded(
-                .fixturePixels, limit: Self.maximumPixels, actual: overflow ? Int.max : count)
-        }
+        try FixtureExport.checkPixels(of: sourceSize, maximum: Self.maximumPixels)
         guard sourceSize.width <= 16383, sourceSize.height <= 16383 else {
             throw .limitExceeded(
                 .dimension, limit: 16383, actual: max(sourceSize.width, sourceSize.height))
