@@ -1,5 +1,3 @@
-import Foundation
-
 /// The straightened pixel frame `P` of an image turned by an angle: where
 /// each of its points samples the image, which image pixels a rect of it
 /// covers, and the largest rect of it that lies wholly inside the image.
@@ -46,7 +44,8 @@ public struct StraightenedFrame: Hashable, Sendable {
     /// to within 45° of a multiple of 90°, whose cosine and sine are exact
     /// (0 or ±1), and the rest is turned in radians. So 90°, 180°, −90° and
     /// 360° give exact quarter turns, and `−θ` gives exactly the mirror
-    /// values of `θ`.
+    /// values of `θ`. The rest's cosine and sine are CropKit's own,
+    /// correctly rounded and the same on every platform (`Trigonometry`).
     public static func cosineAndSine(degrees: Double) -> (cosine: Double, sine: Double) {
         // `truncatingRemainder` is exact; so is the subtraction of the
         // nearest multiple of 90 (both terms are within a factor of two).
@@ -54,7 +53,8 @@ public struct StraightenedFrame: Hashable, Sendable {
         let quarters = (reduced / 90).rounded()
         let rest = reduced - 90 * quarters
         let radians = rest * (Double.pi / 180)
-        let (c, s) = rest == 0 ? (1.0, 0.0) : (cos(radians), sin(radians))
+        let (c, s) =
+            rest == 0 ? (1.0, 0.0) : (Trigonometry.cosine(radians), Trigonometry.sine(radians))
         switch ((Int(quarters) % 4) + 4) % 4 {
         case 0: return (c, s)
         case 1: return (-s, c)
@@ -168,10 +168,10 @@ public struct StraightenedFrame: Hashable, Sendable {
                 lowest ? ExactRational.min($0, $1) : ExactRational.max($0, $1)
             }
         }
-        guard let left = (extreme(quad.map(\.x), lowest: true) - grow).floor(),
-            let right = (extreme(quad.map(\.x), lowest: false) + grow).ceiling(),
-            let top = (extreme(quad.map(\.y), lowest: true) - grow).floor(),
-            let bottom = (extreme(quad.map(\.y), lowest: false) + grow).ceiling()
+        guard let left = (extreme(quad.map { $0.x }, lowest: true) - grow).floor(),
+            let right = (extreme(quad.map { $0.x }, lowest: false) + grow).ceiling(),
+            let top = (extreme(quad.map { $0.y }, lowest: true) - grow).floor(),
+            let bottom = (extreme(quad.map { $0.y }, lowest: false) + grow).ceiling()
         else { return nil }
         let x0 = max(left, 0)
         let y0 = max(top, 0)
