@@ -1,5 +1,3 @@
-import Foundation
-
 /// An SVG picture of one mapping: the viewport, the letterbox padding, the
 /// display rect (which zoom may push past the viewport), the selection, the
 /// part of it that covers the visible image, and the pixel rect the mapping
@@ -151,19 +149,27 @@ public enum CropDiagram {
         guard v.isFinite else { return "0" }
         let rounded = (v * 100).rounded() / 100
         return rounded == rounded.rounded() && abs(rounded) < 1e15
-            ? String(Int(rounded)) : String(rounded)
+            ? String(Int64(rounded)) : String(rounded)
     }
 
     /// `text` with `&`, `<`, `>` and `"` escaped for SVG or HTML text and attributes.
     public static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(
-            of: "<", with: "&lt;"
-        )
-        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
     }
 
     private static func union(_ a: Rect<ViewPoints>, _ b: Rect<ViewPoints>) -> Rect<ViewPoints> {
-        guard [b.x, b.y, b.width, b.height].allSatisfy(\.isFinite) else { return a }
+        guard [b.x, b.y, b.width, b.height].allSatisfy({ $0.isFinite }) else { return a }
         let x0 = min(a.x, b.x)
         let y0 = min(a.y, b.y)
         return Rect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)

@@ -60,7 +60,7 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
         case .sourceNotPositiveInteger(let w, let h):
             "source size \(numberText(w))x\(numberText(h)) is not a positive whole number of pixels"
         case .sourceTooLarge(let w, let h):
-            "source size \(numberText(w))x\(numberText(h)) exceeds 2^53 pixels on a side"
+            "source size \(numberText(w))x\(numberText(h)) exceeds \(intHas64Bits ? "2^53" : "2^29 (the limit where Int has 32 bits)") pixels on a side"
         case .viewportNotPositive(let w, let h):
             "viewport \(numberText(w))x\(numberText(h)) must have a positive width and height"
         case .selectionSizeNotPositive(let w, let h):
@@ -95,6 +95,6 @@ public enum CropRejection: Error, Hashable, Sendable, CustomStringConvertible {
 package func numberText(_ value: Double) -> String {
     if value.isNaN { return "nan" }
     if value.isInfinite { return value < 0 ? "-inf" : "inf" }
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
     return String(value)
 }

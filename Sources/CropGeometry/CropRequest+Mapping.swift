@@ -313,7 +313,7 @@ extension CropRequest {
                 lo: selection.y, size: selection.height, view: vh, origin: display.y,
                 extent: display.height, pixels: oriented.height, clipsToImage: false)
         else { return nil }
-        let limit = 1 << 53
+        let limit = intHas64Bits ? 1 << 53 : 1 << 29
         guard let (left, right) = horizontal, let (top, bottom) = vertical,
             [left, right, top, bottom].allSatisfy({ abs($0) <= limit })
         else { return .some(nil) }

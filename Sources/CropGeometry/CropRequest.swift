@@ -50,5 +50,15 @@ public struct CropRequest: Hashable, Sendable {
 
     /// The largest source width or height accepted: 2⁵³, so that every pixel
     /// edge and every result is an exact integer in both `Int` and `Double`.
-    public static let maximumSourceDimension: Double = 9_007_199_254_740_992
+    /// Where `Int` has 32 bits (the browser playground's WebAssembly) it is
+    /// 2²⁹, so that a sum of two edges, and a turned image's bounds, still
+    /// fit; a larger source is refused there as too large.
+    public static let maximumSourceDimension: Double =
+        intHas64Bits ? 9_007_199_254_740_992 : 536_870_912
 }
+
+/// Whether `Int` has 64 bits, as on every platform but the browser
+/// playground's wasm32, where the contract's limits are narrower. A
+/// function rather than a literal test, so that a 64-bit build has no
+/// never-executed branch to warn about.
+package var intHas64Bits: Bool { Int.bitWidth == 64 }

@@ -17,10 +17,10 @@ package struct ExactInteger: Sendable {
     }
 
     package init(_ value: Int) {
-        self.init(negative: value < 0, magnitude: value.magnitude)
+        self.init(negative: value < 0, magnitude: UInt64(value.magnitude))
     }
 
-    package init(negative: Bool, magnitude: UInt) {
+    package init(negative: Bool, magnitude: UInt64) {
         self.init(
             negative: negative,
             limbs: [
@@ -99,7 +99,7 @@ package struct ExactInteger: Sendable {
     package func flooredQuotient(dividingBy divisor: ExactInteger) -> Int? {
         precondition(!divisor.isZero && !divisor.negative, "divisor must be positive")
         let shift = bitWidth - divisor.bitWidth
-        if shift > 62 { return nil }
+        if shift > Int.bitWidth - 2 { return nil }
         var remainder = ExactInteger(negative: false, limbs: limbs)
         var quotient = 0
         if shift >= 0 {
@@ -182,8 +182,8 @@ package struct ExactRational: Sendable {
             return
         }
         let significand =
-            UInt(value.significandBitPattern)
-            | (value.isNormal ? UInt(1) << UInt(Double.significandBitCount) : 0)
+            value.significandBitPattern
+            | (value.isNormal ? UInt64(1) << UInt64(Double.significandBitCount) : 0)
         let exponent =
             (value.isNormal ? Int(value.exponentBitPattern) : 1) - 1023
             - Double.significandBitCount

@@ -55,7 +55,8 @@ extension Rect where Space: PixelSpace {
         let top = (y + snapTolerance).rounded(.down)
         let right = (x + width - snapTolerance).rounded(.up)
         let bottom = (y + height - snapTolerance).rounded(.up)
-        let limit = 9.0e15
+        // Where Int has 32 bits, 2³⁰, so that right − left fits too.
+        let limit = intHas64Bits ? 9.0e15 : 0x1p30
         guard [left, top, right, bottom].allSatisfy({ $0.isFinite && abs($0) < limit }) else {
             return nil
         }

@@ -32,7 +32,8 @@ public struct StraightenedCrop: Hashable, Sendable {
         guard !rect.isEmpty, frame.overlapsImage(rect) else { throw .noImagePixels }
         let size = outputSize ?? rect.size
         guard size.width > 0, size.height > 0 else { throw .outputTooLarge }
-        let pixels = size.width.multipliedReportingOverflow(by: size.height)
+        // In 64 bits on every platform, so a 32-bit build refuses the same sizes.
+        let pixels = Int64(size.width).multipliedReportingOverflow(by: Int64(size.height))
         guard !pixels.overflow, pixels.partialValue <= 1 << 40 else { throw .outputTooLarge }
         self.frame = frame
         self.rect = rect

@@ -53,13 +53,7 @@ struct RecordReplayer {
 
         /// What the replay adds after the answer: the export, the verdict.
         private var extra: [JSONValue.Member] {
-            var extra: [JSONValue.Member] = []
-            if let exportJSON { extra.append(.init("export", exportJSON)) }
-            if record.expected != nil || !problems.isEmpty {
-                extra.append(.init("check", .string(passed ? "passed" : "failed")))
-            }
-            if !passed { extra.append(.init("mismatches", .array(problems.map { .string($0) }))) }
-            return extra
+            RecordReplay.verdictMembers(record: record, problems: problems, export: exportJSON)
         }
 
         /// Appends ``line`` to `out`, echoing the bytes the record was read

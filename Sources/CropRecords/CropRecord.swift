@@ -348,7 +348,7 @@ extension CropRecord {
         if let modeValue = fields.mode {
             guard case .string(let name) = modeValue, let parsed = ContentMode(rawValue: name)
             else {
-                let names = ContentMode.allCases.map(\.rawValue).joined(separator: ", ")
+                let names = ContentMode.allCases.map { $0.rawValue }.joined(separator: ", ")
                 throw CropRecordError(description: "mode must be one of \(names)")
             }
             mode = parsed
@@ -652,7 +652,7 @@ private func exactWhole(_ value: JSONValue?, _ field: String) throws(CropRecordE
         text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") })
     else { return }
     let digits = text.drop(while: { $0 == "-" || $0 == "0" })
-    let exact = Int(String(digits)).map { Double(exactly: $0) == abs(parsed) } ?? false
+    let exact = Int64(String(digits)).map { Double(exactly: $0) == abs(parsed) } ?? false
     guard digits.isEmpty || exact else {
         throw CropRecordError(
             description:

@@ -155,31 +155,12 @@ struct MapCommand: Subcommand {
         return ExitCode.success
     }
 
-    /// The mapping as a ready test vector: the record's members with the
-    /// contract's answer under `expected` (what `replay` checks and `grade`
-    /// compares an app's `result` with), `reason` when it refuses, a turned
-    /// crop's `outputSize` and `quad`, then `extra`.
+    /// The mapping as a ready test vector (``CropRecord/vector(_:aspect:answer:extra:)``).
     static func vector(
         _ request: CropRequest, aspect: AspectChoice?, _ answer: CropRecord.Answer,
         extra: [JSONValue.Member] = []
     ) -> String {
-        var members: [JSONValue.Member] = []
-        let expected: CropRecord.Expectation
-        switch answer {
-        case .mapped(let outcome): expected = CropRecord.Expectation(outcome)
-        case .turned(.success(let crop)):
-            let r = crop.rect
-            expected = .rect(
-                x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height),
-                stored: nil)
-            members = CropRecord.turnedMembers(crop)
-        case .turned(.failure): expected = .rejected
-        }
-        if let rejection = answer.rejection { members.append(CropRecord.reasonMember(rejection)) }
-        return CropRecord(
-            request: request, aspect: aspect, expected: expected, extra: members + extra
-        )
-        .json.text
+        CropRecord.vector(request, aspect: aspect, answer: answer, extra: extra).text
     }
 
     static func describe(_ request: CropRequest, _ outcome: Result<CropResult, CropRejection>)

@@ -205,9 +205,8 @@ struct ReplayCommand: Subcommand {
         } catch {
             tally.failed += 1
             output.err += Array("line \(number): not a valid record: \(error)\n".utf8)
-            JSONValue.object([
-                .init("line", .number(number)), .init("error", .string(error.description)),
-            ]).write(to: &output.out)
+            RecordReplay.invalidLine(number: number, error: error.description).write(
+                to: &output.out)
             output.out.append(0x0A)
             guard reporting else { return nil }
             return ReplayReport.Row(

@@ -1,0 +1,127 @@
+import CropGeometry
+
+/// One line of `cropkit replay` without an export: the record parsed, its
+/// answer computed, checked against its `expected`, and the output line
+/// written. The command line and the browser playground
+/// (`window.CropKit.replay`) both write their lines through this, so they
+/// give the same bytes for the same line.
+public struct RecordReplay {
+    /// What the line was found to be.
+    public enum Verdict: Equatable, Sendable {
+        /// A record whose `expected` holds.
+        case passed
+        /// A record without `expected`: replayed, not checked.
+        case unchecked
+        /// A record whose answer differs from its `expected`.
+        case failed
+        /// A line that is not a valid record.
+        case invalid
+    }
+
+    /// The verdict.
+    public var verdict: Verdict
+    /// The record, when the line is one.
+    public var record: CropRecord?
+    /// Its answer, when the line is a record.
+    public var answer: CropRecord.Answer?
+    /// What differs from `expected`, or why the line is not a record.
+    public var problems: [String]
+
+    /// Replays the line `bytes` (one JSON object, no newline).
+    ///
+    /// - Parameter defaultOrientation: The orientation for a record that
+    ///   gives none (`replay --source-file`), or `nil`.
+    public init(line bytes: UnsafeBufferPointer<UInt8>, defaultOrientation: EXIFOrientation? = nil)
+    {
+        let given: CropRecord
+        do {
+            given = try CropRecord(jsonLine: bytes)
+        } catch {
+            verdict = .invalid
+            problems = [error.description]
+            return
+        }
+        let record = defaultOrientation.map { given.defaultingOrientation(to: $0) } ?? given
+        let answer = record.answer()
+        self.record = record
+        self.answer = answer
+        problems = record.mismatches(answer)
+        verdict = !problems.isEmpty ? .failed : record.expected == nil ? .unchecked : .passed
+    }
+
+    /// The members a replay adds after the answer: the export (when there
+    /// is one), `"check"` when the record has `expected` or a problem, and
+    /// `"mismatches"` when it failed.
+    public static func verdictMembers(
+        record: CropRecord, problems: [String], export: JSONValue? = nil
+    ) -> [JSONValue.Member] {
+        var extra: [JSONValue.Member] = []
+        if let export { extra.append(.init("export", export)) }
+        if record.expected != nil || !problems.isEmpty {
+            extra.append(.init("check", .string(problems.isEmpty ? "passed" : "failed")))
+        }
+        if !problems.isEmpty {
+            extra.append(.init("mismatches", .array(problems.map { .string($0) })))
+        }
+        return extra
+    }
+
+    /// The output line of a line that is not a record:
+    /// `{"line":N,"error":"..."}`.
+    public static func invalidLine(number: Int, error: String) -> JSONValue {
+        .object([.init("line", .number(number)), .init("error", .string(error))])
+    }
+
+    /// Appends the output line (no newline) to `out`: the record as given,
+    /// byte for byte where it can be (``CropRecord/writeReplayed(answer:extra:echoing:to:)``),
+    /// with its answer and verdict; or, for a line that is not a record,
+    /// ``invalidLine(number:error:)``.
+    ///
+    /// - Parameters:
+    ///   - bytes: The line this replay was made from.
+    ///   - number: Its line number, for an invalid line's output.
+    ///   - echoing: Whether to echo `bytes` (false when a default
+    ///     orientation was added, so the text no longer says the record).
+    public func write(
+        line bytes: UnsafeBufferPointer<UInt8>, number: Int, echoing: Bool = true,
+        to out: inout [UInt8]
+    ) {
+        guard let record, let answer else {
+            Self.invalidLine(number: number, error: problems.first ?? "").write(to: &out)
+            return
+        }
+        record.writeReplayed(
+            answer: answer, extra: Self.verdictMembers(record: record, problems: problems),
+            echoing: echoing ? bytes : nil, to: &out)
+    }
+}
+
+extension CropRecord {
+    /// The mapping as a ready test vector: the record's members with the
+    /// contract's answer under `expected` (what `replay` checks and `grade`
+    /// compares an app's `result` with), `reason` when it refuses, a turned
+    /// crop's `outputSize` and `quad`, then `extra`. What `cropkit map
+    /// --json` prints and the playground's record shows.
+    public static func vector(
+        _ request: CropRequest, aspect: AspectChoice?, answer: Answer,
+        extra: [JSONValue.Member] = []
+    ) -> JSONValue {
+        var members: [JSONValue.Member] = []
+        let expected: Expectation
+        switch answer {
+        case .mapped(let outcome): expected = Expectation(outcome)
+        case .turned(.success(let crop)):
+            let r = crop.rect
+            expected = .rect(
+                x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height),
+                stored: nil)
+            members = turnedMembers(crop)
+        case .turned(.failure): expected = .rejected
+        }
+        if let rejection = answer.rejection { members.append(reasonMember(rejection)) }
+        return CropRecord(
+            request: request, aspect: aspect, expected: expected, extra: members + extra
+        )
+        .json
+    }
+}
