@@ -26,6 +26,19 @@ struct ReplayReport {
     /// HTML shown after the rows.
     var closing = ""
 
+    /// Where the browser playground is served (`scripts/playground`, then
+    /// `python3 -m http.server -d .build/playground 8000`): each record
+    /// links to it with `?record=`, which opens the record drawn there.
+    static let playground = "http://localhost:8000/"
+
+    /// The playground's link for a record line.
+    static func playgroundLink(_ record: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let query = record.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        return playground + "?record=" + query
+    }
+
     /// All failed rows are kept (up to this many), and the first passed ones.
     static let maximumFailedRows = 2000
     static let maximumPassedRows = 300
@@ -106,13 +119,23 @@ struct ReplayReport {
                     "<img alt=\"export of line \(row.line)\" src=\"data:image/\(Self.mediaType(of: $0));base64,\($0.base64EncodedString())\">"
                 } ?? ""
             out += """
-                <tr id="line-\(row.line)"><td>\(row.line)</td><td>\(heading)\(verdict)\(problems)\(checks.isEmpty ? "<br>" : checks)<code>\(escape(row.record))</code><br>\(escape(row.outcome))</td><td>\(row.svg ?? "")</td><td>\(thumbnail)</td></tr>
+                <tr id="line-\(row.line)"><td>\(row.line)</td><td>\(heading)\(verdict)\(problems)\(checks.isEmpty ? "<br>" : checks)<code>\(escape(row.record))</code><br>\(escape(row.outcome))\(row.record.hasPrefix("{") ? " <a class=\"playground\" href=\"\(escape(Self.playgroundLink(row.record)))\">open in the playground</a>" : "")</td><td>\(row.svg ?? "")</td><td>\(thumbnail)</td></tr>
 
                 """
         }
-        out += "</table>\n\(closing)</body></html>\n"
+        out += "</table>\n\(closing)\(Self.playgroundNote)</body></html>\n"
         return out
     }
+
+    /// How to open the rows' playground links.
+    static let playgroundNote = """
+        <p class="intro">Each record's <b>open in the playground</b> link draws it in the
+        browser playground, where the selection can be dragged and the numbers change as it
+        moves: the same mapping, compiled to WebAssembly. Build and serve it from the
+        repository with <code>scripts/playground</code> and
+        <code>python3 -m http.server -d .build/playground 8000</code>.</p>
+
+        """
 
     /// Each export check's name, said as what it checks.
     /// The media type of an exported image, by its first bytes.

@@ -27,10 +27,12 @@ public struct RecordReplay {
     /// What differs from `expected`, or why the line is not a record.
     public var problems: [String]
 
-    /// Replays the line `bytes` (one JSON object, no newline).
+    /// Replays a line.
     ///
-    /// - Parameter defaultOrientation: The orientation for a record that
-    ///   gives none (`replay --source-file`), or `nil`.
+    /// - Parameters:
+    ///   - bytes: The line: one JSON object, no newline.
+    ///   - defaultOrientation: The orientation for a record that gives none
+    ///     (`replay --source-file`), or `nil`.
     public init(line bytes: UnsafeBufferPointer<UInt8>, defaultOrientation: EXIFOrientation? = nil)
     {
         let given: CropRecord
@@ -82,6 +84,7 @@ public struct RecordReplay {
     ///   - number: Its line number, for an invalid line's output.
     ///   - echoing: Whether to echo `bytes` (false when a default
     ///     orientation was added, so the text no longer says the record).
+    ///   - out: The bytes the line is appended to.
     public func write(
         line bytes: UnsafeBufferPointer<UInt8>, number: Int, echoing: Bool = true,
         to out: inout [UInt8]

@@ -2,6 +2,7 @@ import CropGeometry
 import CropImaging
 import CropKitCLI
 import CropKitTestSupport
+import CropRecords
 import Foundation
 import Testing
 
@@ -100,6 +101,15 @@ extension DemoCommandTests {
         #expect(report.contains("<h2>the article's scenario (centre selection)</h2>"))
         #expect(report.contains("Where plain Double arithmetic adds a pixel"))
         #expect(report.contains("A JPEG crop that stays JPEG, and leaks nothing"))
+        // Each case links to the playground with its record, which opens there.
+        let links = report.components(separatedBy: "href=\"http://localhost:8000/?record=")
+            .dropFirst()
+        #expect(links.count >= 6)
+        if let first = links.first?.prefix(while: { $0 != "\"" }) {
+            let record = try #require(String(first).removingPercentEncoding)
+            #expect(try CropRecord(jsonLine: record).request.sourceSize.width > 0)
+        }
+        #expect(report.contains("scripts/playground"))
         // Each colour of the legend is shown, not only named; the demo
         // photo says it is synthetic; and every caption of the straightened
         // diagram fits inside it (one line across was clipped).

@@ -1,0 +1,270 @@
+"""The playground in a real browser: headless Chromium driven by Debian's
+chromium-driver through Selenium (from PyPI, in CropKit's own virtual
+environment). Run by scripts/playground-test, which builds the page and
+the command-line tool first; this file is its checks.
+
+  python playground-test.py SITE CROPKIT TESTDATA OUT
+
+SITE is .build/playground, CROPKIT the cropkit binary the page's answers
+are compared with, TESTDATA the corpora (or '' when absent: the photo
+check is then skipped and says so), OUT a folder for screenshots.
+"""
+
+import functools
+import http.server
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+
+from PIL import Image
+from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+SITE, CROPKIT, TESTDATA, OUT = sys.argv[1:5]
+RECORDS = int(os.environ.get("CROPKIT_PLAYGROUND_RECORDS", "100000"))
+failures = []
+
+
+def check(condition, what):
+    print(("ok    " if condition else "FAIL  ") + what, flush=True)
+    if not condition:
+        failures.append(what)
+
+
+def serve(folder):
+    """A static server on a free port of 127.0.0.1, as python3 -m http.server."""
+    handler = functools.partial(QuietHandler, directory=folder)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def browser(width, height):
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                 f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=options,
+                            service=webdriver.ChromeService("/usr/bin/chromedriver"))
+
+
+def open_page(driver, url):
+    driver.get(url)
+    driver.set_script_timeout(120)
+    driver.execute_async_script(
+        "const done = arguments[0]; window.CropKit.ready.then(() => done(true), e => done(String(e)));")
+
+
+def text(driver, testid):
+    return driver.find_element(By.CSS_SELECTOR, f'[data-testid="{testid}"]').text
+
+
+def drag(driver, start, end):
+    """A pointer drag inside the viewport, in its points (CSS pixels)."""
+    view = driver.find_element(By.CSS_SELECTOR, '[data-testid="viewport"]')
+    size = view.size
+    chain = ActionChains(driver, duration=50)
+    chain.move_to_element_with_offset(view, start[0] - size["width"] / 2, start[1] - size["height"] / 2)
+    chain.click_and_hold()
+    for k in (0.25, 0.5, 0.75, 1.0):
+        x = start[0] + (end[0] - start[0]) * k
+        y = start[1] + (end[1] - start[1]) * k
+        chain.move_to_element_with_offset(view, x - size["width"] / 2, y - size["height"] / 2)
+    chain.release().perform()
+
+
+def native(args, stdin=None):
+    return subprocess.run([CROPKIT, *args], input=stdin, capture_output=True, text=True).stdout
+
+
+def records():
+    """Generated records: every content mode, zoom, every orientation; a third
+    of them turned; and lines that are not records."""
+    lines = native(["cases", "--count", str(RECORDS), "--seed", "28", "--modes", "all",
+                    "--orientations", "all", "--zoom"]).splitlines()
+    rng = random.Random(28)
+    out = []
+    for i, line in enumerate(lines):
+        if i % 3 == 1:
+            record = json.loads(line)
+            record["angle"] = rng.choice([round(rng.uniform(-45, 45), 2), rng.uniform(-180, 180),
+                                          90, -0.5, 1e-9])
+            line = json.dumps(record, separators=(",", ":"))
+        out.append(line)
+    out += [
+        "not json", "{}", "[1,2]", '{"source":{"width":4000.5,"height":3000}}',
+        '{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},'
+        '"selection":{"x":75,"y":75,"width":150,"height":150},"mode":"sideways"}',
+        '{"source":{"width":4000,"height":3000},"viewport":{"width":1e300,"height":300},'
+        '"selection":{"x":-1e300,"y":75,"width":1e300,"height":150},"mode":"aspectFit"}',
+    ]
+    return out
+
+
+def compare_replays(driver):
+    lines = records()
+    with open(os.path.join(OUT, "records.jsonl"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    want = subprocess.run([CROPKIT, "replay", os.path.join(OUT, "records.jsonl")],
+                          capture_output=True, text=True).stdout.splitlines()
+    got = []
+    started = time.time()
+    for start in range(0, len(lines), 5000):
+        got += driver.execute_script("return window.CropKit.replayAll(arguments[0]);",
+                                     lines[start:start + 5000])
+    seconds = time.time() - started
+    differ = []
+    for number, (line, page, cli) in enumerate(zip(lines, got, want), start=1):
+        # The page replays each line as line 1 of a file.
+        cli = cli.replace(f'{{"line":{number},', '{"line":1,', 1)
+        if page != cli:
+            differ.append((number, line, page, cli))
+    turned = sum('"angle"' in line for line in lines)
+    check(len(got) == len(want) == len(lines) and not differ,
+          f"the page's replay equals cropkit replay on {len(lines)} records "
+          f"({turned} turned, every mode, zoom and orientation) in {seconds:.1f} s"
+          + (f"; {len(differ)} differ, the first: {differ[0]}" if differ else ""))
+
+
+def check_drag(driver):
+    drag(driver, (20, 30), (60, 90))
+    moved = text(driver, "pixel-rect")
+    drag(driver, (75, 75), (225, 225))
+    check(text(driver, "pixel-rect") == "1000,500,2000,2000" and moved != "1000,500,2000,2000",
+          f"a drag from (75,75) to (225,225) in the article's view shows 1000,500,2000,2000 "
+          f"(it showed {text(driver, 'pixel-rect')}; the drag before it {moved})")
+    view = driver.find_element(By.CSS_SELECTOR, '[data-testid="viewport"]')
+    view.send_keys(Keys.ARROW_RIGHT)
+    record = json.loads(driver.find_element(By.ID, "record").text)
+    check(record["selection"]["x"] == 76 and record["expected"]["x"] != 1000,
+          f"the right arrow nudges the selection one point: {record['selection']}, {record['expected']}")
+    # The record the page shows replays to its own expected on the command line.
+    replay = native(["replay", "-"], stdin=driver.find_element(By.ID, "record").text + "\n")
+    check('"check":"passed"' in replay, f"the page's record passes cropkit replay: {replay.strip()}")
+
+
+def check_paste(driver):
+    for expected, verdict in (("1000,500,2000,2000", "holds"), ("1000,500,2000,2001", "does not hold")):
+        x, y, w, h = expected.split(",")
+        line = ('{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},'
+                '"selection":{"x":75,"y":75,"width":150,"height":150},"mode":"aspectFit",'
+                f'"expected":{{"x":{x},"y":{y},"width":{w},"height":{h}}}}}')
+        box = driver.find_element(By.ID, "paste")
+        box.clear()
+        box.send_keys(line)
+        driver.find_element(By.ID, "draw").click()
+        shown = text(driver, "verdict")
+        check(verdict in shown and text(driver, "pixel-rect") == "1000,500,2000,2000",
+              f"a pasted record expecting {expected} is drawn and its expected {verdict}: {shown!r}")
+
+
+def check_photo(driver):
+    photo = os.path.join(TESTDATA, "exif", "generated", "testorig_orientation6.jpg")
+    if not TESTDATA or not os.path.exists(photo):
+        print("skip  loading a photo: the corpora are not here (CROPKIT_TESTDATA)")
+        return
+    info = native(["info", photo, "--json"])
+    stored = json.loads(info) if info.strip().startswith("{") else {}
+    driver.find_element(By.ID, "photo").send_keys(photo)
+    for _ in range(100):
+        if "stored pixels" in driver.find_element(By.ID, "photo-note").text:
+            break
+        time.sleep(0.1)
+    page_source = (int(driver.find_element(By.ID, "sw").get_attribute("value")),
+                   int(driver.find_element(By.ID, "sh").get_attribute("value")))
+    orientation = int(driver.find_element(By.ID, "orientation").get_attribute("value"))
+    want = (stored.get("stored", {}).get("width"), stored.get("stored", {}).get("height"),
+            stored.get("orientation"))
+    check((*page_source, orientation) == want,
+          f"a loaded JPEG's stored size and EXIF orientation are read in the page: "
+          f"{(*page_source, orientation)}, cropkit info says {want}")
+    drag(driver, (40, 60), (130, 200))
+    record = driver.find_element(By.ID, "record").text
+    rect = [int(v) for v in text(driver, "pixel-rect").split(",")]
+    replay = native(["replay", "-"], stdin=record + "\n")
+    check('"check":"passed"' in replay and json.loads(record)["orientation"] == 6,
+          f"a drag over the photo gives {rect}, and cropkit replay agrees: {replay.strip()[:160]}")
+    # The preview is the crop of the photo as seen: Pillow's decode, turned
+    # by its EXIF orientation, cut at the same rect.
+    data = driver.execute_script(
+        "const c = document.getElementById('preview');"
+        "return [c.width, c.height, Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data)];")
+    width, height, pixels = data
+    preview = Image.frombytes("RGBA", (width, height), bytes(pixels)).convert("RGB")
+    from PIL import ImageOps
+    seen = ImageOps.exif_transpose(Image.open(photo)).convert("RGB")
+    crop = seen.crop((rect[0], rect[1], rect[0] + rect[2], rect[1] + rect[3])).resize((width, height))
+    difference = sum(abs(a - b) for p, q in zip(preview.getdata(), crop.getdata()) for a, b in zip(p, q))
+    mean = difference / (width * height * 3)
+    check((width, height) == (rect[2], rect[3]) and mean < 6,
+          f"the crop preview ({width}x{height}) is that rect of the photo as seen: "
+          f"mean difference {mean:.2f} levels from Pillow's")
+
+
+def screenshot(driver, name, width):
+    driver.set_window_size(width, 1600)
+    time.sleep(0.3)
+    overflow = driver.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth;")
+    png = driver.get_screenshot_as_png()
+    path = os.path.join(OUT, f"playground-{name}.png")
+    with open(path, "wb") as f:
+        f.write(png)
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    colours = image.getcolors(maxcolors=1 << 20) or []
+    inked = sum(count for count, (r, g, b) in colours if min(r, g, b) < 200)
+    share = inked / (image.width * image.height)
+    check(len(colours) > 16 and share > 0.02 and overflow <= 0,
+          f"{path}: {image.width}x{image.height}, {len(colours)} colours, {share:.1%} inked, "
+          f"{overflow} px wider than the window")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    server = serve(SITE)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    driver = browser(1280, 1600)
+    try:
+        open_page(driver, url)
+        check(text(driver, "pixel-rect") == "1000,500,2000,2000",
+              f"the page opens on the article's scenario: {text(driver, 'pixel-rect')}")
+        check_drag(driver)
+        check_paste(driver)
+        compare_replays(driver)
+        page = driver.execute_script(
+            "return window.CropKit.replay(arguments[0]);",
+            '{"source":{"width":1099511627776,"height":3000},"viewport":{"width":300,"height":300},'
+            '"selection":{"x":75,"y":75,"width":150,"height":150},"mode":"aspectFit"}')
+        check('"code":"sourceTooLarge"' in page and "2^29" in page,
+              "a source past 2^29 pixels a side is refused by name in the page (Int has 32 bits in wasm32)")
+        open_page(driver, url)
+        check_photo(driver)
+        open_page(driver, url + "?record=" + "%7B%22source%22%3A%7B%22width%22%3A4000%2C%22height%22%3A3000%7D%2C%22viewport%22%3A%7B%22width%22%3A300%2C%22height%22%3A300%7D%2C%22selection%22%3A%7B%22x%22%3A75%2C%22y%22%3A75%2C%22width%22%3A150%2C%22height%22%3A150%7D%2C%22mode%22%3A%22aspectFit%22%2C%22orientation%22%3A6%7D")
+        check(text(driver, "pixel-rect") == "500,1000,2000,2000",
+              f"?record= opens a record: orientation 6 shows {text(driver, 'pixel-rect')}")
+        screenshot(driver, "desktop", 1280)
+        screenshot(driver, "phone", 390)
+        errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+        check(not errors, f"no console errors: {errors[:3]}")
+    finally:
+        driver.quit()
+        server.shutdown()
+    print(f"playground-test: {len(failures)} failed" if failures else "playground-test: all passed")
+    sys.exit(1 if failures else 0)
+
+
+main()
