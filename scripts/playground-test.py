@@ -157,6 +157,44 @@ def check_drag(driver):
     check('"check":"passed"' in replay, f"the page's record passes cropkit replay: {replay.strip()}")
 
 
+def check_touch(driver):
+    """A drag with a finger (touch pointer events), as on a phone."""
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+    from selenium.webdriver.common.actions import interaction
+    view = driver.find_element(By.CSS_SELECTOR, '[data-testid="viewport"]')
+    box = driver.execute_script(
+        "const b = arguments[0].getBoundingClientRect(); return [b.left, b.top];", view)
+    finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+    actions = ActionBuilder(driver, mouse=finger)
+    actions.pointer_action.move_to_location(round(box[0]) + 75, round(box[1]) + 75)
+    actions.pointer_action.pointer_down()
+    for k in (0.5, 1.0):
+        actions.pointer_action.move_to_location(round(box[0]) + 75 + 150 * k, round(box[1]) + 75 + 150 * k)
+    actions.pointer_action.pointer_up()
+    drag(driver, (10, 10), (50, 50))
+    actions.perform()
+    check(text(driver, "pixel-rect") == "1000,500,2000,2000",
+          f"a touch drag from (75,75) to (225,225) shows 1000,500,2000,2000: {text(driver, 'pixel-rect')}")
+
+
+def check_article(driver):
+    """The demo's case where the article's Double recipe adds a pixel."""
+    line = ('{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},'
+            '"selection":{"x":0.15,"y":75,"width":150,"height":150},"mode":"aspectFit"}')
+    box = driver.find_element(By.ID, "paste")
+    box.clear()
+    box.send_keys(line)
+    driver.find_element(By.ID, "draw").click()
+    shown = driver.find_element(By.ID, "differences").text
+    article = driver.find_element(By.ID, "article").text
+    cli = native(["map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "0.15,75,150,150"])
+    check("the recipe says" in shown and article != text(driver, "pixel-rect")
+          and text(driver, "pixel-rect") in cli,
+          f"where the article's recipe is wrong the page says which edge: recipe {article}, "
+          f"contract {text(driver, 'pixel-rect')}: {shown!r}")
+
+
 def check_paste(driver):
     for expected, verdict in (("1000,500,2000,2000", "holds"), ("1000,500,2000,2001", "does not hold")):
         x, y, w, h = expected.split(",")
@@ -243,7 +281,9 @@ def main():
         check(text(driver, "pixel-rect") == "1000,500,2000,2000",
               f"the page opens on the article's scenario: {text(driver, 'pixel-rect')}")
         check_drag(driver)
+        check_touch(driver)
         check_paste(driver)
+        check_article(driver)
         compare_replays(driver)
         page = driver.execute_script(
             "return window.CropKit.replay(arguments[0]);",
