@@ -12,6 +12,7 @@ struct BatchCommand: Subcommand {
         "run many crops from a JSON Lines manifest on all cores; resumable, shardable"
     static let usage = """
         Usage: cropkit batch MANIFEST.jsonl [--shard I/N] [--jobs J] [--report FILE.jsonl] [--root DIR] [--force]
+               cropkit batch MANIFEST.jsonl --merge REPORT.jsonl... [--report FILE.jsonl]
 
         Each manifest line is a JSON object: "input" and "output" (paths, relative
         ones resolved against the manifest's folder) and either "pixels"
@@ -58,12 +59,28 @@ struct BatchCommand: Subcommand {
         reaches outside fails (and nothing is read or written for it).
         Exit 1 when any line failed, 2 when the manifest cannot be read (or has a
         line longer than --max-line-bytes).
+
+        A rerun of a shard rewrites its report (atomically: a killed run leaves
+        none) with every line of the shard, those done before as "skipped" with
+        their outputs' sizes. --merge reads the shards' reports and writes one
+        report in manifest order (--report or standard output): each manifest
+        line once, with the last word the reports give it (the last report named
+        wins; two "written" results that differ are a conflict), its outputs
+        checked to exist with the size the report gives, and a line in no
+        report written as "missing". A summary on standard error says how many
+        lines are done, failed and missing, and which. Exit 1 when any line is
+        failed or missing.
         """
     static let options: [OptionSpec] =
         [
             OptionSpec(
                 name: "shard", value: "I/N",
                 help: "process only lines with index I modulo N (I from 0)"
+            ),
+            OptionSpec(
+                name: "merge", value: nil,
+                help:
+                    "merge the shards' reports given after the manifest into one, checking every line"
             ),
             OptionSpec(
                 name: "jobs", value: "J", help: "crops at once (default: the number of cores)"),
@@ -99,9 +116,31 @@ struct BatchCommand: Subcommand {
     /// pick each line's format by its output's extension or "format".
     var outputFlags: ParsedArguments
 
+    /// With --merge, the shards' reports to merge.
+    var merging: [String]?
+
     init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard parsed.positionals.count == 1 else {
-            throw UsageError(message: "give one MANIFEST.jsonl")
+        if parsed.flags.contains("merge") {
+            guard parsed.positionals.count >= 2 else {
+                throw UsageError(
+                    message:
+                        "--merge needs the manifest, then the shards' reports: batch MANIFEST.jsonl --merge REPORT.jsonl..."
+                )
+            }
+            for name in ["shard", "jobs", "root", "max-variants"] where parsed.values[name] != nil {
+                throw UsageError(message: "--\(name) is for cropping, not for --merge")
+            }
+            if parsed.flags.contains("force") {
+                throw UsageError(message: "--force is for cropping, not for --merge")
+            }
+            merging = Array(parsed.positionals.dropFirst())
+        } else {
+            guard parsed.positionals.count == 1 else {
+                throw UsageError(
+                    message:
+                        "give one MANIFEST.jsonl (to merge shards' reports: MANIFEST.jsonl --merge REPORT.jsonl...)"
+                )
+            }
         }
         manifest = parsed.positionals[0]
         // Read twice (checked whole, then cropped): a pipe or a FIFO cannot
@@ -247,6 +286,17 @@ struct BatchCommand: Subcommand {
     }
 
     func run(console: Console) -> Int32 {
+        if let merging {
+            if let reportPath, merging.contains(where: { cleanPath($0) == cleanPath(reportPath) }) {
+                console.err.write(
+                    "error: --report \(reportPath) is one of the reports to merge: name a new file\n"
+                )
+                return ExitCode.badInput
+            }
+            return BatchMerge(
+                manifest: manifest, reports: merging, output: reportPath, maxLineBytes: maxLineBytes
+            ).run(console: console)
+        }
         let base = (manifest as NSString).deletingLastPathComponent
         // First pass: the whole manifest checked, a line at a time.
         var check = ManifestCheck(
@@ -413,7 +463,7 @@ struct BatchCommand: Subcommand {
             return failed(message, paths)
         }
         if !force && FileManager.default.fileExists(atPath: output) {
-            return Outcome(line: line, status: "skipped", members: paths)
+            return Self.skipped(line: line, paths, outputs: [output])
         }
         let job: CropJob
         switch Self.job(from: json) {
@@ -462,7 +512,7 @@ struct BatchCommand: Subcommand {
         } catch {
             // Another task writing the same output first is not a failure.
             if case .outputExists = error, !force {
-                return Outcome(line: line, status: "skipped", members: paths)
+                return Self.skipped(line: line, paths, outputs: [output])
             }
             return failed(error.commandLineMessage, paths)
         }
@@ -539,7 +589,7 @@ struct BatchCommand: Subcommand {
             .init("outputs", .array(jobs.map { .string($0.output) })),
         ]
         if !force, jobs.allSatisfy({ FileManager.default.fileExists(atPath: $0.output) }) {
-            return Outcome(line: line, status: "skipped", members: paths)
+            return Self.skipped(line: line, paths, outputs: jobs.map(\.output), variants: true)
         }
         do throws(ImagingError) {
             let source = try image.open(input)
@@ -582,6 +632,29 @@ struct BatchCommand: Subcommand {
         } catch {
             return failed(error.commandLineMessage, paths)
         }
+    }
+
+    /// A line whose outputs exist (complete: they are written atomically),
+    /// with their sizes, so that a merge of the reports can check them.
+    static func skipped(
+        line: Int, _ paths: [JSONValue.Member], outputs: [String], variants: Bool = false
+    ) -> Outcome {
+        func size(_ path: String) -> JSONValue {
+            var info = stat()
+            return stat(path, &info) == 0 ? .number(Int(info.st_size)) : .null
+        }
+        let sizes: [JSONValue.Member] =
+            variants
+            ? [
+                .init(
+                    "variants",
+                    .array(
+                        outputs.map {
+                            .object([.init("output", .string($0)), .init("bytes", size($0))])
+                        }))
+            ]
+            : [.init("bytes", size(outputs[0]))]
+        return Outcome(line: line, status: "skipped", members: paths + sizes)
     }
 
     /// The turn and size a line asks for, checked by ``ResamplingRequest``

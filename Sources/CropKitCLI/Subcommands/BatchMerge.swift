@@ -1,0 +1,370 @@
+import CropImaging
+import CropRecords
+import Foundation
+
+/// `cropkit batch MANIFEST --merge REPORT...`: the reports of a manifest's
+/// shards (one file each, as `--shard I/N --report` writes them) merged into
+/// one report in manifest order, checking that every line is there once,
+/// done, and its output complete.
+///
+/// The reports are read side by side, a line at a time: `cropkit batch`
+/// writes each in manifest-line order, so the merge holds one line of each,
+/// never a whole report. Where several reports have a line, the last report
+/// named has the last word (a rerun's report, named after the first run's),
+/// and two `written` results that differ are a conflict.
+struct BatchMerge {
+    /// The manifest, read again a line at a time.
+    var manifest: String
+    /// The shards' reports, in the order given.
+    var reports: [String]
+    /// Where the merged report goes (`nil`: standard output).
+    var output: String?
+    /// The longest line read.
+    var maxLineBytes: Int
+
+    /// What one report says about one line.
+    struct Entry {
+        var report: Int
+        var text: String
+        var json: JSONValue
+        var status: String {
+            json["status"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""
+        }
+    }
+
+    /// One report, read ahead by one line.
+    final class Reader {
+        let path: String
+        let lines: LineReader
+        var lineNumber = 0
+        /// The next entry and its manifest line, or `nil` at the end.
+        var next: (line: Int, entry: Entry)?
+        var previousLine = 0
+        var problem: String?
+
+        init(path: String, lines: LineReader) {
+            self.path = path
+            self.lines = lines
+        }
+
+        func advance(index: Int) {
+            next = nil
+            while problem == nil, let bytes = lines.nextLineBytes() {
+                lineNumber += 1
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                let text = String(decoding: bytes, as: UTF8.self)
+                guard let json = try? JSONValue(parsing: text),
+                    case .number(_, let value)? = json["line"], value >= 1,
+                    value == value.rounded(),
+                    value < 1e15
+                else {
+                    problem =
+                        "\(path) line \(lineNumber) is not a batch report line: \(text.prefix(80))"
+                    return
+                }
+                let line = Int(value)
+                guard line >= previousLine else {
+                    problem =
+                        "\(path) is not in manifest order (line \(line) after line \(previousLine)): give the reports as cropkit batch --report writes them"
+                    return
+                }
+                previousLine = line
+                next = (line, Entry(report: index, text: text, json: json))
+                return
+            }
+            if problem == nil, let failure = lines.failure { problem = "\(path): \(failure)" }
+        }
+    }
+
+    /// The tallies and the lines named in the summary.
+    struct Summary {
+        var written = 0
+        var skipped = 0
+        var failed: [(Int, String)] = []
+        var missing: [Int] = []
+        var repeated: [Int] = []
+        var lines = 0
+    }
+
+    func run(console: Console) -> Int32 {
+        let base = (manifest as NSString).deletingLastPathComponent
+        var readers: [Reader] = []
+        for path in reports {
+            switch LineReader.open(path: path) {
+            case .failure(let error):
+                console.err.write("error: \(error)\n")
+                return ExitCode.badInput
+            case .success(let lines):
+                lines.maxLineBytes = maxLineBytes
+                readers.append(Reader(path: path, lines: lines))
+            }
+        }
+        for (index, reader) in readers.enumerated() { reader.advance(index: index) }
+        let manifestLines: LineReader
+        switch LineReader.open(path: manifest) {
+        case .failure(let error):
+            console.err.write("error: \(error)\n")
+            return ExitCode.badInput
+        case .success(let opened): manifestLines = opened
+        }
+        manifestLines.maxLineBytes = maxLineBytes
+        let sink: AtomicFile.Writer?
+        do throws(ImagingError) {
+            sink = try output.map { path throws(ImagingError) in
+                try AtomicFile.Writer(path: path, replacing: true)
+            }
+        } catch {
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return ExitCode.badInput
+        }
+        var summary = Summary()
+        var out: [UInt8] = []
+        var number = 0
+        var problem: String?
+        func flush() throws(ImagingError) {
+            if let sink { try sink.write(out[...]) } else { console.out.write(utf8: out) }
+            out.removeAll(keepingCapacity: true)
+        }
+        do throws(ImagingError) {
+            while let bytes = manifestLines.nextLineBytes() {
+                number += 1
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                var entries: [Entry] = []
+                for reader in readers {
+                    while let next = reader.next, next.line <= number {
+                        if next.line < number {
+                            problem =
+                                "\(reader.path) reports line \(next.line), which is blank in \(manifest): a report of another manifest?"
+                        } else {
+                            entries.append(next.entry)
+                        }
+                        reader.advance(index: next.entry.report)
+                    }
+                    if let trouble = reader.problem { problem = problem ?? trouble }
+                }
+                if let problem {
+                    console.err.write("error: \(problem)\n")
+                    return ExitCode.badInput
+                }
+                let expected = Self.expectedPaths(
+                    String(decoding: bytes, as: UTF8.self), base: base)
+                let merged = decide(
+                    line: number, entries: entries, expected: expected, summary: &summary)
+                out += Array(merged.utf8)
+                out.append(0x0A)
+                summary.lines += 1
+                if out.count > 1 << 20 { try flush() }
+            }
+            if let failure = manifestLines.failure {
+                console.err.write("error: \(manifest): \(failure)\n")
+                return ExitCode.badInput
+            }
+            for reader in readers {
+                if let next = reader.next {
+                    console.err.write(
+                        "error: \(reader.path) reports line \(next.line), past the end of \(manifest) (\(number) lines): a report of another manifest?\n"
+                    )
+                    return ExitCode.badInput
+                }
+            }
+            try flush()
+            try sink?.commit()
+        } catch {
+            console.err.write("error: \(error.commandLineMessage)\n")
+            return ExitCode.badInput
+        }
+        console.err.write(Self.describe(summary, reports: reports.count))
+        return summary.failed.isEmpty && summary.missing.isEmpty
+            ? ExitCode.success : ExitCode.failure
+    }
+
+    /// The merged line for manifest line `line`, given what the reports say.
+    func decide(line: Int, entries: [Entry], expected: ExpectedPaths, summary: inout Summary)
+        -> String
+    {
+        func failed(_ message: String) -> String {
+            summary.failed.append((line, message))
+            return JSONValue.object(
+                [.init("line", .number(line)), .init("status", .string("failed"))]
+                    + expected.members + [.init("error", .string("merge: " + message))]
+            ).text
+        }
+        guard let last = entries.last else {
+            summary.missing.append(line)
+            return JSONValue.object(
+                [.init("line", .number(line)), .init("status", .string("missing"))]
+                    + expected.members
+            ).text
+        }
+        if entries.count > 1 { summary.repeated.append(line) }
+        let written = entries.filter { $0.status == "written" }
+        if written.count > 1, let first = written.first,
+            let other = written.dropFirst().first(where: {
+                Self.result(of: $0) != Self.result(of: first)
+            })
+        {
+            return failed(
+                "written twice with different results: \(reports[first.report]) says \(Self.result(of: first)), \(reports[other.report]) says \(Self.result(of: other))"
+            )
+        }
+        // The report names the outputs as resolved where batch ran; the
+        // manifest's are checked here, resolved where the merge runs.
+        let named = Self.outputs(of: last.json)
+        if let wanted = expected.outputs, !named.isEmpty,
+            named.count != wanted.count
+                || zip(named, wanted).contains(where: { !Self.same($0, $1.written) })
+        {
+            return failed(
+                "\(reports[last.report]) names the output \(named.joined(separator: ", ")), the manifest \(wanted.map(\.written).joined(separator: ", ")): a report of another manifest?"
+            )
+        }
+        let outputs = named.isEmpty ? [] : (expected.outputs ?? []).map(\.resolved)
+        switch last.status {
+        case "failed":
+            summary.failed.append((line, Self.error(of: last.json)))
+            return last.text
+        case "written", "skipped":
+            // The size each output had when it was written (or found complete).
+            let sizes = Self.sizes(of: written.last?.json ?? last.json, named: named, at: outputs)
+            for output in outputs {
+                var info = stat()
+                guard stat(output, &info) == 0 else {
+                    return failed(
+                        "\(reports[last.report]) says \(last.status), but \(output) is not there")
+                }
+                if let size = sizes[output], size != Int(info.st_size) {
+                    return failed(
+                        "\(output) has \(info.st_size) bytes, the report says \(size): changed since it was written"
+                    )
+                }
+            }
+            if last.status == "written" { summary.written += 1 } else { summary.skipped += 1 }
+            return last.text
+        default:
+            return failed("\(reports[last.report]) has status '\(last.status)' for it")
+        }
+    }
+
+    /// A manifest line's input and outputs, resolved as batch resolves them
+    /// (`nil` outputs when the line is not a crop batch can read).
+    struct ExpectedPaths {
+        var members: [JSONValue.Member]
+        /// Each output as the line writes it, and resolved against the
+        /// manifest's folder.
+        var outputs: [(written: String, resolved: String)]?
+    }
+
+    /// Whether a report's output path names the manifest's `written` one:
+    /// the same path, or one ending in it (batch ran from another folder).
+    static func same(_ reported: String, _ written: String) -> Bool {
+        let written = cleanPath(written)
+        return reported == written || (!written.hasPrefix("/") && reported.hasSuffix("/" + written))
+    }
+
+    static func expectedPaths(_ text: String, base: String) -> ExpectedPaths {
+        func resolve(_ path: String) -> String {
+            cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
+        }
+        guard let json = try? JSONValue(parsing: text) else {
+            return ExpectedPaths(members: [], outputs: nil)
+        }
+        var members: [JSONValue.Member] = []
+        if case .string(let input)? = json["input"] {
+            members.append(.init("input", .string(resolve(input))))
+        }
+        if case .array(let variants)? = json["variants"] {
+            let outputs = variants.compactMap { variant -> (String, String)? in
+                if case .string(let output)? = variant["output"] {
+                    (output, resolve(output))
+                } else {
+                    nil
+                }
+            }
+            members.append(.init("outputs", .array(outputs.map { .string($0.1) })))
+            return ExpectedPaths(members: members, outputs: outputs)
+        }
+        if case .string(let output)? = json["output"] {
+            members.append(.init("output", .string(resolve(output))))
+            return ExpectedPaths(members: members, outputs: [(output, resolve(output))])
+        }
+        return ExpectedPaths(members: members, outputs: nil)
+    }
+
+    /// The outputs a report line names.
+    static func outputs(of json: JSONValue) -> [String] {
+        if case .string(let output)? = json["output"] { return [output] }
+        if case .array(let outputs)? = json["outputs"] {
+            return outputs.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        }
+        return []
+    }
+
+    /// Each output's size in bytes as the report line gives it, keyed by
+    /// the path checked here (`at`, in the order of the report's `named`).
+    static func sizes(of json: JSONValue, named: [String], at paths: [String]) -> [String: Int] {
+        var given: [String: Int] = [:]
+        if case .string(let output)? = json["output"], case .number(_, let bytes)? = json["bytes"] {
+            given[output] = Int(exactly: bytes)
+        }
+        if case .array(let variants)? = json["variants"] {
+            for variant in variants {
+                if case .string(let output)? = variant["output"],
+                    case .number(_, let bytes)? = variant["bytes"]
+                {
+                    given[output] = Int(exactly: bytes)
+                }
+            }
+        }
+        var sizes: [String: Int] = [:]
+        for (name, path) in zip(named, paths) { sizes[path] = given[name] }
+        return sizes
+    }
+
+    /// What a written line produced: its pixels and sizes, for comparing two.
+    static func result(of entry: Entry) -> String {
+        let keys = ["pixels", "outputRect", "read", "bytes", "variants"]
+        return JSONValue.object(
+            keys.compactMap { key in entry.json[key].map { JSONValue.Member(key, $0) } }
+        ).text
+    }
+
+    static func error(of json: JSONValue) -> String {
+        if case .string(let error)? = json["error"] { return error }
+        return "failed"
+    }
+
+    /// The summary on standard error: the counts, then which lines.
+    static func describe(_ summary: Summary, reports: Int) -> String {
+        let done = summary.written + summary.skipped
+        var text =
+            "merge: \(summary.lines) lines from \(reports) report\(reports == 1 ? "" : "s"): \(done) done (\(summary.written) written, \(summary.skipped) skipped as already complete), \(summary.failed.count) failed, \(summary.missing.count) missing\n"
+        if !summary.repeated.isEmpty {
+            text +=
+                "merge: \(summary.repeated.count) line\(summary.repeated.count == 1 ? " is" : "s are") in more than one report (the last named has the last word): \(list(summary.repeated))\n"
+        }
+        for (line, error) in summary.failed.prefix(100) {
+            text += "merge: line \(line) failed: \(error)\n"
+        }
+        if summary.failed.count > 100 {
+            text += "merge: (more failed lines: see the merged report)\n"
+        }
+        if !summary.missing.isEmpty {
+            text +=
+                "merge: missing (in no report; rerun their shards): \(list(summary.missing))\n"
+        }
+        return text
+    }
+
+    /// Line numbers, runs shortened ("3, 7-9, 12"), at most 100 named.
+    static func list(_ lines: [Int]) -> String {
+        var parts: [String] = []
+        var index = 0
+        while index < lines.count && parts.count < 100 {
+            var end = index
+            while end + 1 < lines.count && lines[end + 1] == lines[end] + 1 { end += 1 }
+            parts.append(end == index ? "\(lines[index])" : "\(lines[index])-\(lines[end])")
+            index = end + 1
+        }
+        return parts.joined(separator: ", ") + (index < lines.count ? ", …" : "")
+    }
+}
