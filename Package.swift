@@ -49,7 +49,8 @@ let package = Package(
         // saying what the run skips and why, a closing line counting it.
         .target(name: "CTestHooks", path: "Tests/CTestHooks"),
         .testTarget(
-            name: "CropGeometryTests", dependencies: ["CropGeometry", "CropRecords", "CropTestKit"]),
+            name: "CropGeometryTests",
+            dependencies: ["CropGeometry", "CropRecords", "CropTestKit", "CropKitTestSupport"]),
         .testTarget(
             name: "CropImagingTests",
             dependencies: ["CropImaging", "CropGeometry", "CImagingShims", "CropKitTestSupport"]),

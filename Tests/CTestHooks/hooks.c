@@ -56,12 +56,29 @@ static int ck_on_path(const char *tool) {
     return 0;
 }
 
+static pthread_once_t ck_begun = PTHREAD_ONCE_INIT;
+
+static void ck_announce(void) {
+    if (!ck_swift_testing) return;
+    int total = 0;
+    pthread_mutex_lock(&ck_skips_lock);
+    for (int i = 0; i < ck_reasons && ck_skips[i].reason; i++) total += ck_skips[i].count;
+    fprintf(stdout, "CropKit tests: %d tests and suites will be skipped", total);
+    for (int i = 0; i < ck_reasons && ck_skips[i].reason; i++)
+        fprintf(stdout, "%s%d %s", i == 0 ? " (" : "; ", ck_skips[i].count, ck_skips[i].reason);
+    fprintf(stdout, "%s; the rest run now\n", total ? ")" : "");
+    pthread_mutex_unlock(&ck_skips_lock);
+    fflush(stdout);
+}
+
+void ck_run_begins(void) { pthread_once(&ck_begun, ck_announce); }
+
 static void ck_closing(void) {
     int total = 0;
     for (int i = 0; i < ck_reasons && ck_skips[i].reason; i++) total += ck_skips[i].count;
     fprintf(stdout, "CropKit tests: %d tests and suites skipped", total);
     for (int i = 0; i < ck_reasons && ck_skips[i].reason; i++)
-        fprintf(stdout, "%s %d %s", i == 0 ? " (" : ";", ck_skips[i].count, ck_skips[i].reason);
+        fprintf(stdout, "%s%d %s", i == 0 ? " (" : "; ", ck_skips[i].count, ck_skips[i].reason);
     fprintf(stdout, "%s; passed and failed: the line above\n", total ? ")" : "");
     fflush(stdout);
 }

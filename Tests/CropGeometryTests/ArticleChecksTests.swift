@@ -1,10 +1,11 @@
 import CropGeometry
+import CropKitTestSupport
 import Foundation
 import Testing
 
 /// The article's five checks on its scenario (a 4000×3000 photo aspect-fit in a
 /// 300×300 view), against the article's own signature `cropPixels`.
-@Suite struct ArticleChecksTests {
+@Suite(.announcesSkips) struct ArticleChecksTests {
     let source = CGSize(width: 4000, height: 3000)
     let viewport = CGSize(width: 300, height: 300)
 
@@ -52,7 +53,7 @@ import Testing
 /// Inputs on which the article's plain-`Double` code is wrong, and CropKit is
 /// not. Every expected value here was also checked against the Int128
 /// reference (see `doubleTrapsAgreeWithTheReference`).
-@Suite struct DoubleTrapTests {
+@Suite(.announcesSkips) struct DoubleTrapTests {
     /// An edge exactly on a pixel boundary that `Double` cannot represent:
     /// 0.15 pt and 150.15 pt are pixels 2 and 2002 (0.075 pt per pixel).
     @Test func edgeOnAnUnrepresentableBoundaryDoesNotGrowTheCrop() {

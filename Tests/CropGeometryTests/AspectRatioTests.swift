@@ -1,7 +1,8 @@
 import CropGeometry
+import CropKitTestSupport
 import Testing
 
-@Suite struct AspectRatioTests {
+@Suite(.announcesSkips) struct AspectRatioTests {
     let bounds = PixelSize<ImagePixels>(width: 4000, height: 3000)
 
     /// The table in `PixelRect.fitted(to:within:)`'s documentation.

@@ -1,9 +1,10 @@
 import CropGeometry
+import CropKitTestSupport
 import Testing
 
 /// The rects a JPEG crop can copy losslessly: on the block grid, or grown to
 /// it, keeping an exact ratio where the grid allows one.
-@Suite struct BlockGridTests {
+@Suite(.announcesSkips) struct BlockGridTests {
     let photo = PixelSize<StoredPixels>(width: 4032, height: 3024)
     let grid = PixelSize<StoredPixels>(width: 16, height: 16)
 

@@ -1,8 +1,9 @@
 import CropGeometry
+import CropKitTestSupport
 import CropRecords
 import Testing
 
-@Suite struct CropSessionTests {
+@Suite(.announcesSkips) struct CropSessionTests {
     static let preview = CropSession.Source(
         identity: "IMG_1", size: PixelSize(width: 1000, height: 750))
     static let full = CropSession.Source(

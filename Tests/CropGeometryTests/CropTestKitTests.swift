@@ -1,4 +1,5 @@
 import CropGeometry
+import CropKitTestSupport
 import CropRecords
 import CropTestKit
 import Foundation
@@ -9,7 +10,7 @@ import Testing
 /// of the article's plain-`Double` recipe and of two public croppers'
 /// mappings ported here, and passes CropKit's own; the export checks tell a
 /// right exporter from wrong ones.
-@Suite struct CropTestKitTests {
+@Suite(.announcesSkips) struct CropTestKitTests {
     /// The vector as the exact reference's case.
     static func referenceCase(_ vector: CropVector) -> MappingCase {
         let r = vector.request

@@ -1,3 +1,4 @@
+import CropKitTestSupport
 import Foundation
 import Testing
 
@@ -5,6 +6,7 @@ import Testing
 /// comments is type-checked against the modules this test run built, so an
 /// example that no longer compiles fails the tests instead of a reader.
 @Suite(
+    .announcesSkips,
     .enabled(
         if: Typechecker.modulesFolder != nil && Typechecker.swiftc != nil,
         "no swiftc or no built modules next to the test binary"))

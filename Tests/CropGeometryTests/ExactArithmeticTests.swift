@@ -1,7 +1,8 @@
 import CropGeometry
+import CropKitTestSupport
 import Testing
 
-@Suite struct ExactArithmeticTests {
+@Suite(.announcesSkips) struct ExactArithmeticTests {
     @Test func doublesConvertExactly() {
         // 0.1 is 3602879701896397 / 2^55 exactly.
         let tenth = ExactRational(0.1)

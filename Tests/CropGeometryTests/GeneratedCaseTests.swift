@@ -1,10 +1,11 @@
 import CropGeometry
+import CropKitTestSupport
 import Foundation
 import Testing
 
 /// Properties over generated inputs, against the exact reference in
 /// ExactReference.swift (Int128 rationals on multiples of 1/64).
-@Suite struct GeneratedCaseTests {
+@Suite(.announcesSkips) struct GeneratedCaseTests {
     static let caseCount = 100_000
 
     @Test func agreesWithExactReferenceOnGeneratedCases() throws {
@@ -88,7 +89,7 @@ import Testing
 
 /// `cropPixels` has its own fast path for the article's case; it must agree
 /// with the reference as `CropRequest.map()` does.
-@Suite struct CropPixelsAgreementTests {
+@Suite(.announcesSkips) struct CropPixelsAgreementTests {
     @Test func cropPixelsAgreesWithTheReference() throws {
         var generator = SeededGenerator(seed: 0xA871C1E)
         var checked = 0

@@ -1,11 +1,12 @@
 import CropGeometry
+import CropKitTestSupport
 import Testing
 
 /// The article's six input categories (landscape, portrait, full selection,
 /// padding only, beyond an edge, fractional edges) in square and non-square
 /// containers, for every content mode and every orientation, each checked
 /// against the exact reference.
-@Suite struct InputCategoryTests {
+@Suite(.announcesSkips) struct InputCategoryTests {
     enum Category: String, CaseIterable {
         case landscape, portrait, fullSelection, paddingOnly, beyondAnEdge, fractionalEdges
     }

@@ -1,8 +1,9 @@
 import CropGeometry
+import CropKitTestSupport
 import Testing
 
 /// A pixel rect mapped back to the view and forward again is the same rect.
-@Suite struct InverseMappingTests {
+@Suite(.announcesSkips) struct InverseMappingTests {
     @Test(arguments: ContentMode.allCases, EXIFOrientation.allCases)
     func inverseThenForwardIsTheIdentity(mode: ContentMode, orientation: EXIFOrientation) throws {
         let modeIndex = ContentMode.allCases.firstIndex(of: mode)!

@@ -1,7 +1,8 @@
 import CropGeometry
+import CropKitTestSupport
 import Testing
 
-@Suite struct OrientationTests {
+@Suite(.announcesSkips) struct OrientationTests {
     /// `storedRect` holds exactly the stored pixels that the orientation table
     /// sends into the oriented rect, checked pixel by pixel on a small image.
     @Test(arguments: EXIFOrientation.allCases)

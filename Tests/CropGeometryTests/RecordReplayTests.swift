@@ -1,10 +1,11 @@
 import CropGeometry
+import CropKitTestSupport
 import CropRecords
 import Testing
 
 /// One line of `cropkit replay` without an export, as the command line and
 /// the browser playground both write it.
-@Suite struct RecordReplayTests {
+@Suite(.announcesSkips) struct RecordReplayTests {
     static let record =
         #"{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150},"mode":"aspectFit""#
 

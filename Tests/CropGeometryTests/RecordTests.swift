@@ -1,8 +1,9 @@
 import CropGeometry
+import CropKitTestSupport
 import CropRecords
 import Testing
 
-@Suite struct RecordTests {
+@Suite(.announcesSkips) struct RecordTests {
     static let designExample = """
         {"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},\
         "selection":{"x":75,"y":75,"width":150,"height":150},"mode":"aspectFit",\
@@ -134,7 +135,7 @@ import Testing
 }
 
 /// The JSON codec's fast paths against the slow, obviously right ones.
-@Suite struct JSONCodecTests {
+@Suite(.announcesSkips) struct JSONCodecTests {
     /// Numbers with at most 15 significant digits and 22 decimals are read
     /// by one correctly rounded division; every other by `Double(String)`.
     /// Both must give what `Double(String)` gives.

@@ -1,7 +1,8 @@
 import CropGeometry
+import CropKitTestSupport
 import Testing
 
-@Suite struct RejectionTests {
+@Suite(.announcesSkips) struct RejectionTests {
     static let valid = CropRequest(
         sourceSize: Size(width: 4000, height: 3000), viewport: Size(width: 300, height: 300),
         selection: Rect(x: 75, y: 75, width: 150, height: 150))
@@ -82,7 +83,7 @@ import Testing
 
 /// The rounding table in the guide (CropImaging.docc/Guide.md), through the whole mapping: 1 px is
 /// exactly 1,000,000 pt here, so each edge is an exact decimal.
-@Suite struct RoundingTableTests {
+@Suite(.announcesSkips) struct RoundingTableTests {
     @Test(arguments: [
         (4.0, 4, 4), (3.9999995, 4, 4), (3.999999, 4, 4), (3.999998, 3, 4), (4.000001, 4, 4),
         (4.000002, 4, 5), (4.5, 4, 5),

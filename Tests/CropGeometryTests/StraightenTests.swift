@@ -1,10 +1,11 @@
 import CropGeometry
+import CropKitTestSupport
 import Foundation
 import Testing
 
 /// The turned frame, the output rect, the sample positions and the largest
 /// rect inside, per "Straighten and resize" in the contract.
-@Suite struct StraightenTests {
+@Suite(.announcesSkips) struct StraightenTests {
     /// A request of a `sw×sh` image shown aspect-fit in a `vw×vh` view.
     func request(
         _ sw: Int, _ sh: Int, view vw: Double, _ vh: Double, selection: Rect<ViewPoints>,

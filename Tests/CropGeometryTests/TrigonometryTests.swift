@@ -1,11 +1,12 @@
 import CropGeometry
+import CropKitTestSupport
 import CropTestKit
 import Foundation
 import Testing
 
 /// CropKit's own cosine and sine, which make a turned crop the same on every
 /// platform and in the browser playground.
-@Suite struct TrigonometryTests {
+@Suite(.announcesSkips) struct TrigonometryTests {
     /// Angles as records give them: tenths and hundredths of a degree, and
     /// arbitrary doubles, reduced to the ±45° the frame turns by.
     static let radians: [Double] = {

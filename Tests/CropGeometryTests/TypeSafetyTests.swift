@@ -1,3 +1,4 @@
+import CropKitTestSupport
 import Foundation
 import Testing
 
@@ -5,6 +6,7 @@ import Testing
 /// against the CropGeometry module this test run built; a control snippet
 /// that must compile proves the harness itself works.
 @Suite(
+    .announcesSkips,
     .enabled(
         if: Typechecker.modulesFolder != nil && Typechecker.swiftc != nil,
         "no swiftc or no built CropGeometry module next to the test binary"))

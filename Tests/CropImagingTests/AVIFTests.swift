@@ -11,6 +11,7 @@ import Testing
 /// "coordinates" files hold their own displayed position in every pixel
 /// (R = x & 255, G = y & 255, B = (x >> 8) << 4 | y >> 8, A = (x + y) & 255).
 @Suite(
+    .announcesSkips,
     .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
     .enabled(if: HEIFDecoder.libheifVersion != nil, "needs libheif (Debian: libheif1)"))
 struct AVIFTests {

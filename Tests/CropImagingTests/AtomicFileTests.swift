@@ -9,7 +9,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite struct AtomicFileTests {
+@Suite(.announcesSkips) struct AtomicFileTests {
     @Test func writesReplacesOnlyWhenAskedAndLeavesNoTemporaryFiles() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

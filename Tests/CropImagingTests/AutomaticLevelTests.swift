@@ -7,7 +7,7 @@ import Testing
 /// `CompressionLevel.automatic`: level 1 for bands of noise, 6 for nearly
 /// flat bands, 2 for the rest (a photograph's), and the pixels exact either
 /// way.
-@Suite struct AutomaticLevelTests {
+@Suite(.announcesSkips) struct AutomaticLevelTests {
     /// 256x256 RGB, 64 rows a band: the top `noiseRows` rows noise (each
     /// byte random: filtered, still 8 bits a byte), the next `flatRows` one
     /// colour, the rest smooth (blurred noise with a little grain, as a soft

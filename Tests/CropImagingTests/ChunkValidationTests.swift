@@ -8,7 +8,7 @@ import Testing
 /// Carried chunks that break the PNG specification are dropped, with a
 /// warning each, never copied into a crop byte for byte (Pillow could open
 /// no such crop).
-@Suite struct ChunkValidationTests {
+@Suite(.announcesSkips) struct ChunkValidationTests {
     /// One chunk: length, type, data, CRC.
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let typeBytes = Array(type.utf8)

@@ -9,7 +9,7 @@ import Testing
 /// JPEG or PNG image (of the photo, say) is not carried, by any JPEG path
 /// (the DCT domain, re-encoded, resampled, --strip location, a gain-map
 /// crop), and the report says it was dropped.
-@Suite struct CommentLeakTests {
+@Suite(.announcesSkips) struct CommentLeakTests {
     /// A 96x64 photo whose COM holds a whole JPEG, whose APP13 holds a PNG
     /// signature in a caption resource, plus a plain comment that stays.
     static func photo() throws -> [UInt8] {

@@ -1,12 +1,13 @@
 import CImagingShims
 import CropImaging
+import CropKitTestSupport
 import Testing
 
 /// Making a band's DEFLATE stream continuable needs its final block's end to
 /// the bit. For a one-block stream the end is told from the block's header
 /// (its end-of-block code must sit just before the zero padding); that fast
 /// path must agree with zlib's inflate(Z_BLOCK) walk on every stream it takes.
-@Suite struct ContinuableStreamTests {
+@Suite(.announcesSkips) struct ContinuableStreamTests {
     @Test(.enabled(if: Compressor.isLibdeflateAvailable, "needs libdeflate (Debian: libdeflate0)"))
     func headerReadingAgreesWithZlibsWalk() throws {
         var state: UInt32 = 2024

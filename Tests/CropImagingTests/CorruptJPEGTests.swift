@@ -6,7 +6,7 @@ import Testing
 /// Every file in testdata/corrupt/jpeg-* and the generated JPEGs: no crash,
 /// and either a clean error or a decode; a lenient decode of a file libjpeg
 /// decodes matches libjpeg's pixels (EXPECTED-*.tsv).
-@Suite struct CorruptJPEGTests {
+@Suite(.announcesSkips) struct CorruptJPEGTests {
     static let files: [String] =
         [
             "corrupt/jpeg-jpeg-decoder-crashtest", "corrupt/jpeg-fuzz-seeds-jpeg-decoder-afl",

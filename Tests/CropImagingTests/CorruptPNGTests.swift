@@ -6,7 +6,7 @@ import Testing
 /// Every file in testdata/corrupt/png-* (and the generated and fuzz-found
 /// ones that are PNGs): no crash, and either a clean error or a decode that
 /// matches libpng's.
-@Suite struct CorruptPNGTests {
+@Suite(.announcesSkips) struct CorruptPNGTests {
     static let files: [String] = {
         let folders = [
             "corrupt/png-pngsuite-x", "corrupt/png-libpng-crashers", "corrupt/png-libpng-badpal",

@@ -7,7 +7,7 @@ import Testing
 /// "The portrait photo was cropped in the wrong place": the selection is
 /// mapped against the image as seen, the stored rect is cut, and only the
 /// crop is turned upright.
-@Suite struct EXIFOrientationTests {
+@Suite(.announcesSkips) struct EXIFOrientationTests {
     static func request(_ info: JPEGFileInfo, orientation: EXIFOrientation) -> CropRequest {
         CropRequest(
             sourceSize: Size(width: Double(info.width), height: Double(info.height)),
@@ -87,7 +87,7 @@ import Testing
 
 /// An embedded ICC profile goes into the PNG as iCCP, and its description is
 /// read for reports.
-@Suite struct ICCProfileTests {
+@Suite(.announcesSkips) struct ICCProfileTests {
     @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
     func profileTravelsAsICCP() throws {
         let folder = try TestData.temporaryFolder()

@@ -1,11 +1,12 @@
 import CropGeometry
 import CropImaging
+import CropKitTestSupport
 import Foundation
 import Testing
 
 /// The export checks on the article's scenario and the six input categories,
 /// through the real file pipeline; and proof that each check can fail.
-@Suite struct ExportCheckTests {
+@Suite(.announcesSkips) struct ExportCheckTests {
     /// The article's scenario scaled to 400x300 (same geometry, faster), and
     /// one case per category, in square and non-square views.
     static let cases: [(String, CropRequest)] = {

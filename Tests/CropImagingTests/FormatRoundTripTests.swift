@@ -6,7 +6,7 @@ import Testing
 
 /// Every colour type and bit depth PNG allows, through crop, encode and
 /// decode, with both compressors: the samples and the format survive.
-@Suite struct FormatRoundTripTests {
+@Suite(.announcesSkips) struct FormatRoundTripTests {
     static let formats: [(PNGColorType, Int)] = PNGColorType.allCases.flatMap { type in
         type.allowedBitDepths.map { (type, $0) }
     }

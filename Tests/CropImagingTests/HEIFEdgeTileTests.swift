@@ -8,6 +8,7 @@ import Testing
 /// encoded again at the default quality close to the source's own decode,
 /// and read alike by Debian's libheif and by a current one (pillow-heif).
 @Suite(
+    .announcesSkips,
     .enabled(
         if: TestData.isPresent && HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles,
         "needs testdata and libheif with its HEVC encoder"))

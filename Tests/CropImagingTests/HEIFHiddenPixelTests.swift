@@ -11,6 +11,7 @@ import Testing
 /// source's `clap` is carried, whether the rect shares an edge with that
 /// aperture or is all of it.
 @Suite(
+    .announcesSkips,
     .enabled(
         if: TestData.isPresent && HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles,
         Comment(rawValue: TestData.absent + ", or libheif cannot encode here")))
@@ -89,6 +90,7 @@ struct HEIFHiddenPixelTests {
 /// fill); this one's is encoded again, and a tile away from the canvas's
 /// edge is copied without being decoded.
 @Suite(
+    .announcesSkips,
     .enabled(
         if: HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles,
         Comment(rawValue: "libheif cannot encode here")))

@@ -8,7 +8,7 @@ import Testing
 /// `cropkit leaks` on HEIFs made by someone else: images hidden in items a
 /// viewer never shows and in bytes no item uses are found (each was missed
 /// before), and a clean crop still has no findings.
-@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+@Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
 struct HEIFLeakCheckTests {
     /// A whole JPEG of a picture, the kind of thing that leaks.
     static func jpeg() throws -> [UInt8] {

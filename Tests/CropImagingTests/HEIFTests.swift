@@ -10,6 +10,7 @@ import Testing
 /// B = (x >> 8) << 4 | y >> 8; 10-bit: R = x, G = y, B = (7x + 13y) & 1023;
 /// alpha A = (x + 2y) & 255), so a crop is checked pixel by pixel.
 @Suite(
+    .announcesSkips,
     .enabled(
         if: TestData.isPresent && HEIFDecoder.libheifVersion != nil, "needs testdata and libheif"))
 struct HEIFTests {
@@ -471,7 +472,7 @@ struct HEIFTests {
 }
 
 /// HEIF headers that need no corpus and no libheif.
-@Suite struct HEIFHeaderTests {
+@Suite(.announcesSkips) struct HEIFHeaderTests {
     @Test(
         "ISO media that is not a HEIF image (an MP4) is refused as unsupported, naming its brands")
     func videoIsNotAnImage() {

@@ -7,7 +7,7 @@ import Testing
 /// The library's errors are cases a caller switches on; their sentences are
 /// the library's, and name no command-line flag (the command line adds its
 /// own advice).
-@Suite struct ImagingErrorTests {
+@Suite(.announcesSkips) struct ImagingErrorTests {
     static let examples: [ImagingError] =
         [
             .cannotOpen(path: "a.png", reason: "No such file or directory"),

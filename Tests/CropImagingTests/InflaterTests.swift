@@ -7,7 +7,7 @@ import Testing
 /// The ISA-L inflater with CropKit's own unfiltering against libpng: the
 /// same pixels for every file libpng decodes, whole and cropped, and the
 /// same verdict on every corrupt file.
-@Suite(.enabled(if: Inflater.isISALAvailable, "needs ISA-L (Debian: libisal2)"))
+@Suite(.announcesSkips, .enabled(if: Inflater.isISALAvailable, "needs ISA-L (Debian: libisal2)"))
 struct InflaterTests {
     /// Decodes `path` with `inflater`, whole or `rect`.
     static func decode(_ path: String, _ rect: PixelRect<StoredPixels>?, _ inflater: Inflater)

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropKitTestSupport
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// (``RasterImage/maskedByEllipse()`` then
 /// ``RasterImage/eightBitOpaque(warnings:)``), and through the pipeline,
 /// against the PNG route's output of the same crop.
-@Suite struct JPEGBandFlattenerTests {
+@Suite(.announcesSkips) struct JPEGBandFlattenerTests {
     /// Deterministic samples: every byte value, in an order no stage
     /// could guess.
     static func image(width: Int, height: Int, colorType: PNGColorType, bitDepth: Int)

@@ -11,7 +11,7 @@ import Testing
 /// to the colours of the source's own rect. A re-encoded crop is YCbCr (or
 /// gray), so an Adobe segment saying otherwise would make every decoder
 /// show wrong colours (46 levels off on average, as found).
-@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+@Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
 struct JPEGColourModelTests {
     static let files = [
         ("jpeg/generated/q90_gray.jpg", "gray"), ("jpeg/generated/q90_420.jpg", "ycbcr"),

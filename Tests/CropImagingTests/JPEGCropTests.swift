@@ -8,7 +8,7 @@ import Testing
 /// the block grid (decoded with plain upsampling and the integer IDCT, the
 /// crop equals the source at the rect, bit for bit), exact elsewhere, and
 /// never carrying pixels or previews from outside the rect.
-@Suite struct JPEGCropTests {
+@Suite(.announcesSkips) struct JPEGCropTests {
     /// One kind of source: its name, sampling and coding.
     struct Kind: Sendable, CustomTestStringConvertible {
         var name: String

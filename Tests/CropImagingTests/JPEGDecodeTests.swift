@@ -4,7 +4,7 @@ import CropKitTestSupport
 import Foundation
 import Testing
 
-@Suite struct JPEGDecodeTests {
+@Suite(.announcesSkips) struct JPEGDecodeTests {
     static let generated = TestData.files(under: "jpeg/generated", extensions: ["jpg"])
 
     /// A region decode equals, bit for bit, the same rect of a full decode,

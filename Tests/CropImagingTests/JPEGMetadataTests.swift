@@ -9,7 +9,7 @@ import Testing
 /// carries: checked on real camera and phone files (thumbnails, GPS, maker
 /// notes, MPF gain maps, trailing bytes) and on a file made to hold every
 /// kind of leak at once.
-@Suite struct JPEGMetadataTests {
+@Suite(.announcesSkips) struct JPEGMetadataTests {
     /// The EXIF of a JPEG's first APP1 EXIF segment, read back.
     static func exif(_ bytes: [UInt8]) throws -> EXIFRewriter? {
         let source = try ImageSource(ImageInput(bytes: bytes, name: "crop"))

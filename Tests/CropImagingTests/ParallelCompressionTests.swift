@@ -8,7 +8,7 @@ import Testing
 /// with libdeflate) to exactly the pixels, for any band count, thread count
 /// and content, whether the rows are all there at the start or arrive while
 /// the crop is decoded.
-@Suite struct ParallelCompressionTests {
+@Suite(.announcesSkips) struct ParallelCompressionTests {
     static func image(width: Int, height: Int, pattern: Int) -> RasterImage {
         var samples = [UInt8](repeating: 0, count: width * height * 4)
         var state: UInt32 = 12345

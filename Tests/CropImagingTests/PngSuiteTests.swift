@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// PngSuite and libpng's contrib sets, read in place from the shared corpora.
-@Suite struct PngSuiteTests {
+@Suite(.announcesSkips) struct PngSuiteTests {
     static let validFiles: [String] = TestData.files(under: "pngsuite").filter {
         !(($0 as NSString).lastPathComponent.hasPrefix("x"))
     }

@@ -7,7 +7,7 @@ import Testing
 /// Turned and resized crops through the real pipeline (PNG in, CropJob,
 /// export, PNG out), read back against the positions the contract says
 /// each output pixel sampled.
-@Suite struct ResampleTests {
+@Suite(.announcesSkips) struct ResampleTests {
     /// A 16-bit RGB image whose pixel `(x, y)` holds `x·scale`, `y·scale`
     /// (the scale as large as 16 bits allow), as a PNG in memory.
     static func scaledCoordinates(width: Int, height: Int, bitDepth: Int = 16) throws -> (

@@ -1,9 +1,10 @@
 import CropImaging
+import CropKitTestSupport
 import Testing
 
 /// The one `dlopen` loader: versioned sonames, required and optional
 /// functions, nothing left pointing into a library it refused.
-@Suite struct RuntimeLibraryTests {
+@Suite(.announcesSkips) struct RuntimeLibraryTests {
     /// zlib is linked into every build, so its soname always opens.
     #if os(Linux)
         static let zlib = "libz.so.1"

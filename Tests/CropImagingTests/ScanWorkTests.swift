@@ -6,7 +6,7 @@ import Testing
 
 /// A progressive JPEG's scan work is summed from its scan headers and
 /// bounded before anything is decoded.
-@Suite struct ScanWorkTests {
+@Suite(.announcesSkips) struct ScanWorkTests {
     /// An encoder's progressive files visit each block 3 to 6 times.
     @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
     func encoderFilesStayFarUnderTheLimit() throws {

@@ -7,7 +7,7 @@ import Testing
 /// Crops compressed while they are decoded (PNGRowStream): the output must be
 /// exactly the crop however the rows are banded and threaded, and a decode or
 /// write that fails part-way must leave no file and no thread behind.
-@Suite struct StreamingExportTests {
+@Suite(.announcesSkips) struct StreamingExportTests {
     /// An RGB image of noise over gradients: every band compresses differently.
     static func source(width: Int, height: Int) -> RasterImage {
         var samples = [UInt8](repeating: 0, count: width * height * 3)

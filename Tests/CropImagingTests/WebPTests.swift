@@ -11,6 +11,7 @@ import Testing
 /// B = (x >> 8) << 4 | y >> 8, A = (x + y) & 255), so a crop is checked
 /// pixel by pixel; the others against Pillow's decode.
 @Suite(
+    .announcesSkips,
     .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
     .enabled(if: RuntimeLibrary.libwebp.isAvailable, "needs libwebp.so.7 (Debian: libwebp7)"))
 struct WebPTests {

@@ -9,7 +9,7 @@ import Testing
 /// namespace URI, whatever the prefix, the quotes or the white space, in
 /// attribute and element form, in JPEG and in HEIC; the report names each
 /// one removed; everything else stays byte for byte.
-@Suite struct XMPLocationTests {
+@Suite(.announcesSkips) struct XMPLocationTests {
     static let packet = """
         <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
         <x:xmpmeta xmlns:x="adobe:ns:meta/">

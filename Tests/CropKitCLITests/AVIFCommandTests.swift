@@ -10,6 +10,7 @@ import Testing
 /// outputs read back by the system's `avifdec` where it is installed. Every
 /// output a run writes is also read by the leak check (``expectNoLeaks``).
 @Suite(
+    .announcesSkips,
     .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
     .enabled(
         if: HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles,

@@ -5,7 +5,7 @@ import CropRecords
 import Foundation
 import Testing
 
-@Suite struct BatchCommandTests {
+@Suite(.announcesSkips) struct BatchCommandTests {
     static func manifest(in folder: URL) throws -> (path: String, lines: Int) {
         #expect(
             cropkit("fixture", "400x300", "-o", folder.appendingPathComponent("a.png").path).status

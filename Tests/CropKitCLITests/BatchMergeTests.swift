@@ -5,7 +5,7 @@ import Testing
 
 /// `cropkit batch MANIFEST --merge REPORT...`: the shards' reports merged
 /// into one, every line checked: done, failed or missing, outputs complete.
-@Suite struct BatchMergeTests {
+@Suite(.announcesSkips) struct BatchMergeTests {
     /// A manifest of 8 crops of a fixture (line 3 is blank, line 6 asks
     /// for pixels outside the image and fails), in a folder of its own.
     static func setUp() throws -> (folder: URL, manifest: String) {

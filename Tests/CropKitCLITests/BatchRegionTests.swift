@@ -10,7 +10,7 @@ import Testing
 /// selection is refused, and so is a line with no region at all (which
 /// was told "viewport must be an object"); a variant's own region replaces
 /// the line's whole region.
-@Suite struct BatchRegionTests {
+@Suite(.announcesSkips) struct BatchRegionTests {
     static func run(_ lines: [String]) throws -> (status: Int32, report: [JSONValue], folder: URL) {
         let folder = try temporaryFolder()
         #expect(
@@ -114,7 +114,7 @@ import Testing
 /// planned, before anything is decoded, by the library, `crop` and `batch`
 /// alike: HEIC output of a turned, resized or circled crop, or of a PNG. A
 /// batch line found the turned case only after decoding the region.
-@Suite struct OutputFormatValidationTests {
+@Suite(.announcesSkips) struct OutputFormatValidationTests {
     @Test(arguments: [
         (CropJob.Region.largestInside(aspect: nil), 2.0, nil as OutputSizeRule?, false),
         (.pixels(PixelRect(x: 0, y: 0, width: 40, height: 30)), 0, .width(20), false),

@@ -7,7 +7,7 @@ import Testing
 /// The habits a user of vips, exiftool and swift-argument-parser expects:
 /// a version, short flags, `--`, suggestions for typos, one exit code per
 /// kind of mistake, an output named as the format it holds.
-@Suite struct CommandLineHabitsTests {
+@Suite(.announcesSkips) struct CommandLineHabitsTests {
     /// A 40x30 fixture in a fresh folder.
     static func fixtureFolder() throws -> (URL, String) {
         let folder = try temporaryFolder()

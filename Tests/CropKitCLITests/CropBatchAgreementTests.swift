@@ -8,7 +8,7 @@ import Testing
 /// line: both write the same pixels, or both refuse. (A batch line once
 /// wrote the whole photo for a request `crop` refused, and refused a turned
 /// HEIC only after decoding it.)
-@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+@Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
 struct CropBatchAgreementTests {
     /// A request: its source, `crop`'s options, the same as manifest members
     /// (without "input" and "output"), and the output's extension.

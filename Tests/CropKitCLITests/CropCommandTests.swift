@@ -6,7 +6,7 @@ import CropRecords
 import Foundation
 import Testing
 
-@Suite struct CropCommandTests {
+@Suite(.announcesSkips) struct CropCommandTests {
     /// A folder with a 400x300 corners fixture and a 40x30 coordinates fixture.
     static func workspace() throws -> URL {
         let folder = try temporaryFolder()
@@ -398,7 +398,7 @@ extension CropCommandTests {
 }
 
 /// JPEG input through the command line: orientation, info, --source-file.
-@Suite struct JPEGCommandTests {
+@Suite(.announcesSkips) struct JPEGCommandTests {
     static func photo(_ n: Int) -> String? {
         TestData.root?.appendingPathComponent("exif/generated/testorig_orientation\(n).jpg").path
     }

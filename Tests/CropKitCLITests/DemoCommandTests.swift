@@ -6,7 +6,7 @@ import CropRecords
 import Foundation
 import Testing
 
-@Suite struct DemoCommandTests {
+@Suite(.announcesSkips) struct DemoCommandTests {
     /// The demo's cases with photos `factor` times smaller each way: the
     /// same scenarios, quicker to export.
     static func cases(shrunkBy factor: Double) -> [DemoCase] {

@@ -7,7 +7,7 @@ import Testing
 /// that take it, from what each registered writer says it takes (the
 /// command line once said "for JPEG output" of --quality, which HEIC takes
 /// too, and would have made any unknown format a JPEG).
-@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+@Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
 struct EncoderSettingsTests {
     static let heic = TestData.path("heif/pillow-heif/arrow.heic")
 

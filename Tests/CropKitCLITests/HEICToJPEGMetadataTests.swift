@@ -10,6 +10,7 @@ import Testing
 /// was rewritten. Each output is read back, with CropKit's own reader and
 /// with exiftool where it is installed, and must hold what the report says.
 @Suite(
+    .announcesSkips,
     .enabled(
         if: HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles,
         "libheif cannot encode here"))

@@ -6,6 +6,7 @@ import Testing
 /// HEIC through the command line: info's structure, crops to PNG and HEIC,
 /// the lossless rules and their messages.
 @Suite(
+    .announcesSkips,
     .enabled(
         if: TestData.isPresent && HEIFDecoder.libheifVersion != nil, "needs testdata and libheif"))
 struct HEIFCommandTests {

@@ -9,6 +9,7 @@ import Testing
 /// nothing can decode, and an item associated twice is refused by every
 /// command instead of being read one way while viewers read it another.
 @Suite(
+    .announcesSkips,
     .enabled(
         if: TestData.isPresent && HEIFDecoder.libheifVersion != nil,
         Comment(rawValue: TestData.absent + ", or libheif is not installed")))

@@ -1,10 +1,11 @@
 import CropKitCLI
+import CropKitTestSupport
 import Foundation
 import Testing
 
 /// Each subcommand's `--help` against the options it accepts: every option
 /// it takes is in its help, and every option its help names, it takes.
-@Suite struct HelpTests {
+@Suite(.announcesSkips) struct HelpTests {
     static let names = CropKitTool.subcommands.map { $0.name }
 
     @Test(arguments: names)

@@ -13,7 +13,7 @@ import Testing
 /// The third round of hostile testing, the command line's part: paths with
 /// a NUL byte, FIFOs as inputs, manifest members unknown or mistyped, and
 /// options given where they cannot apply.
-@Suite struct HostileRoundThreeTests {
+@Suite(.announcesSkips) struct HostileRoundThreeTests {
     /// A folder holding a 64x48 PNG `a.png` and an unrelated file.
     static func folder() throws -> URL {
         let folder = try temporaryFolder()

@@ -7,7 +7,7 @@ import Testing
 /// their orientation, where the photo was taken, the XMP packets, and what
 /// else the file carries (a JPEG's info once said nothing of its EXIF, GPS
 /// or thumbnail, while a HEIC's did).
-@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+@Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
 struct InfoMetadataTests {
     static func info(_ file: String) throws -> [String: Any] {
         let run = cropkit("info", "--json", TestData.path(file))

@@ -7,7 +7,7 @@ import Testing
 /// read back from the written file, naming `--strip location`; with the
 /// flag the report says nothing and exiftool finds no GPS tag. "leaks:
 /// clean" speaks of pixels: a newcomer took it for "nothing private left".
-@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+@Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
 struct KeptLocationTests {
     @Test(arguments: [
         ("camera/samsung_galaxys_orient6_gps.jpg", "jpg", "EXIF GPS"),

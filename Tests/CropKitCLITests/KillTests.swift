@@ -7,7 +7,7 @@ import Testing
 /// A kill at any moment leaves either the old output or the complete new
 /// one: `cropkit crop` (the real binary) is killed at spread-out moments of
 /// a large write.
-@Suite struct KillTests {
+@Suite(.announcesSkips) struct KillTests {
     /// The cropkit binary built beside this test bundle.
     static var binary: String? {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()

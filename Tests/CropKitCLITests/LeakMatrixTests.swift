@@ -14,7 +14,7 @@ import Testing
 /// a resize, stripped metadata, a cropped gain map, variants in one run and
 /// a batch line. Each run must succeed, and ``cropkit(_:input:)`` reads every
 /// file it wrote back with the leak check, which must find nothing.
-@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+@Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
 struct LeakMatrixTests {
     /// The sources, as paths in the test data (or made here: "clapped"),
     /// and whether they are HEIF.

@@ -4,7 +4,7 @@ import CropRecords
 import Foundation
 import Testing
 
-@Suite struct MapCommandTests {
+@Suite(.announcesSkips) struct MapCommandTests {
     static let scenario = [
         "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "75,75,150,150",
     ]
@@ -177,7 +177,7 @@ import Testing
 }
 
 /// cropkit explain: from flags or from one record of a file.
-@Suite struct ExplainCommandTests {
+@Suite(.announcesSkips) struct ExplainCommandTests {
     @Test func drawsFromFlagsAndFromARecord() throws {
         let flags = cropkit(
             "explain", "--source", "4000x3000", "--viewport", "300x300", "--selection",

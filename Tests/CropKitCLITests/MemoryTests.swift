@@ -9,7 +9,7 @@ import Testing
 /// whatever its size, and what the format forces (a progressive frame, an
 /// interlaced image, a turn) is refused past `--max-memory` before anything
 /// is allocated.
-@Suite(.enabled(if: KillTests.binary != nil, "no cropkit binary beside the tests"))
+@Suite(.announcesSkips, .enabled(if: KillTests.binary != nil, "no cropkit binary beside the tests"))
 struct MemoryTests {
     /// Whether this run is under a sanitizer (`.ci/run` sets
     /// CROPKIT_SANITIZER for its AddressSanitizer run): its shadow memory and

@@ -10,6 +10,7 @@ import Testing
 /// never a maker note the report removed, EXIF dimensions that are the
 /// file's, and a size as seen that is the report's.
 @Suite(
+    .announcesSkips,
     .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
     .enabled(if: ExifTool.gate, Comment(rawValue: ExifTool.absent)))
 struct MetadataTruthTests {

@@ -9,7 +9,7 @@ import Testing
 /// orientation, with the file's orientation or another, with and without an
 /// aspect ratio. (They once differed: `batch` took `--aspect source` from the
 /// file's orientation, `crop` from the request's.)
-@Suite struct PipelineTests {
+@Suite(.announcesSkips) struct PipelineTests {
     static let aspects: [String?] = [nil, "source", "4:5"]
 
     @Test(

@@ -4,7 +4,7 @@ import CropRecords
 import Foundation
 import Testing
 
-@Suite struct ReplayCommandTests {
+@Suite(.announcesSkips) struct ReplayCommandTests {
     static let passing = """
         {"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150},"mode":"aspectFit","expected":{"x":1000,"y":500,"width":2000,"height":2000}}
         """

@@ -7,7 +7,7 @@ import Testing
 /// output format's writer chose it, and `crop --json` reports it: a copy of
 /// the coded data (a JPEG's coefficients, a HEIF's tiles) or pixels through
 /// stages.
-@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+@Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
 struct StrategyTests {
     static func strategy(_ file: String, _ options: [String], output: String) throws -> String {
         let folder = try TestData.temporaryFolder()

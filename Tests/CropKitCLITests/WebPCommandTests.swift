@@ -10,6 +10,7 @@ import Testing
 /// back by the system's `dwebp` where it is installed. Every output a run
 /// writes is also read by the leak check (``expectNoLeaks``).
 @Suite(
+    .announcesSkips,
     .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
     .enabled(if: RuntimeLibrary.libwebp.isAvailable, "needs libwebp.so.7 (Debian: libwebp7)"))
 struct WebPCommandTests {

@@ -7,4 +7,9 @@
 /// Counts one test skipped for `reason` (a short phrase, copied).
 void ck_test_skipped(const char *reason);
 
+/// Prints, once, the line that says how many tests and suites the run
+/// skips and why: called as the first suite starts, when Swift Testing has
+/// evaluated every gate (it does so while planning, before any test runs).
+void ck_run_begins(void);
+
 #endif
