@@ -67,8 +67,8 @@ private func explain(_ line: UnsafeBufferPointer<UInt8>) -> JSONValue {
     let display = try? request.displayRect()
     let viewport = Rect<ViewPoints>(
         x: 0, y: 0, width: request.viewport.width, height: request.viewport.height)
-    let visible = display.flatMap { intersection($0, viewport) }
-    let clip = visible.flatMap { intersection(request.selection, $0) }
+    let visible = display.flatMap { $0.intersection(viewport) }
+    let clip = visible.flatMap { request.selection.intersection($0) }
     members.append(.init("display", rectJSON(display)))
     members.append(.init("visible", rectJSON(visible)))
     members.append(.init("clip", rectJSON(clip)))
@@ -159,15 +159,6 @@ private func rectJSON(_ rect: Rect<ViewPoints>?) -> JSONValue {
         .init("width", .number(rect.width)),
         .init("height", .number(rect.height)),
     ])
-}
-
-private func intersection(_ a: Rect<ViewPoints>, _ b: Rect<ViewPoints>) -> Rect<ViewPoints>? {
-    let x0 = max(a.x, b.x)
-    let y0 = max(a.y, b.y)
-    let x1 = min(a.x + a.width, b.x + b.width)
-    let y1 = min(a.y + a.height, b.y + b.height)
-    guard x1 > x0, y1 > y0 else { return nil }
-    return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
 }
 
 /// The content modes, in the contract's order: `["aspectFit",...]`.

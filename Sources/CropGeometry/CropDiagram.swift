@@ -30,8 +30,7 @@ public enum CropDiagram {
         // Keep absurd zooms and far-away selections from shrinking the view
         // to a dot: at most four view sizes around it.
         bounds =
-            intersection(
-                bounds,
+            bounds.intersection(
                 Rect(
                     x: -1.5 * view.width, y: -1.5 * view.height, width: 4 * view.width,
                     height: 4 * view.height)) ?? view
@@ -65,7 +64,7 @@ public enum CropDiagram {
             rect("viewport", view, "fill=\"#e5e5e5\" stroke=\"#555\" stroke-width=\"1.5\""),
         ]
         if let display {
-            if let visible = intersection(display, view) {
+            if let visible = display.intersection(view) {
                 out.append(rect("visible-image", visible, "fill=\"#bcd7f2\""))
             }
             out.append(
@@ -76,8 +75,8 @@ public enum CropDiagram {
                         " data-source=\"\(number(request.sourceSize.width))x\(number(request.sourceSize.height))\""
                 ))
         }
-        if let display, let visible = intersection(display, view),
-            let clip = intersection(request.selection, visible)
+        if let display, let visible = display.intersection(view),
+            let clip = request.selection.intersection(visible)
         {
             out.append(rect("clip", clip, "fill=\"#f6c891\""))
         }
@@ -173,16 +172,5 @@ public enum CropDiagram {
         let x0 = min(a.x, b.x)
         let y0 = min(a.y, b.y)
         return Rect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
-    }
-
-    private static func intersection(_ a: Rect<ViewPoints>, _ b: Rect<ViewPoints>) -> Rect<
-        ViewPoints
-    >? {
-        let x0 = max(a.x, b.x)
-        let y0 = max(a.y, b.y)
-        let x1 = min(a.maxX, b.maxX)
-        let y1 = min(a.maxY, b.maxY)
-        guard x1 > x0, y1 > y0 else { return nil }
-        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 }

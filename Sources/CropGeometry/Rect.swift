@@ -34,6 +34,17 @@ public struct Rect<Space: CoordinateSpace>: Hashable, Sendable, CustomStringConv
     /// The bottom edge, `y + height`.
     public var maxY: Double { y + height }
 
+    /// The part this rect and `other` share, or `nil` when it has no area
+    /// (what the diagram, the test vectors and the playground clip with).
+    package func intersection(_ other: Rect) -> Rect? {
+        let x0 = max(x, other.x)
+        let y0 = max(y, other.y)
+        let x1 = min(maxX, other.maxX)
+        let y1 = min(maxY, other.maxY)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
     /// `x,y,width,height`, whole numbers without a fraction.
     public var description: String {
         [x, y, width, height].map { numberText($0) }.joined(

@@ -34,6 +34,13 @@ func checkOutputPath(_ path: String, extensions: [String], format: String) throw
     return pathExtension
 }
 
+/// A manifest's path: a relative one resolved against the manifest's folder
+/// `base` (none when empty), then cleaned (``cleanPath(_:)``), as batch
+/// reads, checks and reports it, and as the merge checks it.
+func manifestPath(_ path: String, base: String) -> String {
+    cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
+}
+
 /// `path` cleaned lexically, as Go's `filepath.Clean` and Python's
 /// `os.path.normpath` clean it: repeated slashes become one, `.` parts go,
 /// and each `name/..` pair goes (`a/./b/../c.png` is `a/c.png`). The file

@@ -76,7 +76,7 @@ public enum CropVectors {
             orientation: orientation)
         guard let display = try? request.displayRect() else { return request }
         // The part of the image the view shows.
-        let visible = intersection(display, Rect(x: 0, y: 0, width: view.0, height: view.1))
+        let visible = display.intersection(Rect(x: 0, y: 0, width: view.0, height: view.1))
         request.selection = selection(category, display, visible, request, &random)
         return request
     }
@@ -166,14 +166,6 @@ public enum CropVectors {
             if !agree || request.mode != .aspectFit { return candidate }
         }
         return nil
-    }
-
-    static func intersection(_ a: Rect<ViewPoints>, _ b: Rect<ViewPoints>) -> Rect<ViewPoints>? {
-        let x0 = max(a.x, b.x)
-        let y0 = max(a.y, b.y)
-        let x1 = min(a.maxX, b.maxX)
-        let y1 = min(a.maxY, b.maxY)
-        return x1 > x0 && y1 > y0 ? Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
 
     static func floor64(_ value: Double) -> Double { (value * 64).rounded(.down) / 64 }

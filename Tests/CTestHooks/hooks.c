@@ -56,32 +56,28 @@ static int ck_on_path(const char *tool) {
     return 0;
 }
 
-static pthread_once_t ck_begun = PTHREAD_ONCE_INIT;
-
-static void ck_announce(void) {
-    if (!ck_swift_testing) return;
+// "CropKit tests: N tests and suites <verb> (n reason; ...)<tail>".
+static void ck_print_skips(const char *verb, const char *tail) {
     int total = 0;
     pthread_mutex_lock(&ck_skips_lock);
     for (int i = 0; i < ck_reasons && ck_skips[i].reason; i++) total += ck_skips[i].count;
-    fprintf(stdout, "CropKit tests: %d tests and suites will be skipped", total);
+    fprintf(stdout, "CropKit tests: %d tests and suites %s", total, verb);
     for (int i = 0; i < ck_reasons && ck_skips[i].reason; i++)
         fprintf(stdout, "%s%d %s", i == 0 ? " (" : "; ", ck_skips[i].count, ck_skips[i].reason);
-    fprintf(stdout, "%s; the rest run now\n", total ? ")" : "");
+    fprintf(stdout, "%s%s\n", total ? ")" : "", tail);
     pthread_mutex_unlock(&ck_skips_lock);
     fflush(stdout);
 }
 
+static pthread_once_t ck_begun = PTHREAD_ONCE_INIT;
+
+static void ck_announce(void) {
+    if (ck_swift_testing) ck_print_skips("will be skipped", "; the rest run now");
+}
+
 void ck_run_begins(void) { pthread_once(&ck_begun, ck_announce); }
 
-static void ck_closing(void) {
-    int total = 0;
-    for (int i = 0; i < ck_reasons && ck_skips[i].reason; i++) total += ck_skips[i].count;
-    fprintf(stdout, "CropKit tests: %d tests and suites skipped", total);
-    for (int i = 0; i < ck_reasons && ck_skips[i].reason; i++)
-        fprintf(stdout, "%s%d %s", i == 0 ? " (" : "; ", ck_skips[i].count, ck_skips[i].reason);
-    fprintf(stdout, "%s; passed and failed: the line above\n", total ? ")" : "");
-    fflush(stdout);
-}
+static void ck_closing(void) { ck_print_skips("skipped", "; passed and failed: the line above"); }
 
 __attribute__((constructor)) static void ck_test_start(int argc, char **argv) {
     for (int i = 1; i < argc; i++)

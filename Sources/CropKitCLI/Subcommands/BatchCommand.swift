@@ -431,9 +431,7 @@ struct BatchCommand: Subcommand {
         }
         // Resolved against the manifest's folder and standardized ("a/./b/../c"
         // is "a/c"), as the report shows them.
-        func resolve(_ path: String) -> String {
-            cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
-        }
+        func resolve(_ path: String) -> String { manifestPath(path, base: base) }
         let input = resolve(inputName)
         let output = resolve(outputName)
         let paths: [JSONValue.Member] = [
@@ -528,9 +526,7 @@ struct BatchCommand: Subcommand {
             Outcome(
                 line: line, status: "failed", members: extra + [.init("error", .string(message))])
         }
-        func resolve(_ path: String) -> String {
-            cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
-        }
+        func resolve(_ path: String) -> String { manifestPath(path, base: base) }
         guard case .array(let list) = variants, !list.isEmpty,
             case .object(let lineMembers) = json,
             case .string(let inputName)? = json["input"]
@@ -828,9 +824,7 @@ struct ManifestCheck {
         return [PathKey(path), PathKey("\u{0}\(info.st_dev):\(info.st_ino)")]
     }
 
-    private func resolve(_ path: String) -> String {
-        cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
-    }
+    private func resolve(_ path: String) -> String { manifestPath(path, base: base) }
 
     /// Adds line `line` (numbered from 1); the first problem stays.
     mutating func add(line: Int, text: String) {

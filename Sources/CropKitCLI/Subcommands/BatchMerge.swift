@@ -35,6 +35,8 @@ struct BatchMerge {
     /// One report, read ahead by one line.
     final class Reader {
         let path: String
+        /// Its place among the reports given.
+        let index: Int
         let lines: LineReader
         var lineNumber = 0
         /// The next entry and its manifest line, or `nil` at the end.
@@ -42,12 +44,14 @@ struct BatchMerge {
         var previousLine = 0
         var problem: String?
 
-        init(path: String, lines: LineReader) {
+        init(path: String, index: Int, lines: LineReader) {
             self.path = path
+            self.index = index
             self.lines = lines
+            advance()
         }
 
-        func advance(index: Int) {
+        func advance() {
             next = nil
             while problem == nil, let bytes = lines.nextLineBytes() {
                 lineNumber += 1
@@ -96,10 +100,9 @@ struct BatchMerge {
                 return ExitCode.badInput
             case .success(let lines):
                 lines.maxLineBytes = maxLineBytes
-                readers.append(Reader(path: path, lines: lines))
+                readers.append(Reader(path: path, index: readers.count, lines: lines))
             }
         }
-        for (index, reader) in readers.enumerated() { reader.advance(index: index) }
         let manifestLines: LineReader
         switch LineReader.open(path: manifest) {
         case .failure(let error):
@@ -138,7 +141,7 @@ struct BatchMerge {
                         } else {
                             entries.append(next.entry)
                         }
-                        reader.advance(index: next.entry.report)
+                        reader.advance()
                     }
                     if let trouble = reader.problem { problem = problem ?? trouble }
                 }
@@ -262,9 +265,7 @@ struct BatchMerge {
     }
 
     static func expectedPaths(_ text: String, base: String) -> ExpectedPaths {
-        func resolve(_ path: String) -> String {
-            cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
-        }
+        func resolve(_ path: String) -> String { manifestPath(path, base: base) }
         guard let json = try? JSONValue(parsing: text) else {
             return ExpectedPaths(members: [], outputs: nil)
         }
