@@ -44,6 +44,12 @@ protocol FormatReader: ImageHeader {
     /// of itself, when it has one map hints about (a JPEG's iMCU blocks).
     var losslessBlockGrid: PixelSize<StoredPixels>? { get }
 
+    /// How the file's pixels are coded when they are coded losslessly, read
+    /// from the bitstream ("PNG", "VP8L", "AV1 at quantizer 0"); `nil` when
+    /// they are coded lossy or that cannot be told. A writer that encodes
+    /// pixels again keeps a lossless source lossless by it.
+    func losslessCoding(in input: ImageInput) -> String?
+
     /// Whether the decoder can decode at 1/2, 1/4 or 1/8 of the size
     /// (a JPEG's DCT scaling), for a resample that reduces.
     var shrinksOnLoad: Bool { get }
@@ -98,6 +104,9 @@ extension FormatReader {
 
     /// No block grid by default.
     var losslessBlockGrid: PixelSize<StoredPixels>? { nil }
+
+    /// Lossy, or not known to be lossless, by default.
+    func losslessCoding(in input: ImageInput) -> String? { nil }
 
     /// No shrink-on-load by default.
     var shrinksOnLoad: Bool { false }

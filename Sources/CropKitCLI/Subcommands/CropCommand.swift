@@ -43,8 +43,9 @@ struct CropCommand: Subcommand {
         --quality, default 80). From a WebP, libwebp decodes only the rows and
         columns the crop needs, and its EXIF orientation applies as a JPEG's;
         an animated WebP is refused. As WebP: lossless (VP8L) from a lossless
-        WebP or a PNG, lossy (VP8) from a lossy source at that source's
-        quality; --quality and --lossless choose. In every format the EXIF
+        source (PNG, lossless WebP, AVIF or HEIC, as its bitstream says),
+        lossy (VP8) from a lossy source at that source's quality (90 from a
+        JPEG, HEIC or AVIF); --quality and --lossless choose. In every format the EXIF
         orientation is reset, the dimensions set, the ICC profile kept and
         thumbnails removed.
 

@@ -74,6 +74,8 @@ extension AVIFFileInfo: FormatReader {
         heif.decodeMemory(rect, streamed: streamed)
     }
 
+    func losslessCoding(in input: ImageInput) -> String? { heif.losslessCoding(in: input) }
+
     func leakFindings(in input: ImageInput) throws(ImagingError) -> [LeakFinding] {
         try heif.leakFindings(in: input)
     }

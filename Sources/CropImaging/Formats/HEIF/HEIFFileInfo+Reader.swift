@@ -17,6 +17,29 @@ extension HEIFFileInfo: HEIFContainerHeader {
 }
 
 extension HEIFFileInfo: FormatReader {
+    /// Every tile of the primary image coded losslessly: HEVC whose
+    /// picture parameter sets enable transquant bypass (x265's lossless
+    /// mode), or AV1 whose first frame has quantizer index 0 and no deltas
+    /// (``AV1Headers``). Each tile's first 4 KiB are read for AV1.
+    func losslessCoding(in input: ImageInput) -> String? {
+        guard let codec = layout.tiles.first?.codec else { return nil }
+        for tile in layout.tiles {
+            switch tile.codec {
+            case .hevc:
+                guard HEVCSequenceInfo.transquantBypass(hvcC: tile.configuration) == true else {
+                    return nil
+                }
+            case .av1:
+                guard let first = tile.extents.first,
+                    let head = try? input.read(
+                        at: first.lowerBound, count: min(first.count, 4096), format: .heif),
+                    AV1Headers.isLossless(configuration: tile.configuration, data: head) == true
+                else { return nil }
+            }
+        }
+        return codec == .hevc ? "HEVC with transquant bypass" : "AV1 at quantizer 0"
+    }
+
     static var format: ImageFormat { .heif }
     static var signatureLength: Int { 8 }
 

@@ -16,13 +16,34 @@ struct HEVCSequenceInfo: Equatable {
     /// cannot be read: the box cut short, its NAL arrays overrunning it, no
     /// VPS, SPS or PPS, or an SPS that ends early.
     static func read(hvcC box: [UInt8]) -> Result<HEVCSequenceInfo, HEVCConfigurationProblem> {
+        let units: [(type: Int, unit: [UInt8])]
+        switch nalUnits(hvcC: box) {
+        case .success(let found): units = found
+        case .failure(let problem): return .failure(problem)
+        }
+        guard Set(units.map(\.type)).isSuperset(of: [32, 33, 34]) else {
+            return .failure(.init("'hvcC' lacks a VPS, SPS or PPS"))
+        }
+        guard let sps = units.first(where: { $0.type == 33 }),
+            let info = parse(sps: Array(sps.unit.dropFirst(2)))
+        else {
+            return .failure(.init("the SPS of 'hvcC' cannot be read"))
+        }
+        return .success(info)
+    }
+
+    /// The NAL units of an `hvcC` box (whole, header included), each with
+    /// its type and its bytes (its two-byte NAL header first), or why they
+    /// cannot be read: the box cut short, or its arrays overrunning it.
+    static func nalUnits(hvcC box: [UInt8]) -> Result<
+        [(type: Int, unit: [UInt8])], HEVCConfigurationProblem
+    > {
         // 8-byte box header, 22 bytes of configuration, then the arrays.
         guard box.count >= 8 + 23 else { return .failure(.init("'hvcC' is cut short")) }
         var at = 8 + 22
         let arrays = Int(box[at])
         at += 1
-        var sps: [UInt8]?
-        var kinds: Set<Int> = []
+        var units: [(type: Int, unit: [UInt8])] = []
         for _ in 0..<arrays {
             guard at + 3 <= box.count else {
                 return .failure(.init("'hvcC' ends inside its NAL unit arrays"))
@@ -40,35 +61,42 @@ struct HEVCSequenceInfo: Equatable {
                     return .failure(
                         .init("a NAL unit of 'hvcC' runs past the box (\(length) bytes)"))
                 }
-                kinds.insert(type)
-                if type == 33, sps == nil { sps = Array(box[at + 2..<at + length]) }
+                units.append((type, Array(box[at..<at + length])))
                 at += length
             }
         }
-        guard kinds.isSuperset(of: [32, 33, 34]) else {
-            return .failure(.init("'hvcC' lacks a VPS, SPS or PPS"))
+        return .success(units)
+    }
+
+    /// Whether every picture parameter set of an `hvcC` box enables
+    /// `transquant_bypass_enabled_flag` (H.265, 7.3.2.3.1): what an
+    /// encoder's lossless mode sets (x265 `--lossless`) and nothing else
+    /// does. `nil` when the box holds no PPS that can be read.
+    static func transquantBypass(hvcC box: [UInt8]) -> Bool? {
+        guard case .success(let units) = nalUnits(hvcC: box) else { return nil }
+        let sets = units.filter { $0.type == 34 }
+        guard !sets.isEmpty else { return nil }
+        for set in sets {
+            var bits = BitReader(rbsp(Array(set.unit.dropFirst(2))))
+            guard bits.golomb() != nil, bits.golomb() != nil,  // pps and sps ids
+                bits.skip(1 + 1 + 3 + 1 + 1),  // dependent slices … cabac_init_present
+                bits.golomb() != nil, bits.golomb() != nil,  // num_ref_idx defaults
+                bits.signedGolomb() != nil,  // init_qp_minus26
+                bits.skip(2),  // constrained_intra_pred, transform_skip_enabled
+                let qpDelta = bits.read(1),
+                qpDelta == 0 || bits.golomb() != nil,  // diff_cu_qp_delta_depth
+                bits.signedGolomb() != nil, bits.signedGolomb() != nil,  // cb, cr offsets
+                bits.skip(3),  // slice chroma offsets, weighted pred, bipred
+                let bypass = bits.read(1)
+            else { return nil }
+            if bypass == 0 { return false }
         }
-        guard let sps, let info = parse(sps: sps) else {
-            return .failure(.init("the SPS of 'hvcC' cannot be read"))
-        }
-        return .success(info)
+        return true
     }
 
     /// Reads the SPS payload (after its two-byte NAL header).
     private static func parse(sps payload: [UInt8]) -> HEVCSequenceInfo? {
-        // Emulation prevention: 00 00 03 drops the 03.
-        var rbsp: [UInt8] = []
-        rbsp.reserveCapacity(payload.count)
-        var zeros = 0
-        for byte in payload {
-            if zeros >= 2, byte == 3 {
-                zeros = 0
-                continue
-            }
-            zeros = byte == 0 ? zeros + 1 : 0
-            rbsp.append(byte)
-        }
-        var bits = BitReader(rbsp)
+        var bits = BitReader(rbsp(payload))
         _ = bits.read(4)  // sps_video_parameter_set_id
         guard let maxSubLayers = bits.read(3) else { return nil }
         _ = bits.read(1)  // temporal_id_nesting
@@ -108,14 +136,32 @@ struct HEVCSequenceInfo: Equatable {
     }
 }
 
+/// A NAL unit's payload without its emulation prevention bytes (in
+/// `00 00 03`, the `03`).
+func rbsp(_ payload: [UInt8]) -> [UInt8] {
+    var rbsp: [UInt8] = []
+    rbsp.reserveCapacity(payload.count)
+    var zeros = 0
+    for byte in payload {
+        if zeros >= 2, byte == 3 {
+            zeros = 0
+            continue
+        }
+        zeros = byte == 0 ? zeros + 1 : 0
+        rbsp.append(byte)
+    }
+    return rbsp
+}
+
 /// Why a tile's `hvcC` cannot be trusted.
 struct HEVCConfigurationProblem: Error, Equatable {
     var text: String
     init(_ text: String) { self.text = text }
 }
 
-/// Bits of a byte array, most significant first.
-private struct BitReader {
+/// Bits of a byte array, most significant first (HEVC's and AV1's
+/// headers).
+struct BitReader {
     let bytes: [UInt8]
     var position = 0
 
@@ -148,5 +194,11 @@ private struct BitReader {
         }
         guard let rest = read(zeros) else { return nil }
         return (1 << zeros) - 1 + rest
+    }
+
+    /// A signed Exp-Golomb number (`se(v)`).
+    mutating func signedGolomb() -> Int? {
+        guard let code = golomb() else { return nil }
+        return code & 1 == 1 ? (code + 1) / 2 : -(code / 2)
     }
 }

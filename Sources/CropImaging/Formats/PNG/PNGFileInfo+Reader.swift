@@ -1,6 +1,9 @@
 import CropGeometry
 
 extension PNGFileInfo: FormatReader {
+    /// Always: PNG has no lossy coding.
+    func losslessCoding(in input: ImageInput) -> String? { "PNG" }
+
     static var format: ImageFormat { .png }
     static var signatureLength: Int { 4 }
 

@@ -7,7 +7,8 @@ import Foundation
 /// WebP is always written as new pixels (libwebp cannot copy part of a
 /// bitstream): by default losslessly (VP8L, every sample kept, the colour
 /// under transparent pixels too) when the source is lossless (a VP8L
-/// WebP, a PNG), and lossy (VP8) from a lossy source, at the quality the
+/// WebP, a PNG, a lossless AVIF or HEIC: what its bitstream says), and
+/// lossy (VP8) from a lossy source, at the quality the
 /// source was coded at when it is a lossy WebP (estimated from its
 /// quantizers) and at ``defaultQuality`` otherwise. ``quality`` asks for
 /// lossy at that quality; ``lossless`` for VP8L whatever the source.
@@ -48,21 +49,16 @@ public struct WebPEncoder: Sendable {
     func coding(for source: ImageSource) -> (lossless: Bool, quality: Int?, reason: String) {
         if lossless { return (true, nil, "--lossless") }
         if let quality { return (false, quality, "the quality given") }
-        switch source.header {
-        case let info as WebPFileInfo where info.coding == .lossless:
-            return (true, nil, "the source is lossless (VP8L)")
-        case let info as WebPFileInfo:
-            if let estimated = info.estimatedQuality {
-                return (false, estimated, "the source's quality, estimated from its quantizers")
-            }
-            return (
-                false, Self.defaultQuality, "the default (the source's quality could not be read)"
-            )
-        case is PNGFileInfo:
-            return (true, nil, "the source is lossless (PNG)")
-        default:
+        if let coding = source.reader.losslessCoding(in: source.input) {
+            return (true, nil, "the source is lossless (\(coding))")
+        }
+        guard let info = source.header as? WebPFileInfo else {
             return (false, Self.defaultQuality, "the default for a lossy source")
         }
+        if let estimated = info.estimatedQuality {
+            return (false, estimated, "the source's quality, estimated from its quantizers")
+        }
+        return (false, Self.defaultQuality, "the default (the source's quality could not be read)")
     }
 
     /// Encodes 8-bit RGB or RGBA pixels as a WebP bitstream (a whole WebP

@@ -1,6 +1,11 @@
 import CropGeometry
 
 extension WebPFileInfo: FormatReader {
+    /// A VP8L bitstream; VP8 is lossy.
+    func losslessCoding(in input: ImageInput) -> String? {
+        coding == .lossless ? "VP8L" : nil
+    }
+
     static var format: ImageFormat { .webp }
     static var displayName: String { "WebP" }
     static var signatureLength: Int { 12 }
