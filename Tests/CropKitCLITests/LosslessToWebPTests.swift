@@ -17,13 +17,31 @@ struct LosslessToWebPTests {
     /// off every block and tile grid.
     static let sources: [(file: String, coding: String, rect: String)] = [
         ("avif/generated/coords_1001x777_lossless.avif", "AV1 at quantizer 0", "11,13,300,200"),
-        ("avif/generated/coords_grid2x2_1001x777_lossless.avif", "AV1 at quantizer 0", "500,380,301,203"),
+        (
+            "avif/generated/coords_grid2x2_1001x777_lossless.avif", "AV1 at quantizer 0",
+            "500,380,301,203"
+        ),
         ("avif/generated/coords_rgba_300x200_lossless.avif", "AV1 at quantizer 0", "3,5,97,61"),
-        ("avif/generated/coords_irot90_imir1_97x61_lossless.avif", "AV1 at quantizer 0", "1,2,50,31"),
-        ("avif/generated/coords_clap_97x61_in_112x80_lossless.avif", "AV1 at quantizer 0", "7,9,61,33"),
-        ("heif/generated/coords_1001x777_grid512_lossless.heic", "HEVC with transquant bypass", "11,13,600,500"),
-        ("heif/generated/coords_orient6_700x1100_grid512_lossless.heic", "HEVC with transquant bypass", "5,7,333,444"),
-        ("heif/generated/coords_alpha_128x64_lossless.heic", "HEVC with transquant bypass", "3,3,65,33"),
+        (
+            "avif/generated/coords_irot90_imir1_97x61_lossless.avif", "AV1 at quantizer 0",
+            "1,2,50,31"
+        ),
+        (
+            "avif/generated/coords_clap_97x61_in_112x80_lossless.avif", "AV1 at quantizer 0",
+            "7,9,61,33"
+        ),
+        (
+            "heif/generated/coords_1001x777_grid512_lossless.heic", "HEVC with transquant bypass",
+            "11,13,600,500"
+        ),
+        (
+            "heif/generated/coords_orient6_700x1100_grid512_lossless.heic",
+            "HEVC with transquant bypass", "5,7,333,444"
+        ),
+        (
+            "heif/generated/coords_alpha_128x64_lossless.heic", "HEVC with transquant bypass",
+            "3,3,65,33"
+        ),
         ("webp/generated/coords_1001x777_lossless.webp", "VP8L", "11,13,300,200"),
         ("webp/generated/coords_rgba_300x200_lossless.webp", "VP8L", "3,5,97,61"),
         ("webp/generated/coords_exif6_97x61_lossless.webp", "VP8L", "1,2,50,31"),
@@ -52,7 +70,8 @@ struct LosslessToWebPTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let (line, webp, png) = try Self.both(source.file, rect: source.rect, in: folder)
         #expect(
-            line.contains("lossless VP8L") && line.contains("the source is lossless (\(source.coding))"),
+            line.contains("lossless VP8L")
+                && line.contains("the source is lossless (\(source.coding))"),
             "\(source.file): \(line)")
         guard let webp, let png else { return }  // without Pillow: the report alone
         #expect(webp.width == png.width && webp.height == png.height)
@@ -73,7 +92,8 @@ struct LosslessToWebPTests {
         let wide = TestData.path("pngsuite/basn2c16.png")
         let run16 = cropkit("crop", wide, "--pixels", "3,5,17,11", "-o", out, "--force")
         #expect(run16.out.contains("lossless VP8L"), "\(run16.out)")
-        #expect(run16.out.contains("16-bit samples written as 8 bits") || run16.err.contains("16-bit"))
+        #expect(
+            run16.out.contains("16-bit samples written as 8 bits") || run16.err.contains("16-bit"))
         let source = try ImageSource.open(path: wide).decode().image
         guard let read = try Pillow.rgb(Array(try Data(contentsOf: URL(fileURLWithPath: out))))
         else { return }
@@ -82,7 +102,8 @@ struct LosslessToWebPTests {
         for y in 0..<11 {
             for x in 0..<17 {
                 for channel in 0..<3 {
-                    let expected = (source.sample(x: 3 + x, y: 5 + y, channel: channel) * 255 + 32767) / 65535
+                    let expected =
+                        (source.sample(x: 3 + x, y: 5 + y, channel: channel) * 255 + 32767) / 65535
                     if Int(read.samples[(y * 17 + x) * 3 + channel]) != expected { differing += 1 }
                 }
             }

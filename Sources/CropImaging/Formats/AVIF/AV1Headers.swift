@@ -25,7 +25,8 @@ enum AV1Headers {
             case 1: sequence = Sequence(obu.payload)
             case 3, 6:
                 guard let sequence else { return nil }
-                return sequence.frameIsLossless(obu.payload, temporal: obu.temporal, spatial: obu.spatial)
+                return sequence.frameIsLossless(
+                    obu.payload, temporal: obu.temporal, spatial: obu.spatial)
             default: continue
             }
         }
@@ -221,7 +222,10 @@ enum AV1Headers {
                 bitDepth = twelve == 1 ? 12 : 10
             }
             var mono = 0
-            if profile != 1 { guard let flag = bits.read(1) else { return nil }; mono = flag }
+            if profile != 1 {
+                guard let flag = bits.read(1) else { return nil }
+                mono = flag
+            }
             guard let described = bits.read(1) else { return nil }
             var primaries = 2
             var transfer = 2
@@ -381,7 +385,9 @@ enum AV1Headers {
             // segmentation_params: segments could change the quantizer;
             // a frame that uses them is not followed further.
             guard let segmentation = bits.read(1) else { return nil }
-            if segmentation == 1 { return baseQ == 0 && deltas.allSatisfy { $0 == 0 } ? nil : false }
+            if segmentation == 1 {
+                return baseQ == 0 && deltas.allSatisfy { $0 == 0 } ? nil : false
+            }
             return baseQ == 0 && deltas.allSatisfy { $0 == 0 }
         }
 
@@ -443,7 +449,8 @@ enum AV1Headers {
                     count += 1
                 }
                 columnsLog2 = log2(1, count)
-                maxTileArea = minTilesLog2 > 0 ? (rows * columns) >> (minTilesLog2 + 1) : rows * columns
+                maxTileArea =
+                    minTilesLog2 > 0 ? (rows * columns) >> (minTilesLog2 + 1) : rows * columns
                 let maxTileHeight = max(maxTileArea / max(widest, 1), 1)
                 start = 0
                 count = 0
