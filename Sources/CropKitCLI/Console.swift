@@ -2,10 +2,17 @@ import CropImaging
 import Foundation
 
 /// Where a command's text goes.
+///
+/// Text written with ``write(_:)`` may carry what a file said (a profile's
+/// name, a tag, a path), so the streams a person reads escape control
+/// characters in it (``printable(_:)``); bytes written with
+/// ``write(utf8:)`` go as they are (JSON, already escaped, and a progress
+/// line's own carriage return).
 public protocol TextSink: AnyObject {
     /// Appends `text`.
     func write(_ text: String)
-    /// Appends text given as UTF-8 bytes (what the JSON writer makes).
+    /// Appends text given as UTF-8 bytes (what the JSON writer makes), as
+    /// they are.
     func write(utf8 bytes: [UInt8])
     /// Hands what was written on now (a progress line a person waits for).
     func flush()
@@ -19,6 +26,34 @@ extension TextSink {
 
     /// Nothing to hand on: the sink keeps no buffer.
     public func flush() {}
+}
+
+/// `text` with every control character but line feed and tab written as a
+/// C escape, as exiftool's `-ec` writes them: NUL as `\0`, carriage return
+/// as `\r`, another C0 byte or DEL as `\x1b`, a C1 character as `\u0085`.
+/// A file's text then cannot end a line early, move the cursor or change a
+/// terminal's colours.
+public func printable(_ text: String) -> String {
+    func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 10 && byte != 9) || byte == 0x7F
+    }
+    // C1 controls are U+0080-U+009F: UTF-8 C2 80 to C2 9F.
+    let utf8 = text.utf8
+    guard utf8.contains(where: { isControl($0) || $0 == 0xC2 }) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        switch scalar.value {
+        case 0: out += "\\0"
+        case 13: out += "\\r"
+        case 10, 9: out.unicodeScalars.append(scalar)
+        case 0..<0x20, 0x7F:
+            out += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2)
+        case 0x80...0x9F:
+            out += "\\u00" + String(scalar.value, radix: 16)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }
 
 /// A buffered standard output or standard error.
@@ -35,9 +70,10 @@ public final class StandardStream: TextSink {
 
     deinit { flush() }
 
-    /// Appends `text`, writing the buffer out once it holds 64 KiB.
+    /// Appends `text`, its control characters escaped (``printable(_:)``),
+    /// writing the buffer out once it holds 64 KiB.
     public func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
+        buffer.append(contentsOf: printable(text).utf8)
         if buffer.count >= 1 << 16 { flush() }
     }
 
@@ -102,8 +138,12 @@ public final class StringSink: TextSink {
     /// An empty sink.
     public init() {}
 
-    /// Appends `text` to ``text``.
-    public func write(_ text: String) { self.text += text }
+    /// Appends `text` to ``text``, its control characters escaped as on a
+    /// standard stream.
+    public func write(_ text: String) { self.text += printable(text) }
+
+    /// Appends the bytes as they are.
+    public func write(utf8 bytes: [UInt8]) { text += String(decoding: bytes, as: UTF8.self) }
 }
 
 /// Text thrown away: standard output under `--quiet`.

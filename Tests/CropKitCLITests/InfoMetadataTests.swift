@@ -29,7 +29,8 @@ struct InfoMetadataTests {
         let info = try Self.info("camera/android_depthmap_xmp.jpg")
         #expect(info["xmpPackets"] as? Int == 1)
         let embedded = try #require(info["embedded"] as? [String])
-        #expect(embedded.contains { $0.contains("extended XMP (depth maps, images)") })
+        #expect(embedded.contains { $0.contains("GDepth:Data (a depth map of the whole photo)") })
+        #expect(embedded.contains { $0.contains("GImage:Data (an image of the whole photo)") })
     }
 
     @Test func aHEICShowsTheSameModel() throws {

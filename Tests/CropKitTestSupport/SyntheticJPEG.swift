@@ -2,8 +2,15 @@
 /// coding zero (mid-gray), with one-code Huffman tables, so a frame of any
 /// size costs a few bits a block.
 public enum SyntheticJPEG {
-    static func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
+    /// A marker segment: the marker, its length and `body`.
+    public static func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
         [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+    }
+
+    /// `jpeg` with `segments` (whole, from ``segment(_:_:)``) right after
+    /// its SOI marker.
+    public static func inserting(_ segments: [[UInt8]], into jpeg: [UInt8]) -> [UInt8] {
+        Array(jpeg.prefix(2)) + segments.flatMap { $0 } + jpeg.dropFirst(2)
     }
 
     static func frame(_ marker: UInt8, width: Int, height: Int) -> [UInt8] {

@@ -50,12 +50,13 @@ public enum ICCProfile {
                 let length = u32(offset + 20),
                 let start = u32(offset + 24), offset + start + length <= profile.count
             {
-                // v4 multiLocalizedUnicodeType: the first record, UTF-16BE.
+                // v4 multiLocalizedUnicodeType: the first record, UTF-16BE,
+                // up to a NUL (some writers count a terminator in it).
                 let bytes = Array(profile[(offset + start)..<(offset + start + length)])
                 let units = stride(from: 0, to: bytes.count - 1, by: 2).map {
                     UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])
                 }
-                return String(decoding: units, as: UTF16.self)
+                return String(decoding: units.prefix(while: { $0 != 0 }), as: UTF16.self)
             }
         }
         return nil

@@ -263,21 +263,25 @@ struct BatchCommand: Subcommand {
                 }
                 if let failures, ready.status == "failed" {
                     failuresNamed += 1
-                    let clear = progress == nil ? "" : "\r\u{1B}[K"
+                    // The progress line's own clearing goes as it is.
+                    let clear = progress == nil ? [] : Array("\r\u{1B}[K".utf8)
                     if failuresNamed <= Self.maxFailuresNamed,
                         case .string(let error)? = ready.members.last?.value
                     {
-                        failures.write("\(clear)line \(ready.line): failed: \(error)\n")
+                        failures.write(utf8: clear)
+                        failures.write("line \(ready.line): failed: \(error)\n")
                     } else if failuresNamed == Self.maxFailuresNamed + 1 {
-                        failures.write("\(clear)(more failed lines: see the report)\n")
+                        failures.write(utf8: clear)
+                        failures.write("(more failed lines: see the report)\n")
                     }
                 }
             }
             if let progress {
                 let width = 30
                 let filled = width * done / max(total, 1)
+                progress.write(utf8: Array("\r".utf8))
                 progress.write(
-                    "\r[" + String(repeating: "#", count: filled)
+                    "[" + String(repeating: "#", count: filled)
                         + String(repeating: ".", count: width - filled)
                         + "] \(done)/\(total)")
                 progress.flush()

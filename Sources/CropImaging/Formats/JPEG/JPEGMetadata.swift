@@ -112,6 +112,7 @@ struct JPEGMetadata {
     ) throws(ImagingError) -> JPEGMetadata {
         var result = JPEGMetadata()
         var sawExif = false
+        var extended: [String: [String]]?
         for segment in info.segments {
             let marker = segment.marker
             guard (0xE0...0xEF).contains(marker) || marker == 0xFE else { continue }
@@ -197,7 +198,13 @@ struct JPEGMetadata {
                     changes.isEmpty ? .kept : .rewritten,
                     changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "))
             case 0xE1 where body.starts(with: extendedXMPSignature):
-                drop("\(name) extended XMP", "it holds depth maps and images of the whole photo")
+                if extended == nil { extended = try ExtendedXMP.properties(of: info, input: input) }
+                let held = ExtendedXMP.guid(body).flatMap { extended?[$0] } ?? []
+                drop(
+                    "\(name) extended XMP",
+                    held.isEmpty
+                        ? "what it holds could not be read, so it cannot be cleaned"
+                        : "\(ExtendedXMP.describe(held)), which a crop does not carry")
             case 0xE2 where body.starts(with: Array("ICC_PROFILE\0".utf8)):
                 keep(body, "\(name) ICC_PROFILE", .kept, "the colour profile")
             case 0xE2 where body.starts(with: Array("MPF\0".utf8)):

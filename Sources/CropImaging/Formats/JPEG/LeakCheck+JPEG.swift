@@ -23,6 +23,7 @@ extension LeakCheck {
             }
         }
         let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        var extended: [String: [String]]?
         for segment in info.segments
         where (0xE0...0xEF).contains(segment.marker) || segment.marker == 0xFE {
             let body = try input.read(
@@ -57,10 +58,12 @@ extension LeakCheck {
                     }
                 }
             } else if body.starts(with: JPEGMetadata.extendedXMPSignature) {
+                if extended == nil { extended = try ExtendedXMP.properties(of: info, input: input) }
+                let held = ExtendedXMP.guid(body).flatMap { extended?[$0] } ?? []
                 found.append(
                     LeakFinding(
-                        place: place + " extended XMP", detail: "extended XMP (depth maps, images)")
-                )
+                        place: place + " extended XMP",
+                        detail: ExtendedXMP.describe(held)))
             } else if body.starts(with: Array("MPF\0".utf8)) {
                 if !gainMapKept {
                     found.append(
