@@ -34,9 +34,25 @@ public enum LeakCheck {
         return false
     }
 
+    /// What image `body` embeds, by its first marker found: a JPEG's SOI,
+    /// a PNG's signature, a WebP's RIFF form, an ISOBMFF image file's
+    /// `ftyp` (HEIF, AVIF), an HEVC decoder configuration or Annex B
+    /// parameter set, an AV1 decoder configuration; `nil` for none. Coded
+    /// picture data is never searched (any short pattern occurs in it).
     static func embeddedImage(_ body: [UInt8]) -> String? {
         if contains(body, jpegStart) { return "an embedded JPEG image" }
         if contains(body, pngStart) { return "an embedded PNG image" }
+        if contains(body, Array("WEBPVP8".utf8)) { return "an embedded WebP image" }
+        for brand in ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1", "avif", "avis"]
+        where contains(body, Array("ftyp\(brand)".utf8)) {
+            return "an embedded \(brand.hasPrefix("avi") ? "AVIF" : "HEIF") file"
+        }
+        if contains(body, Array("hvcC".utf8)) || contains(body, [0, 0, 1, 0x40, 0x01]) {
+            return "an embedded HEVC image (its decoder configuration)"
+        }
+        if contains(body, Array("av1C".utf8)) {
+            return "an embedded AV1 image (its decoder configuration)"
+        }
         return nil
     }
 

@@ -63,6 +63,16 @@ public struct HEIFFileInfo: Sendable {
     /// The top-level boxes after `ftyp`: `meta` whole, the others'
     /// payloads.
     var topLevelBoxes: [(type: String, range: Range<Int>)] = []
+    /// Boxes inside `meta` whose contents the reader does not use (`free`,
+    /// `skip`, unknown boxes, and every property but a decoder
+    /// configuration), with their payloads' ranges in the file, for the
+    /// leak check to look through.
+    var unreadMetaBoxes: [(type: String, range: Range<Int>)] = []
+    /// The payload of `idat` in the file, if there is one.
+    var idatRange: Range<Int>?
+    /// The items some derived image (`dimg`) takes as input: the tiles of
+    /// every grid, the inputs of every `iden` and `tmap`.
+    var imageInputs: Set<Int> = []
     var primaryBoxes: [[UInt8]] = []
     /// The primary item's `irot` and `imir` boxes, whole, in `ipma` order.
     var transformBoxes: [[UInt8]] = []
@@ -140,6 +150,8 @@ private struct HEIFParser {
     /// References: type → from → to.
     var references: [String: [Int: [Int]]] = [:]
     var idat: Range<Int>?
+    /// Boxes of `meta`, `iprp` and `ipco` whose contents are not read.
+    var unread: [HEIFBox] = []
     var warnings: [String] = []
 
     init(input: ImageInput, limits: DecodeLimits) throws(ImagingError) {
@@ -164,6 +176,8 @@ private struct HEIFParser {
                     throw corrupt("'meta' holds two '\(box.type)' boxes")
                 }
                 boxes[box.type] = box
+            } else if !["dinf", "grpl"].contains(box.type) {
+                unread.append(box)
             }
         }
         for type in ["hdlr", "pitm", "idat", "iinf", "iloc", "iref", "iprp"] {
@@ -370,6 +384,7 @@ private struct HEIFParser {
                 var c = child.reader(meta)
                 while let property = try c.box(in: "ipco") {
                     properties.append(property)
+                    if property.type != "hvcC", property.type != "av1C" { unread.append(property) }
                     guard properties.count <= HEIFFileInfo.maxItems else {
                         throw HEIFFailure.limit(
                             "'ipco' holds more than \(HEIFFileInfo.maxItems) properties")
@@ -377,6 +392,8 @@ private struct HEIFParser {
                 }
             } else if child.type == "ipma" {
                 associations.append(child)
+            } else {
+                unread.append(child)
             }
         }
         // One association entry an item (ISO/IEC 23008-12, 9.3.1): with two,
@@ -820,6 +837,11 @@ private struct HEIFParser {
         info.chromaCode = chromaCode
         info.exifItem = exifItem
         info.topLevelBoxes = topLevel
+        info.unreadMetaBoxes = unread.map {
+            ($0.type, metaOffset + $0.payload.lowerBound..<metaOffset + $0.payload.upperBound)
+        }
+        info.idatRange = idat.map { metaOffset + $0.lowerBound..<metaOffset + $0.upperBound }
+        info.imageInputs = Set((references["dimg"] ?? [:]).values.flatMap { $0 })
         for id in itemOrder {
             guard let other = items[id], let ranges = try? extents(of: other) else { continue }
             info.itemData.append(

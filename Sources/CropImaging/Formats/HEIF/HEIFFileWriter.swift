@@ -36,6 +36,11 @@ struct HEIFFileWriter {
     private var properties: [[UInt8]] = []
     private var references: [(type: String, from: Int, to: [Int])] = []
     var primary = 1
+    /// Boxes written at the end of `meta` as they are (whole), for tests
+    /// that hide things where a reader does not look.
+    var extraMetaBoxes: [[UInt8]] = []
+    /// Boxes written at the end of `iprp` as they are, likewise.
+    var extraPropertyBoxes: [[UInt8]] = []
 
     mutating func property(_ box: [UInt8]) -> Int {
         if let found = properties.firstIndex(of: box) { return found + 1 }
@@ -132,7 +137,9 @@ struct HEIFFileWriter {
             for (index, essential) in item.properties { w.u16((essential ? 0x8000 : 0) | index) }
         }
         w.end()
+        for box in extraPropertyBoxes { w.append(box) }
         w.end()
+        for box in extraMetaBoxes { w.append(box) }
         w.end()
         // mdat: each item's data in order.
         let dataStart = w.bytes.count + 8

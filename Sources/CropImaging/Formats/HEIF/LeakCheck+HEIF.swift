@@ -71,6 +71,19 @@ extension LeakCheck {
         for data in info.itemData where !tiles.contains(data.item) && !reported.contains(data.item)
         {
             let place = "item \(data.item) (\(data.type))"
+            // A coded image no one shows and nothing derives from: hidden,
+            // or of a kind the reader lists nowhere, it may hold the whole
+            // photo (libheif and a hex editor show it all the same).
+            if coded.contains(data.type), data.item != info.primaryItem,
+                !info.imageInputs.contains(data.item)
+            {
+                found.append(
+                    LeakFinding(
+                        place: place,
+                        detail:
+                            "an image item that no image uses (\(data.extents.reduce(0) { $0 + $1.count }) bytes of \(data.type == "av01" ? "AV1" : data.type == "hvc1" ? "HEVC" : data.type)): hidden, but a whole picture"
+                    ))
+            }
             if data.type == "Exif", data.item != info.exifItem {
                 found.append(
                     LeakFinding(
@@ -98,6 +111,25 @@ extension LeakCheck {
                 found.append(LeakFinding(place: place, detail: image))
             }
         }
+        // Boxes inside meta the reader passes over (free, skip, unknown
+        // ones, properties), and the bytes of idat no item uses.
+        for box in info.unreadMetaBoxes {
+            if let image = try embeddedImage(in: [box.range], input: input) {
+                found.append(
+                    LeakFinding(
+                        place: "'\(box.type)' in 'meta' at byte \(box.range.lowerBound)",
+                        detail: "a box the image does not use holds \(image.dropFirst(3))"))
+            }
+        }
+        if let idat = info.idatRange {
+            let unused = unusedParts(of: idat, used: info.itemData.flatMap(\.extents))
+            if let image = try embeddedImage(in: unused, input: input) {
+                found.append(
+                    LeakFinding(
+                        place: "'idat' at byte \(idat.lowerBound)",
+                        detail: "bytes no item uses hold \(image.dropFirst(3))"))
+            }
+        }
         // Bytes no item uses: boxes other than meta and mdat, and the parts
         // of mdat outside every item's data.
         let used =
@@ -105,14 +137,7 @@ extension LeakCheck {
             + info.topLevelBoxes.filter { $0.type == "meta" }.map(\.range))
             .sorted { $0.lowerBound < $1.lowerBound }
         for box in info.topLevelBoxes where box.type != "meta" {
-            var unused: [Range<Int>] = []
-            var at = box.range.lowerBound
-            for range in used where range.upperBound > at && range.lowerBound < box.range.upperBound
-            {
-                if range.lowerBound > at { unused.append(at..<range.lowerBound) }
-                at = max(at, range.upperBound)
-            }
-            if at < box.range.upperBound { unused.append(at..<box.range.upperBound) }
+            let unused = unusedParts(of: box.range, used: used)
             if let image = try embeddedImage(in: unused, input: input) {
                 found.append(
                     LeakFinding(
@@ -121,6 +146,19 @@ extension LeakCheck {
             }
         }
         return found
+    }
+
+    /// The parts of `whole` that no range of `used` covers.
+    static func unusedParts(of whole: Range<Int>, used: [Range<Int>]) -> [Range<Int>] {
+        var unused: [Range<Int>] = []
+        var at = whole.lowerBound
+        for range in used.sorted(by: { $0.lowerBound < $1.lowerBound })
+        where range.upperBound > at && range.lowerBound < whole.upperBound {
+            if range.lowerBound > at { unused.append(at..<range.lowerBound) }
+            at = max(at, range.upperBound)
+        }
+        if at < whole.upperBound { unused.append(at..<whole.upperBound) }
+        return unused
     }
 
     /// The first embedded image marker in the bytes of `ranges`, read a MiB
