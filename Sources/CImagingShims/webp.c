@@ -170,11 +170,14 @@ int ck_webp_can_encode(void) {
            ck_webp.encode && ck_webp.memory_writer_init && ck_webp.memory_writer_clear && ck_webp.memory_write;
 }
 
-// libwebp's VP8StatusCode in words.
+// libwebp's VP8StatusCode in words. CropKit never aborts a decode itself:
+// libwebp reports "user abort" when its own output stage stops, as it does
+// on alpha (ALPH) data that cannot be decoded.
 static const char *ck_webp_status_name(int status) {
     static const char *const names[] = {"ok", "out of memory", "invalid parameter", "bitstream error",
                                         "unsupported feature", "suspended (the data ended early)",
-                                        "user abort", "not enough data"};
+                                        "the output stage stopped (corrupt image or alpha data)",
+                                        "not enough data"};
     return status >= 0 && status < 8 ? names[status] : "unknown status";
 }
 

@@ -34,6 +34,28 @@ public enum LeakCheck {
         return false
     }
 
+    /// The finding for the `count` bytes after the end of the image at
+    /// `end`, naming the first embedded image in them (read a MiB at a
+    /// time).
+    static func trailingFinding(
+        place: String, end: Int, input: ImageInput, format: ImageFormat
+    ) throws(ImagingError) -> LeakFinding {
+        let count = input.byteCount - end
+        var detail = "\(count) bytes after the end of the image"
+        var at = end
+        while at < input.byteCount {
+            let length = min(1 << 20, input.byteCount - at)
+            let bytes = try input.read(at: at, count: length, format: format)
+            if let image = embeddedImage(bytes) {
+                detail += ", holding \(image.dropFirst(3))"
+                break
+            }
+            guard at + length < input.byteCount else { break }
+            at += max(length - (pngStart.count - 1), 1)
+        }
+        return LeakFinding(place: place, detail: detail)
+    }
+
     /// What image `body` embeds, by its first marker found: a JPEG's SOI,
     /// a PNG's signature, a WebP's RIFF form, an ISOBMFF image file's
     /// `ftyp` (HEIF, AVIF), an HEVC decoder configuration or Annex B

@@ -82,9 +82,7 @@ extension LeakCheck {
         }
         if let end, end < input.byteCount, !gainMapKept {
             found.append(
-                LeakFinding(
-                    place: "after EOI",
-                    detail: "\(input.byteCount - end) bytes after the end of the image"))
+                try trailingFinding(place: "after EOI", end: end, input: input, format: .jpeg))
         }
         return found
     }

@@ -23,9 +23,7 @@ extension LeakCheck {
         }
         if let end = info.endOfImage, end < input.byteCount {
             found.append(
-                LeakFinding(
-                    place: "after IEND",
-                    detail: "\(input.byteCount - end) bytes after the end of the image"))
+                try trailingFinding(place: "after IEND", end: end, input: input, format: .png))
         }
         return found
     }

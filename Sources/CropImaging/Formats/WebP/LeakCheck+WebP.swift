@@ -32,10 +32,9 @@ extension LeakCheck {
         }
         if info.endOfImage < input.byteCount {
             found.append(
-                LeakFinding(
-                    place: "after the RIFF form",
-                    detail: "\(input.byteCount - info.endOfImage) bytes after the end of the image"
-                ))
+                try trailingFinding(
+                    place: "after the RIFF form", end: info.endOfImage, input: input,
+                    format: .webp))
         }
         return found
     }
