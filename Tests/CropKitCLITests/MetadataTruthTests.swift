@@ -21,7 +21,29 @@ struct MetadataTruthTests {
         var isHEIF: Bool
         var isWebP = false
         var description: String { name }
+        /// The file: in the corpus, or (an absolute path) made by the test.
+        var resolved: String { path.hasPrefix("/") ? path : TestData.path(path) }
     }
+
+    /// An AVIF whose EXIF item holds GPS: the corpus's EXIF 6 AVIF with a
+    /// location written by exiftool into a folder of its own, once a run.
+    static let gpsAVIF: String = {
+        let source = TestData.path("avif/generated/coords_exif6_no_irot_97x61_lossless.avif")
+        guard let tool = ExifTool.path, let folder = try? TestData.temporaryFolder() else {
+            return source
+        }
+        let made = folder.appendingPathComponent("avif-gps.avif").path
+        try? FileManager.default.copyItem(atPath: source, toPath: made)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = [
+            "-q", "-overwrite_original", "-GPSLatitude=48.8584", "-GPSLatitudeRef=N",
+            "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", "-GPSAltitude=35", made,
+        ]
+        try? process.run()
+        process.waitUntilExit()
+        return made
+    }()
 
     static let sources = [
         // EXIF with GPS, a thumbnail and orientation 6.
@@ -48,6 +70,8 @@ struct MetadataTruthTests {
         Source(
             name: "avif-exif", path: "avif/generated/coords_exif6_no_irot_97x61_lossless.avif",
             isHEIF: false),
+        // An AVIF whose EXIF item holds GPS (written by exiftool).
+        Source(name: "avif-gps", path: gpsAVIF, isHEIF: false),
     ].filter { !$0.isWebP || RuntimeLibrary.libwebp.isAvailable }
 
     /// WebP is written from every source where libwebp is installed, AVIF
@@ -206,7 +230,7 @@ struct MetadataTruthTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out.\(c.output)").path
         let run = cropkit(
-            ["crop", TestData.path(c.source.path), "--json"] + c.options + ["-o", output])
+            ["crop", c.source.resolved, "--json"] + c.options + ["-o", output])
         try #require(run.status == 0, "\(run.err)")
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
@@ -224,7 +248,7 @@ struct MetadataTruthTests {
     func variantsHoldWhatTheirReportsSay(_ source: Source) throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        var arguments = ["crop", TestData.path(source.path), "--json"]
+        var arguments = ["crop", source.resolved, "--json"]
         var outputs = ["a.jpg", "b.png", "c.jpg"]
         if source.isHEIF { outputs.append("d.heic") }
         var options = [
@@ -260,7 +284,7 @@ struct MetadataTruthTests {
     func batchLinesHoldWhatTheirReportsSay(_ source: Source) throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let input = TestData.path(source.path)
+        let input = source.resolved
         let manifest = folder.appendingPathComponent("m.jsonl")
         let region = #""pixels":{"x":3,"y":5,"width":41,"height":37}"#
         let out = folder.path
