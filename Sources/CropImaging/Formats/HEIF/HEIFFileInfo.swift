@@ -874,6 +874,10 @@ private struct HEIFParser {
         }
         let cw = wn / wd
         let ch = hn / hd
+        guard cw > 0, ch > 0, cw <= width, ch <= height else {
+            throw corrupt(
+                "'clap' (\(cw)x\(ch)) does not lie inside the \(width)x\(height) image")
+        }
         let left2 = 2 * xn / xd + width - cw
         let top2 = 2 * yn / yd + height - ch
         guard left2 % 2 == 0, top2 % 2 == 0 else {
