@@ -9,16 +9,7 @@ import Testing
 /// a large write.
 @Suite(.announcesSkips) struct KillTests {
     /// The cropkit binary built beside this test bundle.
-    static var binary: String? {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("cropkit").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        return nil
-    }
+    static var binary: String? { CropKitBinary.path }
 
     @Test(.enabled(if: binary != nil, "no cropkit binary beside the tests"))
     func killedCropLeavesTheOldFileOrTheCompleteNewOne() throws {

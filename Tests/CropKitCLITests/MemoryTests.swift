@@ -203,50 +203,17 @@ struct MemoryTests {
         }
     }
 
-    /// The bytes a "the crop would hold … of memory at once" message names,
-    /// read from its parts ("the decoded crop 122 MB" is rounded; the parts
-    /// are summed from `--json`'s need instead when given).
-    static func statedBytes(_ message: String) -> Int? {
-        guard let range = message.range(of: "would hold ") else { return nil }
-        let words = message[range.upperBound...].split(separator: " ")
-        guard words.count >= 2, let value = Double(words[0]) else { return nil }
-        let unit: Double =
-            switch words[1] {
-            case "bytes": 1
-            case "kB": 1e3
-            case "MB": 1e6
-            case "GB": 1e9
-            default: 0
-            }
-        // Rounded in the message: up to the next unit of its last digit.
-        return unit > 0 ? Int((value + 1) * unit) : nil
-    }
+    static func statedBytes(_ message: String) -> Int? { CropKitBinary.statedBytes(message) }
 
     /// The peak resident memory of the cropkit binary running `arguments`,
     /// as its VmHWM read every few milliseconds until it exits (the high
     /// water mark only grows, so only a rise in its last moments can be
     /// missed); `nil` where /proc is missing.
     static func watchPeak(_ arguments: [String]) throws -> (status: Int32, peak: Int)? {
-        guard FileManager.default.fileExists(atPath: "/proc/self/status") else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(KillTests.binary))
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var peak = 0
-        let status = "/proc/\(process.processIdentifier)/status"
-        while process.isRunning {
-            if let text = try? String(contentsOfFile: status, encoding: .utf8),
-                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-                let kilobytes = Int(line.filter(\.isNumber))
-            {
-                peak = max(peak, kilobytes * 1024)
-            }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        process.waitUntilExit()
-        return (process.terminationStatus, peak)
+        guard FileManager.default.fileExists(atPath: "/proc/self/status"),
+            let run = try CropKitBinary.watch(arguments)
+        else { return nil }
+        return (run.status, run.peak)
     }
 
     /// `replay --export` of one record over a 4000×4000 source (fixtures of
