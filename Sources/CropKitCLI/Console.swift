@@ -201,21 +201,22 @@ public final class LineReader {
 
     /// Why a ``LineReader`` stopped before the end.
     public enum ReadFailure: Equatable, CustomStringConvertible {
-        /// A line longer than ``LineReader/maxLineBytes``.
-        case lineTooLong(limit: Int)
+        /// Line `line` (counted from 1) is longer than
+        /// ``LineReader/maxLineBytes``.
+        case lineTooLong(limit: Int, line: Int)
         /// A byte that text in JSON Lines never holds (a NUL, a control
         /// character other than tab and CR, or a byte that is not UTF-8): a
         /// binary file, such as a JPEG given where a manifest was meant.
-        /// `offset` counts from 0.
-        case binary(offset: Int, byte: UInt8)
+        /// `offset` counts from 0, `line` from 1.
+        case binary(offset: Int, byte: UInt8, line: Int)
 
-        /// A sentence for a person, with the fix.
+        /// A sentence for a person, with the fix, naming the line.
         public var description: String {
             switch self {
-            case .lineTooLong(let limit):
-                "a line is longer than \(limit) bytes (the limit for one line); raise it with --max-line-bytes"
-            case .binary(let offset, let byte):
-                "not JSON Lines: binary data at byte \(offset) (0x"
+            case .lineTooLong(let limit, let line):
+                "line \(line) is longer than \(limit) bytes (the limit for one line); raise it with --max-line-bytes"
+            case .binary(let offset, let byte, let line):
+                "line \(line): not JSON Lines: binary data at byte \(offset) (0x"
                     + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
                     + ", not UTF-8 text); give a text file with one JSON object per line"
             }
@@ -277,6 +278,7 @@ public final class LineReader {
                 start = newline + 1
                 scanned = start
                 checked = start
+                linesRead += 1
                 return line
             }
             if let bad = binaryByte(upTo: buffer.count) { return fail(bad) }
@@ -285,10 +287,11 @@ public final class LineReader {
                 guard start < buffer.count else { return nil }
                 let line = buffer[start...]
                 start = buffer.count
+                linesRead += 1
                 return line
             }
             if buffer.count - start > maxLineBytes {
-                return stop(.lineTooLong(limit: maxLineBytes))
+                return stop(.lineTooLong(limit: maxLineBytes, line: linesRead + 1))
             }
             if start > 0 {
                 consumed += start
@@ -353,7 +356,7 @@ public final class LineReader {
 
     /// Stops reading at the binary byte at buffer index `index`.
     private func fail(_ index: Int) -> ArraySlice<UInt8>? {
-        stop(.binary(offset: consumed + index, byte: buffer[index]))
+        stop(.binary(offset: consumed + index, byte: buffer[index], line: linesRead + 1))
     }
 
     /// Ends the reading with `reason`, giving the buffer back.
@@ -370,6 +373,8 @@ public final class LineReader {
     /// Bytes dropped from the front of the buffer so far: a buffer index
     /// plus this is an offset in the input.
     private var consumed = 0
+    /// The lines handed out so far.
+    public private(set) var linesRead = 0
     /// Where the search for the next line break goes on from.
     private var scanned = 0
     /// Where the check for binary data goes on from.

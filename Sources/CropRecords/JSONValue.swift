@@ -403,7 +403,16 @@ private struct JSONParser {
         let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
         let integerStart = index
-        guard digits(false) > 0 else { throw error("invalid JSON value") }
+        guard digits(false) > 0 else {
+            // NaN and Infinity, as JavaScript and Python print them.
+            let word = bytes[index..<min(index + 8, bytes.count)]
+            if word.starts(with: Array("NaN".utf8)) || word.starts(with: Array("Infinity".utf8)) {
+                throw error(
+                    "\(negative ? "-" : "")\(word.starts(with: Array("NaN".utf8)) ? "NaN" : "Infinity") is not a JSON number (JSON has no NaN or Infinity): write a finite number"
+                )
+            }
+            throw error("invalid JSON value")
+        }
         if bytes[integerStart] == UInt8(ascii: "0"), index - integerStart > 1 {
             throw error("a number may not start with 0")
         }

@@ -265,7 +265,7 @@ extension ReplayCommandTests {
             to: URL(fileURLWithPath: path))
         let refused = cropkit("replay", path, "--max-line-bytes", "100000")
         #expect(refused.status == 2)
-        #expect(refused.err.contains("a line is longer than 100000 bytes"), "\(refused.err)")
+        #expect(refused.err.contains("line 2 is longer than 100000 bytes"), "\(refused.err)")
         #expect(refused.err.contains("--max-line-bytes"))
         // Within the default limit the long line is read (and is not a record).
         let read = cropkit("replay", path)
