@@ -16,10 +16,13 @@ import io
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import urllib.parse
 
 from PIL import Image
 from selenium import webdriver
@@ -253,6 +256,119 @@ def check_photo(driver):
           f"mean difference {mean:.2f} levels from Pillow's")
 
 
+# Strings that become markup or script if a page puts data into HTML: each
+# sets window.__pwned (or adds an element) when it runs.
+HOSTILE = [
+    '"><img src=x onerror="window.__pwned=1">',
+    "<script>window.__pwned=1</script>",
+    "<svg onload=window.__pwned=1></svg>",
+    "javascript:window.__pwned=1",
+    "'; window.__pwned=1; '",
+    "</title><img src=x onerror=window.__pwned=1>",
+    "\u0000\u202e\u001b[2J",
+    "NaN", "-Infinity", "1e309", "",
+]
+
+# What the page holds of its own: every element with an inline handler, a
+# script, an img other than the diagram, an iframe or object; and the flag.
+INJECTED = """
+const found = [];
+for (const element of document.querySelectorAll('*')) {
+  for (const attribute of element.attributes) {
+    if (attribute.name.startsWith('on')) found.push(`${element.tagName} ${attribute.name}`);
+  }
+}
+for (const element of document.querySelectorAll('script, iframe, object, embed')) {
+  if (!(element.tagName === 'SCRIPT' && element.src.endsWith('/app.js'))) found.push(element.outerHTML.slice(0, 80));
+}
+for (const image of document.querySelectorAll('img')) {
+  if (image.dataset.testid !== 'diagram') found.push(image.outerHTML.slice(0, 80));
+}
+if (window.__pwned !== undefined) found.push('window.__pwned set');
+return found;
+"""
+
+
+def check_hostile(driver):
+    """Hostile strings in every field that reaches the page: each form field
+    (typed, and set by script as a tampered page would), a select given an
+    option of its own, pasted records with a hostile value in every member
+    and in keys, ?record= and a photo's file name. Nothing may run or become
+    markup, and the page keeps answering."""
+    fields = driver.execute_script(
+        "return [...document.querySelectorAll('input:not([type=file]), select, textarea')].map(e => e.id);")
+    runs = 0
+    for field in fields:
+        for payload in HOSTILE:
+            driver.execute_script("""
+                const [id, value] = arguments;
+                const element = document.getElementById(id);
+                if (element.tagName === 'SELECT') {
+                  const option = document.createElement('option');
+                  option.value = value; option.textContent = 'hostile';
+                  element.append(option);
+                }
+                element.value = value;
+                element.dispatchEvent(new Event('input', { bubbles: true }));
+                element.dispatchEvent(new Event('change', { bubbles: true }));
+            """, field, payload)
+            runs += 1
+        box = driver.find_element(By.ID, field)
+        if box.tag_name in ("input", "textarea"):
+            box.clear()
+            box.send_keys(HOSTILE[0])
+            runs += 1
+    found = driver.execute_script(INJECTED)
+    check(not found, f"hostile strings in {len(fields)} form fields ({runs} settings): nothing injected {found[:3]}")
+    base = {"source": {"width": 4000, "height": 3000}, "viewport": {"width": 300, "height": 300},
+            "selection": {"x": 75, "y": 75, "width": 150, "height": 150}, "mode": "aspectFit",
+            "expected": {"x": 1000, "y": 500, "width": 2000, "height": 2000}}
+    lines = []
+    for payload in HOSTILE:
+        for path in (("mode",), ("source", "width"), ("viewport",), ("selection", "x"), ("expected", "x"),
+                     ("orientation",), ("angle",), ("category",), ("zoom",), ("imageScale",)):
+            record = json.loads(json.dumps(base))
+            target = record
+            for key in path[:-1]:
+                target = target[key]
+            target[path[-1]] = payload
+            lines.append(json.dumps(record))
+        record = json.loads(json.dumps(base))
+        record[payload] = payload
+        lines.append(json.dumps(record))
+    lines += [payload for payload in HOSTILE]
+    for line in lines:
+        box = driver.find_element(By.ID, "paste")
+        driver.execute_script("arguments[0].value = arguments[1];", box, line)
+        driver.find_element(By.ID, "draw").click()
+    found = driver.execute_script(INJECTED)
+    check(not found, f"{len(lines)} pasted records with hostile values and keys: nothing injected {found[:3]}")
+    for payload in HOSTILE[:6]:
+        record = json.loads(json.dumps(base))
+        record["mode"] = payload
+        record["category"] = payload
+        open_page(driver, driver.current_url.split("?")[0] + "?record=" + urllib.parse.quote(json.dumps(record)))
+        open_page(driver, driver.current_url.split("?")[0] + "?record=" + urllib.parse.quote(payload))
+    found = driver.execute_script(INJECTED)
+    check(not found, f"hostile ?record= values: nothing injected {found[:3]}")
+    photo = os.path.join(TESTDATA, "exif", "generated", "testorig_orientation6.jpg") if TESTDATA else ""
+    if photo and os.path.exists(photo):
+        folder = tempfile.mkdtemp()
+        named = os.path.join(folder, '"><img src=x onerror=window.__pwned=1>.jpg')
+        shutil.copyfile(photo, named)
+        driver.find_element(By.ID, "photo").send_keys(named)
+        time.sleep(1)
+        note = driver.find_element(By.ID, "photo-note").text
+        found = driver.execute_script(INJECTED)
+        check(not found and "onerror" in note,
+              f"a photo named as markup shows its name as text: {note[:60]!r}, nothing injected {found[:3]}")
+        shutil.rmtree(folder)
+    # The page still answers.
+    open_page(driver, driver.current_url.split("?")[0])
+    check(text(driver, "pixel-rect") == "1000,500,2000,2000",
+          f"after the hostile input the page answers: {text(driver, 'pixel-rect')}")
+
+
 def screenshot(driver, name, width):
     driver.set_window_size(width, 1600)
     time.sleep(0.3)
@@ -284,6 +400,8 @@ def main():
         check_touch(driver)
         check_paste(driver)
         check_article(driver)
+        check_hostile(driver)
+        open_page(driver, url)
         compare_replays(driver)
         page = driver.execute_script(
             "return window.CropKit.replay(arguments[0]);",

@@ -372,9 +372,23 @@
       differences.append(item);
     }
     $('record').textContent = answer.record;
-    $('diagram').innerHTML = answer.svg; // SVG made by CropDiagram; its text is escaped there
+    showDiagram(answer.svg);
     drawView(answer);
     drawPreview(result);
+  }
+
+  // The diagram (an SVG made by CropDiagram, which escapes its text) is
+  // shown as an image: a script or handler in an SVG image never runs, so
+  // the page holds no markup made from data, whatever reached the record.
+  let diagramURL = null;
+  function showDiagram(svg) {
+    if (diagramURL) URL.revokeObjectURL(diagramURL);
+    diagramURL = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
+    const image = document.createElement('img');
+    image.alt = 'The selection, the image and the pixels it covers, drawn to scale';
+    image.src = diagramURL;
+    image.dataset.testid = 'diagram';
+    $('diagram').replaceChildren(image);
   }
 
   function showPasted() {
