@@ -51,16 +51,33 @@ PHOTOS = [
 ]
 
 
-def manifest(folder, lines=40):
+def local_photos(folder, prefix=""):
+    """The photos linked (or copied) into folder/photos, so that every input
+    and output lies inside the folder, the root the recipes are given."""
+    os.makedirs(os.path.join(folder, "photos"), exist_ok=True)
+    names = []
+    for path, _, _ in PHOTOS:
+        name = os.path.join("photos", prefix + os.path.basename(path))
+        try:
+            os.link(os.path.join(TESTDATA, path), os.path.join(folder, name))
+        except OSError:
+            shutil.copyfile(os.path.join(TESTDATA, path), os.path.join(folder, name))
+        names.append(name)
+    return names
+
+
+def manifest(folder, lines=40, name="manifest.jsonl", prefix=""):
     """Crops of real photos, off every block and tile grid: a line asks for
     pixels, a size, or a turn and a size; outputs PNG, JPEG and HEIC."""
     rows, sizes = [], []
+    os.makedirs(folder, exist_ok=True)
+    photos = local_photos(folder, prefix)
     for i in range(lines):
         path, w, h = PHOTOS[i % len(PHOTOS)]
         x, y = (i * 97 + 13) % (w - 700), (i * 61 + 7) % (h - 500)
         # HEIC out of a HEIC photo only (a JPEG's pixels would all be encoded again).
         ext = ["png", "jpg", "heic"][i % 3] if path.endswith(".heic") else ["png", "jpg"][i % 2]
-        line = {"input": os.path.join(TESTDATA, path), "output": f"out/{i:03d}.{ext}",
+        line = {"input": photos[i % len(PHOTOS)], "output": f"out/{i:03d}.{ext}",
                 "pixels": {"x": x, "y": y, "width": 600 - i, "height": 400 + i}}
         size = (600 - i, 400 + i)
         if i % 5 == 1:
@@ -76,8 +93,7 @@ def manifest(folder, lines=40):
             line["output"] = f"out/{i:03d}.png"
         rows.append(json.dumps(line))
         sizes.append((line["output"], size))
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "manifest.jsonl"), "w") as f:
+    with open(os.path.join(folder, name), "w") as f:
         f.write("\n".join(rows) + "\n")
     return sizes
 
@@ -88,9 +104,9 @@ def fresh(name, lines=40):
     return folder, manifest(folder, lines)
 
 
-def submit(folder, array, shards, reports="reports", extra=()):
-    result = run(["sbatch", "--parsable", f"--array={array}", *extra, SBATCH, "manifest.jsonl",
-                  str(shards), reports], cwd=folder, env={**os.environ, "CROPKIT": CROPKIT})
+def submit(folder, array, shards, reports="reports", extra=(), name="manifest.jsonl"):
+    result = run(["sbatch", "--parsable", f"--array={array}", *extra, SBATCH, name,
+                  str(shards), reports, folder], cwd=folder, env={**os.environ, "CROPKIT": CROPKIT})
     if result.returncode != 0:
         raise RuntimeError(f"sbatch: {result.stderr.strip()}")
     return result.stdout.strip().split(";")[0]
@@ -162,7 +178,7 @@ def scenario_killed_task():
     while time.time() < deadline and killed is None:
         done = [o for o in shard0 if os.path.exists(os.path.join(folder, o))]
         if 1 <= len(done) < len(shard0):
-            found = run(["pgrep", "-f", f"batch manifest.jsonl --shard 0/4"]).stdout.split()
+            found = run(["pgrep", "-f", "batch --shard 0/4 "]).stdout.split()
             if found:
                 for pid in found:
                     os.kill(int(pid), signal.SIGKILL)
@@ -196,7 +212,7 @@ def scenario_node_lost():
         time.sleep(0.05)
     # The node is lost: slurmd, its job steps and the tasks under them.
     subprocess.run([os.path.join(ROOT, "scripts", "slurm"), "kill-slurmd"], check=False)
-    subprocess.run(["pkill", "-9", "-f", "batch manifest.jsonl --shard"], check=False)
+    subprocess.run(["pkill", "-9", "-f", "batch --shard"], check=False)
     requeued = False
     lost = time.time()
     deadline = time.time() + 90
@@ -246,7 +262,7 @@ def scenario_overlapping_arrays():
 def scenario_parallel_and_kubernetes():
     folder, sizes = fresh("parallel", lines=12)
     shutil.copy(os.path.join(ROOT, "scripts", "cluster", "parallel.sh"), folder)
-    result = run(["sh", "parallel.sh", "manifest.jsonl"], cwd=folder,
+    result = run(["sh", "parallel.sh", "manifest.jsonl", folder], cwd=folder,
                  env={**os.environ, "CROPKIT": CROPKIT})
     code, summary = merge(folder, reports_in(folder))
     problems = outputs_ok(folder, sizes)
@@ -259,7 +275,7 @@ def scenario_parallel_and_kubernetes():
     with open(os.path.join(ROOT, "scripts", "cluster", "indexed-job.yaml")) as f:
         yaml = f.read()
     command = re.search(r"- -c\n\s+- (.*)\n", yaml).group(1)
-    command = command.replace("/data/", folder + "/")
+    command = command.replace("/data", folder)
     bin_folder = os.path.join(folder, "bin")
     os.makedirs(bin_folder)
     os.symlink(os.path.abspath(CROPKIT), os.path.join(bin_folder, "cropkit"))
@@ -273,6 +289,106 @@ def scenario_parallel_and_kubernetes():
           f"({summary.strip().splitlines()[0]}; {problems[:3]})")
 
 
+# A folder, a manifest, a reports folder and a photo named to break a shell
+# that splits or evaluates them: spaces, both quotes, $(), backticks, a
+# semicolon, a newline, a leading dash, GNU parallel's {}. Each command a
+# shell would run makes a file named PWNED-<tag>-<n> where it runs.
+def hostile_name(tag):
+    return (f"-{tag} a b $(touch PWNED-{tag}-1) `touch PWNED-{tag}-2` 'q' \"dq\" "
+            f";touch PWNED-{tag}-3;\nline2 {{}}")
+
+
+def hostile_manifest(folder, name):
+    """Four good lines (a photo with a hostile name among them) and four
+    that reach outside the folder: ../, an absolute path, a link leading out,
+    a hostile name climbing out."""
+    sizes = manifest(folder, lines=4, name=name, prefix=hostile_name("photo") + " ")
+    outside = os.path.join(WORK, "outside")
+    os.makedirs(outside, exist_ok=True)
+    os.symlink(outside, os.path.join(folder, "leads-out"))
+    escapes = ["../escaped.png", os.path.join(outside, "absolute.png"), "leads-out/linked.png",
+               "out/../../" + hostile_name("escape") + ".png"]
+    with open(os.path.join(folder, name), "a") as f:
+        for output in escapes:
+            f.write(json.dumps({"input": sizes and manifest_input(folder, name),
+                                "output": output,
+                                "pixels": {"x": 0, "y": 0, "width": 64, "height": 64}}) + "\n")
+    return sizes, outside
+
+
+def manifest_input(folder, name):
+    with open(os.path.join(folder, name)) as f:
+        return json.loads(f.readline())["input"]
+
+
+def injected():
+    """Files a shell made by running a hostile name, anywhere under the work
+    folder, the repository or the current folder."""
+    found = []
+    for top in {WORK, ROOT, os.getcwd()}:
+        for dirpath, dirnames, names in os.walk(top):
+            dirnames[:] = [d for d in dirnames if d not in (".git", ".build")]
+            found += [os.path.join(dirpath, n) for n in names if re.fullmatch(r"PWNED-\w+-\d", n)]
+    return sorted(found)
+
+
+def check_hostile(label, folder, sizes, outside, code, summary, result):
+    problems = outputs_ok(folder, sizes)
+    escaped = [os.path.join(dirpath, n) for dirpath, _, names in os.walk(outside) for n in names]
+    escaped += [os.path.join(WORK, n) for n in os.listdir(WORK) if n.endswith(".png")]
+    check(not injected() and not escaped and not problems and "4 done" in summary and "4 failed" in summary,
+          f"{label}: hostile names reach cropkit as they are (no shell ran them: {injected()}), the 4 good "
+          f"lines are written and the 4 lines reaching outside the root fail, nothing written outside "
+          f"({escaped[:2]}) ({summary.strip().splitlines()[0] if summary.strip() else result}; {problems[:3]})")
+
+
+def scenario_hostile_parallel_and_kubernetes():
+    folder = os.path.join(WORK, hostile_name("folder"))
+    shutil.rmtree(folder, ignore_errors=True)
+    name = hostile_name("manifest") + ".jsonl"
+    sizes, outside = hostile_manifest(folder, name)
+    shutil.copy(os.path.join(ROOT, "scripts", "cluster", "parallel.sh"), folder)
+    result = run(["sh", "parallel.sh", name, folder], cwd=folder, env={**os.environ, "CROPKIT": CROPKIT})
+    code, summary = merge_named(folder, name, reports_in(folder))
+    check_hostile("scripts/cluster/parallel.sh", folder, sizes, outside, code, summary,
+                  result.stderr.strip()[-300:])
+
+    # The Indexed Job's command: /data is fixed, so what a user controls is
+    # the manifest's lines.
+    folder, _ = fresh("kubernetes-hostile", lines=0)
+    sizes, outside = hostile_manifest(folder, "manifest.jsonl")
+    with open(os.path.join(ROOT, "scripts", "cluster", "indexed-job.yaml")) as f:
+        command = re.search(r"- -c\n\s+- (.*)\n", f.read()).group(1).replace("/data", folder)
+    bin_folder = os.path.join(folder, "bin")
+    os.makedirs(bin_folder)
+    os.symlink(os.path.abspath(CROPKIT), os.path.join(bin_folder, "cropkit"))
+    for index in range(4):
+        run(["sh", "-c", command], env={**os.environ, "JOB_COMPLETION_INDEX": str(index),
+                                        "PATH": bin_folder + ":" + os.environ["PATH"]})
+    code, summary = merge(folder, reports_in(folder))
+    check_hostile("indexed-job.yaml's command", folder, sizes, outside, code, summary, "")
+    shutil.rmtree(outside, ignore_errors=True)
+
+
+def scenario_hostile_array():
+    folder = os.path.join(WORK, hostile_name("slurm"))
+    shutil.rmtree(folder, ignore_errors=True)
+    name = hostile_name("manifest") + ".jsonl"
+    sizes, outside = hostile_manifest(folder, name)
+    reports = hostile_name("reports")
+    job = submit(folder, "0-3", 4, reports=reports, name=name)
+    finished = wait(job)
+    code, summary = merge_named(folder, name, reports_in(folder, reports))
+    check_hostile("scripts/cluster/crop-array.sbatch on Slurm", folder, sizes, outside, code,
+                  summary if finished else "the job did not finish", "")
+    shutil.rmtree(outside, ignore_errors=True)
+
+
+def merge_named(folder, name, reports):
+    result = run([CROPKIT, "batch", "--merge", "--report", "merged.jsonl", "--", name, *reports], cwd=folder)
+    return result.returncode, result.stderr
+
+
 def timed(scenario):
     started = time.time()
     scenario()
@@ -282,9 +398,10 @@ def timed(scenario):
 def main():
     os.makedirs(WORK, exist_ok=True)
     timed(scenario_parallel_and_kubernetes)
+    timed(scenario_hostile_parallel_and_kubernetes)
     if os.environ.get("SLURM_CONF"):
-        for scenario in (scenario_array, scenario_killed_task, scenario_overlapping_arrays,
-                         scenario_node_lost):
+        for scenario in (scenario_array, scenario_hostile_array, scenario_killed_task,
+                         scenario_overlapping_arrays, scenario_node_lost):
             timed(scenario)
     print(f"slurm-test: {len(failures)} failed" if failures else "slurm-test: all passed")
     sys.exit(1 if failures else 0)
