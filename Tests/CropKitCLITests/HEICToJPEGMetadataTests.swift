@@ -54,7 +54,7 @@ struct HEICToJPEGMetadataTests {
         let report = try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any]
         let written = report?["written"] as? [String: Any]
         let entries = (written?["jpeg"] as? [String: Any])?["metadata"] as? [[String: Any]] ?? []
-        let exif = entries.first { ($0["segment"] as? String) == "Exif item" }
+        let exif = entries.first { ($0["segment"] as? String) == "APP1 EXIF (from Exif item)" }
         #expect(exif?["action"] as? String == "rewritten", "\(options): \(entries)")
         #expect(try Self.holdsEXIF(out), "\(options): the report says rewritten; the file has none")
         guard let tags = try Self.exiftool(out) else { return }

@@ -31,6 +31,53 @@ struct CleanedMetadata {
 }
 
 extension CleanedMetadata {
+    /// What became of each piece of the source's metadata, said in the
+    /// terms of the file a writer of another format made of it
+    /// (`vocabulary`): a block it wrote (`written`) named as the output
+    /// holds it ("EXIF chunk (from APP1 EXIF)"); a block the cleaning kept
+    /// that the output has no place for (a JFIF header in a WebP), or that
+    /// the writer could not write, dropped and saying so; what the cleaning
+    /// dropped named as the source held it; the source's own blocks the
+    /// writer drops (``droppedNativeEntries(writing:)``); and a profile
+    /// moved from a block of the source's own ("iCCP").
+    func entries(as vocabulary: MetadataVocabulary, written: Set<MetadataKind>) -> [MetadataEntry] {
+        var out = entries.map { entry -> MetadataEntry in
+            guard entry.action != .dropped else { return entry }
+            guard let name = vocabulary.name(of: entry.kind) else {
+                return MetadataEntry(
+                    segment: entry.segment, action: .dropped,
+                    reason:
+                        "not carried into the \(vocabulary.format) (across formats CropKit carries EXIF, XMP and the colour profile)",
+                    kind: entry.kind)
+            }
+            guard written.contains(entry.kind) else {
+                return MetadataEntry(
+                    segment: entry.segment, action: .dropped,
+                    reason: "not written (the warnings say why)", kind: entry.kind)
+            }
+            var renamed = entry
+            if name != entry.segment { renamed.segment = "\(name) (from \(entry.segment))" }
+            return renamed
+        }
+        if written.contains(.iccProfile), let origin = iccOrigin,
+            !entries.contains(where: { $0.kind == .iccProfile })
+        {
+            out.append(
+                MetadataEntry(
+                    segment: "\(vocabulary.iccProfile) (from \(origin))", action: .rewritten,
+                    reason: "the colour profile", kind: .iccProfile))
+        }
+        return out + droppedNativeEntries(writing: vocabulary.format)
+    }
+
+    /// The kinds of block a writer that writes every block it is given
+    /// writes of this metadata.
+    var kinds: Set<MetadataKind> {
+        Set(
+            [exif.map { _ in .exif }, xmp.map { _ in .xmp }, iccProfile.map { _ in .iccProfile }]
+                .compactMap { $0 })
+    }
+
     /// The source's own blocks a writer of another format (`format`: "JPEG",
     /// "WebP") drops, as entries: every one but the profile's, which the
     /// writer moves.

@@ -13,7 +13,11 @@ enum MetadataBlockCleaner {
         orientation: EXIFOrientation?, policy: MetadataPolicy
     ) -> (exif: [UInt8]?, entry: MetadataEntry, warning: String?) {
         if policy.stripAll {
-            return (nil, MetadataEntry(segment: name, action: .dropped, reason: "--strip all"), nil)
+            return (
+                nil,
+                MetadataEntry(segment: name, action: .dropped, reason: "--strip all", kind: .exif),
+                nil
+            )
         }
         guard var rewriter = EXIFRewriter(tiff: tiff),
             let cleaned = rewriter.rewrite(size: size, orientation: orientation, policy: policy)
@@ -22,14 +26,15 @@ enum MetadataBlockCleaner {
                 nil,
                 MetadataEntry(
                     segment: name, action: .dropped,
-                    reason: "it could not be read, so it cannot be cleaned"), nil
+                    reason: "it could not be read, so it cannot be cleaned", kind: .exif), nil
             )
         }
         let changes = rewriter.changes
         let entry = MetadataEntry(
             segment: name, action: changes.isEmpty ? .kept : .rewritten,
             reason: changes.isEmpty
-                ? "nothing in it shows the whole photo" : changes.joined(separator: "; "))
+                ? "nothing in it shows the whole photo" : changes.joined(separator: "; "),
+            kind: .exif)
         let warning =
             policy.keepMakerNote
             ? "the EXIF MakerNote is kept (--keep-makernote): it may hold a preview of the whole photo"
@@ -43,7 +48,10 @@ enum MetadataBlockCleaner {
         _ packet: [UInt8], name: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy
     ) -> (xmp: String?, entry: MetadataEntry) {
         if policy.stripAll {
-            return (nil, MetadataEntry(segment: name, action: .dropped, reason: "--strip all"))
+            return (
+                nil,
+                MetadataEntry(segment: name, action: .dropped, reason: "--strip all", kind: .xmp)
+            )
         }
         let (cleaned, changes) = XMPCleaner.clean(
             String(decoding: packet, as: UTF8.self), size: size, policy: policy)
@@ -51,14 +59,16 @@ enum MetadataBlockCleaner {
             return (
                 nil,
                 MetadataEntry(
-                    segment: name, action: .dropped, reason: changes.joined(separator: "; "))
+                    segment: name, action: .dropped, reason: changes.joined(separator: "; "),
+                    kind: .xmp)
             )
         }
         return (
             cleaned,
             MetadataEntry(
                 segment: name, action: changes.isEmpty ? .kept : .rewritten,
-                reason: changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "))
+                reason: changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "),
+                kind: .xmp)
         )
     }
 }

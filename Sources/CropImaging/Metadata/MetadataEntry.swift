@@ -19,4 +19,53 @@ public struct MetadataEntry: Hashable, Sendable {
     public var action: Action
     /// Why, in words.
     public var reason: String
+    /// What the block is, whatever format holds it: a writer of another
+    /// format names the block it wrote it as by this.
+    public var kind: MetadataKind = .other
+}
+
+/// What a block of metadata is, in any format: EXIF, XMP, a colour
+/// profile, or something a format holds of its own (a JFIF header, a PNG's
+/// gAMA, a HEIF's nclx).
+public enum MetadataKind: String, Sendable {
+    /// An EXIF (TIFF) block.
+    case exif
+    /// An XMP packet.
+    case xmp
+    /// An ICC colour profile.
+    case iccProfile
+    /// Anything else.
+    case other
+}
+
+/// The names a format gives the metadata blocks it writes, for a report
+/// that says what the output holds in its own terms.
+struct MetadataVocabulary {
+    /// The format's name in messages ("WebP").
+    var format: String
+    /// The block an EXIF block is written as ("EXIF chunk").
+    var exif: String
+    /// The block an XMP packet is written as.
+    var xmp: String
+    /// The block a colour profile is written as.
+    var iccProfile: String
+
+    /// The name of the block `kind` is written as; `nil` for ``MetadataKind/other``.
+    func name(of kind: MetadataKind) -> String? {
+        switch kind {
+        case .exif: exif
+        case .xmp: xmp
+        case .iccProfile: iccProfile
+        case .other: nil
+        }
+    }
+
+    static let jpeg = MetadataVocabulary(
+        format: "JPEG", exif: "APP1 EXIF", xmp: "APP1 XMP", iccProfile: "APP2 ICC_PROFILE")
+    static let webp = MetadataVocabulary(
+        format: "WebP", exif: "EXIF chunk", xmp: "XMP chunk", iccProfile: "ICCP chunk")
+    static let heif = MetadataVocabulary(
+        format: "HEIF", exif: "Exif item", xmp: "XMP item", iccProfile: "colr ICC")
+    static let avif = MetadataVocabulary(
+        format: "AVIF", exif: "Exif item", xmp: "XMP item", iccProfile: "colr ICC")
 }

@@ -35,7 +35,7 @@ extension AVIFEncoder {
         let metadata = try plan.source.reader.cleanedMetadata(
             in: plan.source.input, size: size, policy: self.metadata)
         warnings += metadata.warnings
-        let entries = metadata.entries + metadata.droppedNativeEntries(writing: "AVIF")
+        let entries = metadata.entries(as: .avif, written: metadata.kinds)
         let bytes = try Self.encodeWhole(
             image, quality: quality, icc: metadata.iccProfile, exif: metadata.exif,
             xmp: metadata.xmp.map { Array($0.utf8) })

@@ -26,14 +26,19 @@ struct HEIFMetadata {
         policy: MetadataPolicy
     ) -> HEIFMetadata {
         var result = HEIFMetadata()
-        func entry(_ what: String, _ action: MetadataEntry.Action, _ why: String) {
-            result.entries.append(MetadataEntry(segment: what, action: action, reason: why))
+        func entry(
+            _ what: String, _ action: MetadataEntry.Action, _ why: String,
+            kind: MetadataKind = .other
+        ) {
+            result.entries.append(
+                MetadataEntry(segment: what, action: action, reason: why, kind: kind))
         }
         if let profile = info.iccProfile {
             result.iccProfile = profile
             entry(
                 "colr ICC", .kept,
-                info.iccOnTiles ? "the colour profile (found on the tiles)" : "the colour profile")
+                info.iccOnTiles ? "the colour profile (found on the tiles)" : "the colour profile",
+                kind: .iccProfile)
         }
         if let nclx = info.nclx {
             entry(

@@ -202,14 +202,15 @@ extension CropPlan {
             return (native.segments, metadata.entries)
         }
         var markers: [UInt8] = []
-        var entries = metadata.entries
-        for (body, what) in [
-            (metadata.exif.map { JPEGMetadata.exifSignature + $0 }, "EXIF"),
-            (metadata.xmp.map { JPEGMetadata.xmpSignature + Array($0.utf8) }, "XMP"),
+        var written: Set<MetadataKind> = []
+        for (body, kind, what) in [
+            (metadata.exif.map { JPEGMetadata.exifSignature + $0 }, MetadataKind.exif, "EXIF"),
+            (metadata.xmp.map { JPEGMetadata.xmpSignature + Array($0.utf8) }, .xmp, "XMP"),
         ] {
             guard let body else { continue }
             if body.count <= 65_533 {
                 markers += JPEGMetadata.segment(0xE1, body)
+                written.insert(kind)
             } else {
                 warnings.append(
                     "the \(what) (\(body.count) bytes) is too long for one JPEG segment; not written"
@@ -217,16 +218,11 @@ extension CropPlan {
             }
         }
         if let profile = metadata.iccProfile {
-            markers += ICCProfile.jpegSegments(profile)
-            if let origin = metadata.iccOrigin {
-                entries.append(
-                    MetadataEntry(
-                        segment: origin, action: .rewritten,
-                        reason: "the colour profile, as APP2 ICC_PROFILE"))
-            }
+            let segments = ICCProfile.jpegSegments(profile)
+            markers += segments
+            if !segments.isEmpty { written.insert(.iccProfile) }
         }
-        entries += metadata.droppedNativeEntries(writing: "JPEG")
-        return (markers, entries)
+        return (markers, metadata.entries(as: .jpeg, written: written))
     }
 
     /// The quality (the encoder's, or the default) and its coding, 4:2:0:

@@ -77,15 +77,15 @@ struct JPEGMetadata {
                 out.entries[index] = MetadataEntry(
                     segment: entry.segment, action: .rewritten,
                     reason:
-                        "its colour transform set to \(components == 3 ? "1 (YCbCr)" : "0 (gray)"): the pixels (\(info.colorSpace)) were encoded again as \(components == 3 ? "YCbCr" : "gray")"
-                )
+                        "its colour transform set to \(components == 3 ? "1 (YCbCr)" : "0 (gray)"): the pixels (\(info.colorSpace)) were encoded again as \(components == 3 ? "YCbCr" : "gray")",
+                    kind: entry.kind)
             }
             if entry.segment.hasSuffix(" ICC_PROFILE"), info.components == 4 {
                 out.entries[index] = MetadataEntry(
                     segment: entry.segment, action: .dropped,
                     reason:
-                        "a \(info.colorSpace.uppercased()) profile: the pixels were converted to RGB, which it does not describe"
-                )
+                        "a \(info.colorSpace.uppercased()) profile: the pixels were converted to RGB, which it does not describe",
+                    kind: entry.kind)
             }
         }
         if info.components == 4, info.iccProfile != nil {
@@ -119,6 +119,13 @@ struct JPEGMetadata {
             let body = try input.read(
                 at: segment.bodyOffset, count: segment.bodyLength, format: .jpeg)
             let name = segment.name
+            let kind: MetadataKind =
+                marker == 0xE1 && body.starts(with: exifSignature)
+                ? .exif
+                : marker == 0xE1 && body.starts(with: xmpSignature)
+                    ? .xmp
+                    : marker == 0xE2 && body.starts(with: Array("ICC_PROFILE\0".utf8))
+                        ? .iccProfile : .other
             func keep(
                 _ bytes: [UInt8], _ label: String, _ action: MetadataEntry.Action, _ why: String
             ) {
@@ -135,10 +142,12 @@ struct JPEGMetadata {
                     return
                 }
                 result.segments += JPEGMetadata.segment(marker, bytes)
-                result.entries.append(MetadataEntry(segment: label, action: action, reason: why))
+                result.entries.append(
+                    MetadataEntry(segment: label, action: action, reason: why, kind: kind))
             }
             func drop(_ label: String, _ why: String) {
-                result.entries.append(MetadataEntry(segment: label, action: .dropped, reason: why))
+                result.entries.append(
+                    MetadataEntry(segment: label, action: .dropped, reason: why, kind: kind))
             }
             switch marker {
             case 0xE0 where body.starts(with: Array("JFIF\0".utf8)) && body.count >= 14:

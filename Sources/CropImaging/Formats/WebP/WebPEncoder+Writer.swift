@@ -89,12 +89,7 @@ extension WebPEncoder: FormatWriter {
     static func container(
         _ encoded: [UInt8], metadata: CleanedMetadata, alpha: Bool, size: PixelSize<StoredPixels>
     ) -> (bytes: [UInt8], chunks: [String], entries: [MetadataEntry]) {
-        var entries = metadata.entries + metadata.droppedNativeEntries(writing: "WebP")
-        if metadata.iccProfile != nil, let origin = metadata.iccOrigin, origin != "ICCP" {
-            entries.append(
-                MetadataEntry(
-                    segment: origin, action: .rewritten, reason: "the colour profile, as ICCP"))
-        }
+        let entries = metadata.entries(as: .webp, written: metadata.kinds)
         let image = WebPContainer.chunks(of: encoded).filter {
             ["ALPH", "VP8 ", "VP8L"].contains($0.type)
         }

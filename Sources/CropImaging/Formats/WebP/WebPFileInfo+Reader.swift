@@ -89,18 +89,21 @@ extension WebPFileInfo: FormatReader {
             cleaned.iccProfile = iccProfile
             cleaned.iccOrigin = "ICCP"
             cleaned.entries.append(
-                MetadataEntry(segment: "ICCP", action: .kept, reason: "the colour profile"))
+                MetadataEntry(
+                    segment: MetadataVocabulary.webp.iccProfile, action: .kept,
+                    reason: "the colour profile", kind: .iccProfile))
         }
         if let exif {
             let (tiff, entry, warning) = MetadataBlockCleaner.exif(
-                exif, name: "EXIF", size: size, orientation: .up, policy: policy)
+                exif, name: MetadataVocabulary.webp.exif, size: size, orientation: .up,
+                policy: policy)
             cleaned.exif = tiff
             cleaned.entries.append(entry)
             if let warning { cleaned.warnings.append(warning) }
         }
         if let xmp {
             let (packet, entry) = MetadataBlockCleaner.xmp(
-                xmp, name: "XMP", size: size, policy: policy)
+                xmp, name: MetadataVocabulary.webp.xmp, size: size, policy: policy)
             cleaned.xmp = packet
             cleaned.entries.append(entry)
         }

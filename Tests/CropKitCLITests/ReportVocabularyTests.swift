@@ -1,0 +1,105 @@
+import CropImaging
+import CropKitTestSupport
+import Foundation
+import Testing
+
+/// A report names what the written file holds in the file's own terms:
+/// every metadata block it says is kept or rewritten is a block of the
+/// output's format ("EXIF chunk" in a WebP, "APP1 EXIF" in a JPEG, "Exif
+/// item" in a HEIF or AVIF), and the EXIF, XMP and colour profile the
+/// output holds, read back, are exactly those it names. A JPEG's JFIF
+/// header said "kept" in a WebP's report before, and a HEIC's "Exif item"
+/// in a JPEG's.
+@Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+struct ReportVocabularyTests {
+    static let sources = [
+        "camera/canon_t3i.jpg", "camera/iphone14promax_p3_hdrgainmap.jpg",
+        "camera/samsung_galaxys_orient6_gps.jpg", "heif/pillow-heif/arrow.heic",
+        "webp/generated/coords_exif6_icc_xmp_97x61_lossless.webp",
+        "avif/generated/coords_xmp_97x61_lossless.avif",
+        "avif/generated/coords_icc_displayp3_97x61_lossless.avif",
+    ]
+
+    /// The names a kept or rewritten block may have in each output format.
+    static let vocabulary: [String: [String]] = [
+        "webp": ["EXIF chunk", "XMP chunk", "ICCP chunk"],
+        "avif": ["Exif item", "XMP item", "colr ICC", "colr nclx"],
+        "heic": ["Exif item", "XMP item", "colr ICC", "colr nclx"],
+        "jpg": ["APP", "COM"],
+    ]
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var source: String
+        var output: String
+        var options: [String]
+        var testDescription: String { "\(source) \(options.joined(separator: " ")) -> .\(output)" }
+    }
+
+    static let cases: [Case] = sources.flatMap { source in
+        let outputs =
+            (RuntimeLibrary.libwebp.isAvailable ? ["webp"] : [])
+            + (HEIFEncoder.canEncodeTiles ? ["avif"] : []) + ["jpg"]
+            + (source.hasSuffix(".heic") ? ["heic"] : [])
+        return outputs.flatMap { output in
+            [
+                Case(source: source, output: output, options: ["--pixels", "3,5,41,37"]),
+                Case(
+                    source: source, output: output,
+                    options: ["--pixels", "0,0,40,40", "--width", "20"]),
+            ].filter { output != "heic" || !$0.options.contains("--width") }
+        }
+    }
+
+    @Test(arguments: cases)
+    func theReportNamesWhatTheFileHolds(_ c: Case) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.\(c.output)").path
+        let run = cropkit(["crop", TestData.path(c.source), "--json", "-o", output] + c.options)
+        #expect(run.status == 0, "\(run.err)")
+        guard run.status == 0 else { return }
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        let written = try #require(report["written"] as? [String: Any])
+        let details = try #require(
+            (written["jpeg"] ?? written["webp"] ?? written["heic"] ?? written["avif"])
+                as? [String: Any])
+        let entries = details["metadata"] as? [[String: Any]] ?? []
+        let present = entries.filter { ($0["action"] as? String) != "dropped" }
+            .compactMap { $0["segment"] as? String }
+        let names = try #require(Self.vocabulary[c.output])
+        for name in present {
+            #expect(
+                names.contains { name.hasPrefix($0) },
+                "\(c): '\(name)' is not a block of a .\(c.output)")
+        }
+        // What the file holds, read back, against what the report names.
+        let info = try #require(
+            try JSONSerialization.jsonObject(with: Data(cropkit("info", "--json", output).out.utf8))
+                as? [String: Any])
+        let holdsEXIF = (info["exifTags"] as? String ?? "none") != "none"
+        let holdsXMP = (info["xmpPackets"] as? Int ?? 0) > 0
+        let holdsProfile = !(info["profile"] is NSNull) && info["profile"] != nil
+        func named(_ prefixes: [String]) -> Bool {
+            present.contains { name in prefixes.contains { name.hasPrefix($0) } }
+        }
+        #expect(
+            holdsEXIF == named(["EXIF chunk", "Exif item", "APP1 EXIF"]),
+            "\(c): EXIF \(holdsEXIF), \(present)")
+        #expect(
+            holdsXMP == named(["XMP chunk", "XMP item", "APP1 XMP"]),
+            "\(c): XMP \(holdsXMP), \(present)")
+        #expect(
+            holdsProfile == named(["ICCP chunk", "colr ICC", "APP2 ICC_PROFILE"]),
+            "\(c): profile \(holdsProfile), \(present)")
+        if c.output == "webp" {
+            let chunks = details["chunks"] as? [String] ?? []
+            for name in present {
+                let chunk = name.prefix(4).trimmingCharacters(in: .whitespaces)
+                #expect(
+                    chunks.contains { $0.trimmingCharacters(in: .whitespaces) == chunk },
+                    "\(c): \(name) not in \(chunks)")
+            }
+        }
+    }
+}
