@@ -50,6 +50,10 @@ protocol FormatReader: ImageHeader {
     /// pixels again keeps a lossless source lossless by it.
     func losslessCoding(in input: ImageInput) -> String?
 
+    /// What HDR gain map the file carries beside its pixels, in words ("an
+    /// MPF gain map", "an HDR gain map auxiliary image"), or `nil`.
+    func gainMap(in input: ImageInput) -> String?
+
     /// Whether the decoder can decode at 1/2, 1/4 or 1/8 of the size
     /// (a JPEG's DCT scaling), for a resample that reduces.
     var shrinksOnLoad: Bool { get }
@@ -107,6 +111,9 @@ extension FormatReader {
 
     /// Lossy, or not known to be lossless, by default.
     func losslessCoding(in input: ImageInput) -> String? { nil }
+
+    /// No HDR gain map by default.
+    func gainMap(in input: ImageInput) -> String? { nil }
 
     /// No shrink-on-load by default.
     var shrinksOnLoad: Bool { false }

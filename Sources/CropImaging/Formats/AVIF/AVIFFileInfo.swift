@@ -76,6 +76,8 @@ extension AVIFFileInfo: FormatReader {
 
     func losslessCoding(in input: ImageInput) -> String? { heif.losslessCoding(in: input) }
 
+    func gainMap(in input: ImageInput) -> String? { heif.gainMap(in: input) }
+
     func leakFindings(in input: ImageInput) throws(ImagingError) -> [LeakFinding] {
         try heif.leakFindings(in: input)
     }

@@ -17,6 +17,18 @@ extension HEIFFileInfo: HEIFContainerHeader {
 }
 
 extension HEIFFileInfo: FormatReader {
+    /// An auxiliary image whose role names an HDR gain map (Apple's,
+    /// Samsung's), or a `tmap` item (ISO 21496-1).
+    func gainMap(in input: ImageInput) -> String? {
+        if let map = auxiliaryImages.first(where: { $0.role.lowercased().contains("gainmap") }) {
+            return "an HDR gain map auxiliary image (\(map.role))"
+        }
+        if otherImages.contains(where: { $0.type == "tmap" }) {
+            return "an ISO 21496-1 gain map (a tmap item)"
+        }
+        return nil
+    }
+
     /// Every tile of the primary image coded losslessly: HEVC whose
     /// picture parameter sets enable transquant bypass (x265's lossless
     /// mode), or AV1 whose first frame has quantizer index 0 and no deltas

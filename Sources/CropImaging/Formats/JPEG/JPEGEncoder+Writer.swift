@@ -27,6 +27,29 @@ extension JPEGEncoder: FormatWriter {
             grid: info.blockGrid, required: method == .lossless, snaps: snapsToBlocks)
     }
 
+    /// `--gain-map crop` keeps a JPEG's MPF gain map, cut on the rect's
+    /// blocks (``GainMap``). A crop that cannot carry the gain map it was
+    /// asked to keep is refused before anything is decoded, rather than
+    /// written without it: a turned, resized or circled crop of a photo
+    /// with one, and a crop of a photo whose gain map is not an MPF image
+    /// (a HEIC's auxiliary image). A photo without a gain map is cropped
+    /// as without the flag.
+    func check(_ job: CropJob, for source: ImageSource) throws(CropPlanError) {
+        guard metadata.cropsGainMap, !metadata.stripAll,
+            let gainMap = source.reader.gainMap(in: source.input)
+        else { return }
+        if !(source.header is JPEGFileInfo) {
+            throw .unsupportedOutput(
+                "--gain-map crop keeps a JPEG's MPF gain map; this \(type(of: source.reader).displayName) carries \(gainMap), which a JPEG crop cannot carry: leave out --gain-map crop (the crop is then written without it, as its report says)"
+            )
+        }
+        if job.isResampled {
+            throw .unsupportedOutput(
+                "--gain-map crop cuts the gain map on the crop's own blocks; a turned, resized or circled crop cannot carry it: leave out --gain-map crop (the crop is then written without it, as its report says), or crop without turning or resizing"
+            )
+        }
+    }
+
     /// The source's coefficients where the rect's top-left corner lies on
     /// a JPEG source's iMCU grid and no quality was asked for; else pixels,
     /// flattened to 8-bit opaque.

@@ -47,6 +47,12 @@ extension JPEGFileInfo: FormatReader {
 
     var losslessBlockGrid: PixelSize<StoredPixels>? { blockGrid }
 
+    /// An MPF secondary image that says it is a gain map (Ultra HDR's,
+    /// Apple's).
+    func gainMap(in input: ImageInput) -> String? {
+        (try? GainMap.find(self, input: input)) == nil ? nil : "an MPF gain map"
+    }
+
     var shrinksOnLoad: Bool { true }
 
     func decodeShrunk(
