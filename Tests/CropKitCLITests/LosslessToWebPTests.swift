@@ -11,7 +11,10 @@ import Testing
 @Suite(
     .announcesSkips,
     .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
-    .enabled(if: RuntimeLibrary.libwebp.isAvailable, "needs libwebp.so.7 (Debian: libwebp7)"))
+    .enabled(if: RuntimeLibrary.libwebp.isAvailable, "needs libwebp.so.7 (Debian: libwebp7)"),
+    .enabled(
+        if: TestGate.holds(Pillow.python != nil, else: "without Pillow"),
+        "needs Pillow in .build/venv (scripts/python-venv), the independent decoder"))
 struct LosslessToWebPTests {
     /// Each lossless source, the coding its report must name, and a rect
     /// off every block and tile grid.
@@ -68,12 +71,12 @@ struct LosslessToWebPTests {
     ) throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (line, webp, png) = try Self.both(source.file, rect: source.rect, in: folder)
+        let (line, webpRead, pngRead) = try Self.both(source.file, rect: source.rect, in: folder)
         #expect(
             line.contains("lossless VP8L")
                 && line.contains("the source is lossless (\(source.coding))"),
             "\(source.file): \(line)")
-        guard let webp, let png else { return }  // without Pillow: the report alone
+        let (webp, png) = (try #require(webpRead), try #require(pngRead))
         #expect(webp.width == png.width && webp.height == png.height)
         let differing = zip(webp.samples, png.samples).filter { $0 != $1 }.count
         #expect(differing == 0, "\(source.file): \(differing) samples differ from the PNG crop")
@@ -95,8 +98,8 @@ struct LosslessToWebPTests {
         #expect(
             run16.out.contains("16-bit samples written as 8 bits") || run16.err.contains("16-bit"))
         let source = try ImageSource.open(path: wide).decode().image
-        guard let read = try Pillow.rgb(Array(try Data(contentsOf: URL(fileURLWithPath: out))))
-        else { return }
+        let read = try #require(
+            try Pillow.rgb(Array(try Data(contentsOf: URL(fileURLWithPath: out)))))
         #expect(read.width == 17 && read.height == 11)
         var differing = 0
         for y in 0..<11 {

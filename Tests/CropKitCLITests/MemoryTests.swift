@@ -41,9 +41,12 @@ struct MemoryTests {
     /// A 12000×12000 baseline JPEG (144 MB of pixels) and a 5000×5000 RGBA
     /// PNG (100 MB), cropped whole: each peaks under 64 MB, as the rows are
     /// compressed and given back while the decode goes on.
-    @Test(.enabled(if: !sanitized, "peaks are not measured under a sanitizer"))
+    @Test(
+        .enabled(if: !sanitized, "peaks are not measured under a sanitizer"),
+        .enabled(
+            if: TestGate.holds(Compressor.isLibdeflateAvailable, else: "without libdeflate"),
+            "needs libdeflate (Debian: libdeflate0): the streamed PNG is compressed by it"))
     func uprightCropsStreamInBoundedMemory() throws {
-        guard Compressor.isLibdeflateAvailable else { return }
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let jpeg = folder.appendingPathComponent("big.jpg").path
@@ -220,9 +223,13 @@ struct MemoryTests {
     /// 64 and 96 MB of pixels, crops of 54 and 81 MB) stays under 80 MB:
     /// the fixtures are compressed while made and the crops checked row by
     /// row as they decode. It held every image whole before (200 MB here).
-    @Test(.enabled(if: !sanitized, "peaks are not measured under a sanitizer"))
+    @Test(
+        .enabled(if: !sanitized, "peaks are not measured under a sanitizer"),
+        .enabled(if: TestGate.procStatus, "peaks are read from /proc"),
+        .enabled(
+            if: TestGate.holds(Compressor.isLibdeflateAvailable, else: "without libdeflate"),
+            "needs libdeflate (Debian: libdeflate0)"))
     func exportChecksOfABigRecordStream() throws {
-        guard Compressor.isLibdeflateAvailable else { return }
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let records = folder.appendingPathComponent("big.jsonl").path
@@ -234,7 +241,7 @@ struct MemoryTests {
         ).write(to: URL(fileURLWithPath: records))
         let exports = folder.appendingPathComponent("exports").path
         try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
-        guard let run = try Self.watchPeak(["replay", records, "--export", exports]) else { return }
+        let run = try #require(try Self.watchPeak(["replay", records, "--export", exports]))
         #expect(run.status == 0)
         #expect(run.peak > 0 && run.peak < 80 << 20, "peak \(run.peak >> 20) MB")
         let crop = try PNGFileInfo.read(path: exports + "/line-1.png")
@@ -244,7 +251,9 @@ struct MemoryTests {
     /// A 6 MB manifest (50,000 lines) is read a line at a time and its
     /// report written as it goes: the batch stays under 48 MB (it held the
     /// manifest, its lines and every outcome before: 10 MB a manifest MB).
-    @Test(.enabled(if: !sanitized, "peaks are not measured under a sanitizer"))
+    @Test(
+        .enabled(if: !sanitized, "peaks are not measured under a sanitizer"),
+        .enabled(if: TestGate.procStatus, "peaks are read from /proc"))
     func batchStreamsItsManifest() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -257,7 +266,7 @@ struct MemoryTests {
         }
         try Data(text.utf8).write(to: URL(fileURLWithPath: manifest))
         let report = folder.appendingPathComponent("r.jsonl").path
-        guard let run = try Self.watchPeak(["batch", manifest, "--report", report]) else { return }
+        let run = try #require(try Self.watchPeak(["batch", manifest, "--report", report]))
         #expect(run.status == 1)
         #expect(run.peak > 0 && run.peak < 48 << 20, "peak \(run.peak >> 20) MB")
         let lines = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n")
@@ -311,6 +320,7 @@ struct MemoryTests {
     /// failed, and the run peaks under 256 MB and takes under 2 s a file.
     @Test(
         .enabled(if: !sanitized, "peaks are not measured under a sanitizer"),
+        .enabled(if: TestGate.procStatus, "peaks are read from /proc"),
         .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
     func corruptWebPAndAVIFStayUnder256MB() throws {
         let folder = try temporaryFolder()
@@ -329,8 +339,8 @@ struct MemoryTests {
         try Data(text.utf8).write(to: URL(fileURLWithPath: manifest))
         let report = folder.appendingPathComponent("r.jsonl").path
         let start = Date()
-        guard let run = try Self.watchPeak(["batch", manifest, "--jobs", "1", "--report", report])
-        else { return }
+        let run = try #require(
+            try Self.watchPeak(["batch", manifest, "--jobs", "1", "--report", report]))
         let seconds = Date().timeIntervalSince(start)
         #expect(run.status == 1, "most of them are refused")
         #expect(run.peak > 0 && run.peak < 256 << 20, "peak \(run.peak >> 20) MB")
