@@ -153,16 +153,17 @@ enum OutputOptions {
 /// `--format` of `verify` and `replay --export`: the format the checked
 /// crops are made in.
 enum ExportFormatOption {
-    /// The verifier of `name` ("png", "jpeg", "jpg", "webp"): `nil` for
-    /// PNG (the two PNG fixtures).
+    /// The verifier of `name` ("png", "jpeg", "jpg", "webp", "avif"): `nil`
+    /// for PNG (the two PNG fixtures); the list is the library's
+    /// (``FormatExportVerifiers``).
     static func verifier(_ name: String) throws(UsageError) -> (any FormatExportVerifier.Type)? {
-        switch name {
-        case "png": return nil
-        case "jpeg", "jpg": return JPEGExportVerifier.self
-        case "webp": return WebPExportVerifier.self
-        case "avif": return AVIFExportVerifier.self
-        default:
-            throw UsageError(message: "unknown --format '\(name)'; use png, jpeg, webp or avif")
+        if OutputFormat(name: name)?.name == "png" { return nil }
+        guard let verifier = FormatExportVerifiers.verifier(named: name) else {
+            throw UsageError(
+                message:
+                    "unknown --format '\(name)'; use \(ImageFormat.listing(FormatExportVerifiers.names))"
+            )
         }
+        return verifier
     }
 }

@@ -138,12 +138,10 @@ struct ReplayReport {
         """
 
     /// Each export check's name, said as what it checks.
-    /// The media type of an exported image, by its first bytes.
+    /// The media type's subtype of an exported image, read by the format
+    /// registry's readers ("png", "jpeg", "webp", "avif", "heif").
     static func mediaType(of bytes: Data) -> String {
-        if bytes.first == 0xFF { return "jpeg" }
-        if bytes.starts(with: Array("RIFF".utf8)) { return "webp" }
-        if bytes.count >= 12, bytes[4..<12].elementsEqual(Array("ftypavif".utf8)) { return "avif" }
-        return "png"
+        ImageFormat(signature: bytes.prefix(ImageFormat.signatureLength))?.rawValue ?? "png"
     }
 
     static let checkTitles = [

@@ -93,3 +93,26 @@ extension WebPExportVerifier: FormatExportVerifier {
     /// "webp".
     public static var fileExtension: String { "webp" }
 }
+
+/// The export verifiers of the formats other than PNG (whose export is
+/// checked on the PNG fixtures themselves), found by an output format's
+/// name: the one list the command line's `--format` reads.
+public enum FormatExportVerifiers {
+    /// Every verifier.
+    public static let all: [any FormatExportVerifier.Type] = [
+        JPEGExportVerifier.self, WebPExportVerifier.self, AVIFExportVerifier.self,
+    ]
+
+    /// The verifier of the output format named `name` (a name or extension:
+    /// "jpeg", "jpg", "webp"), or `nil` when that format has none.
+    public static func verifier(named name: String) -> (any FormatExportVerifier.Type)? {
+        guard let format = OutputFormat(name: name) else { return nil }
+        return all.first { OutputFormat(name: $0.fileExtension)?.name == format.name }
+    }
+
+    /// The names an export format is chosen by: PNG's, then each verifier's
+    /// format's.
+    public static var names: [String] {
+        ["png"] + all.compactMap { OutputFormat(name: $0.fileExtension)?.name }
+    }
+}

@@ -28,6 +28,10 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
         self = reader.format
     }
 
+    /// How many of a file's first bytes ``init(signature:)`` needs to tell
+    /// every format apart.
+    public static var signatureLength: Int { FormatRegistry.signatureLength }
+
     /// Every format CropKit reads, in the registry's order.
     public static var all: [ImageFormat] { FormatRegistry.readers.map { $0.format } }
 

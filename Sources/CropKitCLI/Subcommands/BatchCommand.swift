@@ -451,7 +451,9 @@ struct BatchCommand: Subcommand {
         var flags = outputFlags
         if let value = json["format"] {
             guard case .string(let name) = value else {
-                return failed("\"format\" must be \"png\", \"jpeg\" or \"heic\"", paths)
+                return failed(
+                    "\"format\" must be a string: \(ImageFormat.listing(OutputFormat.names.map { "\"\($0)\"" }))",
+                    paths)
             }
             flags.values["format"] = name
         }

@@ -1,11 +1,5 @@
 import CropGeometry
 
-extension ImageFormat {
-    /// AVIF: the HEIF container around AV1-coded images, read by CropKit's
-    /// own HEIF parser, the images decoded by libheif with dav1d.
-    public static let avif = ImageFormat(rawValue: "avif")
-}
-
 /// What an AVIF file's boxes say about its primary image: the HEIF
 /// container's reading (``HEIFFileInfo``: one coded image or a grid of
 /// tiles, `clap`, `irot` and `imir` in file order, colour, EXIF and XMP
