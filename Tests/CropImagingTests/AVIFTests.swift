@@ -149,15 +149,17 @@ struct AVIFTests {
         let path = TestData.path("avif/generated/coords_grid2x2_1024x784_lossless.avif")
         let onGrid = try Self.crop(
             path, PixelRect(x: 512, y: 392, width: 512, height: 392), format: .avif(AVIFEncoder()))
-        #expect(onGrid.report.heif?.copiedTiles == 1 && onGrid.report.heif?.reencodedTiles == 0)
+        #expect(
+            onGrid.report.details(as: HEIFWriteReport.self)?.copiedTiles == 1
+                && onGrid.report.details(as: HEIFWriteReport.self)?.reencodedTiles == 0)
         let copied = try Self.decoded(onGrid.bytes)
         #expect(Self.patternError(copied, origin: (512, 392), alpha: false) == 0)
         // Holding tile 0 whole: it is copied, the three it cuts encoded again.
         let offGrid = try Self.crop(
             path, PixelRect(x: 0, y: 0, width: 700, height: 500), format: .avif(AVIFEncoder()))
-        #expect(offGrid.report.heif?.copiedTiles == 1)
+        #expect(offGrid.report.details(as: HEIFWriteReport.self)?.copiedTiles == 1)
         #expect(offGrid.report.format == "avif")
-        #expect((offGrid.report.heif?.reencodedTiles ?? 0) > 0)
+        #expect((offGrid.report.details(as: HEIFWriteReport.self)?.reencodedTiles ?? 0) > 0)
         let output = try ImageSource(ImageInput(bytes: offGrid.bytes, name: "out.avif"))
         #expect(output.format == .avif)
         #expect(output.storedSize == PixelSize(width: 700, height: 500))
@@ -183,7 +185,9 @@ struct AVIFTests {
         let fromPNG = try Self.crop(
             TestData.path("pngsuite/generated/coords_rgba8_251x97.png"),
             PixelRect(x: 3, y: 5, width: 101, height: 51), format: .avif(AVIFEncoder()))
-        #expect(fromPNG.report.heif?.encodedWholeAt == AVIFEncoder.defaultQuality)
+        #expect(
+            fromPNG.report.details(as: HEIFWriteReport.self)?.encodedWholeAt
+                == AVIFEncoder.defaultQuality)
         let written = try ImageSource(ImageInput(bytes: fromPNG.bytes, name: "png.avif"))
         #expect(written.storedSize == PixelSize(width: 101, height: 51))
         #expect(written.pixelFormat.colorType == .rgba)

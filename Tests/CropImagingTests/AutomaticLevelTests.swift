@@ -72,14 +72,14 @@ import Testing
         let report = try cropFile(
             input: input, stored: PixelRect(x: 0, y: 0, width: 256, height: 256), output: output,
             encoder: Self.encoder(.automatic))
-        #expect(report.png?.level == .automatic)
-        #expect(report.png?.bandLevels == expected)
+        #expect(report.details(as: PNGWriteReport.self)?.level == .automatic)
+        #expect(report.details(as: PNGWriteReport.self)?.bandLevels == expected)
         #expect(try PNGDecoder.decode(path: output) == image)
         // A fixed level is used for every band.
         let fixed = try cropFile(
             input: input, stored: PixelRect(x: 0, y: 0, width: 256, height: 256), output: output,
             encoder: Self.encoder(.fixed(9)), replacing: true)
-        #expect(fixed.png?.bandLevels == [9: 4])
+        #expect(fixed.details(as: PNGWriteReport.self)?.bandLevels == [9: 4])
         #expect(try PNGDecoder.decode(path: output) == image)
     }
 

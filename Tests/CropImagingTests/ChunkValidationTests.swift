@@ -49,8 +49,8 @@ import Testing
         let output = folder.appendingPathComponent("crop.png").path
         let report = try cropFile(
             input: input, stored: PixelRect(x: 1, y: 2, width: 10, height: 5), output: output)
-        #expect(report.png?.keptChunks == ["sRGB", "pHYs"])
-        let dropped = Set(report.png?.droppedChunks ?? [])
+        #expect(report.details(as: PNGWriteReport.self)?.keptChunks == ["sRGB", "pHYs"])
+        let dropped = Set(report.details(as: PNGWriteReport.self)?.droppedChunks ?? [])
         #expect(dropped.isSuperset(of: ["gAMA", "cHRM", "tRNS", "iCCP"]))
         for (type, why) in [
             ("gAMA", "has 1 bytes, not 4"), ("cHRM", "has 3 bytes, not 32"),
@@ -96,7 +96,7 @@ import Testing
         let report = try cropFile(
             input: input, stored: PixelRect(x: 0, y: 0, width: 4, height: 2),
             output: folder.appendingPathComponent("crop.png").path)
-        #expect(report.png?.keptChunks == ["PLTE"])
+        #expect(report.details(as: PNGWriteReport.self)?.keptChunks == ["PLTE"])
         #expect(report.warnings.contains("PNG chunk tRNS comes before PLTE; the chunk was dropped"))
         #expect(report.warnings.contains("PNG chunk gAMA comes after PLTE; the chunk was dropped"))
     }

@@ -51,7 +51,7 @@ import Testing
             #expect(!LeakCheck.contains(sink.bytes, Array("preview:".utf8)))
             #expect(!LeakCheck.contains(sink.bytes, LeakCheck.pngStart))
             #expect(LeakCheck.contains(sink.bytes, Array("a plain comment".utf8)))
-            let entries = report.jpeg?.metadata ?? []
+            let entries = report.details(as: JPEGWriteReport.self)?.metadata ?? []
             #expect(
                 entries.contains { $0.segment == "COM" && $0.action == .dropped }, "\(entries)")
             #expect(entries.contains { $0.segment == "COM" && $0.action == .kept })

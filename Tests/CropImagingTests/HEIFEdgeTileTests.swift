@@ -39,7 +39,7 @@ struct HEIFEdgeTileTests {
         ])
     func avatarAcrossTiles(file: String, rect: PixelRect<ImagePixels>) throws {
         let (bytes, _, report) = try HEIFTests.heicCrop(file, rect, HEIFEncoder())
-        let heif = try #require(report.heif)
+        let heif = try #require(report.details(as: HEIFWriteReport.self))
         // No tile to copy: the rect is one coded image, 300 grown to 304.
         #expect(heif.copiedTiles == 0 && heif.reencodedTiles == 1)
         #expect(heif.grid.hasPrefix("one image of 304x304"))

@@ -44,7 +44,7 @@ struct HEIFHiddenPixelTests {
             for: source)
         let sink = MemorySink()
         let report = try plan.export(to: sink)
-        let heif = try #require(report.heif)
+        let heif = try #require(report.details(as: HEIFWriteReport.self))
         #expect(heif.reencodedTiles > 0, "\(rect): \(heif)")
         let out = try ImageSource(ImageInput(bytes: sink.bytes, name: "crop.heic"))
         let findings = try LeakCheck.findings(in: out)
@@ -76,8 +76,8 @@ struct HEIFHiddenPixelTests {
         let height = layout.tileHeight - info.origin.y % layout.tileHeight
         let stored = PixelRect<StoredPixels>(x: 0, y: 0, width: width, height: height)
         let (report, findings) = try heicCrop(stored, of: source)
-        #expect(report.heif?.reencodedTiles == 1)
-        #expect(report.heif?.copiedTiles == 0)
+        #expect(report.details(as: HEIFWriteReport.self)?.reencodedTiles == 1)
+        #expect(report.details(as: HEIFWriteReport.self)?.copiedTiles == 0)
         #expect(findings.isEmpty, "\(findings)")
     }
 }
@@ -132,15 +132,16 @@ struct HEIFPaddingTests {
         let (report, findings) = try heicCrop(rect, of: try Self.shrunkGrid())
         #expect(findings.isEmpty, "\(rect): \(findings)")
         #expect(
-            (report.heif?.reencodedTiles ?? 0) > 0, "\(rect): \(String(describing: report.heif))")
+            (report.details(as: HEIFWriteReport.self)?.reencodedTiles ?? 0) > 0,
+            "\(rect): \(String(describing: report.details(as: HEIFWriteReport.self)))")
     }
 
     @Test func tilesAwayFromTheCanvasEdgeAreCopied() throws {
         let rect = PixelRect<StoredPixels>(x: 0, y: 0, width: 512, height: 256)
         let (report, findings) = try heicCrop(rect, of: try Self.shrunkGrid())
         #expect(findings.isEmpty, "\(findings)")
-        #expect(report.heif?.reencodedTiles == 0)
-        #expect(report.heif?.copiedTiles == 2)
+        #expect(report.details(as: HEIFWriteReport.self)?.reencodedTiles == 0)
+        #expect(report.details(as: HEIFWriteReport.self)?.copiedTiles == 2)
     }
 }
 

@@ -286,14 +286,14 @@ struct HEIFTests {
             .plan(for: source)
         let sink = MemorySink()
         let report = try plan.export(to: sink)
-        #expect(report.jpeg?.method == .reencoded)
+        #expect(report.details(as: JPEGWriteReport.self)?.method == .reencoded)
         let jpeg = try ImageSource(ImageInput(bytes: sink.bytes, name: "crop.jpg"))
         #expect(jpeg.storedSize == PixelSize(width: 333, height: 222))
         #expect(jpeg.orientation == .up)
         #expect(ImageFileSummary(jpeg).profile?.contains("Display P3") == true)
         #expect(try LeakCheck.findings(in: jpeg).isEmpty)
         #expect(
-            report.jpeg?.metadata.contains {
+            report.details(as: JPEGWriteReport.self)?.metadata.contains {
                 $0.segment.hasPrefix("thumbnail") && $0.action == .dropped
             } == true)
     }
@@ -325,7 +325,7 @@ struct HEIFTests {
         let (bytes, plan, report) = try Self.heicCrop(
             file, PixelRect(x: 100, y: 120, width: 300, height: 200),
             HEIFEncoder(snapsToBlocks: true))
-        let heif = try #require(report.heif)
+        let heif = try #require(report.details(as: HEIFWriteReport.self))
         #expect(heif.reencodedTiles == 0)
         #expect(heif.copiedTiles >= 1)
         let rect = plan.result.rect
@@ -348,7 +348,7 @@ struct HEIFTests {
         // encoded again (a rect holding none is one coded image instead).
         let rect = PixelRect<ImagePixels>(x: 700, y: 900, width: 1100, height: 1000)
         let (bytes, _, report) = try Self.heicCrop(file, rect, HEIFEncoder())
-        let heif = try #require(report.heif)
+        let heif = try #require(report.details(as: HEIFWriteReport.self))
         #expect(heif.reencodedTiles > 0)
         #expect(heif.cleanAperture != nil)
         let out = try ImageSource(ImageInput(bytes: bytes, name: "crop.heic"))
@@ -361,7 +361,7 @@ struct HEIFTests {
         var leaky = HEIFEncoder()
         leaky.fixesEdges = false
         let (leakyBytes, _, leakyReport) = try Self.heicCrop(file, rect, leaky)
-        #expect(leakyReport.heif?.reencodedTiles == 0)
+        #expect(leakyReport.details(as: HEIFWriteReport.self)?.reencodedTiles == 0)
         let findings = try LeakCheck.findings(
             in: ImageSource(ImageInput(bytes: leakyBytes, name: "leaky.heic")))
         #expect(findings.contains { $0.detail.contains("hidden pixels") })
@@ -402,7 +402,7 @@ struct HEIFTests {
         var copying = HEIFEncoder()
         copying.fixesEdges = false  // the tile as it is: only the clap cuts
         let (bytes, _, report) = try Self.heicCrop(file, rect, copying)
-        let heif = try #require(report.heif)
+        let heif = try #require(report.details(as: HEIFWriteReport.self))
         #expect(heif.cleanAperture == PixelRect(x: 29, y: 21, width: 39, height: 25))
         #expect(heif.notes.contains { $0.contains("odd") })
         let decoded = try Self.libheifWhole(bytes: bytes, width: rect.width, height: rect.height)

@@ -59,7 +59,8 @@ struct JPEGColourModelTests {
             let error = Self.meanError(got, expected)
             #expect(
                 error < 3,
-                "\(file) \(rect) (\(report.jpeg?.method.rawValue ?? "")): mean error \(error)")
+                "\(file) \(rect) (\(report.details(as: JPEGWriteReport.self)?.method.rawValue ?? "")): mean error \(error)"
+            )
             // And Pillow, an independent decoder, shows the crop in the
             // colours it shows the source's rect in (within 2 levels here;
             // a wrong Adobe transform was 46 off).
@@ -71,11 +72,11 @@ struct JPEGColourModelTests {
                 let error = Self.meanError(seen.samples, source.samples)
                 #expect(
                     error < 3,
-                    "\(file) \(rect) (\(report.jpeg?.method.rawValue ?? "")): Pillow's mean error \(error)"
+                    "\(file) \(rect) (\(report.details(as: JPEGWriteReport.self)?.method.rawValue ?? "")): Pillow's mean error \(error)"
                 )
             }
             let (transform, components) = try Self.adobeTransform(sink.bytes)
-            if report.jpeg?.method == .reencoded {
+            if report.details(as: JPEGWriteReport.self)?.method == .reencoded {
                 #expect(components == (model == "gray" ? 1 : 3))
                 if let transform { #expect(transform == (components == 3 ? 1 : 0), "\(file)") }
             } else {

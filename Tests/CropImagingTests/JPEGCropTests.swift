@@ -66,10 +66,11 @@ import Testing
             x: grid.width, y: grid.height, width: 203 - grid.width, height: 157 - grid.height)
         let (plan, report, bytes) = try Self.crop(source, rect)
         #expect(
-            report.jpeg?.method == .lossless, "\(kind.name): \(String(describing: report.jpeg))")
-        #expect(report.jpeg?.reencodedBlocks == 0)
-        #expect(report.jpeg?.progressive == kind.progressive)
-        #expect(report.jpeg?.arithmetic == kind.arithmetic)
+            report.details(as: JPEGWriteReport.self)?.method == .lossless,
+            "\(kind.name): \(String(describing: report.details(as: JPEGWriteReport.self)))")
+        #expect(report.details(as: JPEGWriteReport.self)?.reencodedBlocks == 0)
+        #expect(report.details(as: JPEGWriteReport.self)?.progressive == kind.progressive)
+        #expect(report.details(as: JPEGWriteReport.self)?.arithmetic == kind.arithmetic)
         let output = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
         #expect(output.storedSize == plan.stored.size)
         let expected = try source.decodePlainJPEG(plan.stored)
@@ -79,7 +80,7 @@ import Testing
         let inner = PixelRect<ImagePixels>(
             x: grid.width, y: grid.height, width: 2 * grid.width, height: 2 * grid.height)
         let small = try Self.crop(source, inner)
-        #expect(small.report.jpeg?.method == .lossless)
+        #expect(small.report.details(as: JPEGWriteReport.self)?.method == .lossless)
         let smallOutput = try ImageSource(ImageInput(bytes: small.bytes, name: "crop"))
         #expect(
             try smallOutput.decodePlainJPEG().image.samples
@@ -98,8 +99,8 @@ import Testing
         let rect = PixelRect<ImagePixels>(
             x: grid.width, y: 0, width: 3 * grid.width + 3, height: 2 * grid.height + 3)
         let (plan, report, bytes) = try Self.crop(source, rect)
-        #expect(report.jpeg?.method == .losslessEdgesReencoded)
-        #expect((report.jpeg?.reencodedBlocks ?? 0) > 0)
+        #expect(report.details(as: JPEGWriteReport.self)?.method == .losslessEdgesReencoded)
+        #expect((report.details(as: JPEGWriteReport.self)?.reencodedBlocks ?? 0) > 0)
         let output = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
         #expect(output.storedSize == plan.stored.size)
         let got = try output.decodePlainJPEG().image
@@ -160,12 +161,12 @@ import Testing
         }
         let snapped = try Self.crop(source, rect, encoder: JPEGEncoder(snapsToBlocks: true))
         #expect(snapped.plan.result.rect == PixelRect(x: 16, y: 16, width: 48, height: 48))
-        #expect(snapped.report.jpeg?.method == .lossless)
+        #expect(snapped.report.details(as: JPEGWriteReport.self)?.method == .lossless)
         // By default: the exact rect, re-encoded with the source's tables.
         let exact = try Self.crop(source, rect)
         #expect(exact.plan.result.rect == rect)
-        #expect(exact.report.jpeg?.method == .reencoded)
-        #expect(exact.report.jpeg?.tables == "source tables")
+        #expect(exact.report.details(as: JPEGWriteReport.self)?.method == .reencoded)
+        #expect(exact.report.details(as: JPEGWriteReport.self)?.tables == "source tables")
         let output = try ImageSource(ImageInput(bytes: exact.bytes, name: "crop"))
         #expect(output.storedSize == PixelSize(width: 40, height: 33))
     }
@@ -175,9 +176,9 @@ import Testing
     @Test func aTopCropStopsDecodingBelowIt() throws {
         let source = try Self.source(Self.kinds[2], width: 320, height: 480)
         let top = try Self.crop(source, PixelRect(x: 0, y: 0, width: 320, height: 64))
-        #expect(top.report.jpeg?.stoppedEarly == true)
+        #expect(top.report.details(as: JPEGWriteReport.self)?.stoppedEarly == true)
         let bottom = try Self.crop(source, PixelRect(x: 0, y: 416, width: 320, height: 64))
-        #expect(bottom.report.jpeg?.stoppedEarly == false)
+        #expect(bottom.report.details(as: JPEGWriteReport.self)?.stoppedEarly == false)
         let output = try ImageSource(ImageInput(bytes: top.bytes, name: "crop"))
         #expect(
             try output.decodePlainJPEG().image.samples
@@ -185,7 +186,7 @@ import Testing
         // A crop below the top: the rows above it give their memory back as
         // the decode passes them, and the crop is still exact.
         let middle = try Self.crop(source, PixelRect(x: 0, y: 256, width: 320, height: 64))
-        #expect(middle.report.jpeg?.stoppedEarly == true)
+        #expect(middle.report.details(as: JPEGWriteReport.self)?.stoppedEarly == true)
         let middleOutput = try ImageSource(ImageInput(bytes: middle.bytes, name: "crop"))
         #expect(
             try middleOutput.decodePlainJPEG().image.samples
@@ -285,7 +286,9 @@ extension JPEGCropTests {
         #expect(output.storedSize == plan.stored.size)
         // Every quarter of a 160x96 photo lies on its 16-px grid, whichever
         // way it is turned: the crop is lossless, bit for bit.
-        #expect(report.jpeg?.method == .lossless, "\(orientation): \(plan.stored)")
+        #expect(
+            report.details(as: JPEGWriteReport.self)?.method == .lossless,
+            "\(orientation): \(plan.stored)")
         #expect(
             try output.decodePlainJPEG().image.samples
                 == source.decodePlainJPEG(plan.stored).image.samples)

@@ -55,7 +55,7 @@ import Testing
             let findings = try LeakCheck.findings(in: crop)
             #expect(findings.isEmpty, "\(name): \(findings)")
             #expect(crop.orientation == source.orientation, "\(name)")
-            #expect(report.jpeg?.metadata.isEmpty == false)
+            #expect(report.details(as: JPEGWriteReport.self)?.metadata.isEmpty == false)
             let sourceTags =
                 try Self.exif(Array(Data(contentsOf: URL(fileURLWithPath: path))))?.tags().tags
                 ?? []
@@ -115,7 +115,7 @@ import Testing
         let crop = try ImageSource(ImageInput(bytes: bytes, name: "crop"))
         #expect(try LeakCheck.findings(in: crop).isEmpty)
         #expect(crop.orientation == .right)
-        let entries = report.jpeg?.metadata ?? []
+        let entries = report.details(as: JPEGWriteReport.self)?.metadata ?? []
         func action(_ segment: String) -> MetadataEntry.Action? {
             entries.first { $0.segment.hasPrefix(segment) }?.action
         }
@@ -142,7 +142,7 @@ import Testing
             .plan(for: original)
         let png = MemorySink()
         let pngReport = try plan.export(to: png)
-        let kept = pngReport.png?.keptChunks ?? []
+        let kept = pngReport.details(as: PNGWriteReport.self)?.keptChunks ?? []
         #expect(kept.contains("eXIf") && kept.contains("iTXt"))
         #expect(
             try LeakCheck.findings(in: ImageSource(ImageInput(bytes: png.bytes, name: "png")))
@@ -172,14 +172,16 @@ extension JPEGMetadataTests {
         // Dropped by default.
         let (dropped, plain) = try Self.cropJPEG(photo, rect)
         #expect(
-            dropped.jpeg?.metadata.contains { $0.segment.hasSuffix("MPF") && $0.action == .dropped }
+            dropped.details(as: JPEGWriteReport.self)?.metadata.contains {
+                $0.segment.hasSuffix("MPF") && $0.action == .dropped
+            }
                 == true)
         #expect(!LeakCheck.contains(plain, Array("MPF\0".utf8)))
         // Cropped with the photo.
         let (report, bytes) = try Self.cropJPEG(
             photo, rect, policy: MetadataPolicy(cropsGainMap: true))
         #expect(
-            report.jpeg?.metadata.contains {
+            report.details(as: JPEGWriteReport.self)?.metadata.contains {
                 $0.segment.hasSuffix("MPF") && $0.action == .rewritten
             } == true)
         let crop = try ImageSource(ImageInput(bytes: bytes, name: "crop"))

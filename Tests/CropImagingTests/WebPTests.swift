@@ -158,7 +158,7 @@ struct WebPTests {
             let rect = PixelRect<ImagePixels>(x: 3, y: 5, width: 41, height: 37)
             let (bytes, report) = try Self.crop(
                 TestData.path(file), rect, format: .webp(WebPEncoder()))
-            #expect(report.webp?.coding == "VP8L", "\(file)")
+            #expect(report.details(as: WebPWriteReport.self)?.coding == "VP8L", "\(file)")
             let image = try Self.decoded(bytes)
             let output = try ImageSource(ImageInput(bytes: bytes, name: "out.webp"))
             #expect(output.orientation == .up)
@@ -182,7 +182,9 @@ struct WebPTests {
         let lossy = try Self.crop(
             TestData.path("webp/generated/coords_rgba_300x200_lossless.webp"),
             format: .webp(WebPEncoder(quality: 70)))
-        #expect(lossy.report.webp?.coding == "VP8" && lossy.report.webp?.quality == 70)
+        #expect(
+            lossy.report.details(as: WebPWriteReport.self)?.coding == "VP8"
+                && lossy.report.details(as: WebPWriteReport.self)?.quality == 70)
     }
 
     @Test("a lossy WebP is written at the quality its quantizers say it was coded at")
@@ -193,8 +195,10 @@ struct WebPTests {
         #expect(abs(estimate - 80) <= 3, "estimated \(estimate) for quality 80")
         let rect = PixelRect<ImagePixels>(x: 1009, y: 759, width: 301, height: 203)
         let (bytes, report) = try Self.crop(path, rect, format: .webp(WebPEncoder()))
-        #expect(report.webp?.coding == "VP8" && report.webp?.quality == estimate)
-        #expect(report.webp?.reason.contains("estimated") == true)
+        #expect(
+            report.details(as: WebPWriteReport.self)?.coding == "VP8"
+                && report.details(as: WebPWriteReport.self)?.quality == estimate)
+        #expect(report.details(as: WebPWriteReport.self)?.reason.contains("estimated") == true)
         // Close to the source's own decode of the rect.
         let source = try Self.decoded(try Self.crop(path, rect).bytes)
         let output = try Self.decoded(bytes)

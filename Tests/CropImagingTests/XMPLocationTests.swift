@@ -119,7 +119,9 @@ import Testing
             #expect(!text.contains(gone), "\(gone)")
         }
         #expect(text.contains("GimbalYawDegree"))
-        let xmp = try #require(report.jpeg?.metadata.first { $0.segment.hasSuffix("XMP") })
+        let xmp = try #require(
+            report.details(as: JPEGWriteReport.self)?.metadata.first { $0.segment.hasSuffix("XMP") }
+        )
         #expect(xmp.reason.contains("drone-dji:GpsLatitude"))
         #expect(xmp.reason.contains("drone-dji:RelativeAltitude"))
         // And exiftool, an independent reader, finds no location in it.

@@ -152,7 +152,7 @@ import Testing
         #expect(
             report["written"]?["width"] == .number(20)
                 && report["written"]?["height"] == .number(20))
-        #expect(report["written"]?["bitDepth"] == .number(16))
+        #expect(report["written"]?["png"]?["bitDepth"] == .number(16))
         let image = try PNGDecoder.decode(path: output)
         #expect(
             image
@@ -168,10 +168,10 @@ import Testing
         let auto = cropkit("crop", input, "-o", output, "--pixels", "0,0,400,300", "--json")
         #expect(auto.status == 0, "\(auto.err)")
         let report = try JSONValue(parsing: auto.out)
-        #expect(report["written"]?["level"] == .string("auto"))
+        #expect(report["written"]?["png"]?["level"] == .string("auto"))
         if Compressor.isLibdeflateAvailable {
             // The fixture is flat colour: level 6 for every band.
-            guard case .object(let levels) = report["written"]?["bandLevels"] else {
+            guard case .object(let levels) = report["written"]?["png"]?["bandLevels"] else {
                 Issue.record("no bandLevels in \(auto.out)")
                 return
             }
@@ -181,7 +181,7 @@ import Testing
             "crop", input, "-o", output, "--pixels", "0,0,400,300", "--json", "--force",
             "--level", "3")
         #expect(fixed.status == 0, "\(fixed.err)")
-        #expect(try JSONValue(parsing: fixed.out)["written"]?["level"] == .string("3"))
+        #expect(try JSONValue(parsing: fixed.out)["written"]?["png"]?["level"] == .string("3"))
         let bad = cropkit(
             "crop", input, "-o", output, "--pixels", "0,0,4,3", "--force", "--level", "0")
         #expect(bad.status == 64)
@@ -193,7 +193,7 @@ import Testing
             "--level", "best")
         #expect(best.status == 0, "\(best.err)")
         #expect(
-            try JSONValue(parsing: best.out)["written"]?["level"]
+            try JSONValue(parsing: best.out)["written"]?["png"]?["level"]
                 == .string(Compressor.isLibdeflateAvailable ? "12" : "9"))
     }
 

@@ -53,7 +53,7 @@ struct HEICToJPEGMetadataTests {
         #expect(run.status == 0, "\(options): \(run.err)")
         let report = try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any]
         let written = report?["written"] as? [String: Any]
-        let entries = (written?["jpeg"] as? [String: Any])?["metadata"] as? [[String: Any]] ?? []
+        let entries = written?["metadata"] as? [[String: Any]] ?? []
         let exif = entries.first { ($0["segment"] as? String) == "APP1 EXIF (from Exif item)" }
         #expect(exif?["action"] as? String == "rewritten", "\(options): \(entries)")
         #expect(try Self.holdsEXIF(out), "\(options): the report says rewritten; the file has none")

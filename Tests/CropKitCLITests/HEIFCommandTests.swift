@@ -45,7 +45,7 @@ struct HEIFCommandTests {
         #expect(heic["method"] as? String == "lossless-edges-reencoded")
         #expect((heic["reencodedTiles"] as? Int ?? 0) > 0)
         #expect(heic["transforms"] as? [String] == ["irot 270"])
-        let metadata = try #require(heic["metadata"] as? [[String: Any]])
+        let metadata = try #require(written["metadata"] as? [[String: Any]])
         #expect(metadata.contains { ($0["segment"] as? String)?.hasPrefix("thumbnail") == true })
         #expect(cropkit("leaks", out).out.contains("clean"))
         let info = try Self.json(cropkit("info", out, "--json").out)

@@ -124,6 +124,12 @@ struct LeakMatrixTests {
                 let out = folder.appendingPathComponent("out.\(ext)").path
                 let options = route.options.map { $0 == "CENTRE" ? centreText : $0 }
                 let run = cropkit(["crop", input, "-o", out, "--force", "--quiet"] + options)
+                // A HEIC's gain map is an auxiliary image a JPEG cannot
+                // carry: --gain-map crop is refused for it (IgnoredFlagTests).
+                let refusedGainMap =
+                    route.name == "gain map cropped" && !(opened.header is JPEGFileInfo)
+                    && run.status == 2 && run.err.contains("leave out --gain-map crop")
+                if refusedGainMap { continue }
                 #expect(run.status == 0, "\(name), \(route.name), .\(ext): \(run.err)")
                 written += run.status == 0 ? 1 : 0
             }

@@ -64,7 +64,7 @@ struct ReportVocabularyTests {
         let details = try #require(
             (written["jpeg"] ?? written["webp"] ?? written["heic"] ?? written["avif"])
                 as? [String: Any])
-        let entries = details["metadata"] as? [[String: Any]] ?? []
+        let entries = written["metadata"] as? [[String: Any]] ?? []
         let present = entries.filter { ($0["action"] as? String) != "dropped" }
             .compactMap { $0["segment"] as? String }
         let names = try #require(Self.vocabulary[c.output])

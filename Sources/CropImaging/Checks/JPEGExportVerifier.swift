@@ -68,7 +68,7 @@ public final class JPEGExportVerifier: Sendable {
                 detail:
                     "stored \(size.width)x\(size.height), mapped \(stored.width)x\(stored.height)"))
         guard size == stored.size else { return checks }
-        let method = report.jpeg?.method ?? .reencoded
+        let method = report.details(as: JPEGWriteReport.self)?.method ?? .reencoded
         if method == .lossless {
             let got = try output.decodePlainJPEG().image
             let same = got.samples == Self.cut(plain, stored)
@@ -86,7 +86,7 @@ public final class JPEGExportVerifier: Sendable {
                 ExportCheck(
                     name: "psnr", passed: psnr >= 30,
                     detail:
-                        "\(method.rawValue)\(method == .losslessEdgesReencoded ? " (\(report.jpeg?.reencodedBlocks ?? 0) edge blocks)" : ""): \(text) against the source's rect"
+                        "\(method.rawValue)\(method == .losslessEdgesReencoded ? " (\(report.details(as: JPEGWriteReport.self)?.reencodedBlocks ?? 0) edge blocks)" : ""): \(text) against the source's rect"
                 ))
         }
         checks.append(try markers(output, stored: stored))

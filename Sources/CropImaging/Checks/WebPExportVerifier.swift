@@ -55,14 +55,14 @@ public final class WebPExportVerifier: Sendable {
         let got = try output.decode().image
         // An opaque image is written without alpha: compared as RGBA.
         let same =
-            report.webp?.coding == "VP8L" && output.orientation == .up
+            report.details(as: WebPWriteReport.self)?.coding == "VP8L" && output.orientation == .up
             && Self.rgba(got) == Self.rgba(expected)
         checks.append(
             ExportCheck(
                 name: "lossless", passed: same,
                 detail: same
                     ? "VP8L: every sample equals the source's at the rect, turned upright"
-                    : "the crop (\(report.webp?.coding ?? "?")) differs from the source at the rect"
+                    : "the crop (\(report.details(as: WebPWriteReport.self)?.coding ?? "?")) differs from the source at the rect"
             ))
         checks.append(try FixtureExport.leaks(output))
         return checks

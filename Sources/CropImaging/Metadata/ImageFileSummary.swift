@@ -18,6 +18,22 @@ public struct ImageFileSummary: Sendable {
             case measure(Double)
             /// A sentence.
             case text(String)
+            /// Counts by name (a JSON object of numbers), in order.
+            case counts([Count])
+        }
+
+        /// One named count of ``Value/counts(_:)``.
+        public struct Count: Sendable, Equatable {
+            /// The name ("9", a band level).
+            public var name: String
+            /// The count.
+            public var value: Int
+
+            /// `value` counted under `name`.
+            public init(_ name: String, _ value: Int) {
+                self.name = name
+                self.value = value
+            }
         }
 
         /// The JSON member's name, camelCase (`droppedChunks`).

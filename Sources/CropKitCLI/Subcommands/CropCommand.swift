@@ -371,9 +371,7 @@ struct CropCommand: Subcommand {
                         "wrote \(output): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
                     )
                 }
-                for entry in report.jpeg?.metadata ?? report.heif?.metadata
-                    ?? report.webp?.metadata ?? []
-                where entry.action != .kept {
+                for entry in report.metadata where entry.action != .kept {
                     console.out.write(
                         "  \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
                 }
@@ -542,81 +540,9 @@ struct CropCommand: Subcommand {
         ])
     }
 
-    /// "rgb 8-bit PNG", or "JPEG (lossless)".
-    static func kind(of report: CropReport) -> String {
-        if let heif = report.heif {
-            let kind = OutputFormat.displayName(of: report.format)
-            if let quality = heif.encodedWholeAt {
-                return "\(kind) (encoded from pixels at quality \(quality))"
-            }
-            return heif.reencodedTiles == 0
-                ? "\(kind) (lossless: \(heif.copiedTiles) tile(s) copied)"
-                : "\(kind) (\(heif.copiedTiles) tile(s) copied, \(heif.reencodedTiles) edge tile(s) encoded again so no pixel beyond the rect stays in them)"
-        }
-        if let png = report.png { return "\(png.colorType.name) \(png.bitDepth)-bit PNG" }
-        if let webp = report.webp {
-            let alpha = webp.alpha ? " with alpha" : ""
-            guard let quality = webp.quality else {
-                return "WebP (lossless VP8L\(alpha): \(webp.reason))"
-            }
-            return "WebP (lossy VP8\(alpha) at quality \(quality): \(webp.reason))"
-        }
-        guard let jpeg = report.jpeg else { return report.format }
-        switch jpeg.method {
-        case .lossless: return "JPEG (lossless: every block copied)"
-        case .losslessEdgesReencoded:
-            return
-                "JPEG (lossless but \(jpeg.reencodedBlocks) edge block(s) re-encoded so no pixel beyond the rect stays in them)"
-        case .reencoded: return "JPEG (re-encoded with the \(jpeg.tables))"
-        }
-    }
-
-    /// What a report says of a JPEG output: how it was made, and the fate
-    /// of each piece of the source's metadata.
-    static func jpegJSON(_ jpeg: JPEGWriteReport) -> JSONValue {
-        .object([
-            .init("method", .string(jpeg.method.rawValue)),
-            .init("reencodedBlocks", .number(jpeg.reencodedBlocks)),
-            .init("stoppedEarly", .bool(jpeg.stoppedEarly)),
-            .init("tables", .string(jpeg.tables)),
-            .init("progressive", .bool(jpeg.progressive)),
-            .init("arithmetic", .bool(jpeg.arithmetic)),
-            .init("metadata", metadataJSON(jpeg.metadata)),
-        ])
-    }
-
-    /// What a report says of a HEIC output.
-    static func heifJSON(_ heif: HEIFWriteReport) -> JSONValue {
-        .object([
-            .init(
-                "method",
-                .string(
-                    heif.encodedWholeAt != nil
-                        ? "reencoded"
-                        : heif.reencodedTiles == 0 ? "lossless" : "lossless-edges-reencoded")),
-            .init("quality", heif.encodedWholeAt.map { .number($0) } ?? .null),
-            .init("grid", .string(heif.grid)),
-            .init("copiedTiles", .number(heif.copiedTiles)),
-            .init("reencodedTiles", .number(heif.reencodedTiles)),
-            .init("copiedBytes", .number(heif.copiedBytes)),
-            .init("cleanAperture", heif.cleanAperture.map { .string("\($0)") } ?? .null),
-            .init("transforms", .array(heif.transforms.map { .string($0) })),
-            .init("notes", .array(heif.notes.map { .string($0) })),
-            .init("metadata", metadataJSON(heif.metadata)),
-        ])
-    }
-
-    /// What a report says of a WebP output.
-    static func webpJSON(_ webp: WebPWriteReport) -> JSONValue {
-        .object([
-            .init("coding", .string(webp.coding)),
-            .init("quality", webp.quality.map { .number($0) } ?? .null),
-            .init("reason", .string(webp.reason)),
-            .init("alpha", .bool(webp.alpha)),
-            .init("chunks", .array(webp.chunks.map { .string($0) })),
-            .init("metadata", metadataJSON(webp.metadata)),
-        ])
-    }
+    /// How the crop was written, in words: the writer's own summary
+    /// ("rgb 8-bit PNG", "JPEG (lossless: every block copied)").
+    static func kind(of report: CropReport) -> String { report.summary }
 
     /// The fate of each piece of a source's metadata.
     static func metadataJSON(_ entries: [MetadataEntry]) -> JSONValue {
@@ -630,57 +556,22 @@ struct CropCommand: Subcommand {
             })
     }
 
-    /// What a report says of the file written.
+    /// What a report says of the file written, in one shape for every
+    /// format: its path, size, format and dimensions, how it was written
+    /// (the writer's summary), what became of the source's metadata, named
+    /// as the output holds it, and the format's own facts under the
+    /// format's name.
     static func writtenJSON(_ report: CropReport) -> JSONValue {
-        if let heif = report.heif {
-            return .object([
-                .init("path", report.output.map { .string($0) } ?? .null),
-                .init("bytes", .number(report.bytes)),
-                .init("format", .string(report.format)), .init("width", .number(report.size.width)),
-                .init("height", .number(report.size.height)),
-                .init(report.format == "heic" ? "heic" : report.format, heifJSON(heif)),
-            ])
-        }
-        if let webp = report.webp {
-            return .object([
-                .init("path", report.output.map { .string($0) } ?? .null),
-                .init("bytes", .number(report.bytes)),
-                .init("format", .string(report.format)), .init("width", .number(report.size.width)),
-                .init("height", .number(report.size.height)),
-                .init("webp", webpJSON(webp)),
-            ])
-        }
-        if let jpeg = report.jpeg {
-            return .object([
-                .init("path", report.output.map { .string($0) } ?? .null),
-                .init("bytes", .number(report.bytes)),
-                .init("format", .string(report.format)), .init("width", .number(report.size.width)),
-                .init("height", .number(report.size.height)),
-                .init("jpeg", jpegJSON(jpeg)),
-            ])
-        }
-        var members: [JSONValue.Member] = [
+        .object([
             .init("path", report.output.map { .string($0) } ?? .null),
             .init("bytes", .number(report.bytes)),
             .init("format", .string(report.format)), .init("width", .number(report.size.width)),
             .init("height", .number(report.size.height)),
-        ]
-        if let png = report.png {
-            members += [
-                .init("colorType", .string(png.colorType.name)),
-                .init("bitDepth", .number(png.bitDepth)),
-                .init("chunks", .array(png.keptChunks.map { .string($0) })),
-                .init("droppedChunks", .array(png.droppedChunks.map { .string($0) })),
-                .init("compressor", .string(png.compressor.rawValue)),
-                .init("level", .string(png.level.description)),
-                .init(
-                    "bandLevels",
-                    .object(
-                        png.bandLevels.sorted { $0.key < $1.key }.map {
-                            .init("\($0.key)", .number($0.value))
-                        })),
-            ]
-        }
-        return .object(members)
+            .init("how", .string(report.summary)),
+            .init("metadata", metadataJSON(report.metadata)),
+            .init(
+                report.format,
+                .object(report.details.facts.map { .init($0.key, InfoCommand.json($0.value)) })),
+        ])
     }
 }

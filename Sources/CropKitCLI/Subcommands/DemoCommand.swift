@@ -290,8 +290,8 @@ struct DemoCommand: Subcommand {
             let before = try LeakCheck.findings(in: source)
             let after = try LeakCheck.findings(in: cropped)
             let seen = cropped.orientation.orientedSize(cropped.storedSize)
-            let heif = report.heif
-            let entries = heif?.metadata ?? []
+            let heif = report.details(as: HEIFWriteReport.self)
+            let entries = report.metadata
             console.out.write(
                 "   source 1024x768 stored as 4x3 tiles of 256x256 (seen 768x1024, irot 270), view 300x400, selection \(request.selection)\n"
             )
@@ -299,7 +299,7 @@ struct DemoCommand: Subcommand {
                 "   -> pixels \(plan.result.rect) as seen, stored \(plan.stored): \(heif?.copiedTiles ?? 0) tile(s) copied, \(heif?.reencodedTiles ?? 0) edge tile(s) encoded again, clap \(heif?.cleanAperture.map { "\($0)" } ?? "none"), \(heif?.transforms.joined(separator: " ") ?? ""), \(report.bytes) bytes\n"
             )
             console.out.write(
-                "   -> with --snap-to-blocks: pixels \(snappedPlan.result.rect) (the rect grown to the tile grid): \(snapped.heif?.copiedTiles ?? 0) tile(s) copied, none encoded: lossless, \(snapped.bytes) bytes\n"
+                "   -> with --snap-to-blocks: pixels \(snappedPlan.result.rect) (the rect grown to the tile grid): \(snapped.details(as: HEIFWriteReport.self)?.copiedTiles ?? 0) tile(s) copied, none encoded: lossless, \(snapped.bytes) bytes\n"
             )
             for entry in entries where entry.action != .kept {
                 console.out.write("   \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
@@ -310,7 +310,7 @@ struct DemoCommand: Subcommand {
             console.flush()
             let passed =
                 after.isEmpty && !before.isEmpty && seen == plan.result.rect.size
-                && snapped.heif?.reencodedTiles == 0
+                && snapped.details(as: HEIFWriteReport.self)?.reencodedTiles == 0
             let figure = metadataFigure(
                 image: pngPath, type: "image/png", alt: "the HEIC crop, as PNG", entries: entries,
                 kind: "item")
@@ -323,7 +323,7 @@ struct DemoCommand: Subcommand {
                 for byte and encodes again the \(heif?.reencodedTiles ?? 0) edge tile(s) that would still hold pixels
                 beyond it; a clean aperture cuts the exact rect and <code>irot 270</code> keeps it as seen
                 (\(report.bytes) bytes). With <code>--snap-to-blocks</code> the rect grows to the tile grid,
-                \(snappedPlan.result.rect), and all \(snapped.heif?.copiedTiles ?? 0) tiles are copied: nothing is
+                \(snappedPlan.result.rect), and all \(snapped.details(as: HEIFWriteReport.self)?.copiedTiles ?? 0) tiles are copied: nothing is
                 encoded (\(snapped.bytes) bytes). The PNG below is the same crop, from only the tiles under it. The photo
                 has \(before.count) leak(s) that <code>cropkit leaks</code> finds; the crop has \(after.count).</p></div>
                 \(figure)
@@ -367,8 +367,8 @@ struct DemoCommand: Subcommand {
             let report = try plan.write(to: cropPath, replacing: true)
             let before = try LeakCheck.findings(in: source)
             let after = try LeakCheck.findings(in: ImageSource.open(path: cropPath))
-            let method = report.jpeg?.method ?? .reencoded
-            let entries = report.jpeg?.metadata ?? []
+            let method = report.details(as: JPEGWriteReport.self)?.method ?? .reencoded
+            let entries = report.metadata
             console.out.write(
                 "   source 1024x768 stored (seen 768x1024), view 300x400, selection \(request.selection)\n"
             )

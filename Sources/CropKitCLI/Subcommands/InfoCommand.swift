@@ -100,6 +100,7 @@ struct InfoCommand: Subcommand {
         case .list(let words): .array(words.map { .string($0) })
         case .measure(let measure): .number((measure * 100).rounded() / 100)
         case .text(let text): .string(text)
+        case .counts(let counts): .object(counts.map { .init($0.name, .number($0.value)) })
         }
     }
 
@@ -128,6 +129,8 @@ struct InfoCommand: Subcommand {
                     : words.joined(separator: words.contains { $0.contains(" ") } ? "; " : " ")
             case .measure(let measure): value = String(format: "%.2f", measure)
             case .text(let text): value = text
+            case .counts(let counts):
+                value = counts.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
             }
             guard !value.isEmpty else { continue }
             lines.append(

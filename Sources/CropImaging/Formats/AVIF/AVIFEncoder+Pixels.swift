@@ -43,10 +43,11 @@ extension AVIFEncoder {
         return CropReport(
             output: nil, bytes: bytes.count, size: plan.outputSize, format: Self.name,
             warnings: warnings, checksum: checksum,
-            heif: HEIFWriteReport(
+            details: HEIFWriteReport(
                 grid: "one image of \(image.width)x\(image.height), encoded from pixels",
                 copiedTiles: 0, reencodedTiles: 0, copiedBytes: 0, cleanAperture: nil,
-                transforms: [], notes: [], metadata: entries, encodedWholeAt: quality))
+                transforms: [], notes: [], metadata: entries, encodedWholeAt: quality,
+                kind: Self.displayName))
     }
 
     /// 8-bit RGB or RGBA pixels encoded as an AVIF by libheif's AV1 encoder

@@ -321,13 +321,13 @@ extension CropPlan {
         return CropReport(
             output: nil, bytes: bytes, size: outputSize, format: format.name,
             warnings: warnings, checksum: nil,
-            heif: HEIFWriteReport(
+            details: HEIFWriteReport(
                 grid: gridText,
                 copiedTiles: single == nil ? cut.tiles.count - reencoded : 0,
                 reencodedTiles: reencoded,
                 copiedBytes: copiedBytes,
                 cleanAperture: clap, transforms: transforms.names, notes: notes,
-                metadata: metadata.entries))
+                metadata: metadata.entries, kind: format.displayName))
     }
 
     /// The rect as one coded image, for a crop that would copy no tile:

@@ -26,4 +26,35 @@ public struct HEIFWriteReport: Hashable, Sendable {
     /// pixels (an AVIF of another source, or turned, resized or with
     /// alpha) instead of copied tiles; `nil` for a tile copy.
     public var encodedWholeAt: Int? = nil
+    /// The format's name in words: "HEIC", "AVIF".
+    public var kind: String = "HEIC"
+}
+
+extension HEIFWriteReport: WriteReport {
+    /// "HEIC (lossless: 4 tile(s) copied)", or encoded from pixels.
+    public var summary: String {
+        if let quality = encodedWholeAt {
+            return "\(kind) (encoded from pixels at quality \(quality))"
+        }
+        return reencodedTiles == 0
+            ? "\(kind) (lossless: \(copiedTiles) tile(s) copied)"
+            : "\(kind) (\(copiedTiles) tile(s) copied, \(reencodedTiles) edge tile(s) encoded again so no pixel beyond the rect stays in them)"
+    }
+
+    /// The method, the quality of what was encoded, the grid, the tiles
+    /// copied and encoded again, the clean aperture, the transforms, notes.
+    public var facts: [ImageFileSummary.Detail] {
+        let method =
+            encodedWholeAt != nil
+            ? "reencoded" : reencodedTiles == 0 ? "lossless" : "lossless-edges-reencoded"
+        return [.init("method", .text(method))]
+            + (encodedWholeAt.map { [.init("quality", .number($0))] } ?? [])
+            + [
+                .init("grid", .text(grid)), .init("copiedTiles", .number(copiedTiles)),
+                .init("reencodedTiles", .number(reencodedTiles)),
+                .init("copiedBytes", .number(copiedBytes)),
+            ]
+            + (cleanAperture.map { [.init("cleanAperture", .text("\($0)"))] } ?? [])
+            + [.init("transforms", .list(transforms)), .init("notes", .list(notes))]
+    }
 }

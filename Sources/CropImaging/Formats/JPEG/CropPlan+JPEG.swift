@@ -132,7 +132,8 @@ extension CropPlan {
             reports.append(
                 plans[index].report(
                     bytes: rings[index].bytes, warnings: warnings,
-                    jpeg: .reencoded(quality: parts[index].quality, metadata: parts[index].entries))
+                    details: JPEGWriteReport.reencoded(
+                        quality: parts[index].quality, metadata: parts[index].entries))
             )
         }
         return reports
@@ -259,7 +260,7 @@ extension CropPlan {
             decoded.image, coding: coding, markers: markers, writeJFIF: true, to: sink)
         return report(
             bytes: bytes, warnings: warnings,
-            jpeg: .reencoded(quality: quality, metadata: entries))
+            details: JPEGWriteReport.reencoded(quality: quality, metadata: entries))
     }
 
     /// The crop, and the photo's gain map cropped by the same rect (scaled
@@ -298,7 +299,7 @@ extension CropPlan {
             metadata.entries[at] = MetadataEntry(
                 segment: metadata.entries[at].segment, action: .rewritten,
                 reason:
-                    "the HDR gain map cropped to \(mapRect) of its \(map.storedSize) (\(mapReport.jpeg?.method.rawValue ?? "reencoded")) and indexed anew"
+                    "the HDR gain map cropped to \(mapRect) of its \(map.storedSize) (\(mapReport.details(as: JPEGWriteReport.self)?.method.rawValue ?? "reencoded")) and indexed anew"
             )
         }
         if let at = metadata.entries.firstIndex(where: {
@@ -348,7 +349,7 @@ extension CropPlan {
         return report(
             bytes: pipeline.bytes,
             warnings: decoded.warnings + metadata.warnings,
-            jpeg: JPEGWriteReport(
+            details: JPEGWriteReport(
                 method: .reencoded, reencodedBlocks: 0, stoppedEarly: false,
                 tables: encoder.quality.map { "quality \($0)" } ?? "source tables",
                 progressive: info.progressive, arithmetic: false, metadata: metadata.entries))
@@ -391,7 +392,7 @@ extension CropPlan {
         let reencoded = Int(request.reencoded_blocks)
         return report(
             bytes: output.bytes, warnings: warnings,
-            jpeg: JPEGWriteReport(
+            details: JPEGWriteReport(
                 method: reencoded > 0 ? .losslessEdgesReencoded : .lossless,
                 reencodedBlocks: reencoded, stoppedEarly: request.stopped_early != 0,
                 tables: "source tables", progressive: request.progressive != 0,
@@ -399,11 +400,11 @@ extension CropPlan {
     }
 
     private func report(
-        bytes: Int, warnings: [String], jpeg: JPEGWriteReport
+        bytes: Int, warnings: [String], details: JPEGWriteReport
     ) -> CropReport {
         CropReport(
             output: nil, bytes: bytes, size: outputSize, format: format.name,
-            warnings: warnings, checksum: nil, jpeg: jpeg)
+            warnings: warnings, checksum: nil, details: details)
     }
 }
 

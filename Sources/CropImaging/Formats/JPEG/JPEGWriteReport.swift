@@ -42,3 +42,25 @@ public struct JPEGWriteReport: Hashable, Sendable {
             metadata: metadata)
     }
 }
+
+extension JPEGWriteReport: WriteReport {
+    /// "JPEG (lossless: every block copied)", or how it was encoded.
+    public var summary: String {
+        switch method {
+        case .lossless: "JPEG (lossless: every block copied)"
+        case .losslessEdgesReencoded:
+            "JPEG (lossless but \(reencodedBlocks) edge block(s) re-encoded so no pixel beyond the rect stays in them)"
+        case .reencoded: "JPEG (re-encoded with the \(tables))"
+        }
+    }
+
+    /// The method, the blocks encoded again, the tables, the scan kind.
+    public var facts: [ImageFileSummary.Detail] {
+        [
+            .init("method", .text(method.rawValue)),
+            .init("reencodedBlocks", .number(reencodedBlocks)),
+            .init("stoppedEarly", .flag(stoppedEarly)), .init("tables", .text(tables)),
+            .init("progressive", .flag(progressive)), .init("arithmetic", .flag(arithmetic)),
+        ]
+    }
+}

@@ -29,7 +29,7 @@ extension PNGEncoder: FormatWriter {
     /// libdeflate), else the encoder takes the whole crop, turned upright.
     func export(_ plan: CropPlan, to sink: some ByteSink) throws(ImagingError) -> CropReport {
         var warnings: [String] = []
-        let (chunks, dropped) = try pngChunks(for: plan, warnings: &warnings)
+        let (chunks, dropped, entries) = try pngChunks(for: plan, warnings: &warnings)
         let pixelFormat = plan.source.pixelFormat
         let layout = CropLayout(
             storedSize: plan.stored.size, orientation: plan.orientation,
@@ -41,11 +41,11 @@ extension PNGEncoder: FormatWriter {
         return CropReport(
             output: nil, bytes: written.bytes, size: plan.outputSize, format: Self.name,
             warnings: decoded.warnings + warnings, checksum: decoded.checksum,
-            png: PNGWriteReport(
+            details: PNGWriteReport(
                 colorType: layout.colorType, bitDepth: layout.bitDepth,
                 keptChunks: chunks.map(\.type), droppedChunks: dropped,
                 compressor: compressor.resolved, level: level,
-                bandLevels: written.bandLevels))
+                bandLevels: written.bandLevels, metadata: entries))
     }
 
     func encodeResampled(_ plan: CropPlan, from region: ResamplingRegion, to sink: some ByteSink)
@@ -53,7 +53,7 @@ extension PNGEncoder: FormatWriter {
     {
         var warnings = region.warnings
         let rendered = plan.rendered(from: region)
-        let (chunks, dropped) = try pngChunks(for: plan, warnings: &warnings)
+        let (chunks, dropped, entries) = try pngChunks(for: plan, warnings: &warnings)
         var image = rendered
         // The pixels are new: only the colour meaning travels.
         let colour: Set<String> = ["iCCP", "sRGB", "gAMA", "cHRM", "cICP", "eXIf", "iTXt"]
@@ -63,11 +63,12 @@ extension PNGEncoder: FormatWriter {
         return CropReport(
             output: nil, bytes: bytes.count, size: plan.outputSize, format: Self.name,
             warnings: warnings, checksum: region.checksum,
-            png: PNGWriteReport(
+            details: PNGWriteReport(
                 colorType: image.colorType, bitDepth: image.bitDepth,
                 keptChunks: image.chunks.map(\.type),
                 droppedChunks: dropped + chunks.map(\.type).filter { !colour.contains($0) },
-                compressor: compressor.resolved, level: level, bandLevels: [:]))
+                compressor: compressor.resolved, level: level, bandLevels: [:],
+                metadata: entries))
     }
 
     /// The decode (streamed into the compressor where it can be), and the
@@ -99,7 +100,7 @@ extension PNGEncoder: FormatWriter {
     /// cleaned for the upright crop, as sBIT, iCCP (or cICP), eXIf and an
     /// XMP iTXt.
     func pngChunks(for plan: CropPlan, warnings: inout [String]) throws(ImagingError)
-        -> ([PNGChunk], [String])
+        -> (chunks: [PNGChunk], dropped: [String], entries: [MetadataEntry])
     {
         let size = PixelSize<StoredPixels>(
             width: plan.outputSize.width, height: plan.outputSize.height)
@@ -107,7 +108,7 @@ extension PNGEncoder: FormatWriter {
             in: plan.source.input, size: size, policy: self.metadata)
         warnings += metadata.warnings
         if let native = metadata.native as? PNGNativeMetadata {
-            return (native.chunks, native.dropped)
+            return (native.chunks, native.dropped, [])
         }
         var chunks: [PNGChunk] = []
         if let bits = metadata.significantBits {
@@ -136,6 +137,6 @@ extension PNGEncoder: FormatWriter {
                     data: Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8)))
         }
         let dropped = metadata.entries.filter { $0.action == .dropped }.map(\.segment)
-        return (chunks, dropped)
+        return (chunks, dropped, metadata.entries(as: .png, written: metadata.kinds))
     }
 }

@@ -16,4 +16,26 @@ public struct PNGWriteReport: Sendable, Hashable {
     /// How many bands libdeflate compressed at each level (empty with zlib):
     /// what ``CompressionLevel/automatic`` chose.
     public var bandLevels: [Int: Int]
+    /// What became of the metadata of a source of another format (a PNG
+    /// source's chunks are ``keptChunks`` and ``droppedChunks``).
+    public var metadata: [MetadataEntry] = []
+}
+
+extension PNGWriteReport: WriteReport {
+    /// "rgb 8-bit PNG".
+    public var summary: String { "\(colorType.name) \(bitDepth)-bit PNG" }
+
+    /// The colour type, bit depth, chunks kept and dropped, compressor,
+    /// level and the levels libdeflate chose by band.
+    public var facts: [ImageFileSummary.Detail] {
+        [
+            .init("colorType", .text(colorType.name)), .init("bitDepth", .number(bitDepth)),
+            .init("chunks", .list(keptChunks)), .init("droppedChunks", .list(droppedChunks)),
+            .init("compressor", .text(compressor.rawValue)),
+            .init("level", .text(level.description)),
+            .init(
+                "bandLevels",
+                .counts(bandLevels.sorted { $0.key < $1.key }.map { .init("\($0.key)", $0.value) })),
+        ]
+    }
 }

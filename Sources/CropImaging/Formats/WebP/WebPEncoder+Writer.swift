@@ -77,7 +77,7 @@ extension WebPEncoder: FormatWriter {
         return CropReport(
             output: nil, bytes: bytes.count, size: plan.outputSize, format: Self.name,
             warnings: warnings, checksum: checksum,
-            webp: WebPWriteReport(
+            details: WebPWriteReport(
                 coding: lossless ? "VP8L" : "VP8", quality: lossless ? nil : quality,
                 reason: reason, alpha: image.colorType == .rgba, chunks: chunks,
                 metadata: entries))

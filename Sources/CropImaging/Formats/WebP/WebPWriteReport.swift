@@ -14,3 +14,22 @@ public struct WebPWriteReport: Hashable, Sendable {
     /// What became of each piece of the source's metadata.
     public var metadata: [MetadataEntry]
 }
+
+extension WebPWriteReport: WriteReport {
+    /// "WebP (lossless VP8L: the source is lossless (PNG))".
+    public var summary: String {
+        let withAlpha = alpha ? " with alpha" : ""
+        guard let quality else { return "WebP (lossless VP8L\(withAlpha): \(reason))" }
+        return "WebP (lossy VP8\(withAlpha) at quality \(quality): \(reason))"
+    }
+
+    /// The coding, its quality and why, alpha, the chunks.
+    public var facts: [ImageFileSummary.Detail] {
+        [.init("coding", .text(coding))]
+            + (quality.map { [.init("quality", .number($0))] } ?? [])
+            + [
+                .init("reason", .text(reason)), .init("alpha", .flag(alpha)),
+                .init("chunks", .list(chunks)),
+            ]
+    }
+}
