@@ -37,7 +37,7 @@ struct HEIFCommandTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("crop.heic").path
-        let run = cropkit("crop", Self.arrow, "-o", out, "--pixels", "100,200,640,480", "--json")
+        let run = cropkit("crop", Self.arrow, "-o", out, "--pixels", "100,200,1200,1100", "--json")
         #expect(run.status == 0, "\(run.err)")
         let report = try Self.json(run.out)
         let written = try #require(report["written"] as? [String: Any])
@@ -49,7 +49,7 @@ struct HEIFCommandTests {
         #expect(metadata.contains { ($0["segment"] as? String)?.hasPrefix("thumbnail") == true })
         #expect(cropkit("leaks", out).out.contains("clean"))
         let info = try Self.json(cropkit("info", out, "--json").out)
-        #expect((info["oriented"] as? [String: Int]) == ["width": 640, "height": 480])
+        #expect((info["oriented"] as? [String: Int]) == ["width": 1200, "height": 1100])
 
         // On the tile grid: every tile copied, and said so.
         let snapped = folder.appendingPathComponent("snapped.heic").path

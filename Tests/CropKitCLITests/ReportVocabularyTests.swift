@@ -102,4 +102,42 @@ struct ReportVocabularyTests {
             }
         }
     }
+
+    /// The plan's strategy is what the writer did: a tile or coefficient
+    /// copy copied something, pixels copied nothing. The JSON strategy of
+    /// a HEIC crop inside one tile said "tileCopy" while its report said no
+    /// tile was copied.
+    @Test(arguments: [
+        ("heif/libvips/apple-heic-gainmap.heic", "1000,1000,1200,900", "heic"),
+        ("heif/libvips/apple-heic-gainmap.heic", "0,0,1024,1024", "heic"),
+        ("heif/pillow-heif/arrow.heic", "100,200,500,400", "heic"),
+        ("heif/pillow-heif/arrow.heic", "0,0,1200,1100", "heic"),
+        ("heif/generated/coords_1001x777_grid512_lossless.heic", "600,500,300,200", "heic"),
+        ("avif/generated/coords_grid2x2_1024x784_lossless.avif", "0,0,512,392", "avif"),
+        ("avif/generated/coords_grid2x2_1024x784_lossless.avif", "100,100,700,500", "avif"),
+        ("avif/generated/coords_grid2x2_1024x784_lossless.avif", "3,5,41,37", "avif"),
+        ("camera/canon_t3i.jpg", "16,16,64,64", "jpg"),
+        ("camera/canon_t3i.jpg", "3,5,41,37", "jpg"),
+    ])
+    func theStrategyIsWhatWasDone(source: String, rect: String, output: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("out.\(output)").path
+        let run = cropkit("crop", TestData.path(source), "--pixels", rect, "-o", path, "--json")
+        #expect(run.status == 0, "\(run.err)")
+        guard run.status == 0 else { return }
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        let strategy = try #require(report["strategy"] as? String)
+        let written = try #require(report["written"] as? [String: Any])
+        let facts = try #require(written[written["format"] as? String ?? ""] as? [String: Any])
+        let copied: Bool
+        if let tiles = facts["copiedTiles"] as? Int {
+            copied = tiles > 0
+        } else {
+            copied = (facts["method"] as? String ?? "reencoded") != "reencoded"
+        }
+        let copies = strategy.hasPrefix("tileCopy") || strategy.hasPrefix("coefficientCopy")
+        #expect(copies == copied, "\(source) \(rect): strategy \(strategy), \(facts)")
+    }
 }

@@ -92,6 +92,16 @@ public struct CropJob: Sendable {
     /// - Throws: ``CropPlanError``: the selection covers no pixel, or the
     ///   pixel rect is not inside the image.
     public func plan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
+        var plan = try undecidedPlan(for: source)
+        // The writer decides once, here: its strategy, what the export
+        // holds in memory, and its own choices, which the export carries
+        // out and the report tells.
+        plan.decision = plan.decide()
+        return plan
+    }
+
+    /// The plan, before its writer has decided how to make it.
+    private func undecidedPlan(for source: ImageSource) throws(CropPlanError) -> CropPlan {
         try format.writer.check(self, for: source)
         if let resampled = try resampledPlan(for: source) { return resampled }
         let plan = try mappedPlan(for: source)
@@ -218,7 +228,7 @@ public struct CropJob: Sendable {
                 PixelRect(
                     x: crop.rect.x, y: crop.rect.y, width: crop.rect.width,
                     height: crop.rect.height))
-            let plan = try lossless.plan(for: source)
+            let plan = try lossless.undecidedPlan(for: source)
             return CropPlan(
                 source: plan.source, result: plan.result, request: request, aspect: aspect,
                 format: plan.format, lenient: plan.lenient)

@@ -24,6 +24,10 @@ public struct CropPlan: Sendable {
     /// then the read rect the filter needs (what is decoded), not the
     /// output. `nil` for a lossless crop.
     public internal(set) var resampling: ResamplePlan? = nil
+    /// What the output format's writer decided when the plan was made
+    /// (``CropJob/plan(for:)``): ``strategy``, ``memoryNeed`` and the
+    /// writer's own choices, read by its export instead of deciding again.
+    var decision = WriterDecision.undecided
 
     /// The rect a decoder cuts, in the stored grid.
     public var stored: PixelRect<StoredPixels> { result.stored }

@@ -46,7 +46,7 @@ public enum CropStage: String, Hashable, Sendable, CaseIterable {
 extension CropPlan {
     /// How this crop is made: chosen by the output format's writer from
     /// the source, the rect and the job. Pure: nothing is decoded.
-    public var strategy: CropStrategy { format.writer.strategy(for: self) }
+    public var strategy: CropStrategy { decision.strategy }
 
     /// The stages pixels pass through for this plan, the writer flattening
     /// them when `flattens` (a format without alpha or wide samples).

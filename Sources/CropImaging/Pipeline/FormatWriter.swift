@@ -36,9 +36,12 @@ protocol FormatWriter: Sendable {
     /// refused, whether it is grown to it.
     func losslessCopy(from source: ImageSource) -> LosslessCopy?
 
-    /// How this writer makes `plan`'s crop: a copy of the source's coded
-    /// data, or pixels through stages.
-    func strategy(for plan: CropPlan) -> CropStrategy
+    /// What this writer decides for `plan`'s crop, once, when it is
+    /// planned: how it makes it (a copy of the source's coded data, or
+    /// pixels through stages), what its export holds in memory at once, and
+    /// its own choices (a HEIF's tile cut, a WebP's coding), which
+    /// ``export(_:to:)`` carries out (``CropPlan/decision``).
+    func decide(_ plan: CropPlan) -> WriterDecision
 
     /// Refuses, before anything is decoded, a job this format cannot hold
     /// for `source`.
@@ -71,9 +74,24 @@ protocol FormatWriter: Sendable {
     func encodeResampled(
         _ plan: CropPlan, from region: ResamplingRegion, to sink: some ByteSink
     ) throws(ImagingError) -> CropReport
+}
 
-    /// What ``export(_:to:)`` holds in memory at once.
-    func memoryNeed(_ plan: CropPlan) -> MemoryNeed
+/// What a crop's writer decided when the crop was planned: how it makes it,
+/// what that holds in memory at once, and its own choices, which its export
+/// carries out and its report tells, so that neither decides again.
+struct WriterDecision: Sendable {
+    /// How the crop is made.
+    var strategy: CropStrategy
+    /// What the export holds in memory at once.
+    var memory: MemoryNeed
+    /// The writer's own choices (its type is the writer's).
+    var choices: (any Sendable)? = nil
+
+    /// `choices` as the writer's type.
+    func choices<Choice>(as type: Choice.Type) -> Choice? { choices as? Choice }
+
+    /// Before a writer has decided (a plan being made).
+    static let undecided = WriterDecision(strategy: .pixels([]), memory: MemoryNeed())
 }
 
 extension FormatWriter {

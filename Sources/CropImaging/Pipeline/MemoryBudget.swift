@@ -86,7 +86,18 @@ extension CropPlan {
     /// What this crop holds in memory at once, by the path its export takes
     /// (see ``MemoryNeed``); checked against the source's
     /// ``DecodeLimits/maxMemory`` before anything is decoded.
-    public var memoryNeed: MemoryNeed {
+    public var memoryNeed: MemoryNeed { decision.memory }
+
+    /// The writer's decision for this plan, with what a resampled crop
+    /// holds when it is one.
+    func decide() -> WriterDecision {
+        var decision = format.writer.decide(self)
+        if resampling != nil { decision.memory = resampledMemoryNeed }
+        return decision
+    }
+
+    /// What a turned, resized or circled crop holds at once.
+    private var resampledMemoryNeed: MemoryNeed {
         if let resampling {
             // The read rect decoded, turned upright (a copy), made direct
             // colour (at most 8 bytes a pixel), and the output rendered.
@@ -99,7 +110,7 @@ extension CropPlan {
                 "the resampled output")
             return need
         }
-        return format.writer.memoryNeed(self)
+        return MemoryNeed()
     }
 }
 

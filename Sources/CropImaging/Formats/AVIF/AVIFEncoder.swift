@@ -85,14 +85,18 @@ extension AVIFEncoder: FormatWriter {
         }
     }
 
-    func strategy(for plan: CropPlan) -> CropStrategy {
-        writesFromPixels(plan)
-            ? .pixels(plan.pixelStages(flattens: plan.source.pixelFormat.bitDepth > 8))
-            : tiles.strategy(for: plan)
+    /// The tiles of an AVIF source (``HEIFEncoder``'s decision) where any
+    /// can be copied; else pixels, encoded whole. Decided once: the tile cut
+    /// was computed three times (strategy, memory, export) before.
+    func decide(_ plan: CropPlan) -> WriterDecision {
+        guard writesFromPixels(plan) else { return tiles.decide(plan) }
+        return WriterDecision(
+            strategy: .pixels(plan.pixelStages(flattens: plan.source.pixelFormat.bitDepth > 8)),
+            memory: pixelsMemoryNeed(plan))
     }
 
     func export(_ plan: CropPlan, to sink: some ByteSink) throws(ImagingError) -> CropReport {
-        guard writesFromPixels(plan) else {
+        if plan.decision.choices(as: CropPlan.HEIFWriteChoice.self) != nil {
             var report = try tiles.export(plan, to: sink)
             report.format = Self.name
             return report
@@ -114,8 +118,7 @@ extension AVIFEncoder: FormatWriter {
     /// A tile copy's need (``HEIFEncoder``), or the decode, the upright
     /// 8-bit copy and libheif's conversion and aom (about 16 bytes a pixel,
     /// and its own tables).
-    func memoryNeed(_ plan: CropPlan) -> MemoryNeed {
-        guard writesFromPixels(plan) else { return tiles.memoryNeed(plan) }
+    private func pixelsMemoryNeed(_ plan: CropPlan) -> MemoryNeed {
         var need = plan.source.decodeMemory(plan.stored, streamed: false)
         let size = plan.outputSize
         need.add(saturatingProduct(size.width, size.height, 4), "the upright 8-bit copy")

@@ -33,6 +33,14 @@ extension CropPlan {
         }
     }
 
+    /// What the HEIF writer decided when the plan was made: the tiles the
+    /// rect touches, and whether the crop is one coded image of the rect
+    /// (no tile it touches can be copied).
+    struct HEIFWriteChoice: Sendable {
+        var cut: HEIFTileCut
+        var rectImage: Bool
+    }
+
     /// The tiles of `info` that the stored rect touches.
     static func heifTileCut(_ info: HEIFFileInfo, stored: PixelRect<StoredPixels>) -> HEIFTileCut {
         let layout = info.layout
@@ -96,7 +104,10 @@ extension CropPlan {
                 format: .heif,
                 detail: "HEIC output of an image with alpha is not offered; write .png")
         }
-        var cut = Self.heifTileCut(info, stored: stored)
+        guard let choice = decision.choices(as: HEIFWriteChoice.self) else {
+            preconditionFailure("a plan's writer decides its tile cut when the plan is made")
+        }
+        var cut = choice.cut
         // A tile is copied only when what it codes agrees with its `ispe`,
         // its `hvcC` header and the grid: a copy of a malformed tile makes a
         // file nothing can decode.
@@ -200,7 +211,7 @@ extension CropPlan {
         // the rect: fewer samples to encode than its edge tiles hold (a
         // 300x300 avatar across four 512x512 tiles: a third of the time).
         let single =
-            encoder.fixesEdges && cut.tiles.allSatisfy(\.fix)
+            choice.rectImage
             ? try Self.rectImage(
                 info: info, cut: cut, input: source.input, quality: encoder.quality)
             : nil
@@ -327,7 +338,8 @@ extension CropPlan {
                 reencodedTiles: reencoded,
                 copiedBytes: copiedBytes,
                 cleanAperture: clap, transforms: transforms.names, notes: notes,
-                metadata: metadata.entries, kind: format.displayName))
+                metadata: metadata.entries, encodedWholeAt: single == nil ? nil : encoder.quality,
+                kind: format.displayName, rectImage: single != nil))
     }
 
     /// The rect as one coded image, for a crop that would copy no tile:
@@ -337,6 +349,21 @@ extension CropPlan {
     /// edge tile's), and encoded once. `nil` where that image would be
     /// under 64 samples either way (libheif pads such an image itself) or
     /// the tiles do not lie on the chroma grid: the tiles are encoded then.
+    /// Whether the rect can be one coded image (``rectImage(info:cut:input:quality:)``):
+    /// at least 64 samples either way once grown to whole 8x8 blocks from
+    /// the chroma grid (libheif pads a smaller image itself), its tiles on
+    /// the chroma grid.
+    static func rectImageFits(info: HEIFFileInfo, cut: HEIFTileCut) -> Bool {
+        let layout = info.layout
+        let (sx, sy) = info.chromaSubsampling
+        let x = cut.aperture.x + cut.columns.lowerBound * layout.tileWidth
+        let y = cut.aperture.y + cut.rows.lowerBound * layout.tileHeight
+        let width = (x + cut.aperture.width - (x - x % sx) + 7) / 8 * 8
+        let height = (y + cut.aperture.height - (y - y % sy) + 7) / 8 * 8
+        return width >= 64 && height >= 64 && layout.tileWidth % sx == 0
+            && layout.tileHeight % sy == 0
+    }
+
     static func rectImage(info: HEIFFileInfo, cut: HEIFTileCut, input: ImageInput, quality: Int)
         throws(ImagingError) -> RectImage?
     {
@@ -349,8 +376,7 @@ extension CropPlan {
         let (x0, y0) = (rect.x - rect.x % sx, rect.y - rect.y % sy)
         let width = (rect.maxX - x0 + 7) / 8 * 8
         let height = (rect.maxY - y0 + 7) / 8 * 8
-        guard width >= 64, height >= 64, layout.tileWidth % sx == 0, layout.tileHeight % sy == 0
-        else { return nil }
+        guard rectImageFits(info: info, cut: cut) else { return nil }
         let indices = cut.tiles.map(\.index)
         let decoded = try concurrentResults(indices.count) { n throws(ImagingError) in
             try decodePlanes(layout.tiles[indices[n]], index: indices[n], info: info, input: input)

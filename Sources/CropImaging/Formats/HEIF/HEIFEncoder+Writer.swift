@@ -60,14 +60,26 @@ extension HEIFEncoder: FormatWriter {
         }
     }
 
-    /// The source's tiles, always (a job HEIC cannot hold was refused by
-    /// ``check(_:for:)``).
-    func strategy(for plan: CropPlan) -> CropStrategy {
+    /// The tiles the rect touches (``CropPlan/HEIFTileCut``), cut once:
+    /// copied where they lie inside the rect, edge tiles encoded again; or,
+    /// when no tile it touches can be copied, the rect encoded as one image
+    /// (a job HEIC cannot hold was refused by ``check(_:for:)``).
+    func decide(_ plan: CropPlan) -> WriterDecision {
         guard let info = (plan.source.header as? any HEIFContainerHeader)?.heif else {
-            return .pixels([])
+            return WriterDecision(strategy: .pixels([]), memory: MemoryNeed())
         }
-        return .tileCopy(
-            grid: PixelSize(width: info.layout.tileWidth, height: info.layout.tileHeight))
+        let cut = CropPlan.heifTileCut(info, stored: plan.stored)
+        let rectImage =
+            fixesEdges && cut.tiles.allSatisfy(\.fix)
+            && CropPlan.rectImageFits(info: info, cut: cut)
+        let strategy: CropStrategy =
+            rectImage
+            ? .pixels([.decodeRegion, .encode])
+            : .tileCopy(
+                grid: PixelSize(width: info.layout.tileWidth, height: info.layout.tileHeight))
+        return WriterDecision(
+            strategy: strategy, memory: memoryNeed(plan, info: info, cut: cut),
+            choices: CropPlan.HEIFWriteChoice(cut: cut, rectImage: rectImage))
     }
 
     func export(_ plan: CropPlan, to sink: some ByteSink) throws(ImagingError) -> CropReport {
@@ -88,9 +100,11 @@ extension HEIFEncoder: FormatWriter {
     /// planes, copied once and encoded (x265 holds a few frames), one a
     /// core. Tiles reaching beyond the canvas are decoded (one a core) to
     /// judge their padding first.
-    func memoryNeed(_ plan: CropPlan) -> MemoryNeed {
+    private func memoryNeed(_ plan: CropPlan, info: HEIFFileInfo, cut: CropPlan.HEIFTileCut)
+        -> MemoryNeed
+    {
         var need = MemoryNeed()
-        if let info = (plan.source.header as? any HEIFContainerHeader)?.heif {
+        do {
             let layout = info.layout
             let threads = max(
                 1,
@@ -108,7 +122,6 @@ extension HEIFEncoder: FormatWriter {
             // A crop that would copy no tile decodes every tile it touches
             // at once and gathers the rect's planes, to encode them as one
             // image.
-            let cut = CropPlan.heifTileCut(info, stored: plan.stored)
             if cut.mayCopyNoTile(of: layout) {
                 let pixelBytes = info.bitDepth > 8 ? 6 : 3
                 let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, pixelBytes)

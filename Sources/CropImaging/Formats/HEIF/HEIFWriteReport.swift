@@ -28,13 +28,18 @@ public struct HEIFWriteReport: Hashable, Sendable {
     public var encodedWholeAt: Int? = nil
     /// The format's name in words: "HEIC", "AVIF".
     public var kind: String = "HEIC"
+    /// Whether no tile the rect touches could be copied, and the rect was
+    /// decoded and encoded as one image at ``encodedWholeAt``.
+    public var rectImage: Bool = false
 }
 
 extension HEIFWriteReport: WriteReport {
     /// "HEIC (lossless: 4 tile(s) copied)", or encoded from pixels.
     public var summary: String {
         if let quality = encodedWholeAt {
-            return "\(kind) (encoded from pixels at quality \(quality))"
+            return rectImage
+                ? "\(kind) (no tile lies inside the rect: the rect encoded as one image at quality \(quality))"
+                : "\(kind) (encoded from pixels at quality \(quality))"
         }
         return reencodedTiles == 0
             ? "\(kind) (lossless: \(copiedTiles) tile(s) copied)"

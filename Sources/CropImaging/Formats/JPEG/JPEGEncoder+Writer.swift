@@ -53,7 +53,12 @@ extension JPEGEncoder: FormatWriter {
     /// The source's coefficients where the rect's top-left corner lies on
     /// a JPEG source's iMCU grid and no quality was asked for; else pixels,
     /// flattened to 8-bit opaque.
-    func strategy(for plan: CropPlan) -> CropStrategy {
+    func decide(_ plan: CropPlan) -> WriterDecision {
+        let strategy = strategy(for: plan)
+        return WriterDecision(strategy: strategy, memory: memoryNeed(plan, strategy: strategy))
+    }
+
+    private func strategy(for plan: CropPlan) -> CropStrategy {
         if plan.resampling == nil, quality == nil, let info = plan.source.header as? JPEGFileInfo,
             plan.stored.x % info.blockGrid.width == 0, plan.stored.y % info.blockGrid.height == 0
         {
@@ -98,9 +103,9 @@ extension JPEGEncoder: FormatWriter {
     /// (it codes them in two passes); a turned crop is copied upright first
     /// (measured: a turned 2000x2000 PNG's JPEG peaks 8 MB over the
     /// upright one's).
-    func memoryNeed(_ plan: CropPlan) -> MemoryNeed {
+    private func memoryNeed(_ plan: CropPlan, strategy: CropStrategy) -> MemoryNeed {
         let (stored, outputSize) = (plan.stored, plan.outputSize)
-        if plan.isDCTDomainCrop, let info = plan.source.header as? JPEGFileInfo {
+        if case .coefficientCopy = strategy, let info = plan.source.header as? JPEGFileInfo {
             var need = MemoryNeed()
             if info.holdsFrameCoefficients {
                 need.add(

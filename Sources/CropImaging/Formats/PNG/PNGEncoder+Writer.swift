@@ -18,8 +18,9 @@ extension PNGEncoder: FormatWriter {
 
     /// Pixels, always: PNG keeps every sample as it is, so nothing is
     /// flattened.
-    func strategy(for plan: CropPlan) -> CropStrategy {
-        .pixels(plan.pixelStages(flattens: false))
+    func decide(_ plan: CropPlan) -> WriterDecision {
+        WriterDecision(
+            strategy: .pixels(plan.pixelStages(flattens: false)), memory: memoryNeed(plan))
     }
 
     /// A PNG input keeps its colour type, bit depth, palette, tRNS and

@@ -18,9 +18,12 @@ extension WebPEncoder: FormatWriter {
     }
 
     /// Pixels, always, brought to 8 bits (WebP has no wider samples);
-    /// alpha is kept.
-    func strategy(for plan: CropPlan) -> CropStrategy {
-        .pixels(plan.pixelStages(flattens: plan.source.pixelFormat.bitDepth > 8))
+    /// alpha is kept; the coding (``WebPEncoder/coding(for:)``) chosen once.
+    func decide(_ plan: CropPlan) -> WriterDecision {
+        let coding = coding(for: plan.source)
+        return WriterDecision(
+            strategy: .pixels(plan.pixelStages(flattens: plan.source.pixelFormat.bitDepth > 8)),
+            memory: memoryNeed(plan, lossless: coding.lossless), choices: coding)
     }
 
     /// The crop decoded, turned upright, brought to 8-bit RGB or RGBA and
@@ -44,11 +47,10 @@ extension WebPEncoder: FormatWriter {
     /// lossless one holds the picture as ARGB and its transforms' and
     /// histograms' data, about 12 bytes a pixel; a lossy one YCbCr planes
     /// and the coded tokens, about 4).
-    func memoryNeed(_ plan: CropPlan) -> MemoryNeed {
+    private func memoryNeed(_ plan: CropPlan, lossless: Bool) -> MemoryNeed {
         var need = plan.source.decodeMemory(plan.stored, streamed: false)
         let size = plan.outputSize
         need.add(saturatingProduct(size.width, size.height, 4), "the upright 8-bit copy")
-        let lossless = coding(for: plan.source).lossless
         need.add(saturatingProduct(size.width, size.height, lossless ? 12 : 4), "libwebp's encoder")
         return need
     }
@@ -65,7 +67,9 @@ extension WebPEncoder: FormatWriter {
                 "\(plan.source.pixelFormat.bitDepth)-bit samples written as 8 bits (WebP has no wider samples)"
             )
         }
-        let (lossless, quality, reason) = coding(for: plan.source)
+        guard let (lossless, quality, reason) = plan.decision.choices(as: WebPCoding.self) else {
+            preconditionFailure("a plan's writer decides its coding when the plan is made")
+        }
         let size = PixelSize<StoredPixels>(width: image.width, height: image.height)
         let metadata = try plan.source.reader.cleanedMetadata(
             in: plan.source.input, size: size, policy: self.metadata)

@@ -45,8 +45,11 @@ public struct WebPEncoder: Sendable {
     /// libwebp's method (0-6) for VP8 output, chosen by measurement.
     public static let lossyMethod = 2
 
+    /// How a crop is coded: VP8L, or VP8 at a quality, and why.
+    typealias WebPCoding = (lossless: Bool, quality: Int?, reason: String)
+
     /// How a crop of `source` is coded: VP8L, or VP8 at a quality, and why.
-    func coding(for source: ImageSource) -> (lossless: Bool, quality: Int?, reason: String) {
+    func coding(for source: ImageSource) -> WebPCoding {
         if lossless { return (true, nil, "--lossless") }
         if let quality { return (false, quality, "the quality given") }
         if let coding = source.reader.losslessCoding(in: source.input) {
