@@ -110,9 +110,18 @@ public enum FormatExportVerifiers {
         return all.first { OutputFormat(name: $0.fileExtension)?.name == format.name }
     }
 
-    /// The names an export format is chosen by: PNG's, then each verifier's
-    /// format's.
+    /// Whether the output format named `name` is checked on the PNG
+    /// fixtures themselves, with no verifier of its own.
+    public static func checksFixturesThemselves(_ name: String) -> Bool {
+        OutputFormat(name: name)?.name == fixtureFormat
+    }
+
+    /// The format of the fixtures (PNG), checked without a verifier.
+    static let fixtureFormat = "png"
+
+    /// The names an export format is chosen by: the fixtures', then each
+    /// verifier's format's.
     public static var names: [String] {
-        ["png"] + all.compactMap { OutputFormat(name: $0.fileExtension)?.name }
+        [fixtureFormat] + all.compactMap { OutputFormat(name: $0.fileExtension)?.name }
     }
 }
