@@ -270,7 +270,7 @@ extension CropPlan {
         to sink: some ByteSink
     ) throws(ImagingError) -> CropReport {
         let map = try ImageSource(ImageInput(bytes: gainMap.bytes, name: "gain map"))
-        let mapRect = GainMap.rect(for: stored, photo: source.storedSize, map: map.storedSize)
+        let mapRect = stored.scaledOutward(from: source.storedSize, to: map.storedSize)
         var mapEncoder = encoder
         mapEncoder.metadata.cropsGainMap = false
         mapEncoder.snapsToBlocks = false

@@ -127,21 +127,4 @@ struct GainMap {
         }
         return nil
     }
-
-    /// The rect of the gain map that covers `rect` of a photo of `photo`
-    /// pixels: scaled to the gain map's size and rounded outward.
-    static func rect(
-        for rect: PixelRect<StoredPixels>, photo: PixelSize<StoredPixels>,
-        map: PixelSize<StoredPixels>
-    ) -> PixelRect<StoredPixels> {
-        func floorScaled(_ v: Int, _ to: Int, _ from: Int) -> Int { v * to / max(from, 1) }
-        func ceilScaled(_ v: Int, _ to: Int, _ from: Int) -> Int {
-            (v * to + max(from, 1) - 1) / max(from, 1)
-        }
-        let x0 = floorScaled(rect.x, map.width, photo.width)
-        let y0 = floorScaled(rect.y, map.height, photo.height)
-        let x1 = min(map.width, max(x0 + 1, ceilScaled(rect.maxX, map.width, photo.width)))
-        let y1 = min(map.height, max(y0 + 1, ceilScaled(rect.maxY, map.height, photo.height)))
-        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-    }
 }
