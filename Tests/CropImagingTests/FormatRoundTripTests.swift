@@ -7,12 +7,12 @@ import Testing
 /// Every colour type and bit depth PNG allows, through crop, encode and
 /// decode, with both compressors: the samples and the format survive.
 @Suite(.announcesSkips) struct FormatRoundTripTests {
-    static let formats: [(PNGColorType, Int)] = PNGColorType.allCases.flatMap { type in
+    static let formats: [(ColorType, Int)] = ColorType.allCases.flatMap { type in
         type.allowedBitDepths.map { (type, $0) }
     }
 
     static func randomImage(
-        _ type: PNGColorType, _ depth: Int, width: Int, height: Int, seed: UInt64
+        _ type: ColorType, _ depth: Int, width: Int, height: Int, seed: UInt64
     ) -> RasterImage {
         var state = seed
         func next() -> UInt8 {
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test(arguments: formats)
-    func everyFormatRoundTrips(type: PNGColorType, depth: Int) throws {
+    func everyFormatRoundTrips(type: ColorType, depth: Int) throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         // 37 wide: sub-byte rows end mid-byte, and a crop at x = 3 starts mid-byte.

@@ -35,10 +35,10 @@ struct InflaterTests {
     /// type (the encoder picks one a row), at widths that leave partial
     /// pixels at no edge and at some: ISA-L's decode equals libpng's.
     @Test(arguments: [
-        (PNGColorType.gray, 8), (.gray, 16), (.rgb, 8), (.rgb, 16), (.palette, 8),
+        (ColorType.gray, 8), (.gray, 16), (.rgb, 8), (.rgb, 16), (.palette, 8),
         (.grayAlpha, 8), (.grayAlpha, 16), (.rgba, 8), (.rgba, 16),
     ])
-    func generatedImagesDecodeTheSame(type: PNGColorType, depth: Int) throws {
+    func generatedImagesDecodeTheSame(type: ColorType, depth: Int) throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         for (width, height) in [(1, 1), (37, 23), (300, 200)] {

@@ -13,7 +13,7 @@ import Testing
 @Suite(.announcesSkips) struct JPEGBandFlattenerTests {
     /// Deterministic samples: every byte value, in an order no stage
     /// could guess.
-    static func image(width: Int, height: Int, colorType: PNGColorType, bitDepth: Int)
+    static func image(width: Int, height: Int, colorType: ColorType, bitDepth: Int)
         -> RasterImage
     {
         let count = width * height * colorType.channels * (bitDepth == 16 ? 2 : 1)
@@ -49,13 +49,13 @@ import Testing
 
     /// Every direct colour type at 8 and 16 bits, each with and without
     /// the ellipse.
-    static let cases: [(PNGColorType, Int, Bool)] = [PNGColorType.gray, .grayAlpha, .rgb, .rgba]
+    static let cases: [(ColorType, Int, Bool)] = [ColorType.gray, .grayAlpha, .rgb, .rgba]
         .flatMap { type in
             [8, 16].flatMap { depth in [(type, depth, false), (type, depth, true)] }
         }
 
     @Test("rows masked and flattened equal the whole-image stages", arguments: cases)
-    func rowsEqualWholeImage(colorType: PNGColorType, bitDepth: Int, ellipse: Bool) {
+    func rowsEqualWholeImage(colorType: ColorType, bitDepth: Int, ellipse: Bool) {
         let image = Self.image(width: 37, height: 23, colorType: colorType, bitDepth: bitDepth)
         var warnings: [String] = []
         let whole = (ellipse ? image.maskedByEllipse() : image).eightBitOpaque(
@@ -63,7 +63,8 @@ import Testing
         let (rows, translucent) = Self.flattenedByRows(image, ellipse: ellipse)
         #expect(rows == whole.samples)
         #expect(whole.colorType.channels == (colorType == .gray || colorType == .grayAlpha ? 1 : 3))
-        #expect(warnings == [JPEGBandFlattener.warning(translucent: translucent)].compactMap { $0 })
+        #expect(
+            warnings == [RasterImage.flatteningWarning(translucent: translucent)].compactMap { $0 })
         let opaque = !ellipse && (colorType == .gray || colorType == .rgb)
         #expect((translucent == 0) == opaque)
     }
@@ -93,7 +94,8 @@ import Testing
         job.format = .jpeg(JPEGEncoder())
         let jpeg = try job.plan(for: source).export(to: MemorySink())
         #expect(
-            jpeg.warnings == [JPEGBandFlattener.warning(translucent: expected)].compactMap { $0 })
+            jpeg.warnings
+                == [RasterImage.flatteningWarning(translucent: expected)].compactMap { $0 })
         #expect(jpeg.size == PixelSize(width: 61, height: 47))
     }
 }

@@ -136,7 +136,7 @@ struct OpacityRows {
     private var transparent = 0
     private var firstAt = ""
 
-    init(colorType: PNGColorType, bitDepth: Int) {
+    init(colorType: ColorType, bitDepth: Int) {
         channels = colorType.channels
         bytesPerSample = bitDepth == 16 ? 2 : 1
         hasAlpha = colorType == .rgba || colorType == .grayAlpha

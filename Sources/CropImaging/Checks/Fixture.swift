@@ -74,13 +74,13 @@ public enum Fixture {
 
     /// The pixel format of `kind`: 8-bit RGBA corners, 16-bit RGB
     /// coordinates.
-    static func layout(_ kind: Kind) -> (colorType: PNGColorType, bitDepth: Int, bytes: Int) {
+    static func layout(_ kind: Kind) -> (colorType: ColorType, bitDepth: Int, bytes: Int) {
         kind == .corners ? (.rgba, 8, 4) : (.rgb, 16, 6)
     }
 
     private static func make(
         _ kind: Kind, width: Int, height: Int,
-        layout: (colorType: PNGColorType, bitDepth: Int, bytes: Int)
+        layout: (colorType: ColorType, bitDepth: Int, bytes: Int)
     ) -> RasterImage {
         let count = width * height * layout.bytes
         // Every byte is written before the count is set; the spare byte a

@@ -25,12 +25,12 @@ public protocol ImageHeader: Sendable {
 /// The colour type and bit depth of decoded pixels.
 public struct PixelFormat: Hashable, Sendable {
     /// The colour type (PNG's names: gray, RGB, palette, with alpha).
-    public var colorType: PNGColorType
+    public var colorType: ColorType
     /// Bits a sample: 1, 2, 4, 8 or 16.
     public var bitDepth: Int
 
     /// The format of `colorType` samples of `bitDepth` bits.
-    public init(colorType: PNGColorType, bitDepth: Int) {
+    public init(colorType: ColorType, bitDepth: Int) {
         self.colorType = colorType
         self.bitDepth = bitDepth
     }

@@ -12,7 +12,7 @@ public struct RasterImage: Hashable, Sendable {
     /// The height in pixels.
     public var height: Int
     /// How the samples of a pixel are laid out.
-    public var colorType: PNGColorType
+    public var colorType: ColorType
     /// Bits per sample: 1, 2, 4, 8 or 16.
     public var bitDepth: Int
     /// `height` rows of `width × bytesPerPixel` bytes.
@@ -22,7 +22,7 @@ public struct RasterImage: Hashable, Sendable {
 
     /// An image of these samples (rows packed, PNG byte order), with the chunks to carry.
     public init(
-        width: Int, height: Int, colorType: PNGColorType, bitDepth: Int, samples: [UInt8],
+        width: Int, height: Int, colorType: ColorType, bitDepth: Int, samples: [UInt8],
         chunks: [PNGChunk] = []
     ) {
         precondition(

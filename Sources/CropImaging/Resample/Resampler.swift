@@ -67,14 +67,14 @@ public struct Resampler: Sendable {
 
     /// The colour type of `crop` rendered from `region`: the region's, with
     /// alpha added per ``outputHasAlpha(_:imageHasAlpha:)``.
-    public func outputColorType(_ crop: StraightenedCrop, region: RasterImage) -> PNGColorType {
+    public func outputColorType(_ crop: StraightenedCrop, region: RasterImage) -> ColorType {
         outputColorType(crop, regionColorType: region.colorType)
     }
 
     /// ``outputColorType(_:region:)`` for a region of direct colour type
     /// `regionColorType`.
-    func outputColorType(_ crop: StraightenedCrop, regionColorType: PNGColorType)
-        -> PNGColorType
+    func outputColorType(_ crop: StraightenedCrop, regionColorType: ColorType)
+        -> ColorType
     {
         let inputHasAlpha = regionColorType == .grayAlpha || regionColorType == .rgba
         let hasAlpha = outputHasAlpha(crop, imageHasAlpha: inputHasAlpha)
@@ -433,7 +433,7 @@ struct RegionPixels: @unchecked Sendable {
     let samples: UnsafeBufferPointer<UInt8>
     let width: Int
     let height: Int
-    let colorType: PNGColorType
+    let colorType: ColorType
     let bitDepth: Int
 }
 
@@ -751,7 +751,7 @@ extension RasterImage {
                 if hasAlpha { put(alpha) }
             }
         }
-        let type: PNGColorType =
+        let type: ColorType =
             isGray ? (hasAlpha ? .grayAlpha : .gray) : (hasAlpha ? .rgba : .rgb)
         return RasterImage(
             width: width, height: height, colorType: type, bitDepth: wide ? 16 : 8, samples: out,

@@ -199,7 +199,7 @@ public enum HEIFDecoder {
 
 /// The pixel format a HEIF decode gives.
 struct HEIFPixelFormat {
-    let colorType: PNGColorType
+    let colorType: ColorType
     let bitDepth: Int
     /// Above 8 bits, the source's bit depth (samples scaled to 16 bits).
     let scaleBits: Int

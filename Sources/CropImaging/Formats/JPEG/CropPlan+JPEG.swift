@@ -58,7 +58,7 @@ extension CropPlan {
     ///   `offset`).
     static func ringResampledJPEGs(
         _ plans: [CropPlan], into sinks: [any ByteSink], region origin: PixelRect<ImagePixels>,
-        colorType: PNGColorType, bitDepth: Int, scale: Int, offset: (x: Double, y: Double),
+        colorType: ColorType, bitDepth: Int, scale: Int, offset: (x: Double, y: Double),
         feed: ([OverlappedRenderer]) throws(ImagingError) -> [String]
     ) throws(ImagingError) -> [CropReport] {
         // Everything that can fail comes first: no encoder thread starts
@@ -124,7 +124,7 @@ extension CropPlan {
                 throw .corrupt(format: .jpeg, detail: "the decode ended before the crop's last row")
             }
             var warnings = decodeWarnings + parts[index].warnings
-            if let flattened = JPEGBandFlattener.warning(
+            if let flattened = RasterImage.flatteningWarning(
                 translucent: renderers[index].translucentPixels)
             {
                 warnings.append(flattened)
@@ -405,67 +405,5 @@ extension CropPlan {
         CropReport(
             output: nil, bytes: bytes, size: outputSize, format: format.name,
             warnings: warnings, checksum: nil, details: details)
-    }
-}
-
-extension RasterImage {
-    /// These pixels as 8-bit gray or RGB for a JPEG: a palette expanded,
-    /// samples scaled to 8 bits, transparency (alpha or tRNS) flattened
-    /// onto white; a warning counts the pixels that were not opaque.
-    func eightBitOpaque(warnings: inout [String]) -> RasterImage {
-        let keyed = chunks.contains(where: { $0.type == "tRNS" })
-        if colorType == .rgb || colorType == .gray, bitDepth == 8, !keyed {
-            return RasterImage(
-                width: width, height: height, colorType: colorType, bitDepth: 8, samples: samples)
-        }
-        // The common case, fast: 8-bit RGBA whose alpha is all opaque.
-        if colorType == .rgba, bitDepth == 8, !keyed {
-            var out = [UInt8](repeating: 0, count: width * height * 3)
-            var opaque = true
-            samples.withUnsafeBufferPointer { from in
-                out.withUnsafeMutableBufferPointer { to in
-                    for pixel in 0..<(width * height) {
-                        to[3 * pixel] = from[4 * pixel]
-                        to[3 * pixel + 1] = from[4 * pixel + 1]
-                        to[3 * pixel + 2] = from[4 * pixel + 2]
-                        if from[4 * pixel + 3] != 255 { opaque = false }
-                    }
-                }
-            }
-            if opaque {
-                return RasterImage(
-                    width: width, height: height, colorType: .rgb, bitDepth: 8, samples: out)
-            }
-        }
-        // Everything else as direct colour (palette expanded, low depths
-        // scaled to 8 bits, tRNS as alpha), brought to 8 bits and flattened.
-        let direct = directColor()
-        let hasAlpha = direct.colorType == .grayAlpha || direct.colorType == .rgba
-        let colorChannels = direct.colorType.channels - (hasAlpha ? 1 : 0)
-        let isGray = colorChannels == 1
-        let wide = direct.bitDepth == 16
-        var out = [UInt8]()
-        out.reserveCapacity(width * height * (isGray ? 1 : 3))
-        var translucent = 0
-        for y in 0..<height {
-            for x in 0..<width {
-                let alpha =
-                    hasAlpha
-                    ? JPEGBandFlattener.eightBits(
-                        direct.sample(x: x, y: y, channel: colorChannels), wide: wide) : 255
-                if alpha < 255 { translucent += 1 }
-                for channel in 0..<colorChannels {
-                    let value = JPEGBandFlattener.eightBits(
-                        direct.sample(x: x, y: y, channel: channel), wide: wide)
-                    out.append(JPEGBandFlattener.onWhite(value, opacity: alpha))
-                }
-            }
-        }
-        if let warning = JPEGBandFlattener.warning(translucent: translucent) {
-            warnings.append(warning)
-        }
-        return RasterImage(
-            width: width, height: height, colorType: isGray ? .gray : .rgb, bitDepth: 8,
-            samples: out)
     }
 }

@@ -12,14 +12,14 @@ struct JPEGBandFlattener {
     let height: Int
     /// The rendered rows' colour type (direct colour) and whether their
     /// samples are 16-bit.
-    let colorType: PNGColorType
+    let colorType: ColorType
     let wide: Bool
     /// Whether the output is cut to its inscribed ellipse.
     let ellipse: Bool
     /// Pixels that were not opaque, so far.
     private(set) var translucent = 0
 
-    init(width: Int, height: Int, colorType: PNGColorType, wide: Bool, ellipse: Bool) {
+    init(width: Int, height: Int, colorType: ColorType, wide: Bool, ellipse: Bool) {
         self.width = width
         self.height = height
         self.colorType = colorType
@@ -63,30 +63,13 @@ struct JPEGBandFlattener {
                     x: min(x, width - 1 - x), y: quarterY, width: width, height: height)
                 alpha = Int((Double(alpha) * covered).rounded())
             }
-            let opacity = Self.eightBits(alpha, wide: wide)
+            let opacity = RasterImage.eightBits(alpha, wide: wide)
             if opacity < 255 { translucent += 1 }
             for channel in 0..<colors {
-                output[x * colors + channel] = Self.onWhite(
-                    Self.eightBits(sample(first + channel), wide: wide), opacity: opacity)
+                output[x * colors + channel] = RasterImage.onWhite(
+                    RasterImage.eightBits(sample(first + channel), wide: wide), opacity: opacity)
             }
         }
     }
 
-    /// A sample brought to 8 bits (16-bit ones rounded).
-    static func eightBits(_ value: Int, wide: Bool) -> Int {
-        wide ? (value * 255 + 32767) / 65535 : value
-    }
-
-    /// An 8-bit colour sample of this `opacity` composited onto white.
-    static func onWhite(_ value: Int, opacity: Int) -> UInt8 {
-        UInt8((value * opacity + 255 * (255 - opacity) + 127) / 255)
-    }
-
-    /// The warning of an output whose `count` translucent pixels were
-    /// flattened, or `nil` when every pixel was opaque.
-    static func warning(translucent count: Int) -> String? {
-        count > 0
-            ? "JPEG has no transparency: \(count) pixel(s) that were not opaque were flattened onto white"
-            : nil
-    }
 }

@@ -11,7 +11,7 @@ final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
     private let origin: PixelRect<ImagePixels>
     private let scale: Int
     private let offset: (x: Double, y: Double)
-    private let regionColorType: PNGColorType
+    private let regionColorType: ColorType
     private let regionBitDepth: Int
     private let ring: RingJPEGEncode
     private var flattener: JPEGBandFlattener
@@ -29,7 +29,7 @@ final class OverlappedRenderer: RowConsumer, @unchecked Sendable {
     /// the image's corner at `offset`), into `ring` through `flattener`.
     init(
         crop: StraightenedCrop, resampler: Resampler, origin: PixelRect<ImagePixels>,
-        scale: Int, offset: (x: Double, y: Double), regionColorType: PNGColorType,
+        scale: Int, offset: (x: Double, y: Double), regionColorType: ColorType,
         regionBitDepth: Int, flattener: JPEGBandFlattener, ring: RingJPEGEncode
     ) {
         self.crop = crop

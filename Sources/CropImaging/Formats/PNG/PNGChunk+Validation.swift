@@ -7,7 +7,7 @@ extension PNGChunk {
     ///
     /// - Parameter metadataLimit: The most bytes an iCCP profile may inflate to.
     func problem(
-        colorType: PNGColorType, bitDepth: Int, paletteEntries: Int, metadataLimit: Int
+        colorType: ColorType, bitDepth: Int, paletteEntries: Int, metadataLimit: Int
     ) -> String? {
         let count = data.count
         func length(_ wanted: Int) -> String? {

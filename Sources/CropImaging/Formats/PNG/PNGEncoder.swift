@@ -150,7 +150,7 @@ public struct PNGEncoder: Sendable {
 
     /// The signature, IHDR and the carried chunks.
     static func head(
-        width: Int, height: Int, colorType: PNGColorType, bitDepth: Int, chunks: [PNGChunk]
+        width: Int, height: Int, colorType: ColorType, bitDepth: Int, chunks: [PNGChunk]
     ) -> [UInt8] {
         var head: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
         var header = [UInt8]()
@@ -210,7 +210,7 @@ extension PNGEncoder {
     /// Every row packed to the file's bit depth (sub-byte samples, most
     /// significant bits first), with no filter byte.
     static func packedRows(
-        _ samples: [UInt8], width: Int, height: Int, colorType: PNGColorType, bitDepth: Int
+        _ samples: [UInt8], width: Int, height: Int, colorType: ColorType, bitDepth: Int
     ) -> [UInt8] {
         let channels = colorType.channels
         let packedRowBytes = (width * channels * bitDepth + 7) / 8
@@ -285,7 +285,7 @@ extension [UInt8] {
 struct CropLayout {
     var storedSize: PixelSize<StoredPixels>
     var orientation: EXIFOrientation
-    var colorType: PNGColorType
+    var colorType: ColorType
     var bitDepth: Int
     var chunks: [PNGChunk]
 }

@@ -9,7 +9,7 @@ public struct PNGFileInfo: Hashable, Sendable {
     /// The bit depth IHDR declares.
     public var bitDepth: Int
     /// The colour type IHDR declares.
-    public var colorType: PNGColorType
+    public var colorType: ColorType
     /// Whether the image is Adam7-interlaced.
     public var interlaced: Bool
     /// The chunks a crop carries, in file order, each with a correct CRC.
@@ -305,7 +305,7 @@ extension PNGFileInfo {
                 detail:
                     "PNG image size \(width)x\(height) is invalid (each side must be 1 to 2^31-1)")
         }
-        guard let colorType = PNGColorType(rawValue: data[9]) else {
+        guard let colorType = ColorType(rawValue: data[9]) else {
             throw ImagingError.corrupt(
                 format: .png,
                 detail: "PNG colour type \(data[9]) is invalid (allowed: 0, 2, 3, 4, 6)")

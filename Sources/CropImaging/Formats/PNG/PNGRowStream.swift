@@ -35,7 +35,7 @@ final class PNGRowStream: RowConsumer {
     /// - Throws: ``ImagingError/libraryMissing(library:package:)`` when
     ///   libdeflate is missing, or the sink's error.
     init(
-        encoder: PNGEncoder, width: Int, height: Int, colorType: PNGColorType, bitDepth: Int,
+        encoder: PNGEncoder, width: Int, height: Int, colorType: ColorType, bitDepth: Int,
         chunks: [PNGChunk], sink: some ByteSink
     ) throws(ImagingError) {
         guard Compressor.isLibdeflateAvailable else {

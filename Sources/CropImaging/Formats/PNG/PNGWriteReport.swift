@@ -2,7 +2,7 @@
 /// and how its image data was compressed.
 public struct PNGWriteReport: Sendable, Hashable {
     /// The output's PNG colour type.
-    public var colorType: PNGColorType
+    public var colorType: ColorType
     /// The output's bits a sample.
     public var bitDepth: Int
     /// The chunks carried into the output, in order.

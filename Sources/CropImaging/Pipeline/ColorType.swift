@@ -1,5 +1,8 @@
-/// A PNG colour type (IHDR byte 9) and what its samples are.
-public enum PNGColorType: UInt8, Hashable, Sendable, CaseIterable {
+/// The colour type of decoded pixels, whatever the format they came from
+/// or go to: gray, RGB, a palette, with alpha or without. Its raw values are
+/// PNG's IHDR codes (byte 9), which name the same five types; a PNG writer
+/// writes them as they are.
+public enum ColorType: UInt8, Hashable, Sendable, CaseIterable {
     /// 0: one gray sample per pixel (1 to 16 bits).
     case gray = 0
     /// 2: red, green and blue samples (8 or 16 bits).
@@ -41,3 +44,7 @@ public enum PNGColorType: UInt8, Hashable, Sendable, CaseIterable {
         }
     }
 }
+
+/// The colour type's name before it was the pixel model's own.
+@available(*, deprecated, renamed: "ColorType")
+public typealias PNGColorType = ColorType
