@@ -90,19 +90,11 @@ extension CropPlan {
     func exportHEIF(_ encoder: HEIFEncoder, to sink: some ByteSink) throws(ImagingError)
         -> CropReport
     {
-        guard let info = (source.header as? any HEIFContainerHeader)?.heif,
-            info.codec == encoder.codec
-        else {
-            throw .unsupported(
-                format: source.format,
-                detail:
-                    "HEIC output is made from a HEIC source only (its tiles are copied, never encoded whole); write .png or .jpg"
-            )
+        if let refusal = encoder.refusal(of: source, resampled: false) {
+            throw .unsupported(format: source.format, detail: refusal)
         }
-        guard info.alpha == nil else {
-            throw .unsupported(
-                format: .heif,
-                detail: "HEIC output of an image with alpha is not offered; write .png")
+        guard let info = (source.header as? any HEIFContainerHeader)?.heif else {
+            throw .unsupported(format: source.format, detail: "not a HEIF source")
         }
         guard let choice = decision.choices(as: HEIFWriteChoice.self) else {
             preconditionFailure("a plan's writer decides its tile cut when the plan is made")

@@ -42,22 +42,31 @@ extension HEIFEncoder: FormatWriter {
     /// (`crop`, `batch` and the library alike: a batch line found it only
     /// after decoding the region, 0.3 s and 68 MB for 12 MP).
     func check(_ job: CropJob, for source: ImageSource) throws(CropPlanError) {
+        if let refusal = refusal(of: source, resampled: job.isResampled) {
+            throw .unsupportedOutput(refusal)
+        }
+    }
+
+    /// Why a crop of `source` (`resampled`: turned, resized or circled)
+    /// cannot be written by copying its tiles, or `nil`: the one place the
+    /// refusals are made, which ``check(_:for:)`` gives before anything is
+    /// decoded and the export gives again should it ever be reached without
+    /// it.
+    func refusal(of source: ImageSource, resampled: Bool) -> String? {
         let kind = codec == .hevc ? "HEIC" : "AVIF"
-        if job.isResampled {
-            throw .unsupportedOutput(
+        if resampled {
+            return
                 "a turned or resized crop is written as \(ImageFormat.listing(OutputFormat.resampledDisplayNames)), not \(kind) (every tile would be encoded again)"
-            )
         }
         guard let info = (source.header as? any HEIFContainerHeader)?.heif, info.codec == codec
         else {
-            throw .unsupportedOutput(
+            return
                 "\(kind) output is made from a\(codec == .hevc ? "" : "n") \(kind) source only (its tiles are copied, never encoded whole); write \(codec == .hevc ? ".png, .jpg, .webp or .avif" : ".png, .jpg or .webp")"
-            )
         }
         if info.alpha != nil {
-            throw .unsupportedOutput(
-                "\(kind) output of an image with alpha is not offered; write .png")
+            return "\(kind) output of an image with alpha is not offered; write .png"
         }
+        return nil
     }
 
     /// The tiles the rect touches (``CropPlan/HEIFTileCut``), cut once:
@@ -90,10 +99,8 @@ extension HEIFEncoder: FormatWriter {
         throws(ImagingError) -> CropReport
     {
         throw .unsupported(
-            format: .heif,
-            detail:
-                "a turned or resized crop is not written as HEIC (its tiles would all be encoded again); write .png or .jpg"
-        )
+            format: plan.source.format,
+            detail: refusal(of: plan.source, resampled: true) ?? "not a crop HEIC can hold")
     }
 
     /// Tiles are copied a MiB at a time; edge tiles are decoded to their
