@@ -43,7 +43,7 @@ let package = Package(
         // each other).
         .target(
             name: "CropKitTestSupport",
-            dependencies: ["CropGeometry", "CropImaging", "CTestHooks"],
+            dependencies: ["CropGeometry", "CropImaging", "CropTestKit", "CTestHooks"],
             path: "Tests/CropKitTestSupport"),
         // The test process's own hooks: line-buffered output, a first line
         // saying what the run skips and why, a closing line counting it.

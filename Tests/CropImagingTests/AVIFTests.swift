@@ -36,7 +36,7 @@ struct AVIFTests {
         for y in 0..<image.height {
             for x in 0..<image.width {
                 let (px, py) = (origin.0 + x, origin.1 + y)
-                var expected = [px & 255, py & 255, (px >> 8) << 4 | py >> 8]
+                var expected = CoordinatesPattern.rgb(px, py)
                 if alpha { expected.append((px + py) & 255) }
                 for (channel, value) in expected.enumerated() {
                     worst = max(worst, abs(image.sample(x: x, y: y, channel: channel) - value))

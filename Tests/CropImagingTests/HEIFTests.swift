@@ -42,7 +42,7 @@ struct HEIFTests {
                 let expected =
                     tenBit
                     ? [px, py, (7 * px + 13 * py) & 1023]
-                    : [px & 255, py & 255, (px >> 8) << 4 | py >> 8]
+                    : CoordinatesPattern.rgb(px, py)
                 let got = (0..<3).map { image.sample(x: x, y: y, channel: $0) >> (tenBit ? 6 : 0) }
                 if got != expected { wrong += 1 }
                 if alpha, image.sample(x: x, y: y, channel: 3) != (px + 2 * py) & 255 { wrong += 1 }
