@@ -60,47 +60,118 @@ struct ReportVocabularyTests {
         guard run.status == 0 else { return }
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        for problem in try Self.disagreements(report, output: output, label: "\(c)") {
+            Issue.record(Comment(rawValue: problem))
+        }
+    }
+
+    /// The names a kept or rewritten block may have in each output format,
+    /// by the format's report name.
+    static let vocabularyByFormat: [String: [String]] = [
+        "webp": vocabulary["webp"]!, "avif": vocabulary["avif"]!, "heic": vocabulary["heic"]!,
+        "jpeg": vocabulary["jpg"]!, "png": ["eXIf chunk", "iTXt XMP chunk", "iCCP chunk"],
+    ]
+
+    /// Where the `crop --json` report of `output` says something its file
+    /// does not hold: a block named that is not one of the output format's,
+    /// EXIF, XMP or a profile held but not named or named but not held, a
+    /// WebP chunk named that is not in the file, a copy strategy that
+    /// copied nothing or a pixel strategy that copied something.
+    static func disagreements(_ report: [String: Any], output: String, label: String) throws
+        -> [String]
+    {
+        var found: [String] = []
         let written = try #require(report["written"] as? [String: Any])
-        let details = try #require(
-            (written["jpeg"] ?? written["webp"] ?? written["heic"] ?? written["avif"])
-                as? [String: Any])
+        let format = try #require(written["format"] as? String)
+        let facts = written[format] as? [String: Any] ?? [:]
         let entries = written["metadata"] as? [[String: Any]] ?? []
         let present = entries.filter { ($0["action"] as? String) != "dropped" }
             .compactMap { $0["segment"] as? String }
-        let names = try #require(Self.vocabulary[c.output])
-        for name in present {
-            #expect(
-                names.contains { name.hasPrefix($0) },
-                "\(c): '\(name)' is not a block of a .\(c.output)")
+        let names = try #require(vocabularyByFormat[format], "no vocabulary for \(format)")
+        for name in present where !names.contains(where: { name.hasPrefix($0) }) {
+            found.append("\(label): '\(name)' is not a block of a \(format)")
         }
-        // What the file holds, read back, against what the report names.
+        // What the file holds, read back, against what the report names. A
+        // PNG crop of a PNG carries its chunks as they are and names none.
         let info = try #require(
             try JSONSerialization.jsonObject(with: Data(cropkit("info", "--json", output).out.utf8))
                 as? [String: Any])
-        let holdsEXIF = (info["exifTags"] as? String ?? "none") != "none"
-        let holdsXMP = (info["xmpPackets"] as? Int ?? 0) > 0
-        let holdsProfile = !(info["profile"] is NSNull) && info["profile"] != nil
+        let native = format == "png" && entries.isEmpty
         func named(_ prefixes: [String]) -> Bool {
             present.contains { name in prefixes.contains { name.hasPrefix($0) } }
         }
-        #expect(
-            holdsEXIF == named(["EXIF chunk", "Exif item", "APP1 EXIF"]),
-            "\(c): EXIF \(holdsEXIF), \(present)")
-        #expect(
-            holdsXMP == named(["XMP chunk", "XMP item", "APP1 XMP"]),
-            "\(c): XMP \(holdsXMP), \(present)")
-        #expect(
-            holdsProfile == named(["ICCP chunk", "colr ICC", "APP2 ICC_PROFILE"]),
-            "\(c): profile \(holdsProfile), \(present)")
-        if c.output == "webp" {
-            let chunks = details["chunks"] as? [String] ?? []
-            for name in present {
-                let chunk = name.prefix(4).trimmingCharacters(in: .whitespaces)
-                #expect(
-                    chunks.contains { $0.trimmingCharacters(in: .whitespaces) == chunk },
-                    "\(c): \(name) not in \(chunks)")
+        let held: [(String, Bool, [String])] = [
+            (
+                "EXIF", (info["exifTags"] as? String ?? "none") != "none",
+                ["EXIF chunk", "Exif item", "APP1 EXIF", "eXIf chunk"]
+            ),
+            (
+                "XMP", (info["xmpPackets"] as? Int ?? 0) > 0,
+                ["XMP chunk", "XMP item", "APP1 XMP", "iTXt XMP chunk"]
+            ),
+            (
+                "profile", !(info["profile"] is NSNull) && info["profile"] != nil,
+                ["ICCP chunk", "colr ICC", "APP2 ICC_PROFILE", "iCCP chunk"]
+            ),
+        ]
+        for (what, holds, prefixes) in held where !native && holds != named(prefixes) {
+            found.append("\(label): the file holds \(what) \(holds), the report names \(present)")
+        }
+        if format == "webp" {
+            let chunks = (facts["chunks"] as? [String] ?? []).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            for name in present
+            where !chunks.contains(name.prefix(4).trimmingCharacters(in: .whitespaces)) {
+                found.append("\(label): \(name) is not in the chunks \(chunks)")
             }
         }
+        if let strategy = report["strategy"] as? String {
+            let copied =
+                (facts["copiedTiles"] as? Int).map { $0 > 0 }
+                ?? ((facts["method"] as? String ?? "reencoded") != "reencoded")
+            let copies = strategy.hasPrefix("tileCopy") || strategy.hasPrefix("coefficientCopy")
+            if copies != copied {
+                found.append("\(label): strategy \(strategy), but \(facts)")
+            }
+        }
+        return found
+    }
+
+    /// Every crop of the fixed command corpus (`scripts/corpus`: every
+    /// source and output format, plain, lossless, off the grid, resized,
+    /// turned, circled), its report read back against its file.
+    @Test(.enabled(if: CropKitBinary.path != nil, "no cropkit binary beside the tests"))
+    func everyReportOfTheCommandCorpusIsTrue() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let corpus = Process()
+        corpus.executableURL = URL(fileURLWithPath: "/bin/bash")
+        corpus.arguments = [
+            root.appendingPathComponent("scripts/corpus").path, try #require(CropKitBinary.path),
+            folder.path, TestData.path(""),
+        ]
+        corpus.standardOutput = FileHandle.nullDevice
+        corpus.standardError = FileHandle.nullDevice
+        try corpus.run()
+        corpus.waitUntilExit()
+        let reports = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".json") }.sorted()
+        #expect(reports.count >= 80, "\(reports.count) reports")
+        var problems: [String] = []
+        for name in reports {
+            let text = try String(
+                contentsOfFile: folder.appendingPathComponent(name).path, encoding: .utf8)
+            guard
+                let report = try JSONSerialization.jsonObject(with: Data(text.utf8))
+                    as? [String: Any]
+            else { continue }
+            let output = folder.appendingPathComponent(String(name.dropLast(".json".count))).path
+            problems += try Self.disagreements(report, output: output, label: name)
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
     /// The plan's strategy is what the writer did: a tile or coefficient

@@ -78,11 +78,13 @@ extension HEIFEncoder: FormatWriter {
             return WriterDecision(strategy: .pixels([]), memory: MemoryNeed())
         }
         let cut = CropPlan.heifTileCut(info, stored: plan.stored)
-        let rectImage =
-            fixesEdges && cut.tiles.allSatisfy(\.fix)
-            && CropPlan.rectImageFits(info: info, cut: cut)
+        // No tile the rect touches lies inside it: nothing is copied, and
+        // the rect is encoded again (as one image where it fits one, else
+        // its tiles each).
+        let copiesNone = fixesEdges && cut.tiles.allSatisfy(\.fix)
+        let rectImage = copiesNone && CropPlan.rectImageFits(info: info, cut: cut)
         let strategy: CropStrategy =
-            rectImage
+            copiesNone
             ? .pixels([.decodeRegion, .encode])
             : .tileCopy(
                 grid: PixelSize(width: info.layout.tileWidth, height: info.layout.tileHeight))

@@ -41,6 +41,10 @@ extension HEIFWriteReport: WriteReport {
                 ? "\(kind) (no tile lies inside the rect: the rect encoded as one image at quality \(quality))"
                 : "\(kind) (encoded from pixels at quality \(quality))"
         }
+        if copiedTiles == 0 {
+            return
+                "\(kind) (no tile lies inside the rect: its \(reencodedTiles) tile(s) encoded again so no pixel beyond it stays in them)"
+        }
         return reencodedTiles == 0
             ? "\(kind) (lossless: \(copiedTiles) tile(s) copied)"
             : "\(kind) (\(copiedTiles) tile(s) copied, \(reencodedTiles) edge tile(s) encoded again so no pixel beyond the rect stays in them)"
@@ -50,7 +54,7 @@ extension HEIFWriteReport: WriteReport {
     /// copied and encoded again, the clean aperture, the transforms, notes.
     public var facts: [ImageFileSummary.Detail] {
         let method =
-            encodedWholeAt != nil
+            encodedWholeAt != nil || copiedTiles == 0
             ? "reencoded" : reencodedTiles == 0 ? "lossless" : "lossless-edges-reencoded"
         return [.init("method", .text(method))]
             + (encodedWholeAt.map { [.init("quality", .number($0))] } ?? [])
