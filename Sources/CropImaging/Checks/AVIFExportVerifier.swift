@@ -44,21 +44,19 @@ public final class AVIFExportVerifier: Sendable {
     public func check(_ result: CropResult, writingTo path: String? = nil) throws(ImagingError)
         -> [ExportCheck]
     {
-        precondition(result.sourceSize == sourceSize, "the result is for another source size")
-        let (output, _) = try FixtureExport.export(
-            result, of: fixture, as: .avif(AVIFEncoder()), writingTo: path)
-        var checks = [FixtureExport.uprightSize(output, result)]
-        guard checks[0].passed else { return checks }
-        let expected = pixels.cropped(to: result.stored).oriented(result.orientation)
-        let got = try output.decode().image
-        let psnr = JPEGExportVerifier.psnr(got.samples, expected.samples)
-        let text = psnr.isInfinite ? "identical" : String(format: "%.1f dB", psnr)
-        checks.append(
-            ExportCheck(
-                name: "psnr", passed: psnr >= 30,
-                detail: "encoded from pixels: \(text) against the source's rect"))
-        checks.append(try FixtureExport.leaks(output))
-        return checks
+        try FixtureExport.checks(
+            result, of: fixture, sourceSize: sourceSize, as: .avif(AVIFEncoder()), writingTo: path
+        ) { output, _ throws(ImagingError) in
+            let expected = pixels.cropped(to: result.stored).oriented(result.orientation)
+            let got = try output.decode().image
+            let psnr = JPEGExportVerifier.psnr(got.samples, expected.samples)
+            let text = psnr.isInfinite ? "identical" : String(format: "%.1f dB", psnr)
+            return [
+                ExportCheck(
+                    name: "psnr", passed: psnr >= 30,
+                    detail: "encoded from pixels: \(text) against the source's rect")
+            ]
+        }
     }
 }
 

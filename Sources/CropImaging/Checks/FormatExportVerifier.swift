@@ -60,6 +60,27 @@ enum FixtureExport {
         return (try ImageSource(ImageInput(bytes: sink.bytes, name: "exported crop")), report)
     }
 
+    /// The checks every format verifier makes of `result`'s crop of
+    /// `fixture` written as `format`: the crop exported through the real
+    /// pipeline (its bytes to `path` too), its size (by `size`: the upright
+    /// rect's, or the stored rect's for a format that keeps the orientation
+    /// tag), then, when the size holds, the format's own checks (`checks`,
+    /// given the output and its report), and the leak check last.
+    ///
+    /// - Throws: ``ImagingError`` when the export or its read-back fails.
+    static func checks(
+        _ result: CropResult, of fixture: ImageSource, sourceSize: PixelSize<StoredPixels>,
+        as format: OutputFormat, writingTo path: String?,
+        size: (ImageSource, CropResult) -> ExportCheck = uprightSize,
+        _ checks: (ImageSource, CropReport) throws(ImagingError) -> [ExportCheck]
+    ) throws(ImagingError) -> [ExportCheck] {
+        precondition(result.sourceSize == sourceSize, "the result is for another source size")
+        let (output, report) = try export(result, of: fixture, as: format, writingTo: path)
+        let sized = size(output, result)
+        guard sized.passed else { return [sized] }
+        return [sized] + (try checks(output, report)) + [try leaks(output)]
+    }
+
     /// The size check of an output written upright: its size is the
     /// mapping's rect as seen.
     static func uprightSize(_ output: ImageSource, _ result: CropResult) -> ExportCheck {

@@ -56,42 +56,46 @@ public final class JPEGExportVerifier: Sendable {
     public func check(_ result: CropResult, writingTo path: String? = nil) throws(ImagingError)
         -> [ExportCheck]
     {
-        precondition(result.sourceSize == sourceSize, "the result is for another source size")
-        let (output, report) = try FixtureExport.export(
-            result, of: fixture, as: .jpeg(JPEGEncoder()), writingTo: path)
         let stored = result.stored
-        var checks: [ExportCheck] = []
-        let size = output.storedSize
-        checks.append(
-            ExportCheck(
+        // A JPEG crop keeps the stored grid and its orientation tag.
+        func storedSize(_ output: ImageSource, _: CropResult) -> ExportCheck {
+            let size = output.storedSize
+            return ExportCheck(
                 name: "size", passed: size == stored.size,
                 detail:
-                    "stored \(size.width)x\(size.height), mapped \(stored.width)x\(stored.height)"))
-        guard size == stored.size else { return checks }
-        let method = report.details(as: JPEGWriteReport.self)?.method ?? .reencoded
-        if method == .lossless {
-            let got = try output.decodePlainJPEG().image
-            let same = got.samples == Self.cut(plain, stored)
-            checks.append(
-                ExportCheck(
-                    name: "lossless", passed: same,
-                    detail: same
-                        ? "every block copied: decoded plainly, every pixel equals the source's"
-                        : "decoded plainly, the crop differs from the source at the rect"))
-        } else {
-            let got = try output.decode().image
-            let psnr = Self.psnr(got.samples, Self.cut(fancy, stored))
-            let text = psnr.isInfinite ? "identical" : String(format: "%.1f dB", psnr)
-            checks.append(
-                ExportCheck(
-                    name: "psnr", passed: psnr >= 30,
-                    detail:
-                        "\(method.rawValue)\(method == .losslessEdgesReencoded ? " (\(report.details(as: JPEGWriteReport.self)?.reencodedBlocks ?? 0) edge blocks)" : ""): \(text) against the source's rect"
-                ))
+                    "stored \(size.width)x\(size.height), mapped \(stored.width)x\(stored.height)")
         }
-        checks.append(try markers(output, stored: stored))
-        checks.append(try FixtureExport.leaks(output))
-        return checks
+        return try FixtureExport.checks(
+            result, of: fixture, sourceSize: sourceSize, as: .jpeg(JPEGEncoder()), writingTo: path,
+            size: storedSize
+        ) { output, report throws(ImagingError) in
+            let jpeg = report.details(as: JPEGWriteReport.self)
+            let method = jpeg?.method ?? .reencoded
+            var checks: [ExportCheck] = []
+            if method == .lossless {
+                let got = try output.decodePlainJPEG().image
+                let same = got.samples == Self.cut(plain, stored)
+                checks.append(
+                    ExportCheck(
+                        name: "lossless", passed: same,
+                        detail: same
+                            ? "every block copied: decoded plainly, every pixel equals the source's"
+                            : "decoded plainly, the crop differs from the source at the rect"))
+            } else {
+                let got = try output.decode().image
+                let psnr = Self.psnr(got.samples, Self.cut(fancy, stored))
+                let text = psnr.isInfinite ? "identical" : String(format: "%.1f dB", psnr)
+                let edges =
+                    method == .losslessEdgesReencoded
+                    ? " (\(jpeg?.reencodedBlocks ?? 0) edge blocks)" : ""
+                checks.append(
+                    ExportCheck(
+                        name: "psnr", passed: psnr >= 30,
+                        detail: "\(method.rawValue)\(edges): \(text) against the source's rect"))
+            }
+            checks.append(try markers(output, stored: stored))
+            return checks
+        }
     }
 
     /// The stored rect of an 8-bit RGB image, as packed samples.

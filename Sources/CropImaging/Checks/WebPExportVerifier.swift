@@ -45,27 +45,24 @@ public final class WebPExportVerifier: Sendable {
     public func check(_ result: CropResult, writingTo path: String? = nil) throws(ImagingError)
         -> [ExportCheck]
     {
-        precondition(result.sourceSize == sourceSize, "the result is for another source size")
-        let (output, report) = try FixtureExport.export(
-            result, of: fixture, as: .webp(WebPEncoder()), writingTo: path)
-        let stored = result.stored
-        var checks = [FixtureExport.uprightSize(output, result)]
-        guard checks[0].passed else { return checks }
-        let expected = pixels.cropped(to: stored).oriented(result.orientation)
-        let got = try output.decode().image
-        // An opaque image is written without alpha: compared as RGBA.
-        let same =
-            report.details(as: WebPWriteReport.self)?.coding == "VP8L" && output.orientation == .up
-            && Self.rgba(got) == Self.rgba(expected)
-        checks.append(
-            ExportCheck(
-                name: "lossless", passed: same,
-                detail: same
-                    ? "VP8L: every sample equals the source's at the rect, turned upright"
-                    : "the crop (\(report.details(as: WebPWriteReport.self)?.coding ?? "?")) differs from the source at the rect"
-            ))
-        checks.append(try FixtureExport.leaks(output))
-        return checks
+        try FixtureExport.checks(
+            result, of: fixture, sourceSize: sourceSize, as: .webp(WebPEncoder()), writingTo: path
+        ) { output, report throws(ImagingError) in
+            let expected = pixels.cropped(to: result.stored).oriented(result.orientation)
+            let got = try output.decode().image
+            // An opaque image is written without alpha: compared as RGBA.
+            let coding = report.details(as: WebPWriteReport.self)?.coding
+            let same =
+                coding == "VP8L" && output.orientation == .up
+                && Self.rgba(got) == Self.rgba(expected)
+            return [
+                ExportCheck(
+                    name: "lossless", passed: same,
+                    detail: same
+                        ? "VP8L: every sample equals the source's at the rect, turned upright"
+                        : "the crop (\(coding ?? "?")) differs from the source at the rect")
+            ]
+        }
     }
 
     /// 8-bit RGB or RGBA samples as RGBA (opaque where there is no alpha).
