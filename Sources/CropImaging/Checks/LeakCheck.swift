@@ -40,20 +40,33 @@ public enum LeakCheck {
     static func trailingFinding(
         place: String, end: Int, input: ImageInput, format: ImageFormat
     ) throws(ImagingError) -> LeakFinding {
-        let count = input.byteCount - end
-        var detail = "\(count) bytes after the end of the image"
-        var at = end
-        while at < input.byteCount {
-            let length = min(1 << 20, input.byteCount - at)
-            let bytes = try input.read(at: at, count: length, format: format)
-            if let image = embeddedImage(bytes) {
-                detail += ", holding \(image.dropFirst(3))"
-                break
-            }
-            guard at + length < input.byteCount else { break }
-            at += max(length - (pngStart.count - 1), 1)
+        var detail = "\(input.byteCount - end) bytes after the end of the image"
+        if let image = try embeddedImage(in: [end..<input.byteCount], input: input, format: format)
+        {
+            detail += ", holding \(image.dropFirst(3))"
         }
         return LeakFinding(place: place, detail: detail)
+    }
+
+    /// The first embedded image marker (``embeddedImage(_:)``) in the bytes
+    /// of `ranges` of a file of `format`, read a MiB at a time (with an
+    /// overlap, so that a marker across two reads is found).
+    static func embeddedImage(in ranges: [Range<Int>], input: ImageInput, format: ImageFormat)
+        throws(ImagingError) -> String?
+    {
+        // The longest marker: "ftyp" and a brand.
+        let overlap = 7
+        for range in ranges {
+            var at = range.lowerBound
+            while at < range.upperBound {
+                let count = min(1 << 20, range.upperBound - at)
+                let bytes = try input.read(at: at, count: count, format: format)
+                if let image = embeddedImage(bytes) { return image }
+                guard at + count < range.upperBound else { break }
+                at += max(count - overlap, 1)
+            }
+        }
+        return nil
     }
 
     /// What image `body` embeds, by its first marker found: a JPEG's SOI,

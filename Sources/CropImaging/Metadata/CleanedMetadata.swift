@@ -73,9 +73,11 @@ extension CleanedMetadata {
     /// The kinds of block a writer that writes every block it is given
     /// writes of this metadata.
     var kinds: Set<MetadataKind> {
-        Set(
-            [exif.map { _ in .exif }, xmp.map { _ in .xmp }, iccProfile.map { _ in .iccProfile }]
-                .compactMap { $0 })
+        var kinds: Set<MetadataKind> = []
+        if exif != nil { kinds.insert(.exif) }
+        if xmp != nil { kinds.insert(.xmp) }
+        if iccProfile != nil { kinds.insert(.iccProfile) }
+        return kinds
     }
 
     /// The source's own blocks a writer of another format (`format`: "JPEG",

@@ -59,15 +59,4 @@ struct MetadataVocabulary {
         case .other: nil
         }
     }
-
-    static let jpeg = MetadataVocabulary(
-        format: "JPEG", exif: "APP1 EXIF", xmp: "APP1 XMP", iccProfile: "APP2 ICC_PROFILE")
-    static let webp = MetadataVocabulary(
-        format: "WebP", exif: "EXIF chunk", xmp: "XMP chunk", iccProfile: "ICCP chunk")
-    static let heif = MetadataVocabulary(
-        format: "HEIF", exif: "Exif item", xmp: "XMP item", iccProfile: "colr ICC")
-    static let png = MetadataVocabulary(
-        format: "PNG", exif: "eXIf chunk", xmp: "iTXt XMP chunk", iccProfile: "iCCP chunk")
-    static let avif = MetadataVocabulary(
-        format: "AVIF", exif: "Exif item", xmp: "XMP item", iccProfile: "colr ICC")
 }

@@ -92,25 +92,22 @@ extension CropPlan {
     /// holds when it is one.
     func decide() -> WriterDecision {
         var decision = format.writer.decide(self)
-        if resampling != nil { decision.memory = resampledMemoryNeed }
+        if let resampling { decision.memory = resampledMemoryNeed(resampling) }
         return decision
     }
 
-    /// What a turned, resized or circled crop holds at once.
-    private var resampledMemoryNeed: MemoryNeed {
-        if let resampling {
-            // The read rect decoded, turned upright (a copy), made direct
-            // colour (at most 8 bytes a pixel), and the output rendered.
-            let wide = source.pixelFormat.bitDepth == 16 ? 2 : 1
-            var need = source.decodeMemory(stored, streamed: false)
-            need.add(saturatingProduct(stored.width, stored.height, 4 * wide), "the upright region")
-            need.add(
-                saturatingProduct(
-                    resampling.crop.outputSize.width, resampling.crop.outputSize.height, 4 * wide),
-                "the resampled output")
-            return need
-        }
-        return MemoryNeed()
+    /// What a turned, resized or circled crop holds at once: the read rect
+    /// decoded, turned upright (a copy), made direct colour (at most 8
+    /// bytes a pixel), and the output rendered.
+    private func resampledMemoryNeed(_ resampling: ResamplePlan) -> MemoryNeed {
+        let wide = source.pixelFormat.bitDepth == 16 ? 2 : 1
+        var need = source.decodeMemory(stored, streamed: false)
+        need.add(saturatingProduct(stored.width, stored.height, 4 * wide), "the upright region")
+        need.add(
+            saturatingProduct(
+                resampling.crop.outputSize.width, resampling.crop.outputSize.height, 4 * wide),
+            "the resampled output")
+        return need
     }
 }
 

@@ -339,7 +339,7 @@ struct CropCommand: Subcommand {
                         ? Self.reportJSON(
                             input: input, plan: plan, report: report, location: location
                         ).text + "\n"
-                        : "wrote the crop to standard output: \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes\n"
+                        : "wrote the crop to standard output: \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes\n"
                             + Self.locationNote(location)
                 )
                 for warning in report.warnings { console.err.write("warning: \(warning)\n") }
@@ -364,11 +364,11 @@ struct CropCommand: Subcommand {
                 if let resampling = plan.resampling {
                     let crop = resampling.crop
                     console.out.write(
-                        "wrote \(output): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (output rect \(crop.rect) of \(input) turned \(numberText(crop.frame.angle))°, \(resampling.resampler.filter), read pixels \(plan.result.rect) as seen)\n"
+                        "wrote \(output): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (output rect \(crop.rect) of \(input) turned \(numberText(crop.frame.angle))°, \(resampling.resampler.filter), read pixels \(plan.result.rect) as seen)\n"
                     )
                 } else {
                     console.out.write(
-                        "wrote \(output): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
+                        "wrote \(output): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
                     )
                 }
                 for entry in report.metadata where entry.action != .kept {
@@ -416,7 +416,7 @@ struct CropCommand: Subcommand {
                             "output rect \($0.crop.rect) turned \(numberText($0.crop.frame.angle))°, \($0.resampler.filter)"
                         } ?? "pixels \(plan.result.rect) as seen"
                     console.out.write(
-                        "wrote \(report.output ?? "?"): \(report.size.width)x\(report.size.height) \(Self.kind(of: report)), \(report.bytes) bytes (\(what))\n"
+                        "wrote \(report.output ?? "?"): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (\(what))\n"
                             + Self.locationNote(location))
                 }
                 for warning in report.warnings {
@@ -539,10 +539,6 @@ struct CropCommand: Subcommand {
             .init("warnings", .array(report.warnings.map { .string($0) })),
         ])
     }
-
-    /// How the crop was written, in words: the writer's own summary
-    /// ("rgb 8-bit PNG", "JPEG (lossless: every block copied)").
-    static func kind(of report: CropReport) -> String { report.summary }
 
     /// The fate of each piece of a source's metadata.
     static func metadataJSON(_ entries: [MetadataEntry]) -> JSONValue {

@@ -191,21 +191,17 @@ enum AV1Headers {
             if !reducedStillPicture {
                 guard bits.skip(4), let orderHint = bits.read(1) else { return nil }
                 if orderHint == 1 { guard bits.skip(2) else { return nil } }
-                guard let choose = bits.read(1) else { return nil }
-                if choose == 1 {
-                    forceScreenContentTools = 2
-                } else {
-                    guard let force = bits.read(1) else { return nil }
-                    forceScreenContentTools = force
+                // A "choose" flag, then a "force" value unless chosen per
+                // frame (2, SELECT).
+                func selectable() -> Int? {
+                    guard let choose = bits.read(1) else { return nil }
+                    return choose == 1 ? 2 : bits.read(1)
                 }
+                guard let screenContent = selectable() else { return nil }
+                forceScreenContentTools = screenContent
                 if forceScreenContentTools > 0 {
-                    guard let chooseMV = bits.read(1) else { return nil }
-                    if chooseMV == 1 {
-                        forceIntegerMV = 2
-                    } else {
-                        guard let force = bits.read(1) else { return nil }
-                        forceIntegerMV = force
-                    }
+                    guard let integerMV = selectable() else { return nil }
+                    forceIntegerMV = integerMV
                 }
                 if orderHint == 1 {
                     guard let hintBits = bits.read(3) else { return nil }

@@ -334,31 +334,16 @@ extension CropPlan {
                 kind: format.displayName, rectImage: single != nil))
     }
 
-    /// The rect as one coded image, for a crop that would copy no tile:
-    /// the tiles it touches decoded (side by side), the rect's samples
-    /// gathered, the coded size grown to whole 8x8 blocks from the chroma
-    /// grid (every sample beyond the rect its nearest edge sample, as an
-    /// edge tile's), and encoded once. `nil` where that image would be
-    /// under 64 samples either way (libheif pads such an image itself) or
-    /// the tiles do not lie on the chroma grid: the tiles are encoded then.
-    /// Whether the rect can be one coded image (``rectImage(info:cut:input:quality:)``):
-    /// at least 64 samples either way once grown to whole 8x8 blocks from
-    /// the chroma grid (libheif pads a smaller image itself), its tiles on
-    /// the chroma grid.
-    static func rectImageFits(info: HEIFFileInfo, cut: HEIFTileCut) -> Bool {
-        let layout = info.layout
-        let (sx, sy) = info.chromaSubsampling
-        let x = cut.aperture.x + cut.columns.lowerBound * layout.tileWidth
-        let y = cut.aperture.y + cut.rows.lowerBound * layout.tileHeight
-        let width = (x + cut.aperture.width - (x - x % sx) + 7) / 8 * 8
-        let height = (y + cut.aperture.height - (y - y % sy) + 7) / 8 * 8
-        return width >= 64 && height >= 64 && layout.tileWidth % sx == 0
-            && layout.tileHeight % sy == 0
-    }
-
-    static func rectImage(info: HEIFFileInfo, cut: HEIFTileCut, input: ImageInput, quality: Int)
-        throws(ImagingError) -> RectImage?
-    {
+    /// Where the rect would lie as one coded image
+    /// (``rectImage(info:cut:input:quality:)``): the rect on the canvas,
+    /// the image's origin on the chroma grid and its size grown to whole
+    /// 8x8 blocks; `nil` where that image would be under 64 samples either
+    /// way (libheif pads such an image itself) or the tiles do not lie on
+    /// the chroma grid: the tiles are encoded then. The writer asks this
+    /// when it decides, the export when it gathers the samples.
+    static func rectImageGeometry(info: HEIFFileInfo, cut: HEIFTileCut) -> (
+        rect: PixelRect<StoredPixels>, x0: Int, y0: Int, width: Int, height: Int
+    )? {
         let layout = info.layout
         let (sx, sy) = info.chromaSubsampling
         let rect = PixelRect<StoredPixels>(
@@ -368,7 +353,25 @@ extension CropPlan {
         let (x0, y0) = (rect.x - rect.x % sx, rect.y - rect.y % sy)
         let width = (rect.maxX - x0 + 7) / 8 * 8
         let height = (rect.maxY - y0 + 7) / 8 * 8
-        guard rectImageFits(info: info, cut: cut) else { return nil }
+        guard width >= 64, height >= 64, layout.tileWidth % sx == 0, layout.tileHeight % sy == 0
+        else { return nil }
+        return (rect, x0, y0, width, height)
+    }
+
+    /// The rect as one coded image, for a crop that would copy no tile:
+    /// the tiles it touches decoded (side by side), the rect's samples
+    /// gathered, the coded size grown to whole 8x8 blocks from the chroma
+    /// grid (every sample beyond the rect its nearest edge sample, as an
+    /// edge tile's), and encoded once; `nil` where it cannot be one
+    /// (``rectImageGeometry(info:cut:)``).
+    static func rectImage(info: HEIFFileInfo, cut: HEIFTileCut, input: ImageInput, quality: Int)
+        throws(ImagingError) -> RectImage?
+    {
+        let layout = info.layout
+        let (sx, sy) = info.chromaSubsampling
+        guard let (rect, x0, y0, width, height) = rectImageGeometry(info: info, cut: cut) else {
+            return nil
+        }
         let indices = cut.tiles.map(\.index)
         let decoded = try concurrentResults(indices.count) { n throws(ImagingError) in
             try decodePlanes(layout.tiles[indices[n]], index: indices[n], info: info, input: input)

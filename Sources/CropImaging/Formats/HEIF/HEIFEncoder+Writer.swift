@@ -82,7 +82,7 @@ extension HEIFEncoder: FormatWriter {
         // the rect is encoded again (as one image where it fits one, else
         // its tiles each).
         let copiesNone = fixesEdges && cut.tiles.allSatisfy(\.fix)
-        let rectImage = copiesNone && CropPlan.rectImageFits(info: info, cut: cut)
+        let rectImage = copiesNone && CropPlan.rectImageGeometry(info: info, cut: cut) != nil
         let strategy: CropStrategy =
             copiesNone
             ? .pixels([.decodeRegion, .encode])
@@ -113,32 +113,30 @@ extension HEIFEncoder: FormatWriter {
         -> MemoryNeed
     {
         var need = MemoryNeed()
-        do {
-            let layout = info.layout
-            let threads = max(
-                1,
-                min(ProcessInfo.processInfo.activeProcessorCount, layout.columns + layout.rows))
-            // Edge tiles are encoded side by side, one a core, each by an
-            // encoder of its own.
-            let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, 16)
-            need.add(saturatingProduct(tile, threads, 1), "the edge tiles being encoded again")
+        let layout = info.layout
+        let threads = max(
+            1,
+            min(ProcessInfo.processInfo.activeProcessorCount, layout.columns + layout.rows))
+        // Edge tiles are encoded side by side, one a core, each by an
+        // encoder of its own.
+        let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, 16)
+        need.add(saturatingProduct(tile, threads, 1), "the edge tiles being encoded again")
+        need.add(
+            saturatingProduct(24 << 20, threads, 1),
+            "the HEVC encoders (x265: their tables, threads and frames)")
+        let decoded = saturatingProduct(
+            layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
+        need.add(saturatingProduct(decoded, threads, 1), "the padded tiles being judged")
+        // A crop that would copy no tile decodes every tile it touches
+        // at once and gathers the rect's planes, to encode them as one
+        // image.
+        if cut.mayCopyNoTile(of: layout) {
+            let pixelBytes = info.bitDepth > 8 ? 6 : 3
+            let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, pixelBytes)
+            need.add(saturatingProduct(tile, cut.tiles.count, 1), "the rect's tiles decoded")
             need.add(
-                saturatingProduct(24 << 20, threads, 1),
-                "the HEVC encoders (x265: their tables, threads and frames)")
-            let decoded = saturatingProduct(
-                layout.tileWidth, layout.tileHeight, info.bitDepth > 8 ? 12 : 6)
-            need.add(saturatingProduct(decoded, threads, 1), "the padded tiles being judged")
-            // A crop that would copy no tile decodes every tile it touches
-            // at once and gathers the rect's planes, to encode them as one
-            // image.
-            if cut.mayCopyNoTile(of: layout) {
-                let pixelBytes = info.bitDepth > 8 ? 6 : 3
-                let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, pixelBytes)
-                need.add(saturatingProduct(tile, cut.tiles.count, 1), "the rect's tiles decoded")
-                need.add(
-                    saturatingProduct(plan.stored.width + 16, plan.stored.height + 16, pixelBytes),
-                    "the rect's planes gathered")
-            }
+                saturatingProduct(plan.stored.width + 16, plan.stored.height + 16, pixelBytes),
+                "the rect's planes gathered")
         }
         need.add(1 << 20, "the copy buffer")
         return need

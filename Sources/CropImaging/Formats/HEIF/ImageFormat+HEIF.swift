@@ -3,3 +3,9 @@ extension ImageFormat {
     /// container read by CropKit, the tiles decoded by libheif.
     public static let heif = ImageFormat(rawValue: "heif")
 }
+
+extension MetadataVocabulary {
+    /// A HEIF's names: its items and properties.
+    static let heif = MetadataVocabulary(
+        format: "HEIF", exif: "Exif item", xmp: "XMP item", iccProfile: "colr ICC")
+}

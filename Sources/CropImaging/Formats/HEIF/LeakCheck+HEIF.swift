@@ -81,7 +81,7 @@ extension LeakCheck {
                     LeakFinding(
                         place: place,
                         detail:
-                            "an image item that no image uses (\(data.extents.reduce(0) { $0 + $1.count }) bytes of \(data.type == "av01" ? "AV1" : data.type == "hvc1" ? "HEVC" : data.type)): hidden, but a whole picture"
+                            "an image item that no image uses (\(data.extents.reduce(0) { $0 + $1.count }) bytes of \(HEIFCodec.allTypes[data.type]?.name ?? data.type)): hidden, but a whole picture"
                     ))
             }
             if data.type == "Exif", data.item != info.exifItem {
@@ -106,7 +106,7 @@ extension LeakCheck {
             // coded bytes hold any three bytes somewhere); every other item
             // is, but the image's own EXIF, searched above.
             if !coded.contains(data.type), data.item != info.exifItem,
-                let image = try embeddedImage(in: data.extents, input: input)
+                let image = try embeddedImage(in: data.extents, input: input, format: .heif)
             {
                 found.append(LeakFinding(place: place, detail: image))
             }
@@ -114,7 +114,7 @@ extension LeakCheck {
         // Boxes inside meta the reader passes over (free, skip, unknown
         // ones, properties), and the bytes of idat no item uses.
         for box in info.unreadMetaBoxes {
-            if let image = try embeddedImage(in: [box.range], input: input) {
+            if let image = try embeddedImage(in: [box.range], input: input, format: .heif) {
                 found.append(
                     LeakFinding(
                         place: "'\(box.type)' in 'meta' at byte \(box.range.lowerBound)",
@@ -123,7 +123,7 @@ extension LeakCheck {
         }
         if let idat = info.idatRange {
             let unused = unusedParts(of: idat, used: info.itemData.flatMap(\.extents))
-            if let image = try embeddedImage(in: unused, input: input) {
+            if let image = try embeddedImage(in: unused, input: input, format: .heif) {
                 found.append(
                     LeakFinding(
                         place: "'idat' at byte \(idat.lowerBound)",
@@ -134,11 +134,10 @@ extension LeakCheck {
         // of mdat outside every item's data.
         let used =
             (info.itemData.flatMap(\.extents)
-            + info.topLevelBoxes.filter { $0.type == "meta" }.map(\.range))
-            .sorted { $0.lowerBound < $1.lowerBound }
+                + info.topLevelBoxes.filter { $0.type == "meta" }.map(\.range))
         for box in info.topLevelBoxes where box.type != "meta" {
             let unused = unusedParts(of: box.range, used: used)
-            if let image = try embeddedImage(in: unused, input: input) {
+            if let image = try embeddedImage(in: unused, input: input, format: .heif) {
                 found.append(
                     LeakFinding(
                         place: "'\(box.type)' at byte \(box.range.lowerBound)",
@@ -159,26 +158,6 @@ extension LeakCheck {
         }
         if at < whole.upperBound { unused.append(at..<whole.upperBound) }
         return unused
-    }
-
-    /// The first embedded image marker in the bytes of `ranges`, read a MiB
-    /// at a time (with an overlap, so that a marker across two reads is
-    /// found).
-    static func embeddedImage(in ranges: [Range<Int>], input: ImageInput) throws(ImagingError)
-        -> String?
-    {
-        let overlap = pngStart.count - 1
-        for range in ranges {
-            var at = range.lowerBound
-            while at < range.upperBound {
-                let count = min(1 << 20, range.upperBound - at)
-                let bytes = try input.read(at: at, count: count, format: .heif)
-                if let image = embeddedImage(bytes) { return image }
-                guard at + count < range.upperBound else { break }
-                at += max(count - overlap, 1)
-            }
-        }
-        return nil
     }
 
     /// The bytes of `ranges`, up to `limit`.

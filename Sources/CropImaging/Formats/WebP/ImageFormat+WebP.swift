@@ -3,3 +3,9 @@ extension ImageFormat {
     /// (lossless) bitstream decoded by libwebp.
     public static let webp = ImageFormat(rawValue: "webp")
 }
+
+extension MetadataVocabulary {
+    /// A WebP's names: its RIFF chunks.
+    static let webp = MetadataVocabulary(
+        format: "WebP", exif: "EXIF chunk", xmp: "XMP chunk", iccProfile: "ICCP chunk")
+}
