@@ -33,7 +33,9 @@ let package = Package(
         .target(
             name: "CImagingShims", dependencies: ["CPNG", "CZlib", "CJPEG"],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "CropImaging", dependencies: ["CropGeometry", "CImagingShims"]),
+        // Its export checks are CropTestKit's, run on crops it cuts.
+        .target(
+            name: "CropImaging", dependencies: ["CropGeometry", "CropTestKit", "CImagingShims"]),
         .target(
             name: "CropKitCLI",
             dependencies: ["CropGeometry", "CropRecords", "CropImaging", "CropTestKit"]),
@@ -53,7 +55,9 @@ let package = Package(
             dependencies: ["CropGeometry", "CropRecords", "CropTestKit", "CropKitTestSupport"]),
         .testTarget(
             name: "CropImagingTests",
-            dependencies: ["CropImaging", "CropGeometry", "CImagingShims", "CropKitTestSupport"]),
+            dependencies: [
+                "CropImaging", "CropGeometry", "CImagingShims", "CropKitTestSupport", "CropTestKit",
+            ]),
         .testTarget(
             name: "CropKitCLITests",
             dependencies: [

@@ -1,6 +1,7 @@
 import CropGeometry
 import CropImaging
 import CropRecords
+import CropTestKit
 import Foundation
 
 /// Replays failure records one at a time: the mapping and its expected

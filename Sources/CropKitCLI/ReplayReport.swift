@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropTestKit
 import Foundation
 
 /// The self-contained HTML page of `cropkit replay --report`: one row per

@@ -25,11 +25,13 @@ public struct RGBAImage: Hashable, Sendable {
 }
 
 /// The article's export checks on an app's own export code: it is given
-/// fixtures whose pixels say where they are (as the image is seen), stored
-/// with an EXIF orientation, and a pixel rect of the image as seen; what
-/// it returns must be that rect exactly: its size, its four corner
-/// markers, no transparent border, and every pixel in place (the
-/// orientation applied).
+/// fixtures whose pixels say where they are (as the image is seen, the
+/// ``FixturePattern/rgbaCoordinates`` pattern), stored with an EXIF
+/// orientation, and a pixel rect of the image as seen; what it returns
+/// must be that rect exactly. ``ExportInspection`` checks it: its size,
+/// the fixture's corner pixels exactly where the rect covers them and the
+/// export's corners where they belong, no transparent pixel, and every
+/// pixel in place (the orientation applied).
 ///
 /// ```swift
 /// func myExport(
@@ -52,9 +54,11 @@ public enum CropExportTest {
     ]
 
     /// The colour of a pixel seen at `(x, y)`: R = x & 255, G = y & 255,
-    /// B = (x >> 8) << 4 | y >> 8, opaque.
+    /// B = (x >> 8) << 4 | y >> 8, opaque (the
+    /// ``FixturePattern/rgbaCoordinates`` pattern).
     public static func expected(_ x: Int, _ y: Int) -> [UInt8] {
-        [UInt8(x & 255), UInt8(y & 255), UInt8((x >> 8) << 4 | y >> 8), 255]
+        FixturePattern.rgbaCoordinates.pixel(
+            x: x, y: y, size: PixelSize(width: x + 1, height: y + 1))
     }
 
     /// The fixture seen as `width`×`height`, stored with `orientation`.
@@ -85,7 +89,7 @@ public enum CropExportTest {
     }
 
     /// Every fixture cut to every rect by `exporter`: one result a check
-    /// (size, corners, border, pixels) of each export.
+    /// (size, corner markers, no transparency, coordinates) of each export.
     public static func run(_ exporter: Exporter) -> [ExportTestResult] {
         var results: [ExportTestResult] = []
         for (width, height, orientation) in fixtures {
@@ -94,7 +98,9 @@ public enum CropExportTest {
                 let name = "\(width)x\(height) orientation \(orientation.rawValue), rect \(rect)"
                 do {
                     let output = try exporter(image, orientation, rect)
-                    results += checks(output, rect, fixture: name)
+                    results += checks(output, rect, seenSize: (width, height)).map {
+                        ExportTestResult(fixture: name, $0)
+                    }
                 } catch {
                     results.append(
                         ExportTestResult(
@@ -106,62 +112,33 @@ public enum CropExportTest {
         return results
     }
 
-    /// The four checks of one export.
-    static func checks(_ output: RGBAImage, _ rect: PixelRect<ImagePixels>, fixture: String)
-        -> [ExportTestResult]
-    {
-        func result(_ check: String, _ failure: String?) -> ExportTestResult {
-            ExportTestResult(
-                fixture: fixture, check: check, passed: failure == nil, detail: failure ?? "ok")
-        }
-        guard output.width == rect.width, output.height == rect.height,
-            output.pixels.count == rect.width * rect.height * 4
+    /// The four checks of one export of `rect` of the fixture seen as
+    /// `seenSize`: the fixture as seen is the pattern stored upright, so
+    /// the rect is its crop and the export is checked with no turn.
+    static func checks(
+        _ output: RGBAImage, _ rect: PixelRect<ImagePixels>, seenSize: (width: Int, height: Int)
+    ) -> [ExportCheck] {
+        guard output.width >= 0, output.height >= 0,
+            output.pixels.count == output.width * output.height * 4
         else {
             return [
-                result(
-                    "size",
-                    "\(output.width)x\(output.height) (\(output.pixels.count) samples), expected \(rect.width)x\(rect.height)"
+                ExportCheck(
+                    name: "size", passed: false,
+                    detail:
+                        "exported \(output.width)x\(output.height) with \(output.pixels.count) samples, mapped \(rect.width)x\(rect.height) (4 samples a pixel)"
                 )
             ]
         }
-        var corners: String?
-        for (x, y) in [
-            (0, 0), (rect.width - 1, 0), (0, rect.height - 1), (rect.width - 1, rect.height - 1),
-        ]
-        where output.pixel(x, y) != expected(rect.x + x, rect.y + y) {
-            corners =
-                corners
-                ?? "the corner at (\(x), \(y)) shows \(output.pixel(x, y)), expected \(expected(rect.x + x, rect.y + y))"
+        var inspection = ExportInspection(
+            pattern: .rgbaCoordinates,
+            fixtureSize: PixelSize(width: seenSize.width, height: seenSize.height),
+            crop: PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height),
+            orientation: .up, outputWidth: output.width, outputHeight: output.height)
+        output.pixels.withUnsafeBufferPointer { pixels in
+            guard let base = pixels.baseAddress else { return }
+            for y in 0..<output.height { inspection.add(row: base + y * output.width * 4, y: y) }
         }
-        var border: String?
-        var misplaced: String?
-        var wrong = 0
-        for y in 0..<rect.height {
-            for x in 0..<rect.width {
-                let pixel = output.pixel(x, y)
-                if (x == 0 || y == 0 || x == rect.width - 1 || y == rect.height - 1)
-                    && pixel[3] != 255
-                {
-                    border = border ?? "a transparent border pixel at (\(x), \(y))"
-                }
-                if pixel != expected(rect.x + x, rect.y + y) {
-                    wrong += 1
-                    misplaced =
-                        misplaced
-                        ?? "(\(x), \(y)) shows \(pixel), expected \(expected(rect.x + x, rect.y + y))"
-                }
-            }
-        }
-        return [
-            result("size", nil),
-            result("corners", corners),
-            result("border", border),
-            result(
-                "pixels",
-                misplaced.map {
-                    "\(wrong) pixels out of place, first \($0) (is the orientation applied?)"
-                }),
-        ]
+        return inspection.checks
     }
 }
 
@@ -169,10 +146,18 @@ public enum CropExportTest {
 public struct ExportTestResult: Hashable, Sendable {
     /// The fixture and rect.
     public var fixture: String
-    /// `size`, `corners`, `border`, `pixels` or `export` (it threw).
+    /// `size`, `corner markers`, `no transparency`, `coordinates` (the
+    /// names of ``ExportCheck/name``) or `export` (it threw).
     public var check: String
     /// Whether it held.
     public var passed: Bool
     /// What was found.
     public var detail: String
+}
+
+extension ExportTestResult {
+    /// The result of `check` on the export of `fixture`.
+    init(fixture: String, _ check: ExportCheck) {
+        self.init(fixture: fixture, check: check.name, passed: check.passed, detail: check.detail)
+    }
 }

@@ -1,6 +1,7 @@
 import CropGeometry
 import CropImaging
 import CropKitTestSupport
+import CropTestKit
 import Foundation
 import Testing
 
@@ -115,16 +116,18 @@ import Testing
         let coordinates = Fixture.coordinates(width: 301, height: 7)
         #expect(coordinates.sample(x: 300, y: 6, channel: 0) == 300)
         #expect(coordinates.sample(x: 300, y: 6, channel: 1) == 6)
-        #expect(coordinates.sample(x: 0, y: 0, channel: 2) == Fixture.coordinatesBlue)
+        #expect(coordinates.sample(x: 0, y: 0, channel: 2) == FixturePattern.coordinatesBlue)
         let corners = Fixture.corners(width: 80, height: 40)
-        let side = Fixture.markerSide(width: 80, height: 40)
+        let side = FixturePattern.markerSide(width: 80, height: 40)
         #expect(side == 5)
         func pixel(_ x: Int, _ y: Int) -> [UInt8] {
             (0..<4).map { UInt8(corners.sample(x: x, y: y, channel: $0)) }
         }
-        #expect(pixel(0, 0) == Fixture.topLeft && pixel(79, 0) == Fixture.topRight)
-        #expect(pixel(0, 39) == Fixture.bottomLeft && pixel(79, 39) == Fixture.bottomRight)
-        #expect(pixel(40, 20) == Fixture.cross && pixel(5, 5) == Fixture.background)
+        #expect(pixel(0, 0) == FixturePattern.topLeft && pixel(79, 0) == FixturePattern.topRight)
+        #expect(
+            pixel(0, 39) == FixturePattern.bottomLeft && pixel(79, 39) == FixturePattern.bottomRight
+        )
+        #expect(pixel(40, 20) == FixturePattern.cross && pixel(5, 5) == FixturePattern.background)
     }
 
     /// A fixture compressed while its rows are made decodes to the same

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropTestKit
 
 /// The export checks for AVIF output: the corners fixture of the source's
 /// size made as an AVIF (encoded from pixels at quality 90), each mapping's

@@ -1,5 +1,6 @@
 internal import CImagingShims
 import CropGeometry
+import CropTestKit
 import Dispatch
 
 /// Runs the export checks for mappings of one source size: makes the two
@@ -97,39 +98,30 @@ public final class ExportVerifier: Sendable {
         let cornersBytes = try exportedBytes(result, of: corners)
         if let path { try AtomicFile.write(cornersBytes, to: path, replacing: true) }
         let cornersOut = try ImageSource(ImageInput(bytes: cornersBytes, name: "exported crop"))
-        let (width, height) = (cornersOut.storedSize.width, cornersOut.storedSize.height)
-        var markers = CornerMarkerRows(stored: result.stored, sourceSize: sourceSize)
-        var opacity = OpacityRows(colorType: .rgba, bitDepth: 8)
-        try Self.inspectRows(of: cornersOut) { y, row in
-            markers.add(row: row, width: width)
-            opacity.add(row: row, y: y, width: width)
-        }
-        return [
-            ExportChecks.size(width: width, height: height, equals: result.rect), markers.check,
-            opacity.check,
-        ]
+        var inspection = ExportInspection(
+            pattern: .corners, fixtureSize: sourceSize, crop: result.stored,
+            orientation: result.orientation, outputWidth: cornersOut.storedSize.width,
+            outputHeight: cornersOut.storedSize.height)
+        try Self.inspectRows(of: cornersOut) { inspection.add(row: $1, y: $0) }
+        return [inspection.size, inspection.cornerMarkers, inspection.noTransparency]
     }
 
     /// Check (d) on `result`'s crop of the coordinates fixture.
     private func checkCoordinates(_ result: CropResult) throws(ImagingError) -> ExportCheck {
         let coordinatesOut = try ImageSource(
             ImageInput(bytes: try exportedBytes(result, of: coordinates), name: "exported crop"))
-        let expected = result.orientation.orientedSize(
-            PixelSize(width: result.stored.width, height: result.stored.height))
-        guard coordinatesOut.storedSize.width == expected.width,
-            coordinatesOut.storedSize.height == expected.height
-        else {
-            // An output of another size is not read out of bounds.
-            let size = coordinatesOut.storedSize
-            return ExportCheck(
-                name: "coordinates", passed: false,
-                detail:
-                    "exported \(size.width)x\(size.height), expected \(expected.width)x\(expected.height): pixels not compared"
-            )
+        var inspection = ExportInspection(
+            pattern: .coordinates, fixtureSize: sourceSize, crop: result.stored,
+            orientation: result.orientation, outputWidth: coordinatesOut.storedSize.width,
+            outputHeight: coordinatesOut.storedSize.height)
+        // An export of another size is not decoded: its pixels are not
+        // compared, and the check says so.
+        if inspection.expectedSize.width == coordinatesOut.storedSize.width
+            && inspection.expectedSize.height == coordinatesOut.storedSize.height
+        {
+            try Self.inspectRows(of: coordinatesOut) { inspection.add(row: $1, y: $0) }
         }
-        var rows = CoordinateRows(stored: result.stored, orientation: result.orientation)
-        try Self.inspectRows(of: coordinatesOut) { y, row in rows.add(row: row, y: y) }
-        return rows.check
+        return inspection.coordinates
     }
 
     /// Decodes the whole of `source`, handing each row to `inspect` as soon

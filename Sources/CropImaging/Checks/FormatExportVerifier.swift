@@ -1,4 +1,5 @@
 import CropGeometry
+import CropTestKit
 
 /// An export verifier whose fixture is made in its own format and whose
 /// crops are written in it (``JPEGExportVerifier``, ``WebPExportVerifier``):

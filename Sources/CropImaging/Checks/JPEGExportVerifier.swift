@@ -1,4 +1,5 @@
 import CropGeometry
+import CropTestKit
 import Foundation
 
 /// The export checks for JPEG output: a fixture of the source's size made as
@@ -131,7 +132,7 @@ public final class JPEGExportVerifier: Sendable {
         -> ExportCheck
     {
         let image = try output.decode().image
-        let markers = Fixture.markers(sourceSize)
+        let markers = FixturePattern.corners.markers(sourceSize)
         // One pass: how many pixels lie near each marker's colour.
         var counts = [Int](repeating: 0, count: markers.count)
         image.samples.withUnsafeBufferPointer { samples in
@@ -151,14 +152,15 @@ public final class JPEGExportVerifier: Sendable {
             }
         }
         var problems: [String] = []
-        for (k, (name, _, rect)) in markers.enumerated() {
-            let (w, h) = overlapSides(rect, stored)
+        for (k, marker) in markers.enumerated() {
+            let (w, h) = marker.rect.overlapSides(with: stored)
             let overlap = w * h
             let count = counts[k]
             let blur = 2 * (w + h) * 3
             if overlap == 0 ? count > 0 : (count < overlap - blur || count > overlap + blur) {
                 problems.append(
-                    "\(name) marker: \(count) pixels near its colour, expected about \(overlap)")
+                    "\(marker.name) marker: \(count) pixels near its colour, expected about \(overlap)"
+                )
             }
         }
         return .cornerMarkers(problems: problems)

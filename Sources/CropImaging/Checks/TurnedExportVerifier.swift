@@ -1,4 +1,5 @@
 import CropGeometry
+import CropTestKit
 
 /// Checks turned and resized crops of one source size, through the real
 /// pipeline, against the positions the contract gives.

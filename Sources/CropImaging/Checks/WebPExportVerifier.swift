@@ -1,4 +1,5 @@
 import CropGeometry
+import CropTestKit
 
 /// The export checks for WebP output: the corners fixture of the source's
 /// size made as a lossless WebP, each mapping's crop written as WebP

@@ -1,5 +1,6 @@
 import CropGeometry
 import CropImaging
+import CropTestKit
 import Foundation
 
 extension DemoCommand {

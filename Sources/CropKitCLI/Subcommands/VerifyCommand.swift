@@ -1,6 +1,7 @@
 import CropGeometry
 import CropImaging
 import CropRecords
+import CropTestKit
 
 /// `cropkit verify`: exports crops of fixtures and checks their pixels.
 struct VerifyCommand: Subcommand {
