@@ -171,9 +171,14 @@ extension CropPixelsAgreementTests {
             let exact = (try? request.mapExactly()).map {
                 CGRect(x: $0.rect.x, y: $0.rect.y, width: $0.rect.width, height: $0.rect.height)
             }
-            #expect(
-                cropPixels(source: source, viewport: viewport, selection: selection) == exact,
-                "\(request)")
+            // Recorded only when it fails, as in the loops above: 20,000
+            // passing expectations are not free in a debug build.
+            let fast = cropPixels(source: source, viewport: viewport, selection: selection)
+            if fast != exact {
+                Issue.record(
+                    "\(request): cropPixels \(String(describing: fast)), exact \(String(describing: exact))"
+                )
+            }
         }
     }
 }
