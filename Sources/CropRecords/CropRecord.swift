@@ -207,7 +207,7 @@ public struct CropRecord: Hashable, Sendable {
                     problems.append("stored.\(name): expected \(jsonNumberText(want)), got \(got)")
                 }
             }
-            return problems
+            return problems + Self.companionMismatches(expectedCompanion, companionCut(result))
         }
     }
 }
@@ -235,8 +235,12 @@ extension CropRecord {
     /// Builds a record for `request`, as an app writes one when a crop
     /// fails: its numbers, `aspect` when given, `expected` when given, then
     /// `extra`.
+    ///
+    /// With `companion`, the record gives a companion image of that size
+    /// (as displayed), and `expectedCompanion` its cut under `expected`.
     public init(
         request: CropRequest, aspect: AspectChoice? = nil, expected: Expectation?,
+        companion: PixelSize<ImagePixels>? = nil, expectedCompanion: CompanionExpectation? = nil,
         extra: [JSONValue.Member] = []
     ) {
         var members: [JSONValue.Member] = [
@@ -267,7 +271,22 @@ extension CropRecord {
         }
         if let aspect { members.append(.init("aspect", .string(aspect.description))) }
         if request.angle != 0 { members.append(.init("angle", JSONValue.number(request.angle))) }
-        if let expected { members.append(.init("expected", expected.json)) }
+        if let companion {
+            members.append(
+                .init(
+                    "companion",
+                    .object([
+                        .init("width", .number(companion.width)),
+                        .init("height", .number(companion.height)),
+                    ])))
+        }
+        if let expected {
+            var json = expected.json
+            if let expectedCompanion, case .object(let rect) = json {
+                json = .object(rect + [.init("companion", expectedCompanion.json)])
+            }
+            members.append(.init("expected", json))
+        }
         self.init(
             request: request, orientationValue: Double(request.orientation.rawValue),
             aspect: aspect, expected: expected, json: .object(members + extra))
@@ -400,6 +419,7 @@ extension CropRecord {
                 angle: try fields.angle.map { v throws(CropRecordError) in try number(v, "angle") }
                     ?? 0),
             orientationValue: orientation, aspect: aspect, expected: expected, json: value)
+        try Self.validateCompanion(value)
     }
 
     /// The record as given plus the replay's answer: `result` (null when
@@ -422,7 +442,7 @@ extension CropRecord {
                 out.append(member.key == "result" ? .init("recordedResult", member.value) : member)
             }
         }
-        out += Self.members(answer)
+        out += answerMembers(answer)
         return .object(out + extra)
     }
 
@@ -456,30 +476,34 @@ extension CropRecord {
             return
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<close]))
-        for member in Self.members(answer) + extra {
+        for member in answerMembers(answer) + extra {
             out.append(UInt8(ascii: ","))
             JSONValue.object([member]).writeMembers(to: &out)
         }
         out.append(UInt8(ascii: "}"))
     }
 
-    /// `result` (and `reason` when rejected), as the replay adds them.
-    private static func members(_ answer: Answer) -> [JSONValue.Member] {
+    /// `result` (and `reason` when rejected), as the replay adds them; a
+    /// mapped result of a record with a companion holds its `companion`.
+    private func answerMembers(_ answer: Answer) -> [JSONValue.Member] {
         let failure: CropRejection
         switch answer {
         case .mapped(.success(let result)):
-            return [.init("result", result.json)]
+            guard let companion = companionMember(result), case .object(let rect) = result.json
+            else { return [.init("result", result.json)] }
+            return [.init("result", .object(rect + [companion]))]
         case .turned(.success(let crop)):
             let r = crop.rect
             return [
                 .init(
                     "result",
-                    .object(pixelRectMembers(r.x, r.y, r.width, r.height) + turnedMembers(crop)))
+                    .object(
+                        pixelRectMembers(r.x, r.y, r.width, r.height) + Self.turnedMembers(crop)))
             ]
         case .mapped(.failure(let rejection)), .turned(.failure(let rejection)):
             failure = rejection
         }
-        return [.init("result", .null), reasonMember(failure)]
+        return [.init("result", .null), Self.reasonMember(failure)]
     }
 
     /// A straightened crop's `outputSize` and `quad` (its output rect's

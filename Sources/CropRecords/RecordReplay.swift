@@ -107,12 +107,19 @@ extension CropRecord {
     /// --json` prints and the playground's record shows.
     public static func vector(
         _ request: CropRequest, aspect: AspectChoice?, answer: Answer,
-        extra: [JSONValue.Member] = []
+        companion: PixelSize<ImagePixels>? = nil, extra: [JSONValue.Member] = []
     ) -> JSONValue {
         var members: [JSONValue.Member] = []
         let expected: Expectation
+        var expectedCompanion: CompanionExpectation?
         switch answer {
-        case .mapped(let outcome): expected = Expectation(outcome)
+        case .mapped(let outcome):
+            expected = Expectation(outcome)
+            if let companion, case .success(let result) = outcome,
+                let grid = CompanionGrid(imageSize: result.orientedSize, companionSize: companion)
+            {
+                expectedCompanion = CompanionExpectation(grid.cut(result.rect))
+            }
         case .turned(.success(let crop)):
             let r = crop.rect
             expected = .rect(
@@ -123,7 +130,8 @@ extension CropRecord {
         }
         if let rejection = answer.rejection { members.append(reasonMember(rejection)) }
         return CropRecord(
-            request: request, aspect: aspect, expected: expected, extra: members + extra
+            request: request, aspect: aspect, expected: expected, companion: companion,
+            expectedCompanion: expectedCompanion, extra: members + extra
         )
         .json
     }

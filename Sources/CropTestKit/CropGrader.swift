@@ -49,19 +49,24 @@ public enum CropGrader {
         }
         return GradedAnswer(
             category: category, record: record,
-            mismatches: mismatches(answer, record.answer()))
+            mismatches: mismatches(answer, record.answer())
+                + companionMismatches(answer, record))
     }
 
     /// An app's answer: refused, or a rect with its stored rect if given.
     struct AppAnswer {
         var rect: [Double]?
         var stored: [Double]?
+        var companion: CompanionExpectation?
 
         init(_ value: JSONValue) throws(CropRecordError) {
             if case .null = value { return }
             rect = try Self.numbers(value, "result")
             if let stored = value["stored"] {
                 self.stored = try Self.numbers(stored, "result.stored")
+            }
+            if let companion = value["companion"] {
+                self.companion = try CompanionExpectation(json: companion)
             }
         }
 
@@ -117,6 +122,21 @@ public enum CropGrader {
             out.append("expected stored \(text(expectedStored)), got \(text(stored))")
         }
         return out
+    }
+
+    /// How the app's companion cut differs from the contract's, for a
+    /// record with a companion whose mapping gives a rect: an answer
+    /// without one is a mismatch.
+    static func companionMismatches(_ answer: AppAnswer, _ record: CropRecord) -> [String] {
+        guard record.companion != nil, case .mapped(.success(let result)) = record.answer(),
+            answer.rect != nil, let cut = record.companionCut(result)
+        else { return [] }
+        guard let given = answer.companion else {
+            return [
+                "no result.companion: the record has a companion, whose cut the answer gives ({\"x\",\"y\",\"width\",\"height\",\"outputWidth\",\"outputHeight\"})"
+            ]
+        }
+        return given.mismatches(CompanionExpectation(cut))
     }
 
     static func text(_ values: [Int]) -> String { values.map(String.init).joined(separator: ",") }

@@ -17,28 +17,35 @@ public struct VectorOptions: Hashable, Sendable {
     /// Whether views are zoomed and panned (the ``VectorCategory/zoomAndPan``
     /// category; default off).
     public var zoom: Bool
+    /// Whether photos carry a companion image (a gain map, a depth map, a
+    /// stereo eye) whose cut the answer gives (the
+    /// ``VectorCategory/companion`` category; default off).
+    public var companions: Bool
 
     /// Options for `count` vectors from `seed`; the defaults are the
     /// article's setting: aspect fit, upright photos, no zoom, which a
     /// function of the article's signature can answer.
     public init(
         count: Int = 1000, seed: UInt64 = 1, modes: [ContentMode] = [.aspectFit],
-        orientations: [EXIFOrientation] = [.up], zoom: Bool = false
+        orientations: [EXIFOrientation] = [.up], zoom: Bool = false, companions: Bool = false
     ) {
         self.count = count
         self.seed = seed
         self.modes = modes.isEmpty ? [.aspectFit] : modes
         self.orientations = orientations.isEmpty ? [.up] : orientations
         self.zoom = zoom
+        self.companions = companions
     }
 
     /// The categories these options give, in order: ``VectorCategory/zoomAndPan``
     /// only with ``zoom``, ``VectorCategory/orientation`` only with an
-    /// orientation other than `up`.
+    /// orientation other than `up`, ``VectorCategory/companion`` only with
+    /// ``companions``.
     public var categories: [VectorCategory] {
         VectorCategory.allCases.filter {
             switch $0 {
             case .zoomAndPan: zoom
+            case .companion: companions
             case .orientation: orientations.contains { $0 != .up }
             default: true
             }
@@ -59,19 +66,37 @@ public struct CropVector: Hashable, Sendable {
     public let request: CropRequest
     /// The contract's answer.
     public let expected: Result<CropResult, CropRejection>
+    /// The size, as displayed, of a companion image beside the photo, if
+    /// the vector has one.
+    public let companion: PixelSize<ImagePixels>?
 
-    /// A vector for `request`, its answer computed by the contract.
-    public init(category: VectorCategory, request: CropRequest) {
+    /// A vector for `request` (with a companion image of `companion` size,
+    /// as displayed, beside its photo), its answer computed by the
+    /// contract.
+    public init(
+        category: VectorCategory, request: CropRequest, companion: PixelSize<ImagePixels>? = nil
+    ) {
         self.category = category
         self.request = request
+        self.companion = companion
         expected = request.result()
     }
 
-    /// The vector as a record: the request's members, `expected`, then
-    /// `category`.
+    /// The companion's cut, by the contract, when the vector has a
+    /// companion and the mapping gives a rect.
+    public var expectedCompanion: CompanionCut<ImagePixels>? {
+        guard let companion, case .success(let result) = expected,
+            let grid = CompanionGrid(imageSize: result.orientedSize, companionSize: companion)
+        else { return nil }
+        return grid.cut(result.rect)
+    }
+
+    /// The vector as a record: the request's members, `companion`,
+    /// `expected` (with the companion's cut), then `category`.
     public var record: CropRecord {
         CropRecord(
-            request: request, expected: CropRecord.Expectation(expected),
+            request: request, expected: CropRecord.Expectation(expected), companion: companion,
+            expectedCompanion: expectedCompanion.map(CompanionExpectation.init),
             extra: [.init("category", .string(category.rawValue))])
     }
 

@@ -28,7 +28,36 @@ public enum CropVectors {
         let categories = options.categories
         for index in 0..<max(options.count, 0) {
             let category = categories[index % categories.count]
-            body(CropVector(category: category, request: request(category, options, &random)))
+            let request = request(category, options, &random)
+            let companion =
+                category == .companion ? companionSize(beside: request, &random) : nil
+            body(CropVector(category: category, request: request, companion: companion))
+        }
+    }
+
+    /// A companion's size as displayed beside `request`'s photo, as phones
+    /// record them: a quarter or a half each way (HDR gain maps), the same
+    /// size (a stereo eye), a depth map's odd fraction, or a size no
+    /// simpler than the photo's, within 1 % of its aspect ratio.
+    static func companionSize(beside request: CropRequest, _ random: inout SeededRandom)
+        -> PixelSize<ImagePixels>
+    {
+        let stored = PixelSize<StoredPixels>(
+            width: Int(request.sourceSize.width), height: Int(request.sourceSize.height))
+        let seen = request.orientation.orientedSize(stored)
+        let (w, h) = (seen.width, seen.height)
+        func scaled(_ n: Int, _ d: Int) -> PixelSize<ImagePixels> {
+            PixelSize(width: max(1, w * n / d), height: max(1, h * n / d))
+        }
+        switch random.int(0...4) {
+        case 0: return scaled(1, 4)
+        case 1: return scaled(1, 2)
+        case 2: return scaled(1, 1)
+        case 3: return scaled(768, 4032)
+        default:
+            let width = random.int(max(1, w / 9)...max(1, w))
+            let height = max(1, (width * h + w / 2) / w + random.int(-1...1))
+            return PixelSize(width: width, height: height)
         }
     }
 

@@ -26,6 +26,10 @@ public enum VectorCategory: String, CaseIterable, Hashable, Sendable {
     /// A photo with an EXIF orientation other than 1 (with
     /// ``VectorOptions/orientations`` beyond `up`).
     case orientation
+    /// A photo with a companion image on its own grid (a gain map, a depth
+    /// map, a stereo eye), whose cut the answer gives (with
+    /// ``VectorOptions/companions``).
+    case companion
 
     /// What the category holds, in a sentence (help and reports).
     public var summary: String {
@@ -41,6 +45,7 @@ public enum VectorCategory: String, CaseIterable, Hashable, Sendable {
         case .onePixel: "a photo one pixel wide or high"
         case .zoomAndPan: "a zoomed and panned view"
         case .orientation: "a photo with an EXIF orientation other than 1"
+        case .companion: "a photo with a gain map, depth map or stereo eye on its own grid"
         }
     }
 }

@@ -22,8 +22,8 @@ import Testing
     }
 
     static let everything = VectorOptions(
-        count: 2200, seed: 11, modes: ContentMode.allCases, orientations: EXIFOrientation.allCases,
-        zoom: true)
+        count: 2400, seed: 11, modes: ContentMode.allCases, orientations: EXIFOrientation.allCases,
+        zoom: true, companions: true)
 
     @Test(arguments: [VectorOptions(count: 1100, seed: 5), everything])
     func vectorsAgreeWithTheExactReference(_ options: VectorOptions) throws {
@@ -91,11 +91,12 @@ import Testing
             case .onePixel: #expect(r.sourceSize.width == 1 || r.sourceSize.height == 1)
             case .orientation: #expect(r.orientation != .up)
             case .zoomAndPan: #expect(r.zoom != .identity)
+            case .companion: #expect(vector.companion != nil)
             case .extremeAspect:
                 let (w, h) = (r.sourceSize.width, r.sourceSize.height)
                 let (vw, vh) = (r.viewport.width, r.viewport.height)
                 #expect(max(w / h, h / w) >= 100 || max(vw / vh, vh / vw) >= 15)
-            default: break
+            default: #expect(vector.companion == nil)
             }
         }
         // Double-boundary vectors catch the article's recipe most of the time.

@@ -141,6 +141,12 @@ import Testing
                 four corners of that rect in the image, and the stored rect a bilinear
                 decoder must read ("Straighten and resize" in the contract).
 
+                With --companion WxH (a gain map, depth map or stereo eye of that size
+                as displayed beside the photo): its cut, by the contract's companion
+                rule ("Companion images"): its output size, the companion rect the
+                crop covers, and whether that is an exact copy or sampled; --json adds
+                "companion" to the vector and its cut under "expected".
+
                 Options:
                   --source WxH         stored pixel size of the image, e.g. 4000x3000
                   --viewport WxH       size of the image view, in points
@@ -154,6 +160,7 @@ import Testing
                   --source-file FILE   take the source size and EXIF orientation from an image (instead of --source)
                   --block-grid WxH     say whether a JPEG crop is lossless on this block grid (8x8, 16x16, ...; default: a JPEG --source-file's)
                   --angle DEG          the image turned DEG degrees clockwise: print the straightened output rect
+                  --companion WxH      a companion image (gain map, depth map) of this size as displayed: print its cut
                   -j, --json           print a ready test vector: the record with the contract's answer under "expected" (null when refused)
                   --help               show this help
 

@@ -6,7 +6,7 @@ struct CasesCommand: Subcommand {
     static let name = "cases"
     static let summary = "write test vectors (JSON Lines) with the contract's answers, by category"
     static let usage = """
-        Usage: cropkit cases [--count N] [--seed S] [--modes LIST|all] [--orientations LIST|all] [--zoom]
+        Usage: cropkit cases [--count N] [--seed S] [--modes LIST|all] [--orientations LIST|all] [--zoom] [--companions]
 
         Writes test vectors for crop code, one record a line (JSON Lines), to
         standard output: the mapping's inputs ("source", "viewport",
@@ -17,7 +17,16 @@ struct CasesCommand: Subcommand {
         same bytes on every platform.
 
         The categories, taken in turn: \(VectorCategory.allCases.map(\.rawValue).joined(separator: ", ")). zoom-and-pan needs --zoom, orientation an
-        orientation other than 1.
+        orientation other than 1, companion --companions.
+
+        With --companions, the companion category's photos carry a companion
+        image (an HDR gain map, a depth map, a stereo eye) of the size
+        "companion" gives (as displayed), and "expected" holds its cut:
+        "companion": {"x","y","width","height"} (the companion rect the crop
+        covers, in companion pixels, fractions off its grid) and
+        "outputWidth", "outputHeight". The app answers them under
+        result.companion; grade compares the output size exactly and the
+        rect to within 2^-30 of a companion pixel.
 
         By default the vectors are the article's setting (aspect fit, upright,
         unzoomed), which a function of the article's signature (image size,
@@ -36,6 +45,9 @@ struct CasesCommand: Subcommand {
             name: "orientations", value: "LIST",
             help: "EXIF orientations 1-8, comma-separated, or all (default 1)"),
         OptionSpec(name: "zoom", value: nil, help: "zoom and pan the views too (zoom-and-pan)"),
+        OptionSpec(
+            name: "companions", value: nil,
+            help: "give photos companion images whose cut is answered too (companion)"),
     ]
 
     /// At most this many vectors in one run.
@@ -47,7 +59,8 @@ struct CasesCommand: Subcommand {
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'")
         }
-        var options = VectorOptions(zoom: parsed.flags.contains("zoom"))
+        var options = VectorOptions(
+            zoom: parsed.flags.contains("zoom"), companions: parsed.flags.contains("companions"))
         if let text = parsed.values["count"] {
             guard let count = Int(text), (0...Self.maximumCount).contains(count) else {
                 throw UsageError(

@@ -28,6 +28,12 @@ struct MapCommand: Subcommand {
         frame (the selection moved into it and rounded outward, exactly), the
         four corners of that rect in the image, and the stored rect a bilinear
         decoder must read ("Straighten and resize" in the contract).
+
+        With --companion WxH (a gain map, depth map or stereo eye of that size
+        as displayed beside the photo): its cut, by the contract's companion
+        rule ("Companion images"): its output size, the companion rect the
+        crop covers, and whether that is an exact copy or sampled; --json adds
+        "companion" to the vector and its cut under "expected".
         """
     static let options =
         MappingOptions.specs + [
@@ -40,6 +46,11 @@ struct MapCommand: Subcommand {
             OptionSpec(
                 name: "angle", value: "DEG",
                 help: "the image turned DEG degrees clockwise: print the straightened output rect"),
+            OptionSpec(
+                name: "companion", value: "WxH",
+                help:
+                    "a companion image (gain map, depth map) of this size as displayed: print its cut"
+            ),
             .json(
                 "print a ready test vector: the record with the contract's answer under \"expected\" (null when refused)"
             ),
@@ -51,6 +62,8 @@ struct MapCommand: Subcommand {
     var blockGrid: PixelSize<StoredPixels>?
     /// `--angle`, when given.
     var angle: Double?
+    /// `--companion`, when given.
+    var companion: PixelSize<ImagePixels>?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.positionals.isEmpty else {
@@ -71,6 +84,23 @@ struct MapCommand: Subcommand {
                 throw UsageError(message: "--block-grid is for an unturned crop; drop --angle")
             }
             angle = value
+        }
+        if let text = parsed.values["companion"] {
+            let parts = text.split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+            let limit = CompanionGrid<ImagePixels>.maximumSide
+            guard parts.count == 2, let width = parts[0], let height = parts[1],
+                (1...limit).contains(width), (1...limit).contains(height)
+            else {
+                throw UsageError(
+                    message:
+                        "--companion must be WxH in whole pixels from 1 to \(limit) (e.g. 1008x756), not '\(text)'"
+                )
+            }
+            if angle != nil {
+                throw UsageError(
+                    message: "--companion is answered for an unturned crop; drop --angle")
+            }
+            companion = PixelSize(width: width, height: height)
         }
         if let text = parsed.values["block-grid"] {
             let parts = text.split(separator: "x").compactMap { Int($0) }
@@ -144,15 +174,35 @@ struct MapCommand: Subcommand {
                     "jpeg    not lossless on \(grid); grown to it: \(grown.rect) (crop --snap-to-blocks)\n"
             }
         }
+        if let companion, case .success(let result) = outcome {
+            guard let grid = CompanionGrid(imageSize: result.orientedSize, companionSize: companion)
+            else { preconditionFailure("--companion's sides were checked") }
+            line += Self.describe(grid.cut(result.rect))
+        }
         if json {
             console.out.write(
-                Self.vector(mapping.request, aspect: mapping.aspect, .mapped(outcome), extra: extra)
-                    + "\n")
+                CropRecord.vector(
+                    mapping.request, aspect: mapping.aspect, answer: .mapped(outcome),
+                    companion: companion, extra: extra
+                ).text + "\n")
         } else {
             console.out.write(Self.describe(mapping.request, outcome) + line)
         }
         if case .failure = outcome { return ExitCode.failure }
         return ExitCode.success
+    }
+
+    /// A companion's cut, as `map` prints it: its size, the companion rect
+    /// the crop covers, and whether that is a copy.
+    static func describe(_ cut: CompanionCut<ImagePixels>) -> String {
+        let covered = CompanionExpectation(cut)
+        let rect = [covered.x, covered.y, covered.width, covered.height].map(format)
+            .joined(separator: ",")
+        let how =
+            cut.copyRect.map { "an exact copy of \($0)" }
+            ?? "sampled (bilinear) from \(cut.readRect)"
+        return
+            "companion \(cut.size) of \(cut.grid.companionSize) (scale \(format(cut.grid.scaleX)) x \(format(cut.grid.scaleY))): covers \(rect), \(how)\n"
     }
 
     /// The mapping as a ready test vector (``CropRecord/vector(_:aspect:answer:extra:)``).

@@ -1,0 +1,84 @@
+import CropGeometry
+import CropRecords
+import CropTestKit
+import Foundation
+import Testing
+
+/// The companion rule from the command line: `map --companion` prints the
+/// cut and writes it into the vector, `cases --companions` writes the
+/// companion category, and `replay` and `grade` check them.
+@Suite struct CompanionCommandTests {
+    static let scenario = [
+        "map", "--source", "4032x3024", "--viewport", "403.2x302.4", "--selection",
+        "100,100,120,90",
+    ]
+
+    @Test func mapPrintsTheCompanionsCut() {
+        let on = cropkit(Self.scenario + ["--companion", "1008x756"])
+        #expect(on.status == 0)
+        #expect(
+            on.out.contains(
+                "companion 300x225 of 1008x756 (scale 0.25 x 0.25): covers 250,250,300,225, an exact copy of 250,250,300,225"
+            ), "\(on.out)")
+        let off = cropkit(
+            [
+                "map", "--source", "4032x3024", "--viewport", "4032x3024", "--selection",
+                "1001,1000,1200,900", "--companion", "1008x756",
+            ])
+        #expect(
+            off.out.contains("covers 250.25,250,300,225, sampled (bilinear) from 250,250,301,225"),
+            "\(off.out)")
+    }
+
+    @Test func mapJSONIsAVectorWithTheCut() throws {
+        let run = cropkit(
+            Self.scenario + ["--companion", "2016x1512", "--orientation", "6", "--json"])
+        #expect(run.status == 0)
+        let record = try CropRecord(jsonLine: run.out.trimmingCharacters(in: .newlines))
+        #expect(record.companion == PixelSize(width: 2016, height: 1512))
+        let expected = try #require(record.expectedCompanion)
+        #expect(expected.outputWidth >= 1 && expected.outputHeight >= 1)
+        #expect(record.mismatches(record.answer()).isEmpty)
+        let replay = cropkit(["replay", "-"], input: run.out)
+        #expect(replay.status == 0, "\(replay.out) \(replay.err)")
+        #expect(replay.out.contains(#""check":"passed""#))
+    }
+
+    @Test func companionsThatLieAreUsageErrors() {
+        for bad in ["0x10", "10", "10x-1", "axb", "2000000x10"] {
+            let run = cropkit(Self.scenario + ["--companion", bad])
+            #expect(run.status == 64, "\(bad)")
+            #expect(run.err.contains("--companion must be WxH"), "\(bad): \(run.err)")
+        }
+        let turned = cropkit(Self.scenario + ["--companion", "10x10", "--angle", "3"])
+        #expect(turned.status == 64 && turned.err.contains("drop --angle"))
+    }
+
+    /// `cases --companions` writes the category; the lines replay clean and
+    /// an app that answers the rect but not the companion fails grading.
+    @Test func casesWriteCompanionVectorsThatGradeChecks() throws {
+        let cases = cropkit("cases", "--count", "120", "--companions", "--seed", "3")
+        #expect(cases.status == 0)
+        let lines = cases.out.split(separator: "\n").map(String.init)
+        let companions = lines.filter { $0.contains(#""category":"companion""#) }
+        #expect(companions.count >= 8)
+        let replay = cropkit(["replay", "-"], input: cases.out)
+        #expect(replay.status == 0, "\(replay.err)")
+        // Answer each companion line with the expected rect alone.
+        var answers = ""
+        for line in companions {
+            let json = try JSONValue(parsing: line)
+            guard case .object(let members) = json, let expected = json["expected"],
+                case .object(let rect) = expected
+            else { continue }
+            let result = JSONValue.object(
+                rect.filter { $0.key != "companion" && $0.key != "stored" })
+            answers += JSONValue.object(members + [.init("result", result)]).text + "\n"
+        }
+        let grade = cropkit(["grade", "-"], input: answers)
+        #expect(grade.status == 1)
+        #expect(grade.out.contains("companion"), "\(grade.out)")
+        let plain = cropkit("cases", "--count", "40", "--seed", "3")
+        #expect(!plain.out.contains("companion"))
+    }
+}
