@@ -95,21 +95,3 @@ extension CropResult {
             sourceSize: sourceSize)
     }
 }
-
-extension PixelRect {
-    /// The rect of an image of `size` (a gain map beside its photo) that
-    /// covers this rect of an image of `from` pixels: each edge scaled by
-    /// the ratio of the two sizes and rounded outward, at least one pixel.
-    package func scaledOutward(from photo: PixelSize<Space>, to size: PixelSize<Space>) -> PixelRect
-    {
-        func floorScaled(_ v: Int, _ to: Int, _ from: Int) -> Int { v * to / max(from, 1) }
-        func ceilScaled(_ v: Int, _ to: Int, _ from: Int) -> Int {
-            (v * to + max(from, 1) - 1) / max(from, 1)
-        }
-        let x0 = floorScaled(x, size.width, photo.width)
-        let y0 = floorScaled(y, size.height, photo.height)
-        let x1 = min(size.width, max(x0 + 1, ceilScaled(maxX, size.width, photo.width)))
-        let y1 = min(size.height, max(y0 + 1, ceilScaled(maxY, size.height, photo.height)))
-        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-    }
-}

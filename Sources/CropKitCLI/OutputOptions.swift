@@ -31,7 +31,7 @@ enum OutputOptions {
             OptionSpec(
                 name: "gain-map", value: "WHAT",
                 help:
-                    "JPEG: drop (default) or crop an HDR gain map (Apple, Ultra HDR) by the same rect, keeping HDR; a crop that cannot carry it (turned, resized, circled, or of a HEIC) is refused"
+                    "JPEG: drop (default) or crop an HDR gain map (Apple, Ultra HDR), cut by the companion rule, keeping HDR; a crop that cannot carry it (turned, resized, circled, or of a HEIC) is refused"
             ),
             OptionSpec(
                 name: "keep-makernote", value: nil,

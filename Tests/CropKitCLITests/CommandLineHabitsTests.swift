@@ -490,7 +490,7 @@ extension CommandLineHabitsTests {
         let run = cropkit(
             "crop", photo, "-o", output, "--pixels", "16,16,32,48", "--gain-map", "crop")
         #expect(run.status == 0, "\(run.err)")
-        #expect(run.out.contains("rewritten APP2 MPF: the HDR gain map cropped to"))
+        #expect(run.out.contains("rewritten APP2 MPF: the HDR gain map cut to the crop, "))
         #expect(cropkit("leaks", output).status == 0)
         let png = cropkit(
             "crop", photo, "-o", folder.appendingPathComponent("x.png").path, "--pixels", "0,0,8,8",

@@ -27,7 +27,8 @@ import Testing
         #expect(cropkit("cases").out == run.out)
         #expect(cropkit("cases", "--seed", "2").out != run.out)
         let all = cropkit(
-            "cases", "--count", "110", "--modes", "all", "--orientations", "all", "--zoom")
+            "cases", "--count", "120", "--modes", "all", "--orientations", "all", "--zoom",
+            "--companions")
         let names = try Self.records(all.out).compactMap { record -> String? in
             if case .string(let name)? = record.json["category"] { return name }
             return nil

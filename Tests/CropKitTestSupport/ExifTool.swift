@@ -44,6 +44,15 @@ public enum ExifTool {
     }
 }
 
+extension ExifTool {
+    /// The binary value of `tag` in the file at `path` (`-b -TAG`: an MPF
+    /// image, an embedded thumbnail), as exiftool extracts it.
+    public static func binary(_ tag: String, of path: String) throws -> Data {
+        guard let tool = Self.path else { return Data() }
+        return try ExifToolSession.shared.run(["-b", "-\(tag)", path], tool: tool)
+    }
+}
+
 /// The run's one exiftool, started on first use with `-stay_open True -@ -`:
 /// each request is its arguments a line each, then `-executeN`; its answer
 /// ends at `{readyN}`. Requests from parallel tests take turns.

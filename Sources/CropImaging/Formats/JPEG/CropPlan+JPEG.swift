@@ -19,15 +19,31 @@ extension CropPlan {
         case let info as JPEGFileInfo:
             // The stored pixels are cropped and the EXIF orientation kept:
             // the crop displays as the rect seen, losslessly.
-            let gainMap =
+            var gainMap =
                 encoder.metadata.cropsGainMap && !encoder.metadata.stripAll
                 ? try GainMap.find(info, input: source.input) : nil
+            // A gain map not aligned to its photo cannot be cut to the
+            // crop: the crop goes on without it, and says so.
+            var misaligned: String?
+            var mapSource: ImageSource?
+            if let found = gainMap {
+                let map = try ImageSource(ImageInput(bytes: found.bytes, name: "gain map"))
+                if GainMap.grid(map, photo: source.storedSize) == nil {
+                    misaligned =
+                        "the gain map (\(map.storedSize)) is not aligned to the \(source.storedSize) photo (its aspect ratio more than 1 % off, or a side over \(CompanionGrid<StoredPixels>.maximumSide)): dropped, the crop shows in standard dynamic range"
+                    gainMap = nil
+                } else {
+                    mapSource = map
+                }
+            }
             var metadata = try JPEGMetadata.clean(
                 info, input: source.input, size: stored.size, orientation: nil,
                 policy: encoder.metadata, keepsGainMapItems: gainMap != nil)
-            if let gainMap {
+            if let misaligned { metadata.warnings.append(misaligned) }
+            if let gainMap, let mapSource {
                 return try withGainMap(
-                    gainMap, info: info, metadata: &metadata, encoder: encoder, to: sink)
+                    gainMap, map: mapSource, info: info, metadata: &metadata, encoder: encoder,
+                    to: sink)
             }
             if isDCTDomainCrop {
                 return try transcode(info, encoder: encoder, metadata: metadata, to: sink)
@@ -263,34 +279,20 @@ extension CropPlan {
             details: JPEGWriteReport.reencoded(quality: quality, metadata: entries))
     }
 
-    /// The crop, and the photo's gain map cropped by the same rect (scaled
-    /// to its size, rounded outward) after it, with a new MPF index.
+    /// The crop, and the photo's gain map (`map`, aligned to it) cut by
+    /// the companion rule (``GainMap/cut(_:grid:rect:lenient:)``) after it,
+    /// with a new MPF index.
     private func withGainMap(
-        _ gainMap: GainMap, info: JPEGFileInfo, metadata: inout JPEGMetadata, encoder: JPEGEncoder,
-        to sink: some ByteSink
+        _ gainMap: GainMap, map: ImageSource, info: JPEGFileInfo, metadata: inout JPEGMetadata,
+        encoder: JPEGEncoder, to sink: some ByteSink
     ) throws(ImagingError) -> CropReport {
-        let map = try ImageSource(ImageInput(bytes: gainMap.bytes, name: "gain map"))
-        let mapRect = stored.scaledOutward(from: source.storedSize, to: map.storedSize)
-        var mapEncoder = encoder
-        mapEncoder.metadata.cropsGainMap = false
-        mapEncoder.snapsToBlocks = false
-        if mapEncoder.method == .lossless { mapEncoder.method = .automatic }
-        let mapJob = CropJob(
-            region: .pixels(
-                PixelRect(x: mapRect.x, y: mapRect.y, width: mapRect.width, height: mapRect.height)),
-            orientation: .up, format: .jpeg(mapEncoder), lenient: lenient)
-        let mapPlan: CropPlan
-        do throws(CropPlanError) {
-            mapPlan = try mapJob.plan(for: map)
-        } catch {
-            throw .corrupt(
-                format: .jpeg, detail: "the gain map has no crop at \(mapRect): \(error)")
+        guard let grid = GainMap.grid(map, photo: source.storedSize) else {
+            preconditionFailure("the gain map's alignment was checked")
         }
-        let mapSink = MemorySink()
-        let mapReport = try mapPlan.export(to: mapSink)
+        let (mapBytes, how) = try gainMap.cut(map, grid: grid, rect: stored, lenient: lenient)
         // The primary, with an MPF index naming the gain map after it, and
         // an Ultra HDR container's GainMap item its new length.
-        let mapLength = mapSink.bytes.count
+        let mapLength = mapBytes.count
         metadata.segments = metadata.changingXMP {
             XMPCleaner.settingGainMapLength($0, to: mapLength)
         }
@@ -298,8 +300,7 @@ extension CropPlan {
         if let at = metadata.entries.firstIndex(where: { $0.segment.hasSuffix("MPF") }) {
             metadata.entries[at] = MetadataEntry(
                 segment: metadata.entries[at].segment, action: .rewritten,
-                reason:
-                    "the HDR gain map cropped to \(mapRect) of its \(map.storedSize) (\(mapReport.details(as: JPEGWriteReport.self)?.method.rawValue ?? "reencoded")) and indexed anew"
+                reason: "the HDR gain map cut to the crop, \(how), and indexed anew"
             )
         }
         if let at = metadata.entries.firstIndex(where: {
@@ -318,12 +319,12 @@ extension CropPlan {
             report = try reencode(info, encoder: encoder, metadata: metadata, to: primarySink)
         }
         var primary = primarySink.bytes
-        guard MPFIndex.patch(&primary, secondSize: mapSink.bytes.count) else {
+        guard MPFIndex.patch(&primary, secondSize: mapBytes.count) else {
             throw .encodeFailed(format: "jpeg", detail: "the crop's MPF index could not be written")
         }
         try sink.write(primary[...])
-        try sink.write(mapSink.bytes[...])
-        report.bytes = primary.count + mapSink.bytes.count
+        try sink.write(mapBytes[...])
+        report.bytes = primary.count + mapBytes.count
         return report
     }
 

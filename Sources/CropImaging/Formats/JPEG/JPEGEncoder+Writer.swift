@@ -27,8 +27,8 @@ extension JPEGEncoder: FormatWriter {
             grid: info.blockGrid, required: method == .lossless, snaps: snapsToBlocks)
     }
 
-    /// `--gain-map crop` keeps a JPEG's MPF gain map, cut on the rect's
-    /// blocks (``GainMap``). A crop that cannot carry the gain map it was
+    /// `--gain-map crop` keeps a JPEG's MPF gain map, cut to the rect by the
+    /// companion rule (``GainMap/cut(_:grid:rect:lenient:)``). A crop that cannot carry the gain map it was
     /// asked to keep is refused before anything is decoded, rather than
     /// written without it: a turned, resized or circled crop of a photo
     /// with one, and a crop of a photo whose gain map is not an MPF image
@@ -45,7 +45,7 @@ extension JPEGEncoder: FormatWriter {
         }
         if job.isResampled {
             throw .unsupportedOutput(
-                "--gain-map crop cuts the gain map on the crop's own blocks; a turned, resized or circled crop cannot carry it: leave out --gain-map crop (the crop is then written without it, as its report says), or crop without turning or resizing"
+                "--gain-map crop cuts the gain map to the crop's rect; a turned, resized or circled crop does not carry it yet: leave out --gain-map crop (the crop is then written without it, as its report says), or crop without turning or resizing"
             )
         }
     }

@@ -4,9 +4,9 @@ import Foundation
 /// The leak rules for JPEG: what in a JPEG file could show more than its
 /// primary image.
 extension LeakCheck {
-    static func jpegFindings(_ info: JPEGFileInfo, input: ImageInput) throws(ImagingError)
-        -> [LeakFinding]
-    {
+    static func jpegFindings(
+        _ info: JPEGFileInfo, input: ImageInput, describesGainMap: Bool = false
+    ) throws(ImagingError) -> [LeakFinding] {
         var found: [LeakFinding] = []
         let end = try info.endOfImage(in: input)
         // A gain map cropped with the photo: its MPF index, its XMP container
@@ -41,7 +41,9 @@ extension LeakCheck {
                 place += " XMP"
                 let text = String(decoding: body, as: UTF8.self)
                 for property in XMPCleaner.previews
-                where !(gainMapKept && XMPCleaner.gainMapItems.contains(property))
+                where
+                    !((gainMapKept || describesGainMap)
+                    && XMPCleaner.gainMapItems.contains(property))
                     && (text.contains("\(property)=") || text.contains("<\(property)"))
                 {
                     found.append(
@@ -108,7 +110,11 @@ extension LeakCheck {
             // mw·h − mh·w = h·ex − w·ey for |ex|, |ey| <= 2.
             let (w, h) = (info.width, info.height)
             let (mw, mh) = (mapInfo.width, mapInfo.height)
-            guard abs(mw * h - mh * w) <= 2 * (w + h), try findings(in: map).isEmpty else {
+            // The gain map's own XMP describes it (`hdrgm:Version` and
+            // its parameters, kept whole): not an image of anything else.
+            guard abs(mw * h - mh * w) <= 2 * (w + h),
+                try jpegFindings(mapInfo, input: map.input, describesGainMap: true).isEmpty
+            else {
                 return false
             }
             next += entry.size

@@ -1,0 +1,125 @@
+import CropGeometry
+import CropKitTestSupport
+import Foundation
+import Testing
+
+/// A JPEG's MPF gain map (Ultra HDR's, Apple's) cut by the companion rule:
+/// Pillow reads the output's gain map through its MPF index, and every
+/// pixel is compared with the rule's bilinear sample of the source's gain
+/// map (read by Pillow too). Where the rect scales to whole gain-map
+/// pixels on its block grid the copy is exact; elsewhere the alignment goal
+/// holds (mean error at most 0.6 codes, 99th percentile at most 3). The
+/// gain map's own `hdrgm` description is kept whole.
+@Suite(
+    .announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+    .enabled(if: ExifTool.gate, Comment(rawValue: ExifTool.absent)),
+    .enabled(
+        if: Pillow.python != nil, "needs the virtual environment's Pillow (scripts/python-venv)"))
+struct GainMapCutTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var file: String
+        var rect: PixelRect<StoredPixels>
+        /// Whether the gain map's cut must be bit-exact.
+        var exact: Bool
+        var testDescription: String { "\(file) \(rect)" }
+    }
+
+    static let pixel = "hdr/pixel6pro_ultrahdr.jpg"
+    static let iphone = "camera/iphone14promax_p3_hdrgainmap.jpg"
+    static func rect(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> PixelRect<StoredPixels> {
+        PixelRect(x: x, y: y, width: w, height: h)
+    }
+
+    static let cases: [Case] = [
+        // 1/4 each way: 1024 is the map's 256, on its 8-pixel block grid.
+        Case(file: pixel, rect: rect(1024, 1024, 1600, 1280), exact: true),
+        Case(file: pixel, rect: rect(0, 0, 4080, 3072), exact: true),
+        // Whole map pixels off its block grid: encoded again, not sampled.
+        Case(file: pixel, rect: rect(1000, 1000, 1200, 900), exact: false),
+        // Between map pixels: sampled by the rule.
+        Case(file: pixel, rect: rect(1001, 1003, 1201, 899), exact: false),
+        Case(file: pixel, rect: rect(0, 0, 7, 5), exact: false),
+        Case(file: pixel, rect: rect(4073, 3067, 7, 5), exact: false),
+        Case(file: pixel, rect: rect(3000, 2, 1080, 3070), exact: false),
+        Case(file: pixel, rect: rect(4079, 3071, 1, 1), exact: false),
+        // Apple's map is larger than its 56x70 photo (scale 6.23 x 6.2).
+        Case(file: iphone, rect: rect(0, 0, 56, 70), exact: true),
+        Case(file: iphone, rect: rect(13, 17, 29, 31), exact: false),
+        Case(file: iphone, rect: rect(55, 69, 1, 1), exact: false),
+        Case(file: iphone, rect: rect(0, 0, 9, 11), exact: false),
+    ]
+
+    @Test(arguments: cases)
+    func theGainMapIsCutByTheRule(_ c: Case) throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path(c.file)
+        let out = folder.appendingPathComponent("out.jpg").path
+        let r = c.rect
+        let run = cropkit([
+            "crop", source, "--pixels", "\(r.x),\(r.y),\(r.width),\(r.height)", "--gain-map",
+            "crop", "-o", out,
+        ])
+        try #require(run.status == 0, "\(run.err)")
+        // exiftool finds each gain map through its file's MPF index,
+        // Pillow decodes it.
+        let map = try #require(try Self.gainMap(source))
+        let cutMap = try #require(try Self.gainMap(out))
+        let tags = try ExifTool.tags(source)
+        let photo = (
+            width: tags["File:ImageWidth"] as? Int ?? 0,
+            height: tags["File:ImageHeight"] as? Int ?? 0
+        )
+
+        let grid = try #require(
+            CompanionGrid<StoredPixels>(
+                imageSize: PixelSize(width: photo.width, height: photo.height),
+                companionSize: PixelSize(width: map.width, height: map.height)))
+        let cut = grid.cut(r)
+        #expect(cutMap.width == cut.size.width && cutMap.height == cut.size.height)
+        guard cutMap.width == cut.size.width, cutMap.height == cut.size.height else { return }
+        var errors: [Double] = []
+        for j in 0..<cut.size.height {
+            for i in 0..<cut.size.width {
+                let reference = cut.referenceSample(i, j) { x, y in
+                    Double(map.samples[y * map.width + x])
+                }
+                errors.append(abs(Double(cutMap.samples[j * cutMap.width + i]) - reference))
+            }
+        }
+        errors.sort()
+        let mean = errors.reduce(0, +) / Double(errors.count)
+        let p99 = errors[min(errors.count - 1, errors.count * 99 / 100)]
+        print(
+            "gain map \(c.testDescription): \(cut.size), mean \(mean), p99 \(p99), max \(errors.last ?? 0)"
+        )
+        if c.exact {
+            #expect(errors.last == 0, "\(c.testDescription): largest error \(errors.last ?? 0)")
+        }
+        #expect(mean <= 0.6 && p99 <= 3, "\(c.testDescription): mean \(mean), p99 \(p99)")
+        // The gain map's own description, whole.
+        let extracted = folder.appendingPathComponent("map.jpg")
+        let data = try ExifTool.binary("MPImage2", of: out)
+        try data.write(to: extracted)
+        let cutTags = try ExifTool.tags(extracted.path, groups: "-G1")
+        let sourceExtracted = folder.appendingPathComponent("source-map.jpg")
+        try ExifTool.binary("MPImage2", of: source).write(to: sourceExtracted)
+        let sourceTags = try ExifTool.tags(sourceExtracted.path, groups: "-G1")
+        let described = sourceTags.keys.filter {
+            $0.hasPrefix("XMP-hdrgm:") || $0.hasPrefix("XMP-apdi:")
+                || $0.hasPrefix("XMP-HDRGainMap:")
+        }
+        #expect(!described.isEmpty, "\(c.file): the source's gain map describes itself")
+        for key in described {
+            #expect("\(cutTags[key] ?? "none")" == "\(sourceTags[key] ?? "none")", "\(key)")
+        }
+    }
+
+    /// The gain map the MPF index of the file at `path` names, as exiftool
+    /// extracts it and Pillow decodes it (one sample a pixel).
+    static func gainMap(_ path: String) throws -> (width: Int, height: Int, samples: [UInt8])? {
+        let bytes = try ExifTool.binary("MPImage2", of: path)
+        guard !bytes.isEmpty else { return nil }
+        return try Pillow.rgb(Array(bytes), mode: "L")
+    }
+}
