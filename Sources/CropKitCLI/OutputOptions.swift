@@ -29,10 +29,13 @@ enum OutputOptions {
                 help: "location (GPS) or all (every tag but the colour profile); repeatable",
                 repeatable: true),
             OptionSpec(
-                name: "gain-map", value: "WHAT",
+                name: "companions", value: "WHAT",
                 help:
-                    "JPEG: drop (default) or crop an HDR gain map (Apple, Ultra HDR), cut by the companion rule, keeping HDR; a crop that cannot carry it (turned, resized, circled, or of a HEIC) is refused"
+                    "keep (default): cut the images recorded beside the photo (an HDR gain map) to the crop where the output carries them (JPEG from JPEG, unturned and unresized), dropping the rest with a line saying why; drop: drop them all"
             ),
+            OptionSpec(
+                name: "gain-map", value: "WHAT",
+                help: "the old name of --companions: crop is keep, drop is drop"),
             OptionSpec(
                 name: "keep-makernote", value: nil,
                 help:
@@ -96,8 +99,6 @@ enum OutputOptions {
             ].filter { parsed.flags.contains($0.0) }
             + [("quality", .quality), ("compressor", .compression), ("level", .compression)]
             .filter { parsed.values[$0.0] != nil }
-            // Every format but JPEG drops a gain map: only "crop" asks more.
-            + (parsed.values["gain-map"] == "crop" ? [("gain-map", .gainMap)] : [])
         if !mixed, let wrong = given.first(where: { !chosen.accepts.contains($0.setting) }) {
             let takers = OutputFormat.names(accepting: wrong.setting).map {
                 OutputFormat.displayName(of: $0)
@@ -134,10 +135,21 @@ enum OutputOptions {
     /// The metadata policy of `--strip` and `--keep-makernote`.
     static func metadataPolicy(_ parsed: ParsedArguments) throws(UsageError) -> MetadataPolicy {
         var policy = MetadataPolicy(keepMakerNote: parsed.flags.contains("keep-makernote"))
-        switch parsed.values["gain-map"] ?? "drop" {
-        case "drop": break
-        case "crop": policy.cropsGainMap = true
-        case let other: throw UsageError(message: "unknown --gain-map '\(other)'; use drop or crop")
+        if parsed.values["gain-map"] != nil && parsed.values["companions"] != nil {
+            throw UsageError(
+                message: "--gain-map is the old name of --companions: give --companions alone")
+        }
+        switch (parsed.values["companions"], parsed.values["gain-map"]) {
+        case (nil, nil): break
+        case ("keep"?, _), (_, "crop"?): policy.companions = .keep
+        case ("drop"?, _), (_, "drop"?): policy.companions = .drop
+        case (let other?, _):
+            throw UsageError(message: "unknown --companions '\(other)'; use keep or drop")
+        case (_, let other?):
+            throw UsageError(
+                message:
+                    "unknown --gain-map '\(other)'; use crop or drop (or --companions keep or drop)"
+            )
         }
         for what in parsed.repeated["strip"] ?? [] {
             switch what {

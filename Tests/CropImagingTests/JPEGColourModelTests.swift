@@ -129,7 +129,7 @@ struct JPEGColourModelTests {
         let rect = PixelRect<ImagePixels>(x: 42, y: 26, width: 200, height: 120)
         let plan = try CropJob(
             region: .pixels(rect),
-            format: .jpeg(JPEGEncoder(metadata: MetadataPolicy(cropsGainMap: true)))
+            format: .jpeg(JPEGEncoder(metadata: MetadataPolicy(companions: .keep)))
         ).plan(for: photo)
         let sink = MemorySink()
         _ = try plan.export(to: sink)

@@ -152,8 +152,8 @@ import Testing
 
 extension JPEGMetadataTests {
     /// A photo with an HDR gain map at half its size after it, indexed by
-    /// MPF: dropped by default; with `cropsGainMap`, cropped by the same rect
-    /// scaled to its size and indexed anew, and the crop shows no leak.
+    /// MPF: cut by the companion rule and indexed anew by default (the crop
+    /// shows no leak), dropped with `companions: .drop`.
     @Test func aGainMapIsDroppedOrCroppedWithThePhoto() throws {
         let apple = Array(
             "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:Description apdi:AuxiliaryImageType=\"urn:com:apple:photo:2020:aux:hdrgainmap\"/></x:xmpmeta>"
@@ -169,8 +169,9 @@ extension JPEGMetadataTests {
         guard let info = photo.header as? JPEGFileInfo else { throw CocoaError(.fileReadUnknown) }
         #expect(try GainMap.find(info, input: photo.input)?.bytes == gainMap)
         let rect = PixelRect<ImagePixels>(x: 32, y: 16, width: 100, height: 64)
-        // Dropped by default.
-        let (dropped, plain) = try Self.cropJPEG(photo, rect)
+        // Dropped on request.
+        let (dropped, plain) = try Self.cropJPEG(
+            photo, rect, policy: MetadataPolicy(companions: .drop))
         #expect(
             dropped.details(as: JPEGWriteReport.self)?.metadata.contains {
                 $0.segment.hasSuffix("MPF") && $0.action == .dropped
@@ -179,7 +180,7 @@ extension JPEGMetadataTests {
         #expect(!LeakCheck.contains(plain, Array("MPF\0".utf8)))
         // Cropped with the photo.
         let (report, bytes) = try Self.cropJPEG(
-            photo, rect, policy: MetadataPolicy(cropsGainMap: true))
+            photo, rect, policy: MetadataPolicy(companions: .keep))
         #expect(
             report.details(as: JPEGWriteReport.self)?.metadata.contains {
                 $0.segment.hasSuffix("MPF") && $0.action == .rewritten
@@ -222,7 +223,7 @@ extension JPEGMetadataTests {
         #expect(MPFIndex.patch(&primary, secondSize: gainMap.count))
         let photo = try ImageSource(ImageInput(bytes: primary + gainMap, name: "ultra hdr"))
         let rect = PixelRect<ImagePixels>(x: 64, y: 32, width: 128, height: 96)
-        let (_, kept) = try Self.cropJPEG(photo, rect, policy: MetadataPolicy(cropsGainMap: true))
+        let (_, kept) = try Self.cropJPEG(photo, rect, policy: MetadataPolicy(companions: .keep))
         let crop = try ImageSource(ImageInput(bytes: kept, name: "crop"))
         #expect(try LeakCheck.findings(in: crop).isEmpty)
         guard let info = crop.header as? JPEGFileInfo else { throw CocoaError(.fileReadUnknown) }
@@ -234,7 +235,7 @@ extension JPEGMetadataTests {
                 "Item:Semantic=\"GainMap\" Item:Mime=\"image/jpeg\" Item:Length=\"\(map.bytes.count)\""
             ))
         #expect(map.bytes.count != gainMap.count)
-        let (_, dropped) = try Self.cropJPEG(photo, rect)
+        let (_, dropped) = try Self.cropJPEG(photo, rect, policy: MetadataPolicy(companions: .drop))
         #expect(!String(decoding: dropped, as: UTF8.self).contains("Container:Directory"))
         #expect(
             try LeakCheck.findings(in: ImageSource(ImageInput(bytes: dropped, name: "sdr"))).isEmpty

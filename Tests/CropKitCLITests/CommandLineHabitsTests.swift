@@ -479,8 +479,9 @@ extension CommandLineHabitsTests {
 }
 
 extension CommandLineHabitsTests {
-    /// `--gain-map crop` keeps an iPhone photo's HDR gain map, cropped; the
-    /// flag is for JPEG output and takes drop or crop.
+    /// `--gain-map crop` (the old name of `--companions keep`, the default)
+    /// keeps an iPhone photo's HDR gain map, cut to the crop; each flag
+    /// takes its own two words.
     @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
     func gainMapsFromTheCommandLine() throws {
         let folder = try temporaryFolder()
@@ -492,14 +493,19 @@ extension CommandLineHabitsTests {
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.contains("rewritten APP2 MPF: the HDR gain map cut to the crop, "))
         #expect(cropkit("leaks", output).status == 0)
+        // A PNG has no place for a gain map: it is dropped, and says so.
         let png = cropkit(
             "crop", photo, "-o", folder.appendingPathComponent("x.png").path, "--pixels", "0,0,8,8",
-            "--gain-map", "crop")
-        #expect(png.status == 64)
-        #expect(png.err.contains("--gain-map is for JPEG output"))
+            "--companions", "keep")
+        #expect(png.status == 0, "\(png.err)")
+        #expect(png.out.contains("dropped APP2 MPF"), "\(png.out)")
         let unknown = cropkit(
             "crop", photo, "-o", output, "-f", "--pixels", "0,0,8,8", "--gain-map", "keep")
         #expect(unknown.status == 64)
-        #expect(unknown.err.contains("unknown --gain-map 'keep'; use drop or crop"))
+        #expect(unknown.err.contains("unknown --gain-map 'keep'; use crop or drop"))
+        let unknownChoice = cropkit(
+            "crop", photo, "-o", output, "-f", "--pixels", "0,0,8,8", "--companions", "crop")
+        #expect(unknownChoice.status == 64)
+        #expect(unknownChoice.err.contains("unknown --companions 'crop'; use keep or drop"))
     }
 }

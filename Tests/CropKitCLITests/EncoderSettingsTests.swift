@@ -22,7 +22,6 @@ struct EncoderSettingsTests {
             ["--lossless"], "png",
             "--lossless is for JPEG, HEIC, WebP or AVIF output; this output is PNG"
         ),
-        (["--gain-map", "crop"], "heic", "--gain-map is for JPEG output; this output is HEIC"),
     ])
     func aFlagOfAnotherFormatIsRefused(flags: [String], output: String, message: String) throws {
         let folder = try TestData.temporaryFolder()

@@ -69,9 +69,11 @@ struct HEIFCommandTests {
         #expect(refused.status == 1)
         #expect(refused.err.contains("512x512 block grid"))
         #expect(!FileManager.default.fileExists(atPath: out))
+        // --gain-map (the old --companions) is for any output: a HEIC
+        // crop's companions are dropped with their reasons, for now.
         let gainMap = cropkit(
             "crop", Self.arrow, "-o", out, "--pixels", "0,0,64,64", "--gain-map", "crop")
-        #expect(gainMap.status == 64)
+        #expect(gainMap.status == 0, "\(gainMap.err)")
         let fromPNG = cropkit(
             "crop", TestData.path("pngsuite/basn2c08.png"), "-o", out, "--pixels", "0,0,8,8")
         #expect(fromPNG.status == 2)

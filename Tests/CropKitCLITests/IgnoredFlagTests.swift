@@ -3,60 +3,80 @@ import CropKitTestSupport
 import Foundation
 import Testing
 
-/// A flag that cannot be honoured is refused, never ignored: `--gain-map
-/// crop` exited 0 on a HEIC cropped to JPEG and on a resized JPEG, and the
-/// gain map it asked to keep was gone. Both are now refused before anything
-/// is decoded (exit 2, the reason and the way out named, nothing written);
-/// a photo without a gain map is cropped as without the flag.
+/// Companions are kept by default where the output carries them, and a
+/// crop that cannot carry one says so instead of dropping it silently:
+/// `--gain-map crop` exited 0 on a HEIC cropped to JPEG and on a resized
+/// JPEG, and the gain map it asked to keep was gone without a word. Now
+/// every such crop is written with a warning naming the gain map and why it
+/// is not carried, by default and with `--companions keep` (or its old name
+/// `--gain-map crop`) alike; `--companions drop` drops it without one.
 @Suite(.announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
 struct IgnoredFlagTests {
     @Test(arguments: [
         (
             "heif/libvips/apple-heic-gainmap.heic", ["--pixels", "1000,1000,1200,900"],
-            "this HEIF carries an HDR gain map auxiliary image"
+            "an HDR gain map auxiliary image (urn:com:apple:photo:2020:aux:hdrgainmap) is not carried by a JPEG made from another format yet"
         ),
         (
             "camera/iphone14promax_p3_hdrgainmap.jpg", ["--pixels", "8,8,32,40", "--width", "20"],
-            "a turned, resized or circled crop does not carry it yet"
+            "an MPF gain map is not carried by a turned, resized or circled crop yet"
         ),
         (
             "camera/iphone14promax_p3_hdrgainmap.jpg", ["--pixels", "8,8,32,40", "--angle", "2"],
-            "a turned, resized or circled crop does not carry it yet"
+            "an MPF gain map is not carried by a turned, resized or circled crop yet"
         ),
         (
             "camera/iphone14promax_p3_hdrgainmap.jpg", ["--pixels", "8,8,32,40", "--circle"],
-            "a turned, resized or circled crop does not carry it yet"
+            "an MPF gain map is not carried by a turned, resized or circled crop yet"
         ),
     ])
-    func aGainMapThatCannotBeKeptIsRefused(source: String, options: [String], says: String) throws {
+    func aGainMapThatCannotBeKeptIsReported(source: String, options: [String], says: String)
+        throws
+    {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out.jpg").path
-        let run = cropkit(
-            ["crop", TestData.path(source), "-o", output, "--gain-map", "crop"] + options)
-        #expect(run.status == 2, "\(run.err)")
-        #expect(
-            run.err.contains(says) && run.err.contains("leave out --gain-map crop"), "\(run.err)")
-        #expect(!FileManager.default.fileExists(atPath: output))
-        // Without the flag the same crop is written, and says it dropped the gain map.
-        let plain = cropkit(["crop", TestData.path(source), "-o", output] + options)
-        #expect(plain.status == 0, "\(plain.err)")
+        for flags in [[], ["--companions", "keep"], ["--gain-map", "crop"]] {
+            let run = cropkit(
+                ["crop", TestData.path(source), "-o", output, "--force"] + flags + options)
+            #expect(run.status == 0, "\(flags): \(run.err)")
+            #expect(run.err.contains(says), "\(flags): \(run.err)")
+            #expect(run.err.contains("the crop shows in standard dynamic range"))
+        }
+        let dropped = cropkit(
+            ["crop", TestData.path(source), "-o", output, "--force", "--companions", "drop"]
+                + options)
+        #expect(dropped.status == 0, "\(dropped.err)")
+        #expect(!dropped.err.contains("companions are kept where"))
     }
 
-    /// Where it can be honoured it is (the gain map kept, the leak check
-    /// clean), and a photo with no gain map is cropped as without it.
+    /// Where it can be carried it is, by default (the gain map cut and
+    /// kept, the leak check clean), and dropped on request; a photo with
+    /// no gain map is cropped as without the flag.
     @Test func aGainMapThatCanBeKeptIsKept() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out.jpg").path
-        let kept = cropkit(
-            "crop", TestData.path("camera/iphone14promax_p3_hdrgainmap.jpg"), "-o", output,
-            "--pixels", "8,8,32,40", "--gain-map", "crop", "--json")
-        #expect(kept.status == 0, "\(kept.err)")
-        #expect(kept.out.contains(#""segment":"APP2 MPF","action":"rewritten""#), "\(kept.out)")
+        let photo = TestData.path("camera/iphone14promax_p3_hdrgainmap.jpg")
+        for flags in [[], ["--companions", "keep"], ["--gain-map", "crop"]] {
+            let kept = cropkit(
+                ["crop", photo, "-o", output, "--force", "--pixels", "8,8,32,40", "--json"] + flags)
+            #expect(kept.status == 0, "\(kept.err)")
+            #expect(kept.out.contains(#""segment":"APP2 MPF","action":"rewritten""#), "\(kept.out)")
+        }
+        let dropped = cropkit(
+            "crop", photo, "-o", output, "--force", "--pixels", "8,8,32,40", "--json",
+            "--companions", "drop")
+        #expect(dropped.out.contains(#""segment":"APP2 MPF","action":"dropped""#), "\(dropped.out)")
         let none = cropkit(
             "crop", TestData.path("camera/canon_t3i.jpg"), "-o", output, "--force", "--pixels",
-            "8,8,32,40", "--width", "20", "--gain-map", "crop")
+            "8,8,32,40", "--width", "20", "--companions", "keep")
         #expect(none.status == 0, "\(none.err)")
+        #expect(!none.err.contains("companions are kept where"))
+        let both = cropkit(
+            "crop", photo, "-o", output, "--force", "--pixels", "8,8,32,40", "--companions",
+            "keep", "--gain-map", "crop")
+        #expect(
+            both.status == 64 && both.err.contains("--gain-map is the old name of --companions"))
     }
 }

@@ -11,7 +11,7 @@ import Foundation
 /// One kind of secondary image is not a finding: an MPF index whose images
 /// follow the primary one exactly, fill the rest of the file and are JPEGs
 /// at the primary's proportions with no findings of their own, as a gain
-/// map cropped with its photo is (`crop --gain-map crop`). A whole-photo
+/// map cut with its photo is (`crop`, companions kept). A whole-photo
 /// image of a crop that happens to have the photo's proportions would pass
 /// that test; its dimensions are all the check can go by.
 public enum LeakCheck {

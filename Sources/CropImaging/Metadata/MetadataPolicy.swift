@@ -19,20 +19,40 @@ public struct MetadataPolicy: Hashable, Sendable {
     /// Whether the EXIF MakerNote is kept (it may hold a preview of the
     /// whole photo; a warning says so).
     public var keepMakerNote: Bool
-    /// Whether an HDR gain map (Apple's, or Ultra HDR's, found through the
-    /// MPF index) is cropped by the same rect, scaled to its size, and kept
-    /// with a new MPF index; by default it is dropped, and the crop shows
-    /// in standard dynamic range only.
-    public var cropsGainMap: Bool
+    /// What becomes of the images a photo records beside its pixels (an
+    /// HDR gain map, a depth map, a stereo eye): by default each one the
+    /// output can carry is cut to the crop by the companion rule (the
+    /// Companions article of CropGeometry), and the rest are dropped with a
+    /// report line that says why.
+    public var companions: CompanionChoice
 
-    /// A policy; the defaults keep what stays true and strip nothing more.
+    /// Whether an HDR gain map is cut and kept with the crop: the old name
+    /// of ``companions`` `== .keep`.
+    @available(*, deprecated, renamed: "companions")
+    public var cropsGainMap: Bool {
+        get { companions == .keep }
+        set { companions = newValue ? .keep : .drop }
+    }
+
+    /// A policy; the defaults keep what stays true (the companions cut to
+    /// the crop) and strip nothing more.
     public init(
         stripLocation: Bool = false, stripAll: Bool = false, keepMakerNote: Bool = false,
-        cropsGainMap: Bool = false
+        companions: CompanionChoice = .keep
     ) {
         self.stripLocation = stripLocation
         self.stripAll = stripAll
         self.keepMakerNote = keepMakerNote
-        self.cropsGainMap = cropsGainMap
+        self.companions = companions
     }
+}
+
+/// What a crop does with a photo's companion images.
+public enum CompanionChoice: String, CaseIterable, Sendable {
+    /// Cut each one the output can carry to the crop; drop the others and
+    /// say why.
+    case keep
+    /// Drop them all: the crop shows in standard dynamic range, without
+    /// depth or a second eye.
+    case drop
 }

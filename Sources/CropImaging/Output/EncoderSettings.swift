@@ -27,8 +27,6 @@ public enum EncoderSetting: String, Hashable, Sendable, CaseIterable {
     case lossless
     /// ``EncoderSettings/snapsToBlocks``.
     case snapsToBlocks
-    /// ``MetadataPolicy/cropsGainMap`` (any choice about a gain map).
-    case gainMap
     /// ``MetadataPolicy/keepMakerNote``.
     case keepMakerNote
     /// ``EncoderSettings/compression``.

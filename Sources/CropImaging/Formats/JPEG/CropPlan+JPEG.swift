@@ -20,7 +20,7 @@ extension CropPlan {
             // The stored pixels are cropped and the EXIF orientation kept:
             // the crop displays as the rect seen, losslessly.
             var gainMap =
-                encoder.metadata.cropsGainMap && !encoder.metadata.stripAll
+                encoder.metadata.companions == .keep && !encoder.metadata.stripAll
                 ? try GainMap.find(info, input: source.input) : nil
             // A gain map not aligned to its photo cannot be cut to the
             // crop: the crop goes on without it, and says so.
@@ -212,9 +212,21 @@ extension CropPlan {
         throws(ImagingError) -> (markers: [UInt8], entries: [MetadataEntry])
     {
         let size = PixelSize<StoredPixels>(width: outputSize.width, height: outputSize.height)
-        let metadata = try source.reader.cleanedMetadata(
+        var metadata = try source.reader.cleanedMetadata(
             in: source.input, size: size, policy: encoder.metadata)
         warnings += metadata.warnings
+        // A gain map this route does not carry is dropped, and the report
+        // says so where the crop was asked to keep companions.
+        if encoder.metadata.companions == .keep, !encoder.metadata.stripAll,
+            let gainMap = source.reader.gainMap(in: source.input)
+        {
+            let route =
+                source.header is JPEGFileInfo
+                ? "a turned, resized or circled crop" : "a JPEG made from another format"
+            warnings.append(
+                "companions are kept where the output carries them: the source's \(gainMap) is not carried by \(route) yet, so the crop shows in standard dynamic range"
+            )
+        }
         if let native = metadata.native as? JPEGNativeMetadata {
             return (native.segments, metadata.entries)
         }
@@ -309,7 +321,7 @@ extension CropPlan {
             metadata.entries[at].reason += "; the gain map among them is cropped and kept"
         }
         var primaryEncoder = encoder
-        primaryEncoder.metadata.cropsGainMap = false
+        primaryEncoder.metadata.companions = .drop
         let primarySink = MemorySink()
         var report: CropReport
         if isDCTDomainCrop {

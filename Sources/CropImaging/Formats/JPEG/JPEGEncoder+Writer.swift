@@ -10,7 +10,7 @@ extension JPEGEncoder: FormatWriter {
     static var names: [String] { ["jpg", "jpeg"] }
 
     static var settings: Set<EncoderSetting> {
-        [.quality, .lossless, .snapsToBlocks, .gainMap, .keepMakerNote]
+        [.quality, .lossless, .snapsToBlocks, .keepMakerNote]
     }
 
     init(settings: EncoderSettings) {
@@ -25,29 +25,6 @@ extension JPEGEncoder: FormatWriter {
         guard quality == nil, let info = source.header as? JPEGFileInfo else { return nil }
         return LosslessCopy(
             grid: info.blockGrid, required: method == .lossless, snaps: snapsToBlocks)
-    }
-
-    /// `--gain-map crop` keeps a JPEG's MPF gain map, cut to the rect by the
-    /// companion rule (``GainMap/cut(_:grid:rect:lenient:)``). A crop that cannot carry the gain map it was
-    /// asked to keep is refused before anything is decoded, rather than
-    /// written without it: a turned, resized or circled crop of a photo
-    /// with one, and a crop of a photo whose gain map is not an MPF image
-    /// (a HEIC's auxiliary image). A photo without a gain map is cropped
-    /// as without the flag.
-    func check(_ job: CropJob, for source: ImageSource) throws(CropPlanError) {
-        guard metadata.cropsGainMap, !metadata.stripAll,
-            let gainMap = source.reader.gainMap(in: source.input)
-        else { return }
-        if !(source.header is JPEGFileInfo) {
-            throw .unsupportedOutput(
-                "--gain-map crop keeps a JPEG's MPF gain map; this \(type(of: source.reader).displayName) carries \(gainMap), which a JPEG crop cannot carry: leave out --gain-map crop (the crop is then written without it, as its report says)"
-            )
-        }
-        if job.isResampled {
-            throw .unsupportedOutput(
-                "--gain-map crop cuts the gain map to the crop's rect; a turned, resized or circled crop does not carry it yet: leave out --gain-map crop (the crop is then written without it, as its report says), or crop without turning or resizing"
-            )
-        }
     }
 
     /// The source's coefficients where the rect's top-left corner lies on
