@@ -1,4 +1,5 @@
 import CropGeometry
+import CropKitTestSupport
 import CropRecords
 import CropTestKit
 import Foundation
@@ -80,5 +81,25 @@ import Testing
         #expect(grade.out.contains("companion"), "\(grade.out)")
         let plain = cropkit("cases", "--count", "40", "--seed", "3")
         #expect(!plain.out.contains("companion"))
+    }
+
+    /// `info` lists each companion on its grid: its size, its scale
+    /// against the photo, and what a crop does with it.
+    @Test(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+    func infoListsTheCompanions() {
+        let ultra = cropkit("info", TestData.path("hdr/pixel6pro_ultrahdr.jpg"))
+        #expect(
+            ultra.out.contains(
+                "companions   HDR gain map (MPF) 1020x768, scale 0.25 x 0.25: cut with a JPEG crop, unturned and unresized"
+            ), "\(ultra.out)")
+        let apple = cropkit("info", TestData.path("camera/iphone14promax_p3_hdrgainmap.jpg"))
+        #expect(apple.out.contains("HDR gain map (MPF) 349x434, scale 6.232 x 6.2: cut with"))
+        let heic = cropkit("info", TestData.path("heif/libvips/apple-heic-gainmap.heic"))
+        #expect(
+            heic.out.contains(
+                "urn:com:apple:photo:2020:aux:hdrgainmap 2856x2142, scale 0.5 x 0.5: dropped by a HEIC crop for now"
+            ), "\(heic.out)")
+        let plain = cropkit("info", TestData.path("camera/canon_t3i.jpg"))
+        #expect(!plain.out.contains("companions"))
     }
 }

@@ -165,6 +165,15 @@ extension HEIFFileInfo {
             details.append(
                 .init("otherImages", label: "other images", .list(describe(info.otherImages))))
         }
+        // Each auxiliary image as a companion of the canvas, on its grid.
+        let canvas = PixelSize<StoredPixels>(width: info.layout.width, height: info.layout.height)
+        let companions = info.auxiliaryImages.filter { $0.width > 0 && $0.height > 0 }.map {
+            CompanionListing.line(
+                $0.role.isEmpty ? $0.type : $0.role,
+                size: PixelSize(width: $0.width, height: $0.height), photo: canvas,
+                crop: "dropped by a HEIC crop for now")
+        }
+        if !companions.isEmpty { details.append(.init("companions", .list(companions))) }
         return details
     }
 }

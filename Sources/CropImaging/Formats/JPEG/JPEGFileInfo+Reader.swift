@@ -121,6 +121,7 @@ extension JPEGFileInfo: FormatReader {
                 ICCProfile.description(of: $0) ?? "(an ICC profile without a description)"
             },
             details: [.init("frame", .text(frame)), .init("sampling", .list(sampling))]
+                + companionDetails(in: input)
                 + (scanWork.map { work in
                     [
                         .init("scans", .number(work.scans)),
@@ -129,5 +130,18 @@ extension JPEGFileInfo: FormatReader {
                     ]
                 } ?? []),
             warnings: warnings)
+    }
+}
+
+extension JPEGFileInfo {
+    /// `companions`: the MPF gain map on its grid, when there is one.
+    func companionDetails(in input: ImageInput) -> [ImageFileSummary.Detail] {
+        guard let found = try? GainMap.find(self, input: input),
+            let map = try? ImageSource(ImageInput(bytes: found.bytes, name: "gain map"))
+        else { return [] }
+        let line = CompanionListing.line(
+            "HDR gain map (MPF)", size: map.storedSize, photo: storedSize,
+            crop: "cut with a JPEG crop, unturned and unresized")
+        return [.init("companions", .list([line]))]
     }
 }
