@@ -102,4 +102,39 @@ import Testing
         let plain = cropkit("info", TestData.path("camera/canon_t3i.jpg"))
         #expect(!plain.out.contains("companions"))
     }
+
+    /// Apple's MakerNote stays (it holds no preview): a renderer reads the
+    /// HDR headroom (tags 33 and 48) from it to show the kept gain map.
+    /// exiftool reads the same headroom in the crop as in the photo, for a
+    /// JPEG and a HEIC; another maker's note is still removed.
+    @Test(
+        .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+        .enabled(if: ExifTool.gate, Comment(rawValue: ExifTool.absent)))
+    func applesHDRHeadroomStays() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (source, output, rect) in [
+            ("camera/iphone14promax_p3_hdrgainmap.jpg", "a.jpg", "8,8,32,40"),
+            ("heif/pillow-heif/pug.heic", "b.heic", "1000,1000,1200,900"),
+        ] {
+            let out = folder.appendingPathComponent(output).path
+            let run = cropkit(["crop", TestData.path(source), "--pixels", rect, "-o", out])
+            #expect(run.status == 0, "\(run.err)")
+            #expect(run.out.contains("Apple's MakerNote kept"), "\(run.out)")
+            let before = try ExifTool.tags(TestData.path(source), groups: "-G1")
+            let after = try ExifTool.tags(out, groups: "-G1")
+            for tag in ["Apple:HDRHeadroom", "Apple:MakerNoteVersion"] {
+                #expect(before[tag] != nil, "\(source): \(tag)")
+                #expect(
+                    "\(after[tag] ?? "none")" == "\(before[tag] ?? "none")", "\(source): \(tag)")
+            }
+        }
+        let casio = folder.appendingPathComponent("c.jpg").path
+        let run = cropkit([
+            "crop", TestData.path("camera/casio_exs1_makernote_preview.jpg"), "--pixels",
+            "8,8,32,40", "-o", casio,
+        ])
+        #expect(run.out.contains("the MakerNote removed"))
+        #expect(try ExifTool.tags(casio, groups: "-G1").keys.allSatisfy { !$0.hasPrefix("Casio") })
+    }
 }

@@ -9,7 +9,9 @@ import CropGeometry
 /// - IFD1 (the thumbnail of the whole photo) is never written, nor the
 ///   strip and JPEG-interchange tags that point at image data, nor SubIFDs;
 /// - the MakerNote is dropped unless kept (it may hold a preview, and its
-///   own offsets may not survive the move);
+///   own offsets may not survive the move), but Apple's, which holds no
+///   preview, counts its offsets from its own start and carries the HDR
+///   headroom a renderer needs for the gain map;
 /// - PixelXDimension, PixelYDimension (and ImageWidth, ImageLength where
 ///   present) are set to the crop's size; the orientation is kept or set;
 /// - the GPS IFD is dropped when location is stripped.
@@ -31,6 +33,12 @@ struct EXIFRewriter {
 
     private let tiff: [UInt8]
     private let little: Bool
+
+    /// Whether a MakerNote's bytes are Apple's ("Apple iOS\0", then a
+    /// version and its own TIFF byte order and IFD).
+    static func isApplesMakerNote(_ value: [UInt8]) -> Bool {
+        value.count > 16 && value.starts(with: Array("Apple iOS\0".utf8))
+    }
 
     /// A rewriter of the TIFF structure `tiff` (an APP1 body after
     /// "Exif\0\0"), or `nil` when it has no valid header.
@@ -190,8 +198,19 @@ struct EXIFRewriter {
             for entry in exifEntries {
                 switch entry.tag {
                 case 0x927C where !policy.keepMakerNote:
-                    changes.append(
-                        "the MakerNote removed (it may hold a preview of the whole photo)")
+                    // Apple's holds no preview and its offsets count from its
+                    // own start, so it moves whole; a renderer reads the HDR
+                    // headroom (its tags 33 and 48, global to the photo)
+                    // from it to show the gain map.
+                    if Self.isApplesMakerNote(entry.value) {
+                        kept.append(entry)
+                        changes.append(
+                            "Apple's MakerNote kept (it holds no preview; its HDR headroom, tags 33 and 48, is the whole photo's and stays true)"
+                        )
+                    } else {
+                        changes.append(
+                            "the MakerNote removed (it may hold a preview of the whole photo)")
+                    }
                 case 0xA005:
                     interop = pointer(entry).flatMap { entries(at: $0, visited: &visited) }
                 case 0xA002:
