@@ -1,0 +1,152 @@
+import CropGeometry
+
+/// The companion rule's check on an app's own code that cuts a gain map, a
+/// depth map or a matte with its photo (DESIGN.md, "Companion images"): it
+/// is given a companion fixture, its photo's size and a crop of the photo,
+/// and what it returns must be the companion cut by the rule: its size
+/// `W'`×`H'` exactly, and every pixel the bilinear sample the rule puts
+/// there, to the goal of the alignment (mean error at most 0.6 codes, the
+/// 99th percentile at most 3), exactly where the crop scales to whole
+/// companion pixels.
+///
+/// ```swift
+/// func myCut(
+///     _ companion: RGBAImage, _ photo: PixelSize<ImagePixels>, _ rect: PixelRect<ImagePixels>
+/// ) throws -> RGBAImage {
+///     companion  // the app's code: the companion cut to the crop `rect` of the photo
+/// }
+/// let failed = CompanionExportTest.run(myCut).filter { !$0.passed }
+/// print(failed.first?.detail ?? "all passed")
+/// ```
+public enum CompanionExportTest {
+    /// The app's cut: the companion image, its photo's size, a crop of the
+    /// photo (both as displayed); the cut companion.
+    public typealias Exporter =
+        (RGBAImage, PixelSize<ImagePixels>, PixelRect<ImagePixels>) throws -> RGBAImage
+
+    /// The photos and their companions: Apple's quarter gain map, Ultra
+    /// HDR's, a half-size depth map, a depth map of an odd fraction, a
+    /// stereo eye, and a gain map larger than its photo.
+    public static let grids: [(photo: PixelSize<ImagePixels>, companion: PixelSize<ImagePixels>)] =
+        [
+            (PixelSize(width: 403, height: 302), PixelSize(width: 101, height: 76)),
+            (PixelSize(width: 408, height: 307), PixelSize(width: 102, height: 77)),
+            (PixelSize(width: 300, height: 400), PixelSize(width: 150, height: 200)),
+            (PixelSize(width: 403, height: 302), PixelSize(width: 77, height: 58)),
+            (PixelSize(width: 64, height: 48), PixelSize(width: 64, height: 48)),
+            (PixelSize(width: 56, height: 70), PixelSize(width: 349, height: 434)),
+        ]
+
+    /// The value of the companion fixture at `(x, y)`: a triangle wave of
+    /// period 32 pixels, 30 to 222, steep enough that a cut shifted by a
+    /// fraction of a companion pixel misses the goal.
+    public static func value(_ x: Int, _ y: Int) -> UInt8 {
+        let phase = (x + 2 * y) % 32
+        return UInt8(30 + 12 * abs(phase - 16))
+    }
+
+    /// The companion fixture of `size`: gray (``value(_:_:)`` in R, G and
+    /// B), opaque.
+    public static func fixture(_ size: PixelSize<ImagePixels>) -> RGBAImage {
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(size.width * size.height * 4)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let v = value(x, y)
+                pixels += [v, v, v, 255]
+            }
+        }
+        return RGBAImage(width: size.width, height: size.height, pixels: pixels)
+    }
+
+    /// The crops of a photo of `size`: whole, one pixel at each far
+    /// corner, a part on the companion's grid where it has one, and parts
+    /// off it.
+    static func rects(_ size: PixelSize<ImagePixels>, companion: PixelSize<ImagePixels>)
+        -> [PixelRect<ImagePixels>]
+    {
+        let (w, h) = (size.width, size.height)
+        var rects = [
+            PixelRect<ImagePixels>(x: 0, y: 0, width: w, height: h),
+            PixelRect(x: 0, y: 0, width: 1, height: 1),
+            PixelRect(x: w - 1, y: h - 1, width: 1, height: 1),
+            PixelRect(x: w / 3 + 1, y: h / 4 + 1, width: w / 2 - 1, height: h / 2 + 1),
+            PixelRect(x: w - w / 3, y: 0, width: w / 3, height: h - 1),
+        ]
+        // The photo's pixels a companion pixel spans, when whole.
+        if w % companion.width == 0, h % companion.height == 0 {
+            let (sx, sy) = (w / companion.width, h / companion.height)
+            rects.append(PixelRect(x: 2 * sx, y: 3 * sy, width: 10 * sx, height: 7 * sy))
+        }
+        return rects
+    }
+
+    /// Every grid's companion cut to every crop by `exporter`: two results
+    /// (`size`, `alignment`) an export, or one (`export`) where it threw.
+    public static func run(_ exporter: Exporter) -> [ExportTestResult] {
+        var results: [ExportTestResult] = []
+        for (photo, companion) in grids {
+            guard let grid = CompanionGrid(imageSize: photo, companionSize: companion) else {
+                continue
+            }
+            let image = fixture(companion)
+            for rect in rects(photo, companion: companion) {
+                let name = "\(photo) photo, \(companion) companion, rect \(rect)"
+                do {
+                    let output = try exporter(image, photo, rect)
+                    results += checks(output, grid.cut(rect)).map {
+                        ExportTestResult(fixture: name, $0)
+                    }
+                } catch {
+                    results.append(
+                        ExportTestResult(
+                            fixture: name, check: "export", passed: false,
+                            detail: "the exporter threw \(error)"))
+                }
+            }
+        }
+        return results
+    }
+
+    /// The size and alignment checks of one cut companion.
+    static func checks(_ output: RGBAImage, _ cut: CompanionCut<ImagePixels>) -> [ExportCheck] {
+        let size = ExportInspection.size(
+            width: output.width, height: output.height,
+            expected: (cut.size.width, cut.size.height))
+        guard size.passed, output.pixels.count == output.width * output.height * 4 else {
+            return [
+                size,
+                ExportCheck(
+                    name: "alignment", passed: false,
+                    detail: "pixels not compared: the cut is not \(cut.size)"),
+            ]
+        }
+        var errors: [Double] = []
+        errors.reserveCapacity(output.width * output.height)
+        for j in 0..<output.height {
+            for i in 0..<output.width {
+                let reference = cut.referenceSample(i, j) { Double(value($0, $1)) }
+                errors.append(abs(Double(output.pixel(i, j)[0]) - reference))
+            }
+        }
+        errors.sort()
+        let mean = errors.reduce(0, +) / Double(errors.count)
+        let p99 = errors[min(errors.count - 1, errors.count * 99 / 100)]
+        let largest = errors.last ?? 0
+        let exact = cut.copyRect != nil
+        let passed = exact ? largest == 0 : mean <= 0.6 && p99 <= 3
+        func text(_ v: Double) -> String { String((v * 100).rounded() / 100) }
+        let goal =
+            exact
+            ? "an exact copy of \(cut.copyRect.map { "\($0)" } ?? "")"
+            : "the rule's bilinear samples (mean at most 0.6 codes, 99th percentile at most 3)"
+        return [
+            size,
+            ExportCheck(
+                name: "alignment", passed: passed,
+                detail:
+                    "mean error \(text(mean)), 99th percentile \(text(p99)), largest \(text(largest)) codes against \(goal)"
+            ),
+        ]
+    }
+}
