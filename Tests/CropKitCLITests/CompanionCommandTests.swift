@@ -99,6 +99,10 @@ import Testing
             heic.out.contains(
                 "urn:com:apple:photo:2020:aux:hdrgainmap 2856x2142, scale 0.5 x 0.5: dropped by a HEIC crop for now"
             ), "\(heic.out)")
+        let pair = cropkit("info", TestData.path("camera/nintendo3ds_stereo.mpo"))
+        #expect(
+            pair.out.contains("the other eye (MPF) 640x480, scale 1 x 1: cut with a JPEG crop"),
+            "\(pair.out)")
         let plain = cropkit("info", TestData.path("camera/canon_t3i.jpg"))
         #expect(!plain.out.contains("companions"))
     }

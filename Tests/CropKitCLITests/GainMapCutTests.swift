@@ -122,4 +122,48 @@ struct GainMapCutTests {
         guard !bytes.isEmpty else { return nil }
         return try Pillow.rgb(Array(bytes), mode: "L")
     }
+
+    /// An MPO stereo pair (a Nintendo 3DS's): the other eye is cut by the
+    /// same rect (its grid is the photo's), as the photo is: its blocks
+    /// copied on the grid (its luma then exactly the source eye's at the
+    /// rect), encoded again with its own tables off it; indexed anew, and
+    /// nothing of the whole photo left.
+    @Test(arguments: [("96,64,320,240", true), ("97,63,321,241", false)])
+    func theOtherEyeIsCutByTheSameRect(rect text: String, onGrid: Bool) throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path("camera/nintendo3ds_stereo.mpo")
+        let out = folder.appendingPathComponent("pair.jpg").path
+        let run = cropkit(["crop", source, "--pixels", text, "-o", out])
+        try #require(run.status == 0, "\(run.err)")
+        #expect(
+            run.out.contains("rewritten APP2 MPF: the other eye of the stereo pair cut to the crop")
+        )
+        let r = text.split(separator: ",").compactMap { Int($0) }
+        let eye = try #require(try Self.gainMap(source))
+        let cutEye = try #require(try Self.gainMap(out))
+        #expect(cutEye.width == r[2] && cutEye.height == r[3])
+        guard cutEye.width == r[2], cutEye.height == r[3] else { return }
+        var total = 0.0
+        var largest = 0
+        for y in 0..<r[3] {
+            for x in 0..<r[2] {
+                let a = Int(cutEye.samples[y * r[2] + x])
+                let b = Int(eye.samples[(r[1] + y) * eye.width + r[0] + x])
+                total += Double(abs(a - b))
+                // Pillow's gray is made from RGB, whose chroma a decoder
+                // upsamples from neighbours the crop no longer has within
+                // two pixels of its edges: the copied blocks are compared
+                // inside that border.
+                if x >= 2, y >= 2, x < r[2] - 2, y < r[3] - 2 { largest = max(largest, abs(a - b)) }
+            }
+        }
+        let mean = total / Double(r[2] * r[3])
+        if onGrid {
+            #expect(largest == 0, "largest difference \(largest)")
+        } else {
+            #expect(mean <= 2, "mean difference \(mean)")
+        }
+        #expect(try ExifTool.tags(out, groups: "-G1")["MPF0:NumberOfImages"] as? Int == 2)
+    }
 }

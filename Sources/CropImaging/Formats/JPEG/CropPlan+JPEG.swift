@@ -21,7 +21,7 @@ extension CropPlan {
             // the crop displays as the rect seen, losslessly.
             var gainMap =
                 encoder.metadata.companions == .keep && !encoder.metadata.stripAll
-                ? try GainMap.find(info, input: source.input) : nil
+                ? try GainMap.find(info, input: source.input, eyes: true) : nil
             // A gain map not aligned to its photo cannot be cut to the
             // crop: the crop goes on without it, and says so.
             var misaligned: String?
@@ -30,7 +30,10 @@ extension CropPlan {
                 let map = try ImageSource(ImageInput(bytes: found.bytes, name: "gain map"))
                 if GainMap.grid(map, photo: source.storedSize) == nil {
                     misaligned =
-                        "the gain map (\(map.storedSize)) is not aligned to the \(source.storedSize) photo (its aspect ratio more than 1 % off, or a side over \(CompanionGrid<StoredPixels>.maximumSide)): dropped, the crop shows in standard dynamic range"
+                        "\(found.name) (\(map.storedSize)) is not aligned to the \(source.storedSize) photo (its aspect ratio more than 1 % off, or a side over \(CompanionGrid<StoredPixels>.maximumSide)): dropped, "
+                        + (found.isEye
+                            ? "the crop is not a stereo pair"
+                            : "the crop shows in standard dynamic range")
                     gainMap = nil
                 } else {
                     mapSource = map
@@ -312,13 +315,13 @@ extension CropPlan {
         if let at = metadata.entries.firstIndex(where: { $0.segment.hasSuffix("MPF") }) {
             metadata.entries[at] = MetadataEntry(
                 segment: metadata.entries[at].segment, action: .rewritten,
-                reason: "the HDR gain map cut to the crop, \(how), and indexed anew"
+                reason: "\(gainMap.name) cut to the crop, \(how), and indexed anew"
             )
         }
         if let at = metadata.entries.firstIndex(where: {
             $0.segment.hasSuffix("bytes after the image")
         }) {
-            metadata.entries[at].reason += "; the gain map among them is cropped and kept"
+            metadata.entries[at].reason += "; \(gainMap.name) among them is cut and kept"
         }
         var primaryEncoder = encoder
         primaryEncoder.metadata.companions = .drop

@@ -97,15 +97,30 @@ struct MPFIndex {
 }
 
 /// An HDR gain map stored after a JPEG photo (Apple's, or an Ultra HDR
-/// one), found through the photo's MPF index.
+/// one), or the other eye of a stereo pair (an MPO's disparity image),
+/// found through the photo's MPF index: a companion a JPEG crop cuts.
 struct GainMap {
     /// The gain map's own JPEG file.
     var bytes: [UInt8]
     /// Its MPF attribute, kept in the crop's index.
     var attribute: UInt32
+    /// Whether it is the other eye of a stereo pair (an MPO's disparity or
+    /// multi-angle image) rather than a gain map.
+    var isEye = false
 
-    /// The gain map of the photo whose markers are `info`, if it has one.
-    static func find(_ info: JPEGFileInfo, input: ImageInput) throws(ImagingError) -> GainMap? {
+    /// What it is, for the report.
+    var name: String { isEye ? "the other eye of the stereo pair" : "the HDR gain map" }
+
+    /// The MP type codes of a stereo pair's second image (CIPA DC-007):
+    /// disparity and multi-angle.
+    static let eyeTypes: Set<UInt32> = [0x02_0002, 0x02_0003]
+
+    /// The gain map of the photo whose markers are `info`, if it has one;
+    /// with `eyes`, the other eye of a stereo pair too (a gain map first).
+    static func find(_ info: JPEGFileInfo, input: ImageInput, eyes: Bool = false)
+        throws(ImagingError) -> GainMap?
+    {
+        var eye: GainMap?
         for segment in info.segments where segment.marker == 0xE2 {
             let body = try input.read(
                 at: segment.bodyOffset, count: segment.bodyLength, format: .jpeg)
@@ -123,9 +138,14 @@ struct GainMap {
                 {
                     return GainMap(bytes: bytes, attribute: entry.attribute)
                 }
+                if eyes, eye == nil, bytes.starts(with: [0xFF, 0xD8]),
+                    eyeTypes.contains(entry.attribute & 0xFF_FFFF)
+                {
+                    eye = GainMap(bytes: bytes, attribute: entry.attribute, isEye: true)
+                }
             }
         }
-        return nil
+        return eye
     }
 }
 
@@ -170,6 +190,26 @@ extension GainMap {
         let sink = MemorySink()
         let how: String
         let stripped = MetadataPolicy(stripAll: true)
+        if isEye, let copy = cut.copyRect {
+            // An eye is a photo of its own: cut as the primary is (its
+            // blocks copied on its grid, else encoded with its own tables),
+            // its metadata cleaned as a crop's.
+            let job = CropJob(
+                region: .pixels(
+                    PixelRect(x: copy.x, y: copy.y, width: copy.width, height: copy.height)),
+                orientation: .up,
+                format: .jpeg(JPEGEncoder(metadata: MetadataPolicy(companions: .drop))),
+                lenient: lenient)
+            let plan: CropPlan
+            do throws(CropPlanError) {
+                plan = try job.plan(for: map)
+            } catch {
+                throw .corrupt(
+                    format: .jpeg, detail: "the other eye has no crop at \(copy): \(error)")
+            }
+            let report = try plan.export(to: sink)
+            return (sink.bytes, "\(cut.size) of its \(grid.companionSize), \(report.summary)")
+        }
         if let copy = cut.copyRect {
             // On the gain map's block grid its blocks are copied; off it,
             // the rect's pixels are encoded again at the sampled quality

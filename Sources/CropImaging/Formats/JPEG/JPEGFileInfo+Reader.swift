@@ -134,13 +134,15 @@ extension JPEGFileInfo: FormatReader {
 }
 
 extension JPEGFileInfo {
-    /// `companions`: the MPF gain map on its grid, when there is one.
+    /// `companions`: the MPF gain map or a stereo pair's other eye on its
+    /// grid, when there is one.
     func companionDetails(in input: ImageInput) -> [ImageFileSummary.Detail] {
-        guard let found = try? GainMap.find(self, input: input),
+        guard let found = try? GainMap.find(self, input: input, eyes: true),
             let map = try? ImageSource(ImageInput(bytes: found.bytes, name: "gain map"))
         else { return [] }
         let line = CompanionListing.line(
-            "HDR gain map (MPF)", size: map.storedSize, photo: storedSize,
+            found.isEye ? "the other eye (MPF)" : "HDR gain map (MPF)", size: map.storedSize,
+            photo: storedSize,
             crop: "cut with a JPEG crop, unturned and unresized")
         return [.init("companions", .list([line]))]
     }
