@@ -141,4 +141,36 @@ import Testing
         #expect(run.out.contains("the MakerNote removed"))
         #expect(try ExifTool.tags(casio, groups: "-G1").keys.allSatisfy { !$0.hasPrefix("Casio") })
     }
+
+    /// `verify --companion` cuts a gain-map JPEG fixture through the real
+    /// pipeline and holds each crop's gain map to the rule: on and off its
+    /// grids, whole, tiny, turned by an orientation.
+    @Test(arguments: [1, 6, 3])
+    func verifyChecksTheCompanion(orientation: Int) {
+        let turned = orientation >= 5
+        let run = cropkit([
+            "verify", "--source", "1008x756", "--viewport", turned ? "75.6x100.8" : "100.8x75.6",
+            "--selection", "3.2,1.6,30,22.5", "--selection", "10.01,10,30,22.5", "--selection",
+            turned ? "0,0,75.6,100.8" : "0,0,100.8,75.6", "--selection", "3.3,7.7,33.3,22.2",
+            "--selection", "62.5,50,0.8,0.6", "--orientation", String(orientation), "--companion",
+            turned ? "189x252" : "252x189",
+        ])
+        #expect(run.status == 0, "\(run.out)\(run.err)")
+        #expect(
+            run.out.components(separatedBy: "ok   companion alignment").count == 6, "\(run.out)")
+        #expect(run.out.contains("against an exact copy of 0,0,252,189"), "\(run.out)")
+        #expect(run.err.contains("5 passed, 0 failed"))
+    }
+
+    @Test func verifyRefusesACompanionThatCannotBeChecked() {
+        let misaligned = cropkit(
+            "verify", "--source", "4032x3024", "--viewport", "403.2x302.4", "--selection",
+            "100,100,120,90", "--companion", "1000x1000")
+        #expect(misaligned.status == 2)
+        #expect(misaligned.err.contains("is not aligned to a 4032x3024 photo"), "\(misaligned.err)")
+        let turned = cropkit(
+            "verify", "--source", "400x300", "--viewport", "400x300", "--selection",
+            "10,10,100,100", "--companion", "100x75", "--angle", "2")
+        #expect(turned.status == 64 && turned.err.contains("drop --angle and --size"))
+    }
 }

@@ -150,6 +150,12 @@ struct GainMap {
 }
 
 extension GainMap {
+    /// The gain map of `source`, when it is a JPEG that carries one.
+    static func find(in source: ImageSource) throws(ImagingError) -> GainMap? {
+        guard let info = source.header as? JPEGFileInfo else { return nil }
+        return try find(info, input: source.input)
+    }
+
     /// The most a gain map's aspect ratio may differ from its photo's and
     /// still be taken as aligned to it ("Companion images": 1 %).
     static let alignmentTolerance = 0.01
@@ -266,16 +272,22 @@ extension GainMap {
         let (width, height) = (cut.size.width, cut.size.height)
         func clamp(_ v: Int, _ side: Int) -> Int { min(max(v, 0), side - 1) }
         // Each column's two source columns (in the read rect) and weight.
+        // A sample on a pixel's centre weighs no neighbour, which the read
+        // rect may not hold (the last sample's): it reads its own pixel.
+        func neighbour(_ p: CompanionPosition, _ side: Int, _ origin: Int, _ span: Int) -> Int {
+            p.isWhole
+                ? clamp(p.floor, side) - origin : min(clamp(p.floor + 1, side) - origin, span - 1)
+        }
         let columns = (0..<width).map { i in
             let p = cut.sampleX(i)
-            return (clamp(p.floor, mw) - read.x, clamp(p.floor + 1, mw) - read.x, p.fraction)
+            return (clamp(p.floor, mw) - read.x, neighbour(p, mw, read.x, read.width), p.fraction)
         }
         var samples = [UInt8](repeating: 0, count: width * height * channels)
         image.samples.withUnsafeBufferPointer { source in
             for j in 0..<height {
                 let p = cut.sampleY(j)
                 let (r0, r1, ty) = (
-                    clamp(p.floor, mh) - read.y, clamp(p.floor + 1, mh) - read.y, p.fraction
+                    clamp(p.floor, mh) - read.y, neighbour(p, mh, read.y, read.height), p.fraction
                 )
                 let row0 = r0 * image.width * channels
                 let row1 = r1 * image.width * channels
