@@ -121,15 +121,9 @@ public enum CompanionExportTest {
 
     /// The size and alignment checks of one cut companion.
     static func checks(_ output: RGBAImage, _ cut: CompanionCut<ImagePixels>) -> [ExportCheck] {
-        guard output.width >= 0, output.height >= 0,
-            output.pixels.count == output.width * output.height * 4
-        else {
+        if let malformed = output.malformed(mapped: "\(cut.size)") {
             return [
-                ExportCheck(
-                    name: "size", passed: false,
-                    detail:
-                        "exported \(output.width)x\(output.height) with \(output.pixels.count) samples, mapped \(cut.size) (4 samples a pixel)"
-                ),
+                malformed,
                 ExportCheck(
                     name: "alignment", passed: false, detail: "pixels not compared: no image"),
             ]

@@ -17,6 +17,18 @@ public struct RGBAImage: Hashable, Sendable {
         self.pixels = pixels
     }
 
+    /// The failed size check of an image whose samples do not fill it
+    /// (`width * height * 4`), for an export that should be `mapped`; nil
+    /// when they do.
+    func malformed(mapped: String) -> ExportCheck? {
+        guard width < 0 || height < 0 || pixels.count != width * height * 4 else { return nil }
+        return ExportCheck(
+            name: "size", passed: false,
+            detail:
+                "exported \(width)x\(height) with \(pixels.count) samples, mapped \(mapped) (4 samples a pixel)"
+        )
+    }
+
     /// The pixel at `(x, y)`.
     public func pixel(_ x: Int, _ y: Int) -> [UInt8] {
         let at = (y * width + x) * 4
@@ -118,16 +130,8 @@ public enum CropExportTest {
     static func checks(
         _ output: RGBAImage, _ rect: PixelRect<ImagePixels>, seenSize: (width: Int, height: Int)
     ) -> [ExportCheck] {
-        guard output.width >= 0, output.height >= 0,
-            output.pixels.count == output.width * output.height * 4
-        else {
-            return [
-                ExportCheck(
-                    name: "size", passed: false,
-                    detail:
-                        "exported \(output.width)x\(output.height) with \(output.pixels.count) samples, mapped \(rect.width)x\(rect.height) (4 samples a pixel)"
-                )
-            ]
+        if let malformed = output.malformed(mapped: "\(rect.width)x\(rect.height)") {
+            return [malformed]
         }
         var inspection = ExportInspection(
             pattern: .rgbaCoordinates,
