@@ -24,28 +24,61 @@ extension CropPlan {
                 ? try GainMap.find(info, input: source.input, eyes: true) : nil
             // A gain map not aligned to its photo cannot be cut to the
             // crop: the crop goes on without it, and says so.
-            var misaligned: String?
+            var companionDropped: String?
             var mapSource: ImageSource?
             if let found = gainMap {
-                let map = try ImageSource(ImageInput(bytes: found.bytes, name: "gain map"))
-                if GainMap.grid(map, photo: source.storedSize) == nil {
-                    misaligned =
-                        "\(found.name) (\(map.storedSize)) is not aligned to the \(source.storedSize) photo (its aspect ratio more than 1 % off, or a side over \(CompanionGrid<StoredPixels>.maximumSide)): dropped, "
-                        + (found.isEye
-                            ? "the crop is not a stereo pair"
-                            : "the crop shows in standard dynamic range")
+                let lost =
+                    found.isEye
+                    ? "the crop is not a stereo pair" : "the crop shows in standard dynamic range"
+                // A companion that cannot be read, or claims more pixels
+                // than the photo may have, is dropped: the crop goes on.
+                var map: ImageSource?
+                do throws(ImagingError) {
+                    map = try ImageSource(
+                        ImageInput(bytes: found.bytes, name: "gain map"), limits: source.limits)
+                } catch {
+                    companionDropped = "\(found.name) cannot be read (\(error)): dropped, \(lost)"
+                }
+                let size = map?.storedSize ?? PixelSize(width: 0, height: 0)
+                let pixels = size.width.multipliedReportingOverflow(by: size.height)
+                if map == nil {
+                    gainMap = nil
+                } else if pixels.overflow || pixels.partialValue > source.limits.maxPixels {
+                    companionDropped =
+                        "\(found.name) (\(size)) is past the \(source.limits.maxPixels)-pixel limit: dropped, \(lost)"
+                    gainMap = nil
+                } else if let opened = map, GainMap.grid(opened, photo: source.storedSize) == nil {
+                    companionDropped =
+                        "\(found.name) (\(size)) is not aligned to the \(source.storedSize) photo (its aspect ratio more than 1 % off, or a side over \(CompanionGrid<StoredPixels>.maximumSide)): dropped, \(lost)"
                     gainMap = nil
                 } else {
                     mapSource = map
                 }
             }
+            // Cut before anything is written: a companion whose data
+            // cannot be decoded is dropped, and the crop goes on.
+            var mapCut: (bytes: [UInt8], how: String)?
+            if let found = gainMap, let map = mapSource,
+                let grid = GainMap.grid(map, photo: source.storedSize)
+            {
+                do throws(ImagingError) {
+                    mapCut = try found.cut(map, grid: grid, rect: stored, lenient: lenient)
+                } catch {
+                    companionDropped =
+                        "\(found.name) cannot be cut (\(error)): dropped, "
+                        + (found.isEye
+                            ? "the crop is not a stereo pair"
+                            : "the crop shows in standard dynamic range")
+                    gainMap = nil
+                }
+            }
             var metadata = try JPEGMetadata.clean(
                 info, input: source.input, size: stored.size, orientation: nil,
                 policy: encoder.metadata, keepsGainMapItems: gainMap != nil)
-            if let misaligned { metadata.warnings.append(misaligned) }
-            if let gainMap, let mapSource {
+            if let companionDropped { metadata.warnings.append(companionDropped) }
+            if let gainMap, let mapCut {
                 return try withGainMap(
-                    gainMap, map: mapSource, info: info, metadata: &metadata, encoder: encoder,
+                    gainMap, cut: mapCut, info: info, metadata: &metadata, encoder: encoder,
                     to: sink)
             }
             if isDCTDomainCrop {
@@ -215,7 +248,7 @@ extension CropPlan {
         throws(ImagingError) -> (markers: [UInt8], entries: [MetadataEntry])
     {
         let size = PixelSize<StoredPixels>(width: outputSize.width, height: outputSize.height)
-        var metadata = try source.reader.cleanedMetadata(
+        let metadata = try source.reader.cleanedMetadata(
             in: source.input, size: size, policy: encoder.metadata)
         warnings += metadata.warnings
         // A gain map this route does not carry is dropped, and the report
@@ -294,17 +327,14 @@ extension CropPlan {
             details: JPEGWriteReport.reencoded(quality: quality, metadata: entries))
     }
 
-    /// The crop, and the photo's gain map (`map`, aligned to it) cut by
-    /// the companion rule (``GainMap/cut(_:grid:rect:lenient:)``) after it,
-    /// with a new MPF index.
+    /// The crop, and the photo's gain map cut by the companion rule
+    /// (`cut`: its new file and how it was made, from
+    /// ``GainMap/cut(_:grid:rect:lenient:)``) after it, with a new MPF index.
     private func withGainMap(
-        _ gainMap: GainMap, map: ImageSource, info: JPEGFileInfo, metadata: inout JPEGMetadata,
-        encoder: JPEGEncoder, to sink: some ByteSink
+        _ gainMap: GainMap, cut: (bytes: [UInt8], how: String), info: JPEGFileInfo,
+        metadata: inout JPEGMetadata, encoder: JPEGEncoder, to sink: some ByteSink
     ) throws(ImagingError) -> CropReport {
-        guard let grid = GainMap.grid(map, photo: source.storedSize) else {
-            preconditionFailure("the gain map's alignment was checked")
-        }
-        let (mapBytes, how) = try gainMap.cut(map, grid: grid, rect: stored, lenient: lenient)
+        let (mapBytes, how) = cut
         // The primary, with an MPF index naming the gain map after it, and
         // an Ultra HDR container's GainMap item its new length.
         let mapLength = mapBytes.count
