@@ -1,3 +1,5 @@
+import CropGeometry
+
 /// A command line that does not follow a subcommand's usage: exit 64.
 package struct UsageError: Error {
     /// What is wrong with it.
@@ -245,5 +247,23 @@ extension ParsedArguments {
     func files() throws(UsageError) -> [String] {
         guard !positionals.isEmpty else { throw UsageError(message: "give one FILE or more") }
         return positionals
+    }
+}
+
+extension ParsedArguments {
+    /// `--companion WxH` (a companion image's size as displayed), whole
+    /// pixels from 1 to `maximum` a side; nil when it is not given.
+    func companionSize(maximum: Int) throws(UsageError) -> PixelSize<ImagePixels>? {
+        guard let text = values["companion"] else { return nil }
+        let parts = text.split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let width = parts[0], let height = parts[1],
+            (1...maximum).contains(width), (1...maximum).contains(height)
+        else {
+            throw UsageError(
+                message:
+                    "--companion must be WxH in whole pixels from 1 to \(maximum) (e.g. 1008x756), not '\(text)'"
+            )
+        }
+        return PixelSize(width: width, height: height)
     }
 }

@@ -6,18 +6,6 @@ import CropGeometry
 /// (``CompanionExpectation``). The companion is answered for records
 /// without an `angle`.
 extension CropRecord {
-    /// The companion's size as displayed, when the record gives one.
-    public var companion: PixelSize<ImagePixels>? {
-        try? Self.companionSize(json["companion"])
-    }
-
-    /// What the record's `expected.companion` says the companion's cut is,
-    /// when it says.
-    public var expectedCompanion: CompanionExpectation? {
-        guard let value = json["expected"]?["companion"] else { return nil }
-        return try? CompanionExpectation(json: value)
-    }
-
     /// The cut of the record's companion for `result` (nil without a
     /// companion; a companion with no grid beside the photo is refused when
     /// the record is read).
@@ -26,15 +14,6 @@ extension CropRecord {
             let grid = CompanionGrid(imageSize: result.orientedSize, companionSize: companion)
         else { return nil }
         return grid.cut(result.rect)
-    }
-
-    /// Validates the companion fields of a record's JSON object: the size,
-    /// and the expectation's numbers.
-    static func validateCompanion(_ value: JSONValue) throws(CropRecordError) {
-        if let size = value["companion"] { _ = try companionSize(size) }
-        if let expected = value["expected"]?["companion"] {
-            _ = try CompanionExpectation(json: expected)
-        }
     }
 
     /// `{"width","height"}`, whole numbers from 1 to 2^20.

@@ -42,6 +42,12 @@ public struct CropRecord: Hashable, Sendable {
     public let expected: Expectation?
     /// The JSON object the record came from, verbatim.
     public let json: JSONValue
+    /// The size, as displayed, of a companion image beside the photo, when
+    /// the record gives one (`"companion"`).
+    public let companion: PixelSize<ImagePixels>?
+    /// What the record's `expected.companion` says the companion's cut is,
+    /// when it says.
+    public let expectedCompanion: CompanionExpectation?
 
     /// The record's mapping: its rejection, checked in the contract's order,
     /// or its result (snapped to ``aspect`` when it has one).
@@ -166,18 +172,22 @@ public struct CropRecord: Hashable, Sendable {
         return CropRecord(
             request: request, orientationValue: Double(orientation.rawValue), aspect: aspect,
             expected: expected,
-            json: .object(members + [.init("orientation", .number(orientation.rawValue))]))
+            json: .object(members + [.init("orientation", .number(orientation.rawValue))]),
+            companion: companion, expectedCompanion: expectedCompanion)
     }
 
     private init(
         request: CropRequest, orientationValue: Double, aspect: AspectChoice?,
-        expected: Expectation?, json: JSONValue
+        expected: Expectation?, json: JSONValue, companion: PixelSize<ImagePixels>?,
+        expectedCompanion: CompanionExpectation?
     ) {
         self.request = request
         self.orientationValue = orientationValue
         self.aspect = aspect
         self.expected = expected
         self.json = json
+        self.companion = companion
+        self.expectedCompanion = expectedCompanion
     }
 
     /// How `outcome` differs from ``expected``: empty when it matches or
@@ -280,16 +290,20 @@ extension CropRecord {
                         .init("height", .number(companion.height)),
                     ])))
         }
+        // The companion's cut is written, and kept, beside an expected rect.
+        var keptCompanion: CompanionExpectation?
         if let expected {
             var json = expected.json
             if let expectedCompanion, case .object(let rect) = json {
                 json = .object(rect + [.init("companion", expectedCompanion.json)])
+                keptCompanion = expectedCompanion
             }
             members.append(.init("expected", json))
         }
         self.init(
             request: request, orientationValue: Double(request.orientation.rawValue),
-            aspect: aspect, expected: expected, json: .object(members + extra))
+            aspect: aspect, expected: expected, json: .object(members + extra),
+            companion: companion, expectedCompanion: keptCompanion)
     }
 
     /// Parses one line of JSON Lines.
@@ -355,6 +369,7 @@ extension CropRecord {
             case "expected": try set(&fields.expected, member)
             case "aspect": try set(&fields.aspect, member)
             case "angle": try set(&fields.angle, member)
+            case "companion": try set(&fields.companion, member)
             default: break
             }
         }
@@ -418,8 +433,11 @@ extension CropRecord {
                 orientation: EXIFOrientation(exactly: orientation) ?? .up,
                 angle: try fields.angle.map { v throws(CropRecordError) in try number(v, "angle") }
                     ?? 0),
-            orientationValue: orientation, aspect: aspect, expected: expected, json: value)
-        try Self.validateCompanion(value)
+            orientationValue: orientation, aspect: aspect, expected: expected, json: value,
+            companion: try Self.companionSize(fields.companion),
+            expectedCompanion: try fields.expected?["companion"].map {
+                v throws(CropRecordError) in try CompanionExpectation(json: v)
+            })
     }
 
     /// The record as given plus the replay's answer: `result` (null when
@@ -632,6 +650,7 @@ private struct RecordFields {
     var expected: JSONValue?
     var aspect: JSONValue?
     var angle: JSONValue?
+    var companion: JSONValue?
 }
 
 /// A record number: a JSON number, or one of the strings "nan", "inf", "-inf".

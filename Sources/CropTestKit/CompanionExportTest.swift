@@ -103,16 +103,8 @@ public enum CompanionExportTest {
             let image = fixture(companion)
             for rect in rects(photo, companion: companion) {
                 let name = "\(photo) photo, \(companion) companion, rect \(rect)"
-                do {
-                    let output = try exporter(image, photo, rect)
-                    results += checks(output, grid.cut(rect)).map {
-                        ExportTestResult(fixture: name, $0)
-                    }
-                } catch {
-                    results.append(
-                        ExportTestResult(
-                            fixture: name, check: "export", passed: false,
-                            detail: "the exporter threw \(error)"))
+                results += ExportTestResult.of(fixture: name) {
+                    checks(try exporter(image, photo, rect), grid.cut(rect))
                 }
             }
         }

@@ -108,16 +108,9 @@ public enum CropExportTest {
             let image = fixture(width: width, height: height, orientation: orientation)
             for rect in rects(width: width, height: height) {
                 let name = "\(width)x\(height) orientation \(orientation.rawValue), rect \(rect)"
-                do {
-                    let output = try exporter(image, orientation, rect)
-                    results += checks(output, rect, seenSize: (width, height)).map {
-                        ExportTestResult(fixture: name, $0)
-                    }
-                } catch {
-                    results.append(
-                        ExportTestResult(
-                            fixture: name, check: "export", passed: false,
-                            detail: "the exporter threw \(error)"))
+                results += ExportTestResult.of(fixture: name) {
+                    checks(
+                        try exporter(image, orientation, rect), rect, seenSize: (width, height))
                 }
             }
         }
@@ -163,5 +156,19 @@ extension ExportTestResult {
     /// The result of `check` on the export of `fixture`.
     init(fixture: String, _ check: ExportCheck) {
         self.init(fixture: fixture, check: check.name, passed: check.passed, detail: check.detail)
+    }
+
+    /// The results of the checks `export` makes of an export of `fixture`,
+    /// or one failed `export` result when the exporter threw.
+    static func of(fixture: String, _ export: () throws -> [ExportCheck]) -> [ExportTestResult] {
+        do {
+            return try export().map { ExportTestResult(fixture: fixture, $0) }
+        } catch {
+            return [
+                ExportTestResult(
+                    fixture: fixture, check: "export", passed: false,
+                    detail: "the exporter threw \(error)")
+            ]
+        }
     }
 }

@@ -85,22 +85,12 @@ struct MapCommand: Subcommand {
             }
             angle = value
         }
-        if let text = parsed.values["companion"] {
-            let parts = text.split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
-            let limit = CompanionGrid<ImagePixels>.maximumSide
-            guard parts.count == 2, let width = parts[0], let height = parts[1],
-                (1...limit).contains(width), (1...limit).contains(height)
-            else {
-                throw UsageError(
-                    message:
-                        "--companion must be WxH in whole pixels from 1 to \(limit) (e.g. 1008x756), not '\(text)'"
-                )
-            }
+        if let size = try parsed.companionSize(maximum: CompanionGrid<ImagePixels>.maximumSide) {
             if angle != nil {
                 throw UsageError(
                     message: "--companion is answered for an unturned crop; drop --angle")
             }
-            companion = PixelSize(width: width, height: height)
+            companion = size
         }
         if let text = parsed.values["block-grid"] {
             let parts = text.split(separator: "x").compactMap { Int($0) }

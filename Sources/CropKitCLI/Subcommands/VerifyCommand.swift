@@ -105,21 +105,14 @@ struct VerifyCommand: Subcommand {
             }
             resampling = try ResampleOptions.resampling(parsed)
         }
-        if let text = parsed.values["companion"] {
-            let parts = text.split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
-            guard parts.count == 2, let width = parts[0], let height = parts[1], width >= 1,
-                height >= 1, width <= 65535, height <= 65535
-            else {
-                throw UsageError(
-                    message:
-                        "--companion must be WxH in whole pixels from 1 to 65535, not '\(text)'")
-            }
+        // The gain map is checked as a JPEG: 65535 a side.
+        if let size = try parsed.companionSize(maximum: 65535) {
             if resampling != nil {
                 throw UsageError(
                     message: "--companion checks unturned, unresized crops; drop --angle and --size"
                 )
             }
-            companion = PixelSize(width: width, height: height)
+            companion = size
         }
     }
 

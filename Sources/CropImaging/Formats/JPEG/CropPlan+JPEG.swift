@@ -19,67 +19,24 @@ extension CropPlan {
         case let info as JPEGFileInfo:
             // The stored pixels are cropped and the EXIF orientation kept:
             // the crop displays as the rect seen, losslessly.
-            var gainMap =
+            let found =
                 encoder.metadata.companions == .keep && !encoder.metadata.stripAll
                 ? try GainMap.find(info, input: source.input, eyes: true) : nil
-            // A gain map not aligned to its photo cannot be cut to the
-            // crop: the crop goes on without it, and says so.
-            var companionDropped: String?
-            var mapSource: ImageSource?
-            if let found = gainMap {
-                let lost =
-                    found.isEye
-                    ? "the crop is not a stereo pair" : "the crop shows in standard dynamic range"
-                // A companion that cannot be read, or claims more pixels
-                // than the photo may have, is dropped: the crop goes on.
-                var map: ImageSource?
-                do throws(ImagingError) {
-                    map = try ImageSource(
-                        ImageInput(bytes: found.bytes, name: "gain map"), limits: source.limits)
-                } catch {
-                    companionDropped = "\(found.name) cannot be read (\(error)): dropped, \(lost)"
-                }
-                let size = map?.storedSize ?? PixelSize(width: 0, height: 0)
-                let pixels = size.width.multipliedReportingOverflow(by: size.height)
-                if map == nil {
-                    gainMap = nil
-                } else if pixels.overflow || pixels.partialValue > source.limits.maxPixels {
-                    companionDropped =
-                        "\(found.name) (\(size)) is past the \(source.limits.maxPixels)-pixel limit: dropped, \(lost)"
-                    gainMap = nil
-                } else if let opened = map, GainMap.grid(opened, photo: source.storedSize) == nil {
-                    companionDropped =
-                        "\(found.name) (\(size)) is not aligned to the \(source.storedSize) photo (its aspect ratio more than 1 % off, or a side over \(CompanionGrid<StoredPixels>.maximumSide)): dropped, \(lost)"
-                    gainMap = nil
-                } else {
-                    mapSource = map
-                }
+            // Cut before anything is written: a companion that cannot be
+            // cut is dropped, and the crop goes on and says why.
+            let outcome = found.map {
+                $0.cut(for: stored, of: source.storedSize, limits: source.limits, lenient: lenient)
             }
-            // Cut before anything is written: a companion whose data
-            // cannot be decoded is dropped, and the crop goes on.
-            var mapCut: (bytes: [UInt8], how: String)?
-            if let found = gainMap, let map = mapSource,
-                let grid = GainMap.grid(map, photo: source.storedSize)
-            {
-                do throws(ImagingError) {
-                    mapCut = try found.cut(map, grid: grid, rect: stored, lenient: lenient)
-                } catch {
-                    companionDropped =
-                        "\(found.name) cannot be cut (\(error)): dropped, "
-                        + (found.isEye
-                            ? "the crop is not a stereo pair"
-                            : "the crop shows in standard dynamic range")
-                    gainMap = nil
-                }
-            }
+            var gainMap: (map: GainMap, cut: (bytes: [UInt8], how: String))?
+            if let found, case .success(let cut)? = outcome { gainMap = (found, cut) }
             var metadata = try JPEGMetadata.clean(
                 info, input: source.input, size: stored.size, orientation: nil,
                 policy: encoder.metadata, keepsGainMapItems: gainMap != nil)
-            if let companionDropped { metadata.warnings.append(companionDropped) }
-            if let gainMap, let mapCut {
+            if case .failure(let dropped)? = outcome { metadata.warnings.append(dropped.reason) }
+            if let gainMap {
                 return try withGainMap(
-                    gainMap, cut: mapCut, info: info, metadata: &metadata, encoder: encoder,
-                    to: sink)
+                    gainMap.map, cut: gainMap.cut, info: info, metadata: &metadata,
+                    encoder: encoder, to: sink)
             }
             if isDCTDomainCrop {
                 return try transcode(info, encoder: encoder, metadata: metadata, to: sink)

@@ -171,6 +171,48 @@ extension GainMap {
         return grid
     }
 
+    /// Why a companion was dropped instead of cut, in a sentence.
+    struct Dropped: Error {
+        var reason: String
+    }
+
+    /// This companion cut for the crop `rect` of a photo of `photo` stored
+    /// pixels (``cut(_:grid:rect:lenient:)``): its new file and how it was
+    /// made; or, for one that cannot be read within `limits`, claims more
+    /// pixels than they allow, is not aligned to the photo or cannot be
+    /// decoded, why it is dropped.
+    func cut(
+        for rect: PixelRect<StoredPixels>, of photo: PixelSize<StoredPixels>,
+        limits: DecodeLimits, lenient: Bool
+    ) -> Result<(bytes: [UInt8], how: String), Dropped> {
+        let lost =
+            isEye ? "the crop is not a stereo pair" : "the crop shows in standard dynamic range"
+        func dropped(_ why: String) -> Result<(bytes: [UInt8], how: String), Dropped> {
+            .failure(Dropped(reason: "\(name) \(why): dropped, \(lost)"))
+        }
+        let map: ImageSource
+        do throws(ImagingError) {
+            map = try ImageSource(ImageInput(bytes: bytes, name: "gain map"), limits: limits)
+        } catch {
+            return dropped("cannot be read (\(error))")
+        }
+        let size = map.storedSize
+        let pixels = size.width.multipliedReportingOverflow(by: size.height)
+        guard !pixels.overflow, pixels.partialValue <= limits.maxPixels else {
+            return dropped("(\(size)) is past the \(limits.maxPixels)-pixel limit")
+        }
+        guard let grid = Self.grid(map, photo: photo) else {
+            return dropped(
+                "(\(size)) is not aligned to the \(photo) photo (its aspect ratio more than 1 % off, or a side over \(CompanionGrid<StoredPixels>.maximumSide))"
+            )
+        }
+        do throws(ImagingError) {
+            return .success(try cut(map, grid: grid, rect: rect, lenient: lenient))
+        } catch {
+            return dropped("cannot be cut (\(error))")
+        }
+    }
+
     /// The quality a gain map sampled between its pixels (or copied off its
     /// block grid) is encoded at: on the real gain maps of the test data
     /// the alignment goal (mean error at most 0.6 codes, 99th percentile at
@@ -200,20 +242,9 @@ extension GainMap {
             // An eye is a photo of its own: cut as the primary is (its
             // blocks copied on its grid, else encoded with its own tables),
             // its metadata cleaned as a crop's.
-            let job = CropJob(
-                region: .pixels(
-                    PixelRect(x: copy.x, y: copy.y, width: copy.width, height: copy.height)),
-                orientation: .up,
-                format: .jpeg(JPEGEncoder(metadata: MetadataPolicy(companions: .drop))),
-                lenient: lenient)
-            let plan: CropPlan
-            do throws(CropPlanError) {
-                plan = try job.plan(for: map)
-            } catch {
-                throw .corrupt(
-                    format: .jpeg, detail: "the other eye has no crop at \(copy): \(error)")
-            }
-            let report = try plan.export(to: sink)
+            let report = try Self.copy(
+                copy, of: map, encoder: JPEGEncoder(metadata: MetadataPolicy(companions: .drop)),
+                lenient: lenient, to: sink)
             return (sink.bytes, "\(cut.size) of its \(grid.companionSize), \(report.summary)")
         }
         if let copy = cut.copyRect {
@@ -225,18 +256,7 @@ extension GainMap {
             let onBlocks = blocks.map { copy.x % $0.width == 0 && copy.y % $0.height == 0 } ?? false
             let encoder = JPEGEncoder(
                 quality: onBlocks ? nil : Self.sampledQuality, metadata: stripped)
-            let job = CropJob(
-                region: .pixels(
-                    PixelRect(x: copy.x, y: copy.y, width: copy.width, height: copy.height)),
-                orientation: .up, format: .jpeg(encoder), lenient: lenient)
-            let plan: CropPlan
-            do throws(CropPlanError) {
-                plan = try job.plan(for: map)
-            } catch {
-                throw .corrupt(
-                    format: .jpeg, detail: "the gain map has no crop at \(copy): \(error)")
-            }
-            let report = try plan.export(to: sink)
+            let report = try Self.copy(copy, of: map, encoder: encoder, lenient: lenient, to: sink)
             let method = report.details(as: JPEGWriteReport.self)?.method
             how =
                 "\(cut.size) of its \(grid.companionSize), an exact copy of \(copy) ("
@@ -257,6 +277,25 @@ extension GainMap {
                 "\(cut.size) of its \(grid.companionSize), sampled between its pixels by the companion rule and encoded at quality \(Self.sampledQuality)"
         }
         return (try withOwnXMP(sink.bytes, from: map), how)
+    }
+
+    /// `rect` of the companion `map` written to `sink` as JPEG by `encoder`
+    /// through the crop pipeline, as the primary is cut.
+    static func copy(
+        _ rect: PixelRect<StoredPixels>, of map: ImageSource, encoder: JPEGEncoder, lenient: Bool,
+        to sink: MemorySink
+    ) throws(ImagingError) -> CropReport {
+        let job = CropJob(
+            region: .pixels(
+                PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height)),
+            orientation: .up, format: .jpeg(encoder), lenient: lenient)
+        let plan: CropPlan
+        do throws(CropPlanError) {
+            plan = try job.plan(for: map)
+        } catch {
+            throw .corrupt(format: .jpeg, detail: "the companion has no crop at \(rect): \(error)")
+        }
+        return try plan.export(to: sink)
     }
 
     /// The pixels of `cut` sampled from `image`, the gain map's `read`
