@@ -149,14 +149,15 @@ static int ck_avif_fail(ck_heif_decode_request *request, const char *what, int r
 // The decoded planes as coded, each row packed (the edge tiles of a crop,
 // encoded again).
 static int ck_avif_copy_planes(ck_heif_decode_request *request, const ck_avif_image *image) {
-    static const int formats[4] = {0, ck_avif_yuv420, ck_avif_yuv422, ck_avif_yuv444};
-    if (request->planar_chroma > 3 || image->yuv_format != formats[request->planar_chroma]) {
+    static const int formats[4] = {ck_avif_yuv400, ck_avif_yuv420, ck_avif_yuv422, ck_avif_yuv444};
+    uint32_t code = request->planar_monochrome ? 0 : request->planar_chroma;
+    if (code > 3 || image->yuv_format != formats[code]) {
         snprintf(request->message, sizeof request->message, "the coded chroma (libavif format %d) is not the one asked",
                  image->yuv_format);
         return CK_STATUS_CORRUPT;
     }
     size_t sample = image->depth > 8 ? 2 : 1;
-    for (int plane = 0; plane < 3; plane++) {
+    for (int plane = 0; plane < (code == 0 ? 1 : 3); plane++) {
         uint32_t width = image->width, height = image->height;
         if (plane > 0 && image->yuv_format != ck_avif_yuv444) width = (width + 1) / 2;
         if (plane > 0 && image->yuv_format == ck_avif_yuv420) height = (height + 1) / 2;
@@ -309,7 +310,7 @@ int ck_avif_decode(ck_heif_decode_request *request, uint32_t threads) {
         status = CK_STATUS_CORRUPT;
         goto done;
     }
-    if (request->planar_chroma > 0) {
+    if (request->planar_chroma > 0 || request->planar_monochrome) {
         status = ck_avif_copy_planes(request, image);
         goto done;
     }

@@ -178,6 +178,28 @@ int ck_heif_decode(ck_heif_decode_request *request) {
         goto done;
     }
     int colorspace, chroma, channel, bytes;
+    if (request->planar_monochrome) {
+        error = ck_heif.decode_image(handle, &image, ck_heif_colorspace_monochrome, ck_heif_chroma_monochrome, NULL);
+        if (error.code != 0) {
+            status = ck_heif_fail(request, CK_STATUS_CORRUPT, "decoding the coded data", error);
+            goto done;
+        }
+        int sample = request->bit_depth > 8 ? 2 : 1;
+        int stride = 0;
+        const uint8_t *data = ck_heif.plane(image, ck_heif_channel_Y, &stride);
+        int width = ck_heif.image_width(image, ck_heif_channel_Y);
+        int height = ck_heif.image_height(image, ck_heif_channel_Y);
+        if (data == NULL || width <= 0 || height <= 0 || (size_t)width > request->plane_width[0] ||
+            (size_t)height > request->plane_height[0]) {
+            snprintf(request->message, sizeof request->message, "the plane decoded as %dx%d", width, height);
+            status = CK_STATUS_CORRUPT;
+            goto done;
+        }
+        for (int y = 0; y < height; y++)
+            memcpy(request->planes[0] + (size_t)y * request->plane_width[0] * (size_t)sample,
+                   data + (size_t)y * (size_t)stride, (size_t)width * (size_t)sample);
+        goto done;
+    }
     if (request->planar_chroma > 0) {
         // Coded RGB (matrix 0) comes back as planes R, G, B: coded as
         // G, B, R, which is what the planes must hold.
@@ -323,8 +345,10 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
     struct heif_error error =
         interleaved ? ck_heif.image_create((int)request->width, (int)request->height, 1 /* RGB */,
                                            request->interleaved_channels == 4 ? 11 /* RGBA */ : 10 /* RGB */, &image)
-                    : ck_heif.image_create((int)request->width, (int)request->height, 0 /* YCbCr */,
-                                           request->chroma, &image);
+        : request->chroma == 0
+            ? ck_heif.image_create((int)request->width, (int)request->height, ck_heif_colorspace_monochrome,
+                                   ck_heif_chroma_monochrome, &image)
+            : ck_heif.image_create((int)request->width, (int)request->height, 0 /* YCbCr */, request->chroma, &image);
     if (error.code != 0) {
         snprintf(request->message, sizeof request->message, "creating a tile image: %s",
                  error.message ? error.message : "no message");
@@ -346,7 +370,8 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
         if (error.code == 0 && request->icc && ck_heif.set_raw_profile)
             error = ck_heif.set_raw_profile(image, "prof", request->icc, request->icc_size);
     }
-    for (int plane = 0; plane < 3 && !interleaved; plane++) {
+    int plane_count = request->chroma == 0 ? 1 : 3;
+    for (int plane = 0; plane < plane_count && !interleaved; plane++) {
         error = ck_heif.add_plane(image, plane, (int)request->plane_width[plane], (int)request->plane_height[plane],
                                   (int)request->bit_depth);
         if (error.code != 0) break;
@@ -378,8 +403,9 @@ int ck_heif_encode_planes(ck_heif_encode_request *request) {
     if (error.code == 0) error = ck_heif.set_lossless(encoder, 0);
     if (error.code == 0) error = ck_heif.set_quality(encoder, (int)request->quality);
     if (error.code == 0 && ck_heif.set_parameter) {
+        // A monochrome image is coded 4:0:0 by the encoder without asking.
         const char *chroma = request->chroma == 1 ? "420" : request->chroma == 2 ? "422" : "444";
-        ck_heif.set_parameter(encoder, "chroma", chroma);
+        if (request->chroma != 0) ck_heif.set_parameter(encoder, "chroma", chroma);
         for (size_t i = 0; error.code == 0 && i < request->parameter_count; i++)
             error = ck_heif.set_parameter(encoder, request->parameters[2 * i], request->parameters[2 * i + 1]);
     }

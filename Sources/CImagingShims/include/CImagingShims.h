@@ -466,6 +466,10 @@ typedef struct {
     /// With `planar_chroma` 3: the image is coded RGB (matrix 0), its planes
     /// G, B, R.
     uint32_t planar_rgb;
+    /// Nonzero: decode the one plane of a monochrome (4:0:0) image as coded
+    /// into `planes[0]` (`plane_width[0]` × `plane_height[0]` samples), as
+    /// `planar_chroma` does the three of a colour one.
+    uint32_t planar_monochrome;
     uint8_t *planes[3];
     uint32_t plane_width[3];
     uint32_t plane_height[3];
@@ -488,7 +492,8 @@ typedef struct {
     /// libheif's compression code: 0 or 1 = HEVC (x265), 4 = AV1 (aom).
     int compression;
     uint32_t width, height, bit_depth;
-    /// libheif's chroma code: 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4.
+    /// libheif's chroma code: 0 = 4:0:0 (monochrome: `planes[0]` alone),
+    /// 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4.
     int chroma;
     /// Each plane's samples, rows packed (1 or 2 bytes, native order).
     const uint8_t *planes[3];

@@ -165,13 +165,28 @@ extension HEIFFileInfo {
             details.append(
                 .init("otherImages", label: "other images", .list(describe(info.otherImages))))
         }
-        // Each auxiliary image as a companion of the canvas, on its grid.
-        let canvas = PixelSize<StoredPixels>(width: info.layout.width, height: info.layout.height)
-        let companions = info.auxiliaryImages.filter { $0.width > 0 && $0.height > 0 }.map {
+        // Each auxiliary image as a companion of the photo as shown, on
+        // its own grid, and the other eye of a stereo pair.
+        let photo = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        var companions = info.companions.filter { $0.width > 0 && $0.height > 0 }.map {
+            companion in
             CompanionListing.line(
-                $0.role.isEmpty ? $0.type : $0.role,
-                size: PixelSize(width: $0.width, height: $0.height), photo: canvas,
-                crop: "dropped by a HEIC crop for now")
+                companion.role, size: PixelSize(width: companion.width, height: companion.height),
+                photo: photo,
+                crop: companion.showsWholePhoto
+                    ? "an image of the whole photo, removed by a crop"
+                    : companion.problem.map { "dropped by a crop: \($0)" }
+                        ?? "cut by a HEIC crop; dropped by other outputs")
+        }
+        companions += info.stereoEyes.map { eye in
+            "the other eye (item \(eye.item)), scale 1 x 1: "
+                + (eye.problem.map { "dropped by a crop: \($0)" }
+                    ?? "cut by a HEIC crop; dropped by other outputs")
+        }
+        if let toneMap = info.toneMap {
+            companions.append(
+                "an ISO 21496-1 HDR rendition (tmap item \(toneMap.item)) of the photo and its gain map: kept with the gain map"
+            )
         }
         if !companions.isEmpty { details.append(.init("companions", .list(companions))) }
         return details

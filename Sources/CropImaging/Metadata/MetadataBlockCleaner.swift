@@ -45,7 +45,8 @@ enum MetadataBlockCleaner {
     /// `packet` (named `name` in the report) for a crop of `size`: the
     /// cleaned packet, if kept, and what became of it.
     static func xmp(
-        _ packet: [UInt8], name: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy
+        _ packet: [UInt8], name: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy,
+        keepsGainMapItems: Bool = false
     ) -> (xmp: String?, entry: MetadataEntry) {
         if policy.stripAll {
             return (
@@ -54,7 +55,8 @@ enum MetadataBlockCleaner {
             )
         }
         let (cleaned, changes) = XMPCleaner.clean(
-            String(decoding: packet, as: UTF8.self), size: size, policy: policy)
+            String(decoding: packet, as: UTF8.self), size: size, policy: policy,
+            keepsGainMapItems: keepsGainMapItems)
         guard let cleaned else {
             return (
                 nil,

@@ -99,73 +99,12 @@ extension CropPlan {
         guard let choice = decision.choices(as: HEIFWriteChoice.self) else {
             preconditionFailure("a plan's writer decides its tile cut when the plan is made")
         }
-        var cut = choice.cut
-        // A tile is copied only when what it codes agrees with its `ispe`,
-        // its `hvcC` header and the grid: a copy of a malformed tile makes a
-        // file nothing can decode.
-        for (index, _) in cut.tiles {
-            let tile = info.layout.tiles[index]
-            let problem: String?
-            switch info.codec == .hevc
-                ? HEVCSequenceInfo.read(hvcC: tile.configuration)
-                : .success(
-                    // An AV1 tile's configuration is what the parser read.
-                    HEVCSequenceInfo(
-                        chromaFormat: tile.chromaCode, width: tile.width, height: tile.height,
-                        bitDepth: tile.bitDepth))
-            {
-            case .failure(let failure): problem = failure.text
-            case .success(let sequence):
-                if sequence.width != tile.width || sequence.height != tile.height {
-                    problem =
-                        "it codes \(sequence.width)x\(sequence.height) pixels but its 'ispe' says \(tile.width)x\(tile.height)"
-                } else if sequence.chromaFormat != tile.chromaCode
-                    || sequence.chromaFormat != info.chromaCode
-                {
-                    problem =
-                        "its chroma format (\(sequence.chromaFormat)) is not the image's (\(info.chromaCode))"
-                } else if sequence.bitDepth != tile.bitDepth || sequence.bitDepth != info.bitDepth {
-                    problem =
-                        "its bit depth (\(sequence.bitDepth)) is not the image's (\(info.bitDepth))"
-                } else if info.layout.isGrid,
-                    tile.width != info.layout.tileWidth || tile.height != info.layout.tileHeight
-                {
-                    problem =
-                        "it is \(tile.width)x\(tile.height) in a grid of \(info.layout.tileWidth)x\(info.layout.tileHeight) tiles"
-                } else {
-                    problem = nil
-                }
-            }
-            if let problem {
-                throw .corrupt(
-                    format: .heif,
-                    detail:
-                        "tile \(index) (item \(tile.item)) cannot be carried into a HEIC crop: \(problem)"
-                )
-            }
-        }
-        // A tile inside the rect on the canvas may still code samples
-        // beyond the canvas: the padding of the last column and row of
-        // tiles. An encoder's padding (an iPhone's is black, libheif repeats
-        // the edge) is copied; anything else (real pixels, or what a damaged
-        // tile decodes to) is what `cropkit leaks` calls hidden pixels, so
-        // such a tile is encoded again like an edge tile. Only tiles that
-        // reach beyond the canvas are decoded for this.
         let onCanvas = PixelRect<StoredPixels>(
             x: stored.x + info.origin.x, y: stored.y + info.origin.y, width: stored.width,
             height: stored.height)
-        if encoder.fixesEdges {
-            let layout = info.layout
-            let padded = cut.tiles.indices.filter { n in
-                !cut.tiles[n].fix && HEIFTileCut.reachesBeyondCanvas(cut.tiles[n].index, of: layout)
-            }
-            let findings = try LeakCheck.hiddenPixelFindings(
-                tiles: padded.map { cut.tiles[$0].index }, of: info, shown: onCanvas,
-                input: source.input)
-            for (n, finding) in zip(padded, findings) where finding != nil {
-                cut.tiles[n].fix = true
-            }
-        }
+        let cut = try Self.checkedCut(
+            choice.cut, of: info, shown: onCanvas, fixesEdges: encoder.fixesEdges,
+            input: source.input)
         let fixes = encoder.fixesEdges ? cut.tiles.filter(\.fix).count : 0
         if fixes > 0 {
             guard encoder.method == .automatic else {
@@ -186,19 +125,8 @@ extension CropPlan {
                 )
             }
         }
-        var warnings = info.warnings
-        // The stored pixels are kept, so the EXIF keeps its orientation
-        // (not applied in a HEIF) and says the rect's stored size.
-        let metadata = HEIFMetadata.clean(
-            info, size: stored.size, orientation: nil, policy: encoder.metadata)
-        warnings += metadata.warnings
         var writer = HEIFFileWriter(codec: info.codec)
         let transforms = HEIFFileWriter.transformBoxes(orientation)
-        let primary: Int
-        let clap: PixelRect<StoredPixels>?
-        var reencoded = 0
-        var copiedBytes = 0
-        let gridText: String
         // A crop that would copy no tile is written as one coded image of
         // the rect: fewer samples to encode than its edge tiles hold (a
         // 300x300 avatar across four 512x512 tiles: a third of the time).
@@ -207,110 +135,41 @@ extension CropPlan {
             ? try Self.rectImage(
                 info: info, cut: cut, input: source.input, quality: encoder.quality)
             : nil
-        if let single {
-            var boxes: [([UInt8], Bool)] = [
-                (single.configuration, true),
-                (HEIFFileWriter.ispe(width: single.width, height: single.height), false),
-            ]
-            boxes += single.colourBoxes.map { ($0, false) }
-            clap =
-                single.aperture == PixelRect(x: 0, y: 0, width: single.width, height: single.height)
-                ? nil : single.aperture
-            if let clap {
-                boxes.append(
-                    (HEIFFileWriter.clap(clap, width: single.width, height: single.height), true))
-            }
-            boxes += transforms.boxes.map { ($0, true) }
-            primary = writer.addItem(type: info.codec.itemType, hidden: false, properties: boxes)
-            writer.setData(primary, .bytes(single.data))
-            reencoded = 1
-            gridText =
-                "one image of \(single.width)x\(single.height) (no tile to copy: the rect encoded again)"
-        } else {
-            // The tiles: copied, or fixed and encoded again.
-            var tileItems: [Int] = []
-            var tileData: [HEIFFileWriter.Data] = []
-            // The edge tiles are encoded again side by side, one a core.
-            let fixed = encoder.fixesEdges ? cut.tiles.filter(\.fix).map(\.index) : []
-            let finalCut = cut
-            let encoded = try concurrentResults(fixed.count) { n throws(ImagingError) in
-                try Self.reencode(
-                    info.layout.tiles[fixed[n]], index: fixed[n], info: info, cut: finalCut,
-                    input: source.input, quality: encoder.quality)
-            }
-            let reencodedTiles = Dictionary(uniqueKeysWithValues: zip(fixed, encoded))
-            for (index, _) in cut.tiles {
-                let tile = info.layout.tiles[index]
-                var boxes: [[UInt8]]
-                let data: HEIFFileWriter.Data
-                if let fresh = reencodedTiles[index] {
-                    boxes = [fresh.configuration]
-                    data = .bytes(fresh.data)
-                    reencoded += 1
-                } else {
-                    boxes = [tile.configuration]
-                    data = .extents(tile.extents)
-                    copiedBytes += tile.byteCount
-                }
-                boxes.append(HEIFFileWriter.ispe(width: tile.width, height: tile.height))
-                boxes += tile.colourBoxes
-                if let pixi = tile.pixi { boxes.append(pixi) }
-                tileItems.append(
-                    writer.addItem(
-                        type: info.codec.itemType, hidden: info.layout.isGrid,
-                        properties: boxes.enumerated().map { ($1, $0 == 0) }))
-                tileData.append(data)
-            }
-            // The image: a grid of them, or the one coded image.
-            var imageBoxes: [([UInt8], Bool)] = []
-            clap =
-                cut.aperture == PixelRect(x: 0, y: 0, width: cut.width, height: cut.height)
-                ? nil : cut.aperture
-            if info.layout.isGrid {
-                imageBoxes.append(
-                    (HEIFFileWriter.ispe(width: cut.width, height: cut.height), false))
-                imageBoxes += info.primaryBoxes.map { ($0, false) }
-                if let clap {
-                    imageBoxes.append(
-                        (HEIFFileWriter.clap(clap, width: cut.width, height: cut.height), true))
-                }
-                imageBoxes += transforms.boxes.map { ($0, true) }
-                primary = writer.addItem(type: "grid", hidden: false, properties: imageBoxes)
-                writer.reference("dimg", from: primary, to: tileItems)
-                writer.setData(
-                    primary,
-                    .bytes(
-                        HEIFFileWriter.gridDescription(
-                            rows: cut.rows.count, columns: cut.columns.count, width: cut.width,
-                            height: cut.height)))
-                for (item, data) in zip(tileItems, tileData) { writer.setData(item, data) }
-            } else {
-                primary = tileItems[0]
-                writer.setData(primary, tileData[0])
-                if let clap {
-                    writer.addProperty(
-                        to: primary,
-                        HEIFFileWriter.clap(clap, width: cut.width, height: cut.height),
-                        essential: true)
-                }
-                for box in transforms.boxes {
-                    writer.addProperty(to: primary, box, essential: true)
-                }
-            }
-            gridText =
-                "\(cut.columns.count)x\(cut.rows.count) of \(info.layout.tileWidth)x\(info.layout.tileHeight)"
-        }
+        let image = try Self.writeImage(
+            info, cut: cut, single: single, fixesEdges: encoder.fixesEdges,
+            quality: encoder.quality, input: source.input, transforms: transforms.boxes,
+            hidden: false, into: &writer)
+        let primary = image.item
+        let clap = image.clap
         writer.primary = primary
+        // The companions (gain maps, depth, mattes, the other eye) cut by
+        // the same rect on their own grids. A file without them gets no
+        // item here, and its photo's metadata items come next as ever.
+        let companions = writeHEIFCompanions(
+            info, encoder: encoder, primary: primary, transforms: transforms.boxes,
+            into: &writer)
+        // The stored pixels are kept, so the EXIF keeps its orientation
+        // (not applied in a HEIF) and says the rect's stored size.
+        let metadata = HEIFMetadata.clean(
+            info, size: stored.size, orientation: nil, policy: encoder.metadata,
+            keepsGainMapItems: companions.keptGainMap)
+        let warnings = info.warnings + metadata.warnings + companions.warnings
+        var described: [Int] = []
         if let exif = metadata.exif {
             let item = writer.addItem(type: "Exif", hidden: true, properties: [])
             writer.setData(item, .bytes([0, 0, 0, 0] + exif))
-            writer.reference("cdsc", from: item, to: [primary])
+            described.append(item)
         }
         if let xmp = metadata.xmp {
             let item = writer.addItem(
                 type: "mime", hidden: true, properties: [], contentType: "application/rdf+xml")
             writer.setData(item, .bytes(Array(xmp.utf8)))
-            writer.reference("cdsc", from: item, to: [primary])
+            described.append(item)
+        }
+        var entries = metadata.entries
+        companions.apply(to: &entries)
+        for item in described {
+            writer.reference("cdsc", from: item, to: [primary] + companions.describedWithPhoto)
         }
         let bytes = try writer.write(to: sink, input: source.input)
         var notes: [String] = []
@@ -325,12 +184,12 @@ extension CropPlan {
             output: nil, bytes: bytes, size: outputSize, format: format.name,
             warnings: warnings, checksum: nil,
             details: HEIFWriteReport(
-                grid: gridText,
-                copiedTiles: single == nil ? cut.tiles.count - reencoded : 0,
-                reencodedTiles: reencoded,
-                copiedBytes: copiedBytes,
+                grid: image.gridText,
+                copiedTiles: single == nil ? cut.tiles.count - image.reencoded : 0,
+                reencodedTiles: image.reencoded,
+                copiedBytes: image.copiedBytes,
                 cleanAperture: clap, transforms: transforms.names, notes: notes,
-                metadata: metadata.entries, encodedWholeAt: single == nil ? nil : encoder.quality,
+                metadata: entries, encodedWholeAt: single == nil ? nil : encoder.quality,
                 kind: format.displayName, rectImage: single != nil))
     }
 
@@ -381,7 +240,7 @@ extension CropPlan {
         let sample = info.bitDepth > 8 ? 2 : 1
         let dims = info.planeSizes(width: width, height: height)
         var planes: [[UInt8]] = []
-        for p in 0..<3 {
+        for p in 0..<info.planeCount {
             let (dx, dy) = p == 0 ? (1, 1) : (sx, sy)
             let (w, h) = dims[p]
             let (tw, th) = (layout.tileWidth / dx, layout.tileHeight / dy)
@@ -457,7 +316,7 @@ extension CropPlan {
         let keepY = max(rectTop - top, 0)..<min(rectTop + cut.aperture.height - top, tile.height)
         var planes = try decodePlanes(tile, index: index, info: info, input: input)
         // Replicate the kept samples over the rest, plane by plane.
-        for p in 0..<3 {
+        for p in 0..<info.planeCount {
             let (w, h) = dims[p]
             let (dx, dy) = p == 0 ? (1, 1) : (sx, sy)
             let kx = keepX.lowerBound / dx..<(keepX.upperBound + dx - 1) / dx
@@ -508,14 +367,16 @@ extension CropPlan {
     ) throws(ImagingError) -> [[UInt8]] {
         let sample = info.bitDepth > 8 ? 2 : 1
         let dims = info.planeSizes(width: tile.width, height: tile.height)
+        let monochrome = info.chromaCode == 0
         var y = [UInt8](repeating: 0, count: dims[0].0 * dims[0].1 * sample)
-        var cb = [UInt8](repeating: 0, count: dims[1].0 * dims[1].1 * sample)
+        var cb = [UInt8](repeating: 0, count: monochrome ? 0 : dims[1].0 * dims[1].1 * sample)
         var cr = cb
         var status: Int32 = 0
         var message = ""
         var request = ck_heif_decode_request()
         request.bit_depth = UInt32(info.bitDepth)
         request.planar_chroma = UInt32(info.chromaCode)
+        request.planar_monochrome = monochrome ? 1 : 0
         request.planar_rgb = info.nclx?.matrix == 0 && info.chromaCode == 3 ? 1 : 0
         request.plane_width = (UInt32(dims[0].0), UInt32(dims[1].0), UInt32(dims[2].0))
         request.plane_height = (UInt32(dims[0].1), UInt32(dims[1].1), UInt32(dims[2].1))
@@ -535,7 +396,7 @@ extension CropPlan {
             }
             throw .corrupt(format: .heif, detail: "tile \(index) (item \(tile.item)): \(message)")
         }
-        return [y, cb, cr]
+        return monochrome ? [y] : [y, cb, cr]
     }
 
     /// Three planes of a `width`×`height` image encoded by libheif's HEVC
@@ -571,9 +432,11 @@ extension CropPlan {
         ) { parameters, count in
             encode.parameters = parameters
             encode.parameter_count = count
+            // A monochrome image has its luma plane alone.
+            let chroma = planes.count == 3 ? (planes[1], planes[2]) : ([], [])
             return planes[0].withUnsafeBufferPointer { y in
-                planes[1].withUnsafeBufferPointer { cb in
-                    planes[2].withUnsafeBufferPointer { cr in
+                chroma.0.withUnsafeBufferPointer { cb in
+                    chroma.1.withUnsafeBufferPointer { cr in
                         encode.planes = (y.baseAddress, cb.baseAddress, cr.baseAddress)
                         status = ck_heif_encode_planes(&encode)
                         message = cMessage(encode.message)
@@ -615,6 +478,9 @@ extension HEIFFileInfo {
     var chromaSubsampling: (x: Int, y: Int) {
         chromaCode == 1 ? (2, 2) : chromaCode == 2 ? (2, 1) : (1, 1)
     }
+
+    /// How many planes its samples lie in: 1 (monochrome) or 3.
+    var planeCount: Int { chromaCode == 0 ? 1 : 3 }
 
     /// The sizes of the luma and two chroma planes of a `width`×`height`
     /// image of this file's chroma format.

@@ -73,6 +73,16 @@ public struct HEIFFileInfo: Sendable {
     /// The items some derived image (`dimg`) takes as input: the tiles of
     /// every grid, the inputs of every `iden` and `tmap`.
     var imageInputs: Set<Int> = []
+    /// The entity groups of `grpl`.
+    var groups: [HEIFEntityGroup] = []
+    /// The auxiliary images beside the primary (not its alpha), as a crop
+    /// cuts them.
+    var companions: [HEIFCompanion] = []
+    /// The ISO 21496-1 `tmap` item whose inputs are the primary and a
+    /// companion gain map, if the file has one.
+    var toneMap: HEIFToneMap?
+    /// The other eyes of a stereo pair (`ster` groups with the primary).
+    var stereoEyes: [HEIFStereoEye] = []
     var primaryBoxes: [[UInt8]] = []
     /// The primary item's `irot` and `imir` boxes, whole, in `ipma` order.
     var transformBoxes: [[UInt8]] = []
@@ -119,7 +129,7 @@ struct HEIFItemData: Sendable {
 }
 
 /// One item of `iinf`, with its location and properties.
-private struct HEIFItem {
+struct HEIFItem {
     var id: Int
     var type: String
     var hidden: Bool
@@ -133,7 +143,7 @@ private struct HEIFItem {
 }
 
 /// The parse of one file: the top-level boxes, then `meta`'s children.
-private struct HEIFParser {
+struct HEIFParser {
     let input: ImageInput
     let limits: DecodeLimits
     var meta: [UInt8] = []
@@ -152,6 +162,8 @@ private struct HEIFParser {
     var idat: Range<Int>?
     /// Boxes of `meta`, `iprp` and `ipco` whose contents are not read.
     var unread: [HEIFBox] = []
+    /// The entity groups of `grpl` (`altr`, `ster`, …), in order.
+    var groups: [HEIFEntityGroup] = []
     var warnings: [String] = []
 
     init(input: ImageInput, limits: DecodeLimits) throws(ImagingError) {
@@ -176,7 +188,9 @@ private struct HEIFParser {
                     throw corrupt("'meta' holds two '\(box.type)' boxes")
                 }
                 boxes[box.type] = box
-            } else if !["dinf", "grpl"].contains(box.type) {
+            } else if box.type == "grpl" {
+                try readGroups(box)
+            } else if box.type != "dinf" {
                 unread.append(box)
             }
         }
@@ -836,6 +850,10 @@ private struct HEIFParser {
         }
         info.chromaCode = chromaCode
         info.exifItem = exifItem
+        info.groups = groups
+        info.companions = companions(of: item, auxiliary: auxiliary)
+        info.toneMap = toneMap(of: item, companions: info.companions)
+        info.stereoEyes = stereoEyes(of: item, shown: (info.width, info.height))
         info.topLevelBoxes = topLevel
         info.unreadMetaBoxes = unread.map {
             ($0.type, metaOffset + $0.payload.lowerBound..<metaOffset + $0.payload.upperBound)

@@ -35,6 +35,9 @@ struct HEIFFileWriter {
     private(set) var items: [Item] = []
     private var properties: [[UInt8]] = []
     private var references: [(type: String, from: Int, to: [Int])] = []
+    /// Entity groups (`altr`, `ster`), written in `grpl` with IDs after the
+    /// items'.
+    private var groups: [(type: String, entities: [Int])] = []
     var primary = 1
     /// Boxes written at the end of `meta` as they are (whole), for tests
     /// that hide things where a reader does not look.
@@ -68,6 +71,9 @@ struct HEIFFileWriter {
     mutating func reference(_ type: String, from: Int, to: [Int]) {
         references.append((type, from, to))
     }
+
+    /// Groups `entities` (item IDs) as an entity group of `type`.
+    mutating func group(_ type: String, _ entities: [Int]) { groups.append((type, entities)) }
 
     /// Writes the file to `sink`, copying extents from `input`; returns
     /// its size.
@@ -139,6 +145,17 @@ struct HEIFFileWriter {
         w.end()
         for box in extraPropertyBoxes { w.append(box) }
         w.end()
+        if !groups.isEmpty {
+            w.begin("grpl")
+            for (n, group) in groups.enumerated() {
+                w.begin(group.type, version: 0)
+                w.u32(items.count + 1 + n)
+                w.u32(group.entities.count)
+                for entity in group.entities { w.u32(entity) }
+                w.end()
+            }
+            w.end()
+        }
         for box in extraMetaBoxes { w.append(box) }
         w.end()
         // mdat: each item's data in order.

@@ -20,10 +20,12 @@ struct HEIFMetadata {
 
     /// The metadata of `info` for a crop of `size` (as its pixels are
     /// stored in the output) with `orientation` written into the EXIF (`nil`
-    /// keeps the source's value).
+    /// keeps the source's value). With `keepsGainMapItems` (a HEIC crop
+    /// that carries the gain map), the XMP's gain-map description
+    /// (`hdrgm:Version`, its container directory) stays.
     static func clean(
         _ info: HEIFFileInfo, size: PixelSize<StoredPixels>, orientation: EXIFOrientation?,
-        policy: MetadataPolicy
+        policy: MetadataPolicy, keepsGainMapItems: Bool = false
     ) -> HEIFMetadata {
         var result = HEIFMetadata()
         func entry(
@@ -55,7 +57,8 @@ struct HEIFMetadata {
         }
         if let packet = info.xmp {
             let (xmp, xmpEntry) = MetadataBlockCleaner.xmp(
-                packet, name: "XMP item", size: size, policy: policy)
+                packet, name: "XMP item", size: size, policy: policy,
+                keepsGainMapItems: keepsGainMapItems)
             result.xmp = xmp
             result.entries.append(xmpEntry)
         }

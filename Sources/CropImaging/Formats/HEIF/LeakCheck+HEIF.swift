@@ -19,15 +19,25 @@ extension LeakCheck {
                     place: "item \(image.item)",
                     detail: "a thumbnail \(image.width)x\(image.height)"))
         }
-        for image in info.auxiliaryImages {
+        // A companion cut with the photo is no leak: an auxiliary image on
+        // a grid aligned to the photo's, the `tmap` rendition of the photo
+        // and such a gain map at the photo's size, the other eye at the
+        // photo's size. (A whole photo's gain map beside a crop of the same
+        // proportions cannot be told from a cut one; a differently shaped
+        // crop shows it.)
+        let companions = Set(alignedCompanions(info))
+        for image in info.auxiliaryImages where !companions.contains(image.item) {
             found.append(
                 LeakFinding(
                     place: "item \(image.item)",
                     detail: "an auxiliary image (\(image.role.isEmpty ? image.type : image.role))"))
         }
-        for image in info.otherImages {
+        for image in info.otherImages where !companions.contains(image.item) {
             found.append(
                 LeakFinding(place: "item \(image.item)", detail: "another image (\(image.type))"))
+        }
+        let gainMapKept = info.companions.contains {
+            companions.contains($0.item) && $0.role.hasSuffix("hdrgainmap")
         }
         if let exif = info.exif {
             for leak in EXIFRewriter(tiff: exif)?.leaks(size: size) ?? ["EXIF that cannot be read"]
@@ -41,7 +51,9 @@ extension LeakCheck {
         if let xmp = info.xmp {
             let text = String(decoding: xmp, as: UTF8.self)
             for property in XMPCleaner.previews
-            where text.contains("\(property)=") || text.contains("<\(property)") {
+            where (text.contains("\(property)=") || text.contains("<\(property)"))
+                && !(gainMapKept && XMPCleaner.gainMapItems.contains(property))
+            {
                 found.append(
                     LeakFinding(
                         place: "XMP item", detail: "\(property), a preview or an image item"))
@@ -52,6 +64,34 @@ extension LeakCheck {
             found += try hiddenPixelFindings(info, input: input)
         }
         return found
+    }
+
+    /// The items of `info` that are companions cut with its photo: its
+    /// auxiliary images whose grids are aligned to the photo's (not one of
+    /// the whole photo, such as Apple's linear thumbnail), a `tmap` of the
+    /// photo's displayed size over such a gain map, and the other eye of a
+    /// stereo pair at the photo's size.
+    static func alignedCompanions(_ info: HEIFFileInfo) -> [Int] {
+        let photo = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        let aligned = info.companions.filter { companion in
+            guard companion.problem == nil, !companion.showsWholePhoto,
+                let grid = CompanionGrid(
+                    imageSize: photo,
+                    companionSize: PixelSize(width: companion.width, height: companion.height))
+            else { return false }
+            return grid.aspectMismatch <= 0.01
+        }.map(\.item)
+        var items = aligned
+        let shown =
+            info.orientation.swapsAxes ? (info.height, info.width) : (info.width, info.height)
+        if let toneMap = info.toneMap, aligned.contains(toneMap.gainMap),
+            let image = info.otherImages.first(where: { $0.item == toneMap.item }),
+            (image.width, image.height) == shown
+        {
+            items.append(toneMap.item)
+        }
+        items += info.stereoEyes.filter { $0.problem == nil }.map(\.item)
+        return items
     }
 
     /// What the items and boxes a viewer may never show hold: an image

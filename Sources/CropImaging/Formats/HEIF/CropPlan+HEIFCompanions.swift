@@ -1,0 +1,437 @@
+import CropGeometry
+
+extension HEIFFileInfo {
+    /// The file seen as if `layout` were its primary image: a companion or
+    /// the other eye, so that the primary's tile cut, checks and encoders
+    /// cut it on its own grid. Its colour is its own (`boxes`, `nclx`).
+    func image(
+        _ layout: HEIFLayout, clap: PixelRect<StoredPixels>?, boxes: [[UInt8]],
+        nclx: HEIFColourDescription?
+    ) -> HEIFFileInfo {
+        var info = self
+        info.layout = layout
+        info.cleanAperture = clap
+        info.alpha = nil
+        info.bitDepth = layout.tiles[0].bitDepth
+        info.chromaCode = layout.tiles[0].chromaCode
+        info.chroma = ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][info.chromaCode]
+        info.primaryBoxes = boxes
+        info.nclx = nclx
+        info.iccProfile = nil
+        return info
+    }
+}
+
+extension CropPlan {
+    /// What writing a HEIF crop's companions did: the metadata entries that
+    /// replace the parser's "dropped" ones, warnings, and the images the
+    /// photo's EXIF and XMP also describe (the `tmap` rendition).
+    struct HEIFCompanionsWritten {
+        /// Entries by the source item they describe.
+        var entries: [Int: MetadataEntry] = [:]
+        /// Why a companion was dropped, where it was asked to be kept.
+        var warnings: [String] = []
+        /// New items the photo's own metadata items describe too.
+        var describedWithPhoto: [Int] = []
+        /// Whether an HDR gain map was cut and kept: the photo's XMP then
+        /// keeps its gain-map description.
+        var keptGainMap = false
+
+        /// `entries` with each companion's line in place of the parser's.
+        func apply(to list: inout [MetadataEntry]) {
+            for (item, entry) in entries {
+                if let at = list.firstIndex(where: {
+                    $0.segment.hasPrefix("auxiliary item \(item) ")
+                        || $0.segment.hasSuffix(" item \(item)")
+                }) {
+                    list[at] = entry
+                } else {
+                    list.append(entry)
+                }
+            }
+        }
+    }
+
+    /// Writes the companions of a HEIF crop after its primary: each
+    /// auxiliary image cut by the companion rule on its own grid (its tiles
+    /// copied where the cut lies on whole pixels, else sampled and encoded
+    /// as one image), its describing items, the `tmap` rendition with its
+    /// `altr` group, and the other eye of a `ster` pair cut by the same
+    /// rect. A companion that cannot be cut is dropped and said so; the
+    /// crop goes on.
+    func writeHEIFCompanions(
+        _ info: HEIFFileInfo, encoder: HEIFEncoder, primary: Int, transforms: [[UInt8]],
+        into writer: inout HEIFFileWriter
+    ) -> HEIFCompanionsWritten {
+        var result = HEIFCompanionsWritten()
+        let keep = encoder.metadata.companions == .keep && !encoder.metadata.stripAll
+        let why = encoder.metadata.stripAll ? "--strip all" : "--companions drop"
+        var written: [Int: Int] = [:]
+        var auxiliaryOf: [(item: Int, of: [Int])] = []
+        for companion in info.companions {
+            let what =
+                "auxiliary item \(companion.item) \(companion.role) (\(companion.width)x\(companion.height))"
+            func drop(_ reason: String, warn: Bool = true) {
+                result.entries[companion.item] = MetadataEntry(
+                    segment: what, action: .dropped, reason: reason)
+                if warn { result.warnings.append("the \(companion.name) was dropped: \(reason)") }
+            }
+            guard keep else {
+                drop(
+                    "\(why): "
+                        + (companion.role.hasSuffix("hdrgainmap")
+                            ? "the crop shows in standard dynamic range" : "not carried"),
+                    warn: false)
+                continue
+            }
+            if companion.showsWholePhoto {
+                drop("an image of the whole photo, on no grid of the crop's: removed", warn: false)
+                continue
+            }
+            do throws(ImagingError) {
+                let cut = try cutCompanion(
+                    info, layout: companion.layout, clap: companion.clap,
+                    problem: companion.problem, boxes: companion.boxes, nclx: companion.nclx,
+                    encoder: encoder)
+                let image = try Self.writeImage(
+                    cut.info, cut: cut.tiles, single: cut.single, fixesEdges: encoder.fixesEdges,
+                    quality: encoder.quality, input: source.input, transforms: transforms,
+                    hidden: true, extra: [(companion.auxC, true)], into: &writer)
+                written[companion.item] = image.item
+                if companion.role.hasSuffix("hdrgainmap") { result.keptGainMap = true }
+                auxiliaryOf.append((image.item, companion.alsoOf))
+                for description in companion.descriptions {
+                    let item = writer.addItem(
+                        type: description.type, hidden: true, properties: [],
+                        contentType: description.contentType.isEmpty
+                            ? nil : description.contentType)
+                    writer.setData(item, .bytes(description.data))
+                    writer.reference("cdsc", from: item, to: [image.item])
+                }
+                let described =
+                    companion.descriptions.isEmpty
+                    ? "" : ", its \(companion.descriptions.count) describing item(s) kept"
+                result.entries[companion.item] = MetadataEntry(
+                    segment: what, action: .rewritten,
+                    reason:
+                        "the \(companion.name) cut to the crop: \(cut.size) of its \(companion.width)x\(companion.height), \(cut.how(image))\(described)"
+                )
+            } catch {
+                drop(
+                    "\(error.description)"
+                        + (companion.role.hasSuffix("hdrgainmap")
+                            ? "; the crop shows in standard dynamic range" : ""))
+            }
+        }
+        // The tone-map rendition: its payload (the gain map's parameters)
+        // unchanged, its size the crop's as displayed, its inputs the new
+        // primary and gain map.
+        var toneMapItem: Int?
+        if let toneMap = info.toneMap {
+            let what = "tmap item \(toneMap.item)"
+            if let gainMap = written[toneMap.gainMap] {
+                let size = outputSize
+                let item = writer.addItem(
+                    type: "tmap", hidden: toneMap.hidden,
+                    properties: [
+                        (HEIFFileWriter.ispe(width: size.width, height: size.height), false)
+                    ]
+                        + toneMap.boxes.map { ($0.box, $0.essential) })
+                writer.setData(item, .bytes(toneMap.data))
+                writer.reference("dimg", from: item, to: [primary, gainMap])
+                for group in info.groups
+                where group.type == "altr" && group.entities.contains(toneMap.item) {
+                    let mapped = group.entities.compactMap { id -> Int? in
+                        id == toneMap.item ? item : id == info.primaryItem ? primary : nil
+                    }
+                    if mapped.count >= 2 { writer.group("altr", mapped) }
+                }
+                toneMapItem = item
+                result.describedWithPhoto.append(item)
+                result.entries[toneMap.item] = MetadataEntry(
+                    segment: what, action: .rewritten,
+                    reason:
+                        "the HDR rendition (ISO 21496-1): its parameters kept, its size \(size), its inputs the crop and its cut gain map"
+                )
+            } else {
+                result.entries[toneMap.item] = MetadataEntry(
+                    segment: what, action: .dropped,
+                    reason: "the HDR rendition of the whole photo: its gain map is not carried")
+            }
+        }
+        for (item, others) in auxiliaryOf {
+            let extra = others.contains(where: { $0 == info.toneMap?.item }) ? toneMapItem : nil
+            writer.reference("auxl", from: item, to: [primary] + (extra.map { [$0] } ?? []))
+        }
+        // The other eye of a stereo pair: the same rect of its own image.
+        for eye in info.stereoEyes {
+            let what = "grid item \(eye.item)"
+            guard keep else {
+                result.entries[eye.item] = MetadataEntry(
+                    segment: what, action: .dropped, reason: "\(why): the other eye not carried")
+                continue
+            }
+            do throws(ImagingError) {
+                let cut = try cutCompanion(
+                    info, layout: eye.layout, clap: eye.clap, problem: eye.problem,
+                    boxes: eye.boxes, nclx: info.nclx, encoder: encoder, sameGrid: true)
+                let image = try Self.writeImage(
+                    cut.info, cut: cut.tiles, single: cut.single, fixesEdges: encoder.fixesEdges,
+                    quality: encoder.quality, input: source.input, transforms: transforms,
+                    hidden: false, into: &writer)
+                let mapped = eye.group.entities.compactMap { id -> Int? in
+                    id == eye.item ? image.item : id == info.primaryItem ? primary : nil
+                }
+                writer.group("ster", mapped)
+                result.describedWithPhoto.append(image.item)
+                result.entries[eye.item] = MetadataEntry(
+                    segment: what, action: .rewritten,
+                    reason:
+                        "the other eye of the stereo pair cut by the same rect: \(cut.size), \(cut.how(image)); the photo's EXIF and XMP describe it"
+                )
+            } catch {
+                result.entries[eye.item] = MetadataEntry(
+                    segment: what, action: .dropped, reason: error.description)
+                result.warnings.append(
+                    "the other eye of the stereo pair was dropped: \(error.description)")
+            }
+        }
+        return result
+    }
+
+    /// A companion (or the other eye) made ready to write: the file seen as
+    /// that image, its tiles' cut, or the one image sampled or encoded.
+    struct HEIFCompanionCut {
+        var info: HEIFFileInfo
+        var tiles: HEIFTileCut
+        var single: RectImage?
+        var size: PixelSize<StoredPixels>
+        var sampled: Bool
+
+        /// "4 tile(s) copied", "2 tile(s) copied, 1 encoded again",
+        /// "sampled between its pixels and encoded at quality 90".
+        func how(_ image: WrittenHEIFImage) -> String {
+            if sampled {
+                return "sampled between its pixels and encoded as one image"
+            }
+            if single != nil { return "its rect encoded as one image" }
+            let copied = tiles.tiles.count - image.reencoded
+            return image.reencoded == 0
+                ? "lossless (\(copied) tile(s) copied)"
+                : "\(copied) tile(s) copied, \(image.reencoded) edge tile(s) encoded again"
+        }
+    }
+
+    /// The cut of one companion of `info` for this crop's stored rect: on
+    /// whole pixels of its grid its tiles are cut as the primary's are;
+    /// between them it is sampled by the companion rule and encoded as one
+    /// image. `sameGrid`: the other eye, on the primary's grid.
+    func cutCompanion(
+        _ info: HEIFFileInfo, layout: HEIFLayout?, clap: PixelRect<StoredPixels>?,
+        problem: String?, boxes: [[UInt8]], nclx: HEIFColourDescription?, encoder: HEIFEncoder,
+        sameGrid: Bool = false
+    ) throws(ImagingError) -> HEIFCompanionCut {
+        if let problem { throw .unsupported(format: .heif, detail: problem) }
+        guard let layout else {
+            throw .unsupported(format: .heif, detail: "its tiles cannot be read")
+        }
+        let photo = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        let size = PixelSize<StoredPixels>(
+            width: clap?.width ?? layout.width, height: clap?.height ?? layout.height)
+        guard let grid = CompanionGrid(imageSize: photo, companionSize: size) else {
+            throw .unsupported(format: .heif, detail: "its size \(size) has no grid")
+        }
+        guard grid.aspectMismatch <= 0.01 else {
+            throw .unsupported(
+                format: .heif,
+                detail:
+                    "it is \(size), not at the \(photo) photo's aspect ratio (\((grid.aspectMismatch * 1000).rounded() / 10) % off): its alignment is unknown"
+            )
+        }
+        let image = info.image(layout, clap: clap, boxes: boxes, nclx: nclx)
+        let (ox, oy) = image.origin
+        let cut = grid.cut(stored)
+        let lossless = encoder.method != .automatic
+        guard let copy = cut.copyRect else {
+            guard !lossless else {
+                throw .unsupported(
+                    format: .heif,
+                    detail:
+                        "the crop does not lie on its whole pixels, and a lossless crop encodes nothing"
+                )
+            }
+            try requireEncoder(image)
+            let single = try Self.sampledCompanion(
+                image, cut: cut, input: source.input, quality: Self.companionQuality(encoder))
+            let tiles = Self.heifTileCut(image, stored: cut.readRect)
+            return HEIFCompanionCut(
+                info: image, tiles: tiles, single: single, size: cut.size, sampled: true)
+        }
+        let shown = PixelRect<StoredPixels>(
+            x: copy.x + ox, y: copy.y + oy, width: copy.width, height: copy.height)
+        let tiles = try Self.checkedCut(
+            Self.heifTileCut(image, stored: copy), of: image, shown: shown,
+            fixesEdges: encoder.fixesEdges, input: source.input)
+        let fixes = encoder.fixesEdges ? tiles.tiles.filter(\.fix).count : 0
+        if fixes > 0 {
+            guard !lossless else {
+                throw .unsupported(
+                    format: .heif,
+                    detail:
+                        "\(fixes) of its edge tiles hold pixels beyond the crop, and a lossless crop encodes nothing"
+                )
+            }
+            try requireEncoder(image)
+        }
+        let copiesNone = encoder.fixesEdges && tiles.tiles.allSatisfy(\.fix)
+        let single =
+            copiesNone && Self.rectImageGeometry(info: image, cut: tiles) != nil
+            ? try Self.rectImage(
+                info: image, cut: tiles, input: source.input,
+                quality: sameGrid ? encoder.quality : Self.companionQuality(encoder))
+            : nil
+        return HEIFCompanionCut(
+            info: image, tiles: tiles, single: single, size: cut.size, sampled: false)
+    }
+
+    /// Companions are encoded at no less than quality 90: a gain map's or a
+    /// depth map's values are read as numbers, not looked at.
+    static func companionQuality(_ encoder: HEIFEncoder) -> Int { max(encoder.quality, 90) }
+
+    private func requireEncoder(_ image: HEIFFileInfo) throws(ImagingError) {
+        guard HEIFEncoder.canEncodeTiles else {
+            throw .unsupported(
+                format: .heif,
+                detail: "this libheif cannot encode \(image.codec.name) to cut it between its tiles"
+            )
+        }
+    }
+
+    /// A companion sampled by the companion rule: each output pixel the
+    /// bilinear sample at its exact position (chroma planes at their own
+    /// sample positions), the coded size grown to whole 8x8 blocks of at
+    /// least 64 (every sample beyond the cut its nearest edge sample) with
+    /// a clean aperture cutting the cut, encoded as one image.
+    static func sampledCompanion(
+        _ info: HEIFFileInfo, cut: CompanionCut<StoredPixels>, input: ImageInput, quality: Int
+    ) throws(ImagingError) -> RectImage {
+        let layout = info.layout
+        // The cut's positions are on the companion as shown (its clean
+        // aperture); its samples on the canvas lie `origin` further.
+        let (ox, oy) = info.origin
+        let read = PixelRect<StoredPixels>(
+            x: cut.readRect.x + ox, y: cut.readRect.y + oy, width: cut.readRect.width,
+            height: cut.readRect.height)
+        // Two samples' margin, so that a chroma sample left of the first
+        // luma sample's is decoded too.
+        let margin = PixelRect<StoredPixels>(
+            x: max(read.x - 2, 0), y: max(read.y - 2, 0),
+            width: min(read.maxX + 2, layout.width) - max(read.x - 2, 0),
+            height: min(read.maxY + 2, layout.height) - max(read.y - 2, 0))
+        let indices = layout.tiles(touching: margin)
+        let decoded = try concurrentResults(indices.count) { n throws(ImagingError) in
+            try decodePlanes(layout.tiles[indices[n]], index: indices[n], info: info, input: input)
+        }
+        var slot = [Int](repeating: -1, count: layout.tiles.count)
+        for (n, index) in indices.enumerated() { slot[index] = n }
+        let (outW, outH) = (cut.size.width, cut.size.height)
+        let width = max(64, (outW + 7) / 8 * 8)
+        let height = max(64, (outH + 7) / 8 * 8)
+        let sample = info.bitDepth > 8 ? 2 : 1
+        let maximum = (1 << info.bitDepth) - 1
+        let (sx, sy) = info.chromaSubsampling
+        let dims = info.planeSizes(width: width, height: height)
+        let sourceDims = info.planeSizes(width: layout.width, height: layout.height)
+        let (companionW, companionH) = (cut.grid.companionSize.width, cut.grid.companionSize.height)
+        let (photoW, photoH) = (cut.grid.imageSize.width, cut.grid.imageSize.height)
+        let rect = cut.rect
+        var planes: [[UInt8]] = []
+        for p in 0..<info.planeCount {
+            let (dx, dy) = p == 0 ? (1, 1) : (sx, sy)
+            let (w, h) = dims[p]
+            let (tw, th) = (layout.tileWidth / dx, layout.tileHeight / dy)
+            // Samples beyond the clean aperture are never read: a position
+            // past its edge takes its edge sample.
+            let lowX = ox / dx
+            let lowY = oy / dy
+            let highX = min((ox + companionW - 1) / dx, sourceDims[p].0 - 1)
+            let highY = min((oy + companionH - 1) / dy, sourceDims[p].1 - 1)
+            // The plane's samples of the cut itself; beyond them, the edge.
+            let (keepW, keepH) = ((outW + dx - 1) / dx, (outH + dy - 1) / dy)
+            var widths: [Int] = []
+            for index in indices {
+                let coded = layout.tiles[index]
+                widths.append(info.planeSizes(width: coded.width, height: coded.height)[p].0)
+            }
+            func value(_ x: Int, _ y: Int) throws(ImagingError) -> Int {
+                let cx = min(max(x, lowX), highX)
+                let cy = min(max(y, lowY), highY)
+                let n = slot[(cy / th) * layout.columns + cx / tw]
+                guard n >= 0 else {
+                    throw .corrupt(format: .heif, detail: "the cut reaches a tile it does not read")
+                }
+                let at = ((cy % th) * widths[n] + cx % tw) * sample
+                let bytes = decoded[n][p]
+                return sample == 1 ? Int(bytes[at]) : Int(bytes[at]) | Int(bytes[at + 1]) << 8
+            }
+            // Where each output column and row of this plane samples the
+            // source plane: exactly for luma (the rule's own positions), in
+            // the chroma grid's units for chroma (sample k's centre at luma
+            // (k + ½)·d − ½).
+            func positions(
+                _ count: Int, _ keep: Int, _ d: Int, luma: (Int) -> CompanionPosition,
+                origin: Int, side: Int, out: Int, photo: Int, companion: Int, shift: Int
+            )
+                -> [(Int, Double)]
+            {
+                (0..<count).map { k in
+                    let k = min(k, keep - 1)
+                    if d == 1 {
+                        let position = luma(k)
+                        return (position.floor + shift, position.fraction)
+                    }
+                    // Output luma position of this chroma sample, then the
+                    // source's, then in source chroma units.
+                    let i = (Double(k) + 0.5) * Double(d) - 0.5
+                    let source =
+                        (Double(origin) + (i + 0.5) * Double(side) / Double(out))
+                        * Double(companion) / Double(photo) - 0.5
+                    let chroma = (source + Double(shift) + 0.5) / Double(d) - 0.5
+                    let floor = chroma.rounded(.down)
+                    return (Int(floor), chroma - floor)
+                }
+            }
+            let columns = positions(
+                w, keepW, dx, luma: { cut.sampleX($0) }, origin: rect.x, side: rect.width,
+                out: outW, photo: photoW, companion: companionW, shift: ox)
+            let rows = positions(
+                h, keepH, dy, luma: { cut.sampleY($0) }, origin: rect.y, side: rect.height,
+                out: outH, photo: photoH, companion: companionH, shift: oy)
+            var out = [UInt8](repeating: 0, count: w * h * sample)
+            for (y, (y0, ty)) in rows.enumerated() {
+                for (x, (x0, tx)) in columns.enumerated() {
+                    let a = Double(try value(x0, y0))
+                    let b = Double(try value(x0 + 1, y0))
+                    let c = Double(try value(x0, y0 + 1))
+                    let d = Double(try value(x0 + 1, y0 + 1))
+                    let v = (a * (1 - tx) + b * tx) * (1 - ty) + (c * (1 - tx) + d * tx) * ty
+                    let coded = min(max(Int(v.rounded()), 0), maximum)
+                    let at = (y * w + x) * sample
+                    out[at] = UInt8(coded & 0xFF)
+                    if sample == 2 { out[at + 1] = UInt8(coded >> 8) }
+                }
+            }
+            planes.append(out)
+        }
+        let coded = try encodePlanes(
+            planes, width: width, height: height, info: info, quality: quality)
+        var colour = layout.isGrid ? info.primaryBoxes : []
+        let first = layout.tiles[0]
+        if !layout.isGrid {
+            colour = first.colourBoxes + (first.pixi.map { [$0] } ?? [])
+        }
+        return RectImage(
+            configuration: coded.configuration, data: coded.data, width: width, height: height,
+            aperture: PixelRect(x: 0, y: 0, width: outW, height: outH), colourBoxes: colour)
+    }
+}
