@@ -56,6 +56,16 @@ public struct CompanionGrid<Space: PixelSpace>: Hashable, Sendable {
         return abs(ratio - 1)
     }
 
+    /// Whether the companion lies on the photo's grid: its aspect ratio
+    /// within 1 % of the photo's, or each side within the rounding a cut
+    /// gives (`2·|Mh·Pw − Mw·Ph| ≤ Pw + Ph`: a 14x13 matte beside a 41x37
+    /// crop, cut from a 0.353 scale, is aligned though 2.8 % off).
+    public var isAligned: Bool {
+        let (pw, ph) = (imageSize.width, imageSize.height)
+        let (mw, mh) = (companionSize.width, companionSize.height)
+        return aspectMismatch <= 0.01 || 2 * abs(mh * pw - mw * ph) <= pw + ph
+    }
+
     /// The companion's cut for the crop `rect` of the photo (inside the
     /// photo, at least one pixel each way).
     public func cut(_ rect: PixelRect<Space>) -> CompanionCut<Space> {

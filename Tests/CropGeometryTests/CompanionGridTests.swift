@@ -57,6 +57,21 @@ import Testing
         #expect(Self.grid(4032, 3024, Grid.maximumSide + 1, 10) == nil)
         #expect(Self.grid(4000, 3000, 1000, 750)?.aspectMismatch == 0)
         #expect((Self.grid(4000, 3000, 1000, 700)?.aspectMismatch ?? 0) > 0.01)
+        #expect(Self.grid(4000, 3000, 1000, 700)?.isAligned == false)
+    }
+
+    /// A crop's own companions, rounded to whole pixels, are aligned to it:
+    /// every cut of every 0.353-scale matte of a small crop is cut again.
+    @Test func aCutCompanionIsAlignedToItsCrop() throws {
+        let matte = try #require(Self.grid(4284, 5712, 1512, 2016))
+        for (w, h) in [(41, 37), (7, 5), (1, 1), (3, 100), (1200, 900)] {
+            let cut = matte.cut(PixelRect(x: 10, y: 10, width: w, height: h))
+            let again = try #require(Self.grid(w, h, cut.size.width, cut.size.height))
+            #expect(again.isAligned, "\(w)x\(h) with \(cut.size)")
+        }
+        // 14x13 beside 41x37 is 2.8 % off, within a pixel's rounding.
+        #expect((Self.grid(41, 37, 14, 13)?.aspectMismatch ?? 0) > 0.01)
+        #expect(Self.grid(41, 37, 14, 16)?.isAligned == false)
     }
 
     /// Random grids and crops: the size rounds half up, every position is

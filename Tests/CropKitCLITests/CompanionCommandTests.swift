@@ -97,8 +97,19 @@ import Testing
         let heic = cropkit("info", TestData.path("heif/libvips/apple-heic-gainmap.heic"))
         #expect(
             heic.out.contains(
-                "urn:com:apple:photo:2020:aux:hdrgainmap 2856x2142, scale 0.5 x 0.5: dropped by a HEIC crop for now"
+                "urn:com:apple:photo:2020:aux:hdrgainmap 2856x2142, scale 0.5 x 0.5: cut by a HEIC crop; dropped by other outputs"
             ), "\(heic.out)")
+        #expect(
+            heic.out.contains(
+                "tag:apple.com,2023:photo:aux:linearthumbnail 1024x768, scale 0.179 x 0.179: an image of the whole photo, removed by a crop"
+            ), "\(heic.out)")
+        #expect(heic.out.contains("an ISO 21496-1 HDR rendition (tmap item 122)"), "\(heic.out)")
+        let stereo = cropkit("info", TestData.path("hdr/visionpro_spatial_stereo.heic"))
+        #expect(
+            stereo.out.contains(
+                "the other eye (item 52), scale 1 x 1: cut by a HEIC crop; dropped by other outputs"
+            ),
+            "\(stereo.out)")
         let pair = cropkit("info", TestData.path("camera/nintendo3ds_stereo.mpo"))
         #expect(
             pair.out.contains("the other eye (MPF) 640x480, scale 1 x 1: cut with a JPEG crop"),

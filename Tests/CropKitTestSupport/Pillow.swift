@@ -120,3 +120,149 @@ extension Pillow {
         return images
     }
 }
+
+/// A HEIF's images beside its primary as pillow-heif (libheif 1.23) reads
+/// them, shown as the file says (its transforms applied).
+public struct HEIFCompanionImages: Sendable {
+    /// One image: its kind (its `auxC` type, "depth", "image-N"), its size, its
+    /// bands a pixel and its 8-bit samples; `samples` is empty where
+    /// pillow-heif cannot decode it (a 10-bit auxiliary image).
+    public struct Image: Sendable {
+        public var kind: String
+        public var width: Int
+        public var height: Int
+        public var bands: Int
+        public var samples: [UInt8]
+    }
+
+    /// The primary's size as shown.
+    public var width: Int
+    public var height: Int
+    /// Every auxiliary image, depth image and further top-level image.
+    public var images: [Image]
+    /// The entity groups' types, in order ("altr", "ster").
+    public var groups: [String]
+    /// The `tmap` item's payload, hex, or empty.
+    public var toneMap: String
+}
+
+extension Pillow {
+    /// Each of `paths` read by pillow-heif: its auxiliary images (by their
+    /// `auxC` type), depth images and further images, decoded; its entity
+    /// groups; its `tmap` item's payload, read from the file's own boxes by
+    /// a few lines of Python. `nil` without the environment.
+    ///
+    /// - Throws: when a file cannot be read.
+    public static func heifCompanions(_ paths: [String]) throws -> [HEIFCompanionImages]? {
+        guard let python else { return nil }
+        let script = """
+            import sys, struct, pillow_heif
+            out = sys.stdout.buffer
+            def boxes(b, s, e):
+                while s + 8 <= e:
+                    size, kind = struct.unpack('>I4s', b[s:s + 8]); head = 8
+                    if size == 1: size = struct.unpack('>Q', b[s + 8:s + 16])[0]; head = 16
+                    if size == 0: size = e - s
+                    yield kind.decode('latin1'), s + head, s + size
+                    s += size
+            def tone_map(path):
+                d = open(path, 'rb').read()
+                top = {k: (a, z) for k, a, z in boxes(d, 0, len(d))}
+                a, z = top['meta']
+                meta = {k: (s, e) for k, s, e in boxes(d, a + 4, z)}
+                s, e = meta['iinf']; v = d[s]; s += 6 if v == 0 else 8
+                item = None
+                for k, a, z in boxes(d, s, e):
+                    v = d[a]; a += 4
+                    iid = struct.unpack('>H', d[a:a + 2])[0] if v == 2 else struct.unpack('>I', d[a:a + 4])[0]
+                    a += 4 if v == 2 else 6
+                    if d[a:a + 4] == b'tmap': item = iid
+                if item is None: return ''
+                s, e = meta['iloc']; v = d[s]; s += 4
+                sizes = struct.unpack('>H', d[s:s + 2])[0]; s += 2
+                osz, lsz, bsz, isz = sizes >> 12, sizes >> 8 & 15, sizes >> 4 & 15, sizes & 15 if v else 0
+                count = struct.unpack('>H' if v < 2 else '>I', d[s:s + (2 if v < 2 else 4)])[0]; s += 2 if v < 2 else 4
+                def num(n):
+                    nonlocal s
+                    x = int.from_bytes(d[s:s + n], 'big') if n else 0; s += n; return x
+                for _ in range(count):
+                    iid = num(2 if v < 2 else 4); method = num(2) & 15 if v else 0; num(2); base = num(bsz)
+                    parts = []
+                    for _ in range(num(2)):
+                        num(isz); off = num(osz); length = num(lsz); parts.append((base + off, length))
+                    if iid == item:
+                        origin = meta['idat'][0] if method == 1 else 0
+                        return b''.join(d[origin + o:origin + o + n] for o, n in parts).hex()
+                return ''
+            for path in sys.argv[1:]:
+                h = pillow_heif.open_heif(path)
+                images = []
+                for kind, ids in h.info.get('aux', {}).items():
+                    for i in ids:
+                        try:
+                            im = h.get_aux_image(i).to_pillow()
+                            images.append((kind, im))
+                        except Exception:
+                            images.append((kind, None))
+                for depth in h.info.get('depth_images', []):
+                    images.append(('depth', depth.to_pillow()))
+                for n in range(1, len(h)):
+                    images.append(('image-%d' % n, h[n].to_pillow().convert('L')))
+                groups = ','.join(g['type'] for g in h.info.get('entity_groups') or [])
+                out.write(b'%d %d %d %s %s\\n' % (h.size[0], h.size[1], len(images), (groups or '-').encode(), (tone_map(path) or '-').encode()))
+                for kind, im in images:
+                    data = im.tobytes() if im is not None else b''
+                    w, hh = im.size if im is not None else (0, 0)
+                    bands = len(im.getbands()) if im is not None else 0
+                    out.write(b'%s %d %d %d %d\\n' % (kind.encode(), w, hh, bands, len(data)) + data)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script] + paths
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let data = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
+        let message = String(
+            decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: message])
+        }
+        var files: [HEIFCompanionImages] = []
+        var at = 0
+        func line() throws -> [Substring] {
+            guard let newline = data[at...].firstIndex(of: 10) else {
+                throw CocoaError(.fileReadCorruptFile)
+            }
+            defer { at = newline + 1 }
+            return String(decoding: data[at..<newline], as: UTF8.self).split(separator: " ")
+        }
+        while at < data.count {
+            let head = try line()
+            guard head.count == 5, let width = Int(head[0]), let height = Int(head[1]),
+                let count = Int(head[2])
+            else { throw CocoaError(.fileReadCorruptFile) }
+            var file = HEIFCompanionImages(
+                width: width, height: height, images: [],
+                groups: head[3] == "-" ? [] : head[3].split(separator: ",").map(String.init),
+                toneMap: head[4] == "-" ? "" : String(head[4]))
+            for _ in 0..<count {
+                let words = try line()
+                guard words.count == 5, let w = Int(words[1]), let h = Int(words[2]),
+                    let bands = Int(words[3]), let bytes = Int(words[4]), at + bytes <= data.count
+                else { throw CocoaError(.fileReadCorruptFile) }
+                file.images.append(
+                    .init(
+                        kind: String(words[0]), width: w, height: h, bands: bands,
+                        samples: Array(data[at..<(at + bytes)])))
+                at += bytes
+            }
+            files.append(file)
+        }
+        guard files.count == paths.count else { throw CocoaError(.fileReadCorruptFile) }
+        return files
+    }
+}

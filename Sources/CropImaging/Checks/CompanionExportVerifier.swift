@@ -34,7 +34,7 @@ public final class CompanionExportVerifier: Sendable {
     {
         try FixtureExport.checkPixels(of: sourceSize, maximum: Self.maximumPixels)
         guard let grid = CompanionGrid(imageSize: sourceSize, companionSize: companionSize),
-            grid.aspectMismatch <= GainMap.alignmentTolerance,
+            grid.isAligned,
             companionSize.width <= 65535, companionSize.height <= 65535,
             sourceSize.width <= 65535, sourceSize.height <= 65535
         else {

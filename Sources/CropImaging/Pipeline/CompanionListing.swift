@@ -18,7 +18,7 @@ enum CompanionListing {
             return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
         }
         let scales = "scale \(scale(grid.scaleX)) x \(scale(grid.scaleY))"
-        guard grid.aspectMismatch <= 0.01 else {
+        guard grid.isAligned else {
             let off = (grid.aspectMismatch * 1000).rounded() / 10
             return
                 "\(what) \(size), \(scales): not aligned to the photo (aspect \(off) % off), dropped by a crop"

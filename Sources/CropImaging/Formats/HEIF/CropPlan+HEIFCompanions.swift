@@ -29,9 +29,12 @@ extension CropPlan {
     struct HEIFCompanionsWritten {
         /// Entries by the source item they describe.
         var entries: [Int: MetadataEntry] = [:]
+        /// Entries of the companions' own metadata, after the others.
+        var extra: [MetadataEntry] = []
         /// Why a companion was dropped, where it was asked to be kept.
         var warnings: [String] = []
-        /// New items the photo's own metadata items describe too.
+        /// New images the photo's own EXIF and XMP describe too (each gets
+        /// its own copy): the other eye.
         var describedWithPhoto: [Int] = []
         /// Whether an HDR gain map was cut and kept: the photo's XMP then
         /// keeps its gain-map description.
@@ -39,7 +42,8 @@ extension CropPlan {
 
         /// `entries` with each companion's line in place of the parser's.
         func apply(to list: inout [MetadataEntry]) {
-            for (item, entry) in entries {
+            for item in entries.keys.sorted() {
+                guard let entry = entries[item] else { continue }
                 if let at = list.firstIndex(where: {
                     $0.segment.hasPrefix("auxiliary item \(item) ")
                         || $0.segment.hasSuffix(" item \(item)")
@@ -49,6 +53,7 @@ extension CropPlan {
                     list.append(entry)
                 }
             }
+            list += extra
         }
     }
 
@@ -67,7 +72,7 @@ extension CropPlan {
         let keep = encoder.metadata.companions == .keep && !encoder.metadata.stripAll
         let why = encoder.metadata.stripAll ? "--strip all" : "--companions drop"
         var written: [Int: Int] = [:]
-        var auxiliaryOf: [(item: Int, of: [Int])] = []
+        var auxiliaryOf: [Int] = []
         for companion in info.companions {
             let what =
                 "auxiliary item \(companion.item) \(companion.role) (\(companion.width)x\(companion.height))"
@@ -99,23 +104,42 @@ extension CropPlan {
                     hidden: true, extra: [(companion.auxC, true)], into: &writer)
                 written[companion.item] = image.item
                 if companion.role.hasSuffix("hdrgainmap") { result.keptGainMap = true }
-                auxiliaryOf.append((image.item, companion.alsoOf))
-                for description in companion.descriptions {
-                    let item = writer.addItem(
-                        type: description.type, hidden: true, properties: [],
-                        contentType: description.contentType.isEmpty
-                            ? nil : description.contentType)
-                    writer.setData(item, .bytes(description.data))
-                    writer.reference("cdsc", from: item, to: [image.item])
-                }
-                let described =
-                    companion.descriptions.isEmpty
-                    ? "" : ", its \(companion.descriptions.count) describing item(s) kept"
+                auxiliaryOf.append(image.item)
                 result.entries[companion.item] = MetadataEntry(
                     segment: what, action: .rewritten,
                     reason:
-                        "the \(companion.name) cut to the crop: \(cut.size) of its \(companion.width)x\(companion.height), \(cut.how(image))\(described)"
+                        "the \(companion.name) cut to the crop: \(cut.size) of its \(companion.width)x\(companion.height), \(cut.how(image))"
                 )
+                // Its own XMP (a gain map's version and headroom, a depth
+                // map's calibration), cleaned as the photo's is, for its cut
+                // size; other describing items are not carried.
+                for description in companion.descriptions {
+                    let name = "XMP item of auxiliary item \(companion.item)"
+                    guard description.type == "mime",
+                        description.contentType == "application/rdf+xml"
+                    else {
+                        result.extra.append(
+                            MetadataEntry(
+                                segment:
+                                    "\(description.type) item \(description.item) of auxiliary item \(companion.item)",
+                                action: .dropped, reason: "not XMP: not carried"))
+                        continue
+                    }
+                    let (xmp, entry) = MetadataBlockCleaner.xmp(
+                        description.data, name: name, size: cut.size, policy: encoder.metadata,
+                        keepsGainMapItems: true)
+                    var kept = entry
+                    if entry.action == .kept {
+                        kept.reason = "the \(companion.name)'s own description"
+                    }
+                    result.extra.append(kept)
+                    guard let xmp else { continue }
+                    let item = writer.addItem(
+                        type: "mime", hidden: true, properties: [],
+                        contentType: "application/rdf+xml")
+                    writer.setData(item, .bytes(Array(xmp.utf8)))
+                    writer.reference("cdsc", from: item, to: [image.item])
+                }
             } catch {
                 drop(
                     "\(error.description)"
@@ -126,7 +150,6 @@ extension CropPlan {
         // The tone-map rendition: its payload (the gain map's parameters)
         // unchanged, its size the crop's as displayed, its inputs the new
         // primary and gain map.
-        var toneMapItem: Int?
         if let toneMap = info.toneMap {
             let what = "tmap item \(toneMap.item)"
             if let gainMap = written[toneMap.gainMap] {
@@ -146,8 +169,6 @@ extension CropPlan {
                     }
                     if mapped.count >= 2 { writer.group("altr", mapped) }
                 }
-                toneMapItem = item
-                result.describedWithPhoto.append(item)
                 result.entries[toneMap.item] = MetadataEntry(
                     segment: what, action: .rewritten,
                     reason:
@@ -159,9 +180,12 @@ extension CropPlan {
                     reason: "the HDR rendition of the whole photo: its gain map is not carried")
             }
         }
-        for (item, others) in auxiliaryOf {
-            let extra = others.contains(where: { $0 == info.toneMap?.item }) ? toneMapItem : nil
-            writer.reference("auxl", from: item, to: [primary] + (extra.map { [$0] } ?? []))
+        // Each names the photo alone: Apple's also name the `tmap` item,
+        // and Debian 12's libheif 1.15 refuses a file whose
+        // auxiliary image names two ("Too many auxiliary image
+        // references"), the source as well as its crop.
+        for item in auxiliaryOf {
+            writer.reference("auxl", from: item, to: [primary])
         }
         // The other eye of a stereo pair: the same rect of its own image.
         for eye in info.stereoEyes {
@@ -187,7 +211,7 @@ extension CropPlan {
                 result.entries[eye.item] = MetadataEntry(
                     segment: what, action: .rewritten,
                     reason:
-                        "the other eye of the stereo pair cut by the same rect: \(cut.size), \(cut.how(image)); the photo's EXIF and XMP describe it"
+                        "the other eye of the stereo pair cut by the same rect: \(cut.size), \(cut.how(image)); a copy of the photo's EXIF and XMP describes it"
                 )
             } catch {
                 result.entries[eye.item] = MetadataEntry(
@@ -241,7 +265,7 @@ extension CropPlan {
         guard let grid = CompanionGrid(imageSize: photo, companionSize: size) else {
             throw .unsupported(format: .heif, detail: "its size \(size) has no grid")
         }
-        guard grid.aspectMismatch <= 0.01 else {
+        guard grid.isAligned else {
             throw .unsupported(
                 format: .heif,
                 detail:

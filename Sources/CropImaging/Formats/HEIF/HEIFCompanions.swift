@@ -52,9 +52,6 @@ struct HEIFCompanion: Sendable {
     /// Its `nclx` colour, which an AV1 encode repeats in its sequence
     /// header.
     var nclx: HEIFColourDescription?
-    /// The other items (besides the primary) it is an auxiliary image of:
-    /// the `tmap` item an iPhone's mattes also name.
-    var alsoOf: [Int]
     /// The items that describe it.
     var descriptions: [HEIFDescription]
 
@@ -107,6 +104,8 @@ struct HEIFStereoEye: Sendable {
     var problem: String?
     /// Its colour and pixel boxes, whole.
     var boxes: [[UInt8]]
+    /// The items that describe it (its own EXIF and XMP).
+    var describedBy: [Int] = []
     /// The `ster` group.
     var group: HEIFEntityGroup
 }
@@ -207,9 +206,7 @@ extension HEIFParser {
                 item: item.id, role: image.role, auxC: auxC, width: image.width,
                 height: image.height, layout: nil, clap: nil, problem: nil,
                 boxes: colourBoxes(of: item),
-                nclx: nil,
-                alsoOf: (references["auxl"]?[item.id] ?? []).filter { $0 != primary.id },
-                descriptions: descriptions(of: item.id))
+                nclx: nil, descriptions: descriptions(of: item.id))
             for box in item.properties.map({ properties[$0.index] }) where box.type == "colr" {
                 var r = box.reader(meta)
                 guard (try? r.fourCC("'colr'")) == "nclx",
@@ -280,6 +277,9 @@ extension HEIFParser {
                 var eye = HEIFStereoEye(
                     item: id, layout: nil, clap: nil, problem: nil, boxes: colourBoxes(of: item),
                     group: group)
+                eye.describedBy = itemOrder.filter {
+                    references["cdsc"]?[$0]?.contains(id) == true
+                }
                 if let problem = alignmentProblem(item, primary: primary) {
                     eye.problem = problem
                 } else {

@@ -138,6 +138,33 @@ extension HEIFEncoder: FormatWriter {
                 saturatingProduct(plan.stored.width + 16, plan.stored.height + 16, pixelBytes),
                 "the rect's planes gathered")
         }
+        // Companions are cut one after another: the largest one's tiles
+        // decoded and its cut's planes.
+        if metadata.companions == .keep, !metadata.stripAll {
+            let photo = PixelSize<StoredPixels>(width: info.width, height: info.height)
+            var largest = 0
+            for companion in info.companions {
+                guard let layout = companion.layout, companion.problem == nil,
+                    let grid = CompanionGrid(
+                        imageSize: photo,
+                        companionSize: PixelSize(width: companion.width, height: companion.height))
+                else { continue }
+                let read = grid.cut(plan.stored).readRect
+                let pixelBytes = layout.tiles[0].bitDepth > 8 ? 6 : 3
+                let tiles = layout.tiles(touching: read).count + 2 * (layout.columns + layout.rows)
+                let tileBytes = saturatingProduct(layout.tileWidth, layout.tileHeight, pixelBytes)
+                let bytes = saturatingProduct(min(tiles, layout.tiles.count), tileBytes, 1)
+                    .addingReportingOverflow(
+                        saturatingProduct(read.width + 64, read.height + 64, pixelBytes)
+                    ).partialValue
+                largest = max(largest, bytes)
+            }
+            for eye in info.stereoEyes where eye.layout != nil && eye.problem == nil {
+                let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, 16)
+                largest = max(largest, saturatingProduct(tile, threads, 1))
+            }
+            if largest > 0 { need.add(largest, "the largest companion being cut") }
+        }
         need.add(1 << 20, "the copy buffer")
         return need
     }

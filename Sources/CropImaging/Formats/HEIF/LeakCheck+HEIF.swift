@@ -79,7 +79,7 @@ extension LeakCheck {
                     imageSize: photo,
                     companionSize: PixelSize(width: companion.width, height: companion.height))
             else { return false }
-            return grid.aspectMismatch <= 0.01
+            return grid.isAligned
         }.map(\.item)
         var items = aligned
         let shown =
@@ -124,13 +124,17 @@ extension LeakCheck {
                             "an image item that no image uses (\(data.extents.reduce(0) { $0 + $1.count }) bytes of \(HEIFCodec.allTypes[data.type]?.name ?? data.type)): hidden, but a whole picture"
                     ))
             }
-            if data.type == "Exif", data.item != info.exifItem {
+            // The other eye's own EXIF is its, as the photo's is the photo's.
+            let eyes = info.stereoEyes.filter { $0.problem == nil }.flatMap(\.describedBy)
+            if data.type == "Exif", data.item != info.exifItem, !eyes.contains(data.item) {
                 found.append(
                     LeakFinding(
                         place: place,
                         detail:
                             "an EXIF item that is not the image's own (a second one, or linked to no image or only to a tile)"
                     ))
+            }
+            if data.type == "Exif", data.item != info.exifItem {
                 let bytes = try readAll(data.extents, input: input, limit: 1 << 20)
                 if bytes.count > 4 {
                     let skip = (0..<4).reduce(0) { $0 << 8 | Int(bytes[$1]) }

@@ -156,17 +156,13 @@ extension GainMap {
         return try find(info, input: source.input)
     }
 
-    /// The most a gain map's aspect ratio may differ from its photo's and
-    /// still be taken as aligned to it ("Companion images": 1 %).
-    static let alignmentTolerance = 0.01
-
     /// The gain map's grid beside a photo of `photo` stored pixels, when it
     /// is aligned to it; `map` is the gain map opened.
     static func grid(_ map: ImageSource, photo: PixelSize<StoredPixels>)
         -> CompanionGrid<StoredPixels>?
     {
         guard let grid = CompanionGrid(imageSize: photo, companionSize: map.storedSize),
-            grid.aspectMismatch <= alignmentTolerance
+            grid.isAligned
         else { return nil }
         return grid
     }
