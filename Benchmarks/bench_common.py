@@ -45,7 +45,7 @@ def run_case(label, tools, command, outputs, runs):
         median = statistics.median(times[tool])
         kb = peak_kb(command(tool))
         size = os.path.getsize(outputs[tool])
-        ratio = "" if tool == tools[0] else f"{median / base:.1f}x cropkit's time"
+        ratio = "" if tool == tools[0] else f"{median / base:.2f}x cropkit's time"
         print(f"| {label} | {tool} | {median:.3f} | {kb / 1024:.1f} | {size} | {ratio} |")
 
 

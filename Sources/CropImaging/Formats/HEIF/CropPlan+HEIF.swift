@@ -498,7 +498,7 @@ extension HEIFFileInfo {
 
 /// A crop's rect as one coded image: its `hvcC` and bytes, its coded size,
 /// where the rect lies in it, and its colour boxes.
-struct RectImage {
+struct RectImage: Sendable {
     var configuration: [UInt8]
     var data: [UInt8]
     var width: Int

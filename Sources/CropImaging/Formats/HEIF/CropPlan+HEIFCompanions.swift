@@ -71,6 +71,31 @@ extension CropPlan {
         var result = HEIFCompanionsWritten()
         let keep = encoder.metadata.companions == .keep && !encoder.metadata.stripAll
         let why = encoder.metadata.stripAll ? "--strip all" : "--companions drop"
+        let cutting = info.companions.filter { keep && !$0.showsWholePhoto }
+        let eyes = keep ? info.stereoEyes : []
+        // Every companion and eye is cut side by side (each encodes on one
+        // core), then written in order.
+        let prepared =
+            (try? concurrentResults(cutting.count + eyes.count) {
+                n -> Result<HEIFCompanionCut, ImagingError> in
+                do throws(ImagingError) {
+                    if n < cutting.count {
+                        let companion = cutting[n]
+                        return .success(
+                            try cutCompanion(
+                                info, layout: companion.layout, clap: companion.clap,
+                                problem: companion.problem, boxes: companion.boxes,
+                                nclx: companion.nclx, encoder: encoder))
+                    }
+                    let eye = eyes[n - cutting.count]
+                    return .success(
+                        try cutCompanion(
+                            info, layout: eye.layout, clap: eye.clap, problem: eye.problem,
+                            boxes: eye.boxes, nclx: info.nclx, encoder: encoder, sameGrid: true))
+                } catch {
+                    return .failure(error)
+                }
+            }) ?? []
         var written: [Int: Int] = [:]
         var auxiliaryOf: [Int] = []
         for companion in info.companions {
@@ -89,19 +114,19 @@ extension CropPlan {
                     warn: false)
                 continue
             }
-            if companion.showsWholePhoto {
+            guard let n = cutting.firstIndex(where: { $0.item == companion.item }),
+                n < prepared.count
+            else {
                 drop("an image of the whole photo, on no grid of the crop's: removed", warn: false)
                 continue
             }
             do throws(ImagingError) {
-                let cut = try cutCompanion(
-                    info, layout: companion.layout, clap: companion.clap,
-                    problem: companion.problem, boxes: companion.boxes, nclx: companion.nclx,
-                    encoder: encoder)
+                let cut = try prepared[n].get()
                 let image = try Self.writeImage(
                     cut.info, cut: cut.tiles, single: cut.single, fixesEdges: encoder.fixesEdges,
                     quality: encoder.quality, input: source.input, transforms: transforms,
-                    hidden: true, extra: [(companion.auxC, true)], into: &writer)
+                    hidden: true, extra: [(companion.auxC, true)], encoded: cut.encoded,
+                    into: &writer)
                 written[companion.item] = image.item
                 if companion.role.hasSuffix("hdrgainmap") { result.keptGainMap = true }
                 auxiliaryOf.append(image.item)
@@ -188,21 +213,19 @@ extension CropPlan {
             writer.reference("auxl", from: item, to: [primary])
         }
         // The other eye of a stereo pair: the same rect of its own image.
-        for eye in info.stereoEyes {
+        for (number, eye) in info.stereoEyes.enumerated() {
             let what = "grid item \(eye.item)"
-            guard keep else {
+            guard keep, cutting.count + number < prepared.count else {
                 result.entries[eye.item] = MetadataEntry(
                     segment: what, action: .dropped, reason: "\(why): the other eye not carried")
                 continue
             }
             do throws(ImagingError) {
-                let cut = try cutCompanion(
-                    info, layout: eye.layout, clap: eye.clap, problem: eye.problem,
-                    boxes: eye.boxes, nclx: info.nclx, encoder: encoder, sameGrid: true)
+                let cut = try prepared[cutting.count + number].get()
                 let image = try Self.writeImage(
                     cut.info, cut: cut.tiles, single: cut.single, fixesEdges: encoder.fixesEdges,
                     quality: encoder.quality, input: source.input, transforms: transforms,
-                    hidden: false, into: &writer)
+                    hidden: false, encoded: cut.encoded, into: &writer)
                 let mapped = eye.group.entities.compactMap { id -> Int? in
                     id == eye.item ? image.item : id == info.primaryItem ? primary : nil
                 }
@@ -225,12 +248,14 @@ extension CropPlan {
 
     /// A companion (or the other eye) made ready to write: the file seen as
     /// that image, its tiles' cut, or the one image sampled or encoded.
-    struct HEIFCompanionCut {
+    struct HEIFCompanionCut: Sendable {
         var info: HEIFFileInfo
         var tiles: HEIFTileCut
         var single: RectImage?
         var size: PixelSize<StoredPixels>
         var sampled: Bool
+        /// Its edge tiles encoded again, when its tiles are cut.
+        var encoded: [Int: EncodedTile] = [:]
 
         /// "4 tile(s) copied", "2 tile(s) copied, 1 encoded again",
         /// "sampled between its pixels and encoded at quality 90".
@@ -315,7 +340,12 @@ extension CropPlan {
                 quality: sameGrid ? encoder.quality : Self.companionQuality(encoder))
             : nil
         return HEIFCompanionCut(
-            info: image, tiles: tiles, single: single, size: cut.size, sampled: false)
+            info: image, tiles: tiles, single: single, size: cut.size, sampled: false,
+            encoded: single != nil
+                ? [:]
+                : try Self.encodeEdgeTiles(
+                    image, cut: tiles, fixesEdges: encoder.fixesEdges, quality: encoder.quality,
+                    input: source.input))
     }
 
     /// Companions are encoded at no less than quality 90: a gain map's or a

@@ -100,10 +100,34 @@ extension CropPlan {
     /// `info`'s image is one; a `clap` cutting the rect; `transforms`; then
     /// `extra` properties (a companion's `auxC`). Everything that can fail
     /// is done before the first item is added.
+    /// The edge tiles of `cut` encoded again (side by side, one a core),
+    /// by tile index: the part of writing an image that can fail and takes
+    /// time, which a companion does before any item is written.
+    static func encodeEdgeTiles(
+        _ info: HEIFFileInfo, cut: HEIFTileCut, fixesEdges: Bool, quality: Int,
+        input: ImageInput
+    ) throws(ImagingError) -> [Int: EncodedTile] {
+        let fixed = fixesEdges ? cut.tiles.filter(\.fix).map(\.index) : []
+        let encoded = try concurrentResults(fixed.count) { n throws(ImagingError) in
+            let tile = try Self.reencode(
+                info.layout.tiles[fixed[n]], index: fixed[n], info: info, cut: cut,
+                input: input, quality: quality)
+            return EncodedTile(configuration: tile.configuration, data: tile.data)
+        }
+        return Dictionary(uniqueKeysWithValues: zip(fixed, encoded))
+    }
+
+    /// A tile encoded again: its decoder configuration and coded bytes.
+    struct EncodedTile: Sendable {
+        var configuration: [UInt8]
+        var data: [UInt8]
+    }
+
     static func writeImage(
         _ info: HEIFFileInfo, cut: HEIFTileCut, single: RectImage?, fixesEdges: Bool,
         quality: Int, input: ImageInput, transforms: [[UInt8]], hidden: Bool,
-        extra: [([UInt8], Bool)] = [], into writer: inout HEIFFileWriter
+        extra: [([UInt8], Bool)] = [], encoded: [Int: EncodedTile]? = nil,
+        into writer: inout HEIFFileWriter
     ) throws(ImagingError) -> WrittenHEIFImage {
         if let single {
             var boxes: [([UInt8], Bool)] = [
@@ -133,13 +157,13 @@ extension CropPlan {
         var tileItems: [Int] = []
         var tileData: [HEIFFileWriter.Data] = []
         // The edge tiles are encoded again side by side, one a core.
-        let fixed = fixesEdges ? cut.tiles.filter(\.fix).map(\.index) : []
-        let encoded = try concurrentResults(fixed.count) { n throws(ImagingError) in
-            try Self.reencode(
-                info.layout.tiles[fixed[n]], index: fixed[n], info: info, cut: cut,
-                input: input, quality: quality)
+        var reencodedTiles: [Int: EncodedTile]
+        if let encoded {
+            reencodedTiles = encoded
+        } else {
+            reencodedTiles = try encodeEdgeTiles(
+                info, cut: cut, fixesEdges: fixesEdges, quality: quality, input: input)
         }
-        let reencodedTiles = Dictionary(uniqueKeysWithValues: zip(fixed, encoded))
         for (index, _) in cut.tiles {
             let tile = info.layout.tiles[index]
             var boxes: [[UInt8]]
