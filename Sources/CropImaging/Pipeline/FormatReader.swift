@@ -54,6 +54,16 @@ protocol FormatReader: ImageHeader {
     /// MPF gain map", "an HDR gain map auxiliary image"), or `nil`.
     func gainMap(in input: ImageInput) -> String?
 
+    /// The file's HDR gain map cut to the stored rect `stored` in the form
+    /// a JPEG holds it (an 8-bit gray image, stored orientation, and the
+    /// XMP that names it), for a JPEG made from another format; `nil` when
+    /// there is none that form can hold.
+    ///
+    /// - Throws: ``ImagingError`` when it cannot be cut; the crop goes on
+    ///   without it.
+    func jpegGainMap(in input: ImageInput, stored: PixelRect<StoredPixels>)
+        throws(ImagingError) -> JPEGGainMapCut?
+
     /// Whether the decoder can decode at 1/2, 1/4 or 1/8 of the size
     /// (a JPEG's DCT scaling), for a resample that reduces.
     var shrinksOnLoad: Bool { get }
@@ -115,6 +125,11 @@ extension FormatReader {
     /// No HDR gain map by default.
     func gainMap(in input: ImageInput) -> String? { nil }
 
+    /// No gain map a JPEG holds by default.
+    func jpegGainMap(in input: ImageInput, stored: PixelRect<StoredPixels>)
+        throws(ImagingError) -> JPEGGainMapCut?
+    { nil }
+
     /// No shrink-on-load by default.
     var shrinksOnLoad: Bool { false }
 
@@ -123,4 +138,17 @@ extension FormatReader {
     ) throws(ImagingError) -> DecodedImage {
         try decode(rect, of: source, lenient: lenient, rows: nil)
     }
+}
+
+/// A source's HDR gain map cut to a crop in the form a JPEG holds it
+/// (``FormatReader/jpegGainMap(in:stored:)``).
+struct JPEGGainMapCut {
+    /// The cut gain map, 8-bit gray, in the source's stored orientation.
+    var image: RasterImage
+    /// The XMP packet the gain map's JPEG carries (Apple's `apdi` type and
+    /// formats, its `HDRGainMap` version).
+    var xmp: String
+    /// The name of the source's report entry it replaces ("auxiliary item
+    /// 52 urn:…"): the gain map is carried, not dropped.
+    var sourceEntry: String
 }

@@ -369,6 +369,31 @@ extension CropPlan {
     static func sampledCompanion(
         _ info: HEIFFileInfo, cut: CompanionCut<StoredPixels>, input: ImageInput, quality: Int
     ) throws(ImagingError) -> RectImage {
+        let (outW, outH) = (cut.size.width, cut.size.height)
+        let width = max(64, (outW + 7) / 8 * 8)
+        let height = max(64, (outH + 7) / 8 * 8)
+        let planes = try sampledPlanes(info, cut: cut, input: input, width: width, height: height)
+        let coded = try encodePlanes(
+            planes, width: width, height: height, info: info, quality: quality)
+        let layout = info.layout
+        var colour = layout.isGrid ? info.primaryBoxes : []
+        let first = layout.tiles[0]
+        if !layout.isGrid {
+            colour = first.colourBoxes + (first.pixi.map { [$0] } ?? [])
+        }
+        return RectImage(
+            configuration: coded.configuration, data: coded.data, width: width, height: height,
+            aperture: PixelRect(x: 0, y: 0, width: outW, height: outH), colourBoxes: colour)
+    }
+
+    /// The planes of a companion's cut, `width`×`height` (at least the
+    /// cut's size; every sample beyond it its nearest edge sample), each
+    /// sample the bilinear sample of the rule at its position, as coded
+    /// (1 or 2 bytes a sample, little-endian).
+    static func sampledPlanes(
+        _ info: HEIFFileInfo, cut: CompanionCut<StoredPixels>, input: ImageInput, width: Int,
+        height: Int
+    ) throws(ImagingError) -> [[UInt8]] {
         let layout = info.layout
         // The cut's positions are on the companion as shown (its clean
         // aperture); its samples on the canvas lie `origin` further.
@@ -389,8 +414,6 @@ extension CropPlan {
         var slot = [Int](repeating: -1, count: layout.tiles.count)
         for (n, index) in indices.enumerated() { slot[index] = n }
         let (outW, outH) = (cut.size.width, cut.size.height)
-        let width = max(64, (outW + 7) / 8 * 8)
-        let height = max(64, (outH + 7) / 8 * 8)
         let sample = info.bitDepth > 8 ? 2 : 1
         let maximum = (1 << info.bitDepth) - 1
         let (sx, sy) = info.chromaSubsampling
@@ -416,17 +439,6 @@ extension CropPlan {
             for index in indices {
                 let coded = layout.tiles[index]
                 widths.append(info.planeSizes(width: coded.width, height: coded.height)[p].0)
-            }
-            func value(_ x: Int, _ y: Int) throws(ImagingError) -> Int {
-                let cx = min(max(x, lowX), highX)
-                let cy = min(max(y, lowY), highY)
-                let n = slot[(cy / th) * layout.columns + cx / tw]
-                guard n >= 0 else {
-                    throw .corrupt(format: .heif, detail: "the cut reaches a tile it does not read")
-                }
-                let at = ((cy % th) * widths[n] + cx % tw) * sample
-                let bytes = decoded[n][p]
-                return sample == 1 ? Int(bytes[at]) : Int(bytes[at]) | Int(bytes[at + 1]) << 8
             }
             // Where each output column and row of this plane samples the
             // source plane: exactly for luma (the rule's own positions), in
@@ -461,13 +473,51 @@ extension CropPlan {
             let rows = positions(
                 h, keepH, dy, luma: { cut.sampleY($0) }, origin: rect.y, side: rect.height,
                 out: outH, photo: photoH, companion: companionH, shift: oy)
+            // Each column's two source samples, clamped to the clean
+            // aperture: their tile column and their offset in it, found
+            // once (not a division a sample).
+            func place(_ v: Int, low: Int, high: Int, side: Int) -> (tile: Int, within: Int) {
+                let c = min(max(v, low), high)
+                return (c / side, c % side)
+            }
+            let left = columns.map { place($0.0, low: lowX, high: highX, side: tw) }
+            let right = columns.map { place($0.0 + 1, low: lowX, high: highX, side: tw) }
+            let weightsX = columns.map(\.1)
+            let tilePlanes = decoded.map { $0[p] }
             var out = [UInt8](repeating: 0, count: w * h * sample)
             for (y, (y0, ty)) in rows.enumerated() {
-                for (x, (x0, tx)) in columns.enumerated() {
-                    let a = Double(try value(x0, y0))
-                    let b = Double(try value(x0 + 1, y0))
-                    let c = Double(try value(x0, y0 + 1))
-                    let d = Double(try value(x0 + 1, y0 + 1))
+                let top = place(y0, low: lowY, high: highY, side: th)
+                let bottom = place(y0 + 1, low: lowY, high: highY, side: th)
+                // The tiles and row starts of the two source rows, by tile
+                // column: -1 where a tile was not decoded.
+                var rowData: [(slot: Int, start: Int, slot2: Int, start2: Int)] = []
+                for column in 0..<layout.columns {
+                    let n = slot[top.tile * layout.columns + column]
+                    let m = slot[bottom.tile * layout.columns + column]
+                    rowData.append(
+                        (
+                            n, n >= 0 ? top.within * widths[n] : 0, m,
+                            m >= 0 ? bottom.within * widths[m] : 0
+                        ))
+                }
+                for x in 0..<w {
+                    let (l, r, tx) = (left[x], right[x], weightsX[x])
+                    let (nl, sl, ml, tl) = rowData[l.tile]
+                    let (nr, sr, mr, tr) = rowData[r.tile]
+                    guard nl >= 0, nr >= 0, ml >= 0, mr >= 0 else {
+                        throw .corrupt(
+                            format: .heif, detail: "the cut reaches a tile it does not read")
+                    }
+                    func read(_ n: Int, _ at: Int) -> Double {
+                        sample == 1
+                            ? Double(tilePlanes[n][at])
+                            : Double(
+                                Int(tilePlanes[n][2 * at]) | Int(tilePlanes[n][2 * at + 1]) << 8)
+                    }
+                    let a = read(nl, sl + l.within)
+                    let b = read(nr, sr + r.within)
+                    let c = read(ml, tl + l.within)
+                    let d = read(mr, tr + r.within)
                     let v = (a * (1 - tx) + b * tx) * (1 - ty) + (c * (1 - tx) + d * tx) * ty
                     let coded = min(max(Int(v.rounded()), 0), maximum)
                     let at = (y * w + x) * sample
@@ -477,15 +527,65 @@ extension CropPlan {
             }
             planes.append(out)
         }
-        let coded = try encodePlanes(
-            planes, width: width, height: height, info: info, quality: quality)
-        var colour = layout.isGrid ? info.primaryBoxes : []
-        let first = layout.tiles[0]
-        if !layout.isGrid {
-            colour = first.colourBoxes + (first.pixi.map { [$0] } ?? [])
+        return planes
+    }
+}
+
+extension HEIFFileInfo {
+    /// Apple's HDR gain map of this HEIC cut to the stored rect `stored`
+    /// by the companion rule, as the 8-bit gray image and XMP Apple writes
+    /// in a JPEG (its `apdi` type and formats, its `HDRGainMap` version from
+    /// the HEIC's own description); `nil` when the file has none. Throws
+    /// when it cannot be cut (the crop goes on without it).
+    func appleGainMapForJPEG(in input: ImageInput, stored: PixelRect<StoredPixels>)
+        throws(ImagingError) -> JPEGGainMapCut?
+    {
+        let role = "urn:com:apple:photo:2020:aux:hdrgainmap"
+        guard let companion = companions.first(where: { $0.role == role }) else { return nil }
+        if let problem = companion.problem { throw .unsupported(format: .heif, detail: problem) }
+        guard let layout = companion.layout else {
+            throw .unsupported(format: .heif, detail: "its tiles cannot be read")
         }
-        return RectImage(
-            configuration: coded.configuration, data: coded.data, width: width, height: height,
-            aperture: PixelRect(x: 0, y: 0, width: outW, height: outH), colourBoxes: colour)
+        guard layout.tiles[0].bitDepth == 8, layout.tiles[0].chromaCode == 0 else {
+            throw .unsupported(
+                format: .heif,
+                detail:
+                    "it is not 8-bit monochrome, the form Apple's JPEG gain map takes")
+        }
+        let photo = PixelSize<StoredPixels>(width: width, height: height)
+        let size = PixelSize<StoredPixels>(width: companion.width, height: companion.height)
+        guard let grid = CompanionGrid(imageSize: photo, companionSize: size), grid.isAligned
+        else {
+            throw .unsupported(
+                format: .heif, detail: "it is \(size), not aligned to the \(photo) photo")
+        }
+        let cut = grid.cut(stored)
+        let image = self.image(layout, clap: companion.clap, boxes: [], nclx: nil)
+        let planes = try CropPlan.sampledPlanes(
+            image, cut: cut, input: input, width: cut.size.width, height: cut.size.height)
+        // The HEIC's own description names the version; Apple's JPEG form
+        // names the type and the formats beside it ('L008': 8-bit luma).
+        var version = "65536"
+        for description in companion.descriptions where description.type == "mime" {
+            let text = String(decoding: description.data, as: UTF8.self)
+            if let start = text.range(of: "HDRGainMapVersion>")?.upperBound
+                ?? text.range(of: "HDRGainMapVersion=\"")?.upperBound,
+                let end = text[start...].firstIndex(where: { !$0.isNumber }),
+                !text[start..<end].isEmpty
+            {
+                version = String(text[start..<end])
+            }
+        }
+        let xmp = """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:apdi="http://ns.apple.com/pixeldatainfo/1.0/" xmlns:HDRGainMap="http://ns.apple.com/HDRGainMap/1.0/"><apdi:AuxiliaryImageType>\(role)</apdi:AuxiliaryImageType><apdi:StoredFormat>1278226488</apdi:StoredFormat><apdi:NativeFormat>1278226488</apdi:NativeFormat><HDRGainMap:HDRGainMapVersion>\(version)</HDRGainMap:HDRGainMapVersion></rdf:Description></rdf:RDF></x:xmpmeta>
+            """
+        return JPEGGainMapCut(
+            image: RasterImage(
+                width: cut.size.width, height: cut.size.height, colorType: .gray, bitDepth: 8,
+                samples: planes[0]),
+            xmp: xmp,
+            sourceEntry:
+                "auxiliary item \(companion.item) \(companion.role) (\(companion.width)x\(companion.height))"
+        )
     }
 }

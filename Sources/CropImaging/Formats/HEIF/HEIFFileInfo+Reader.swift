@@ -29,6 +29,14 @@ extension HEIFFileInfo: FormatReader {
         return nil
     }
 
+    /// Apple's HDR gain map, cut for a JPEG crop in Apple's JPEG form
+    /// (``appleGainMapForJPEG(in:stored:)``).
+    func jpegGainMap(in input: ImageInput, stored: PixelRect<StoredPixels>)
+        throws(ImagingError) -> JPEGGainMapCut?
+    {
+        try appleGainMapForJPEG(in: input, stored: stored)
+    }
+
     /// Every tile of the primary image coded losslessly: HEVC whose
     /// picture parameter sets enable transquant bypass (x265's lossless
     /// mode), or AV1 whose first frame has quantizer index 0 and no deltas

@@ -275,37 +275,52 @@ extension LeakCheck {
         guard !inside, touches else { return nil }
         let pixels = try HEIFDecoder.decodeWhole(tile, input: input, bitDepth: info.bitDepth)
         let row = tile.width * 3 * sampleBytes
-        func value(_ x: Int, _ y: Int, _ c: Int) -> Int {
-            let at = y * row + (x * 3 + c) * sampleBytes
-            return
-                (sampleBytes == 2
-                ? Int(pixels[at]) << 8 | Int(pixels[at + 1]) : Int(pixels[at]))
-                >> shift
-        }
         var hidden = 0
         var differing = 0
         var low = [Int.max, Int.max, Int.max]
         var high = [Int.min, Int.min, Int.min]
-        for y in 0..<tile.height {
-            for x in 0..<tile.width {
-                let (cx, cy) = (left + x, top + y)
-                guard cx < shown.x || cx >= shown.maxX || cy < shown.y || cy >= shown.maxY
-                else {
-                    continue
-                }
-                hidden += 1
-                // The first hidden pixel beyond the edge, in this one's
-                // row or column (or corner): a repeated edge, however
-                // coded, is nearly constant from there on.
-                let rx = cx < shown.x ? shown.x - 1 : cx >= shown.maxX ? shown.maxX : cx
-                let ry = cy < shown.y ? shown.y - 1 : cy >= shown.maxY ? shown.maxY : cy
-                let nx = min(max(rx - left, 0), tile.width - 1)
-                let ny = min(max(ry - top, 0), tile.height - 1)
-                if (0..<3).contains(where: { abs(value(x, y, $0) - value(nx, ny, $0)) > 24 }) {
-                    differing += 1
-                    for c in 0..<3 {
-                        low[c] = min(low[c], value(x, y, c))
-                        high[c] = max(high[c], value(x, y, c))
+        pixels.withUnsafeBufferPointer { pixels in
+            func value(_ x: Int, _ y: Int, _ c: Int) -> Int {
+                let at = y * row + (x * 3 + c) * sampleBytes
+                return
+                    (sampleBytes == 2
+                    ? Int(pixels[at]) << 8 | Int(pixels[at + 1]) : Int(pixels[at]))
+                    >> shift
+            }
+            for y in 0..<tile.height {
+                let cy = top + y
+                // Within the shown rows only the columns left and right of
+                // it are hidden; the rest of the row is not looked at.
+                let spans =
+                    cy < shown.y || cy >= shown.maxY
+                    ? [0..<tile.width]
+                    : [
+                        0..<min(max(shown.x - left, 0), tile.width),
+                        min(max(shown.maxX - left, 0), tile.width)..<tile.width,
+                    ]
+                for span in spans {
+                    for x in span {
+                        let cx = left + x
+                        hidden += 1
+                        // The first hidden pixel beyond the edge, in this
+                        // one's row or column (or corner): a repeated edge,
+                        // however coded, is nearly constant from there on.
+                        let rx = cx < shown.x ? shown.x - 1 : cx >= shown.maxX ? shown.maxX : cx
+                        let ry = cy < shown.y ? shown.y - 1 : cy >= shown.maxY ? shown.maxY : cy
+                        let nx = min(max(rx - left, 0), tile.width - 1)
+                        let ny = min(max(ry - top, 0), tile.height - 1)
+                        let (a0, a1, a2) = (value(x, y, 0), value(x, y, 1), value(x, y, 2))
+                        if abs(a0 - value(nx, ny, 0)) > 24 || abs(a1 - value(nx, ny, 1)) > 24
+                            || abs(a2 - value(nx, ny, 2)) > 24
+                        {
+                            differing += 1
+                            low[0] = min(low[0], a0)
+                            low[1] = min(low[1], a1)
+                            low[2] = min(low[2], a2)
+                            high[0] = max(high[0], a0)
+                            high[1] = max(high[1], a1)
+                            high[2] = max(high[2], a2)
+                        }
                     }
                 }
             }

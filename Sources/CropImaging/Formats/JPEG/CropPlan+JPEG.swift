@@ -44,9 +44,24 @@ extension CropPlan {
             return try reencode(info, encoder: encoder, metadata: metadata, to: sink)
         default:
             var warnings: [String] = []
-            let (markers, entries) = try resampledJPEGMetadata(encoder, warnings: &warnings)
-            return try encodeDecoded(
-                encoder, markers: markers, entries: entries, warnings: warnings, to: sink)
+            // A HEIC's Apple gain map, cut and carried in Apple's JPEG form.
+            var gainMap: JPEGGainMapCut?
+            if encoder.metadata.companions == .keep, !encoder.metadata.stripAll {
+                do throws(ImagingError) {
+                    gainMap = try source.reader.jpegGainMap(in: source.input, stored: stored)
+                } catch {
+                    warnings.append("the HDR gain map was dropped: \(error.description)")
+                }
+            }
+            let (markers, entries) = try resampledJPEGMetadata(
+                encoder, warnings: &warnings, carriesGainMap: gainMap != nil)
+            guard let gainMap else {
+                return try encodeDecoded(
+                    encoder, markers: markers, entries: entries, warnings: warnings, to: sink)
+            }
+            return try withAppleGainMap(
+                gainMap, encoder: encoder, markers: markers, entries: entries, warnings: warnings,
+                to: sink)
         }
     }
 
@@ -201,16 +216,16 @@ extension CropPlan {
     /// every route, so that a resized HEIC keeps its EXIF as a plain crop
     /// of it does (the resampled route wrote the profile alone while its
     /// report said the EXIF was rewritten).
-    func resampledJPEGMetadata(_ encoder: JPEGEncoder, warnings: inout [String])
-        throws(ImagingError) -> (markers: [UInt8], entries: [MetadataEntry])
-    {
+    func resampledJPEGMetadata(
+        _ encoder: JPEGEncoder, warnings: inout [String], carriesGainMap: Bool = false
+    ) throws(ImagingError) -> (markers: [UInt8], entries: [MetadataEntry]) {
         let size = PixelSize<StoredPixels>(width: outputSize.width, height: outputSize.height)
         let metadata = try source.reader.cleanedMetadata(
             in: source.input, size: size, policy: encoder.metadata)
         warnings += metadata.warnings
         // A gain map this route does not carry is dropped, and the report
         // says so where the crop was asked to keep companions.
-        if encoder.metadata.companions == .keep, !encoder.metadata.stripAll,
+        if encoder.metadata.companions == .keep, !encoder.metadata.stripAll, !carriesGainMap,
             let gainMap = source.reader.gainMap(in: source.input)
         {
             let route =
@@ -282,6 +297,57 @@ extension CropPlan {
         return report(
             bytes: bytes, warnings: warnings,
             details: JPEGWriteReport.reencoded(quality: quality, metadata: entries))
+    }
+
+    /// The crop decoded and encoded (``encodeDecoded(_:markers:entries:warnings:to:)``)
+    /// with an MPF index, and after it the source's Apple HDR gain map cut
+    /// by the companion rule, turned upright as the crop is, encoded at
+    /// ``GainMap/sampledQuality`` with the XMP Apple writes in a JPEG (its
+    /// `apdi` type, its `HDRGainMap` version): the form an iPhone's JPEG
+    /// takes. The photo's EXIF keeps Apple's MakerNote, whose headroom
+    /// (tags 33 and 48) a renderer reads.
+    private func withAppleGainMap(
+        _ gainMap: JPEGGainMapCut, encoder: JPEGEncoder, markers: [UInt8],
+        entries: [MetadataEntry], warnings: [String], to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        let map = gainMap.image.oriented(orientation)
+        let mapSink = MemorySink()
+        let quality = GainMap.sampledQuality
+        _ = try encoder.encode(
+            map,
+            coding: JPEGEncoder.qualityCoding(
+                quality, horizontal: [1], vertical: [1], progressive: false),
+            markers: JPEGMetadata.segment(
+                0xE1, JPEGMetadata.xmpSignature + Array(gainMap.xmp.utf8)),
+            writeJFIF: true, to: mapSink)
+        // The source's gain map is carried, not dropped; what else the
+        // source's report drops (a tmap rendition) no longer leaves the
+        // crop in standard dynamic range.
+        var entries = entries.filter { $0.segment != gainMap.sourceEntry }
+        for index in entries.indices
+        where entries[index].reason.hasSuffix("the crop shows in standard dynamic range") {
+            entries[index].reason = entries[index].reason.replacingOccurrences(
+                of: "the crop shows in standard dynamic range",
+                with: "the crop carries Apple's gain map instead")
+        }
+        entries.append(
+            MetadataEntry(
+                segment: "APP2 MPF", action: .rewritten,
+                reason:
+                    "Apple's HDR gain map cut to the crop (\(map.width)x\(map.height), sampled by the companion rule and encoded at quality \(quality)) and indexed after it, with Apple's apdi XMP"
+            ))
+        let primarySink = MemorySink()
+        var report = try encodeDecoded(
+            encoder, markers: markers + MPFIndex.segment(secondAttribute: 0), entries: entries,
+            warnings: warnings, to: primarySink)
+        var primary = primarySink.bytes
+        guard MPFIndex.patch(&primary, secondSize: mapSink.bytes.count) else {
+            throw .encodeFailed(format: "jpeg", detail: "the crop's MPF index could not be written")
+        }
+        try sink.write(primary[...])
+        try sink.write(mapSink.bytes[...])
+        report.bytes = primary.count + mapSink.bytes.count
+        return report
     }
 
     /// The crop, and the photo's gain map cut by the companion rule
