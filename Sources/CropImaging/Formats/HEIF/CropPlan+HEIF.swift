@@ -130,15 +130,55 @@ extension CropPlan {
         // A crop that would copy no tile is written as one coded image of
         // the rect: fewer samples to encode than its edge tiles hold (a
         // 300x300 avatar across four 512x512 tiles: a third of the time).
-        let single =
-            choice.rectImage
-            ? try Self.rectImage(
-                info: info, cut: cut, input: source.input, quality: encoder.quality)
-            : nil
+        // The photo's rect image or edge tiles and the companions' cuts are
+        // one list of jobs run side by side, the companions first (a large
+        // gain map starts while the edge tiles share the other core): run
+        // one after the other, each phase left a core idle at its end. (A
+        // list, not two nested parallel loops: GCD runs an inner loop
+        // serially.)
+        let jobs = Self.companionJobs(info, encoder: encoder)
+        var single: RectImage?
+        var encoded: [Int: EncodedTile] = [:]
+        var prepared: [Result<HEIFCompanionCut, ImagingError>] = []
+        if jobs.isEmpty {
+            single =
+                choice.rectImage
+                ? try Self.rectImage(
+                    info: info, cut: cut, input: source.input, quality: encoder.quality)
+                : nil
+        } else {
+            let fixed =
+                choice.rectImage || !encoder.fixesEdges ? [] : cut.tiles.filter(\.fix).map(\.index)
+            let primaryJobs = choice.rectImage ? 1 : fixed.count
+            let work = try concurrentResults(jobs.count + primaryJobs) {
+                n throws(ImagingError) -> HEIFPreparation in
+                if n < jobs.count {
+                    return .companion(prepare(jobs[n], of: info, encoder: encoder))
+                }
+                if choice.rectImage {
+                    return .rect(
+                        try Self.rectImage(
+                            info: info, cut: cut, input: source.input, quality: encoder.quality))
+                }
+                let index = fixed[n - jobs.count]
+                let tile = try Self.reencode(
+                    info.layout.tiles[index], index: index, info: info, cut: cut,
+                    input: source.input, quality: encoder.quality)
+                return .tile(index, EncodedTile(configuration: tile.configuration, data: tile.data))
+            }
+            for result in work {
+                switch result {
+                case .companion(let cut): prepared.append(cut)
+                case .rect(let image): single = image
+                case .tile(let index, let tile): encoded[index] = tile
+                }
+            }
+        }
         let image = try Self.writeImage(
             info, cut: cut, single: single, fixesEdges: encoder.fixesEdges,
             quality: encoder.quality, input: source.input, transforms: transforms.boxes,
-            hidden: false, into: &writer)
+            hidden: false, encoded: jobs.isEmpty || choice.rectImage ? nil : encoded,
+            into: &writer)
         let primary = image.item
         let clap = image.clap
         writer.primary = primary
@@ -146,8 +186,8 @@ extension CropPlan {
         // the same rect on their own grids. A file without them gets no
         // item here, and its photo's metadata items come next as ever.
         let companions = writeHEIFCompanions(
-            info, encoder: encoder, primary: primary, transforms: transforms.boxes,
-            into: &writer)
+            info, prepared: prepared, encoder: encoder, primary: primary,
+            transforms: transforms.boxes, into: &writer)
         // The stored pixels are kept, so the EXIF keeps its orientation
         // (not applied in a HEIF) and says the rect's stored size.
         let metadata = HEIFMetadata.clean(
@@ -494,6 +534,17 @@ extension HEIFFileInfo {
         let chroma = ((width + sx - 1) / sx, (height + sy - 1) / sy)
         return [(width, height), chroma, chroma]
     }
+}
+
+/// The jobs of a HEIC crop that run side by side: the photo's rect image
+/// or edge tiles encoded, and its companions cut.
+enum HEIFPreparation: Sendable {
+    /// The photo's rect as one image.
+    case rect(RectImage?)
+    /// One of the photo's edge tiles encoded again.
+    case tile(Int, CropPlan.EncodedTile)
+    /// A companion's cut, or why it cannot be kept.
+    case companion(Result<CropPlan.HEIFCompanionCut, ImagingError>)
 }
 
 /// A crop's rect as one coded image: its `hvcC` and bytes, its coded size,

@@ -57,45 +57,66 @@ extension CropPlan {
         }
     }
 
-    /// Writes the companions of a HEIF crop after its primary: each
-    /// auxiliary image cut by the companion rule on its own grid (its tiles
-    /// copied where the cut lies on whole pixels, else sampled and encoded
-    /// as one image), its describing items, the `tmap` rendition with its
-    /// `altr` group, and the other eye of a `ster` pair cut by the same
-    /// rect. A companion that cannot be cut is dropped and said so; the
-    /// crop goes on.
+    /// Whether a crop with `encoder` keeps companions at all.
+    static func keepsCompanions(_ encoder: HEIFEncoder) -> Bool {
+        encoder.metadata.companions == .keep && !encoder.metadata.stripAll
+    }
+
+    /// What a HEIC crop cuts beside its photo: each companion it keeps,
+    /// then each other eye, in the order ``writeHEIFCompanions`` takes
+    /// their cuts.
+    enum CompanionJob: Sendable {
+        case companion(HEIFCompanion)
+        case eye(HEIFStereoEye)
+    }
+
+    /// The companions and eyes a crop with `encoder` cuts.
+    static func companionJobs(_ info: HEIFFileInfo, encoder: HEIFEncoder) -> [CompanionJob] {
+        guard keepsCompanions(encoder) else { return [] }
+        return info.companions.filter { !$0.showsWholePhoto }.map { .companion($0) }
+            + info.stereoEyes.map { .eye($0) }
+    }
+
+    /// One companion or eye cut (the part of writing it that takes time),
+    /// or why it cannot be kept.
+    func prepare(_ job: CompanionJob, of info: HEIFFileInfo, encoder: HEIFEncoder)
+        -> Result<HEIFCompanionCut, ImagingError>
+    {
+        do throws(ImagingError) {
+            switch job {
+            case .companion(let companion):
+                return .success(
+                    try cutCompanion(
+                        info, layout: companion.layout, clap: companion.clap,
+                        problem: companion.problem, boxes: companion.boxes,
+                        nclx: companion.nclx, encoder: encoder))
+            case .eye(let eye):
+                return .success(
+                    try cutCompanion(
+                        info, layout: eye.layout, clap: eye.clap, problem: eye.problem,
+                        boxes: eye.boxes, nclx: info.nclx, encoder: encoder, sameGrid: true))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Writes the companions of a HEIC crop after its primary, from their
+    /// cuts (``prepare(_:of:encoder:)`` of each of ``companionJobs(_:encoder:)``,
+    /// in its order): each
+    /// auxiliary image with its `auxC` and own XMP, the `tmap` rendition
+    /// with its `altr` group, and the other eye of a `ster` pair. A
+    /// companion that could not be cut is dropped and said so; the crop
+    /// goes on.
     func writeHEIFCompanions(
-        _ info: HEIFFileInfo, encoder: HEIFEncoder, primary: Int, transforms: [[UInt8]],
+        _ info: HEIFFileInfo, prepared: [Result<HEIFCompanionCut, ImagingError>],
+        encoder: HEIFEncoder, primary: Int, transforms: [[UInt8]],
         into writer: inout HEIFFileWriter
     ) -> HEIFCompanionsWritten {
         var result = HEIFCompanionsWritten()
-        let keep = encoder.metadata.companions == .keep && !encoder.metadata.stripAll
+        let keep = Self.keepsCompanions(encoder)
         let why = encoder.metadata.stripAll ? "--strip all" : "--companions drop"
         let cutting = info.companions.filter { keep && !$0.showsWholePhoto }
-        let eyes = keep ? info.stereoEyes : []
-        // Every companion and eye is cut side by side (each encodes on one
-        // core), then written in order.
-        let prepared =
-            (try? concurrentResults(cutting.count + eyes.count) {
-                n -> Result<HEIFCompanionCut, ImagingError> in
-                do throws(ImagingError) {
-                    if n < cutting.count {
-                        let companion = cutting[n]
-                        return .success(
-                            try cutCompanion(
-                                info, layout: companion.layout, clap: companion.clap,
-                                problem: companion.problem, boxes: companion.boxes,
-                                nclx: companion.nclx, encoder: encoder))
-                    }
-                    let eye = eyes[n - cutting.count]
-                    return .success(
-                        try cutCompanion(
-                            info, layout: eye.layout, clap: eye.clap, problem: eye.problem,
-                            boxes: eye.boxes, nclx: info.nclx, encoder: encoder, sameGrid: true))
-                } catch {
-                    return .failure(error)
-                }
-            }) ?? []
         var written: [Int: Int] = [:]
         var auxiliaryOf: [Int] = []
         for companion in info.companions {
