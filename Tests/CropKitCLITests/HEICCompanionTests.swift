@@ -242,6 +242,24 @@ struct HEICCompanionTests {
         return (mean, errors[min(errors.count - 1, errors.count * 99 / 100)], errors.last ?? 0)
     }
 
+    /// Companions count against `--max-memory`: the iPhone 16's cut side
+    /// by side need more than the photo alone, and a limit between the two
+    /// refuses the crop with them (naming them) and takes it without.
+    @Test func companionsCountAgainstTheMemoryLimit() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out.heic").path
+        let crop = [
+            "crop", TestData.path(Self.iphone16), "--pixels", "1142,2106,2000,1500", "-o", out,
+            "--max-memory", "115M",
+        ]
+        let kept = cropkit(crop)
+        #expect(kept.status == 2, "\(kept.err)")
+        #expect(kept.err.contains("the companions being cut (2 at once)"), "\(kept.err)")
+        let dropped = cropkit(crop + ["--companions", "drop"])
+        #expect(dropped.status == 0, "\(dropped.err)")
+    }
+
     /// `--companions drop` keeps none of them and says so for each; a
     /// lossless crop off the companions' whole pixels drops them, saying
     /// why, and the crop goes on.
