@@ -167,3 +167,108 @@ struct GainMapCutTests {
         #expect(try ExifTool.tags(out, groups: "-G1")["MPF0:NumberOfImages"] as? Int == 2)
     }
 }
+
+/// A resized crop keeps its gain map, resampled with it (DESIGN.md:
+/// straighten and resize apply to companions the same way): its size keeps
+/// the map's scale against the output, `round(W·sx)` by `round(H·sy)`, and
+/// each pixel samples the source's map at the crop's own sample position
+/// scaled, `((x + (i + ½)·w/W'')·sx − ½, …)` unturned. A 1080-wide variant
+/// of an Ultra HDR JPEG and an avatar of an iPhone HEIC stay HDR: Pillow
+/// reads each output map through exiftool, and it is compared with that
+/// reference of the source map (pillow-heif's for the HEIC).
+@Suite(
+    .announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+    .enabled(if: ExifTool.gate, Comment(rawValue: ExifTool.absent)),
+    .enabled(
+        if: Pillow.python != nil, "needs the virtual environment's Pillow (scripts/python-venv)"))
+struct ResampledGainMapTests {
+    @Test(arguments: [
+        ("hdr/pixel6pro_ultrahdr.jpg", "1001,751,2001,1501", "1080"),
+        ("camera/iphone14promax_p3_hdrgainmap.jpg", "8,8,32,40", "20"),
+        ("heif/pillow-heif/pug.heic", "1001,1003,1201,899", "256"),
+    ])
+    func aResizedCropKeepsItsGainMapResampled(file: String, rect text: String, width: String)
+        throws
+    {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path(file)
+        let out = folder.appendingPathComponent("out.jpg").path
+        let run = cropkit(["crop", source, "--pixels", text, "--width", width, "-o", out])
+        try #require(run.status == 0, "\(run.err)")
+        #expect(
+            run.out.contains("rewritten APP2 MPF: the HDR gain map resampled with the crop"),
+            "\(run.out)")
+        let r = text.split(separator: ",").compactMap { Int($0) }
+        // The source's map as shown (these photos are not turned).
+        let map: (width: Int, height: Int, samples: [UInt8])
+        let photo: (width: Int, height: Int)
+        if file.hasSuffix(".heic") {
+            let read = try #require(try HEICCompanionTests.source(file))
+            let aux = try #require(
+                read.images.first { $0.kind == "urn:com:apple:photo:2020:aux:hdrgainmap" })
+            map = (aux.width, aux.height, aux.samples)
+            photo = (read.width, read.height)
+        } else {
+            map = try #require(try GainMapCutTests.gainMap(source))
+            let tags = try ExifTool.tags(source)
+            #expect((tags["EXIF:Orientation"] as? Int ?? 1) == 1)
+            photo = (tags["File:ImageWidth"] as? Int ?? 0, tags["File:ImageHeight"] as? Int ?? 0)
+        }
+        let cutMap = try #require(try GainMapCutTests.gainMap(out))
+        let outTags = try ExifTool.tags(out)
+        let (ow, oh) = (
+            outTags["File:ImageWidth"] as? Int ?? 0, outTags["File:ImageHeight"] as? Int ?? 0
+        )
+        // round(W·sx), half up.
+        let expected = (
+            max(1, (2 * ow * map.width + photo.width) / (2 * photo.width)),
+            max(1, (2 * oh * map.height + photo.height) / (2 * photo.height))
+        )
+        #expect(cutMap.width == expected.0 && cutMap.height == expected.1)
+        guard cutMap.width == expected.0, cutMap.height == expected.1 else { return }
+        let (sx, sy) = (
+            Double(map.width) / Double(photo.width), Double(map.height) / Double(photo.height)
+        )
+        func clamp(_ v: Int, _ side: Int) -> Int { min(max(v, 0), side - 1) }
+        var errors: [Double] = []
+        for j in 0..<cutMap.height {
+            let y =
+                (Double(r[1]) + (Double(j) + 0.5) * Double(r[3]) / Double(cutMap.height)) * sy
+                - 0.5
+            let (y0, ty) = (Int(y.rounded(.down)), y - y.rounded(.down))
+            for i in 0..<cutMap.width {
+                let x =
+                    (Double(r[0]) + (Double(i) + 0.5) * Double(r[2]) / Double(cutMap.width)) * sx
+                    - 0.5
+                let (x0, tx) = (Int(x.rounded(.down)), x - x.rounded(.down))
+                func at(_ px: Int, _ py: Int) -> Double {
+                    Double(map.samples[clamp(py, map.height) * map.width + clamp(px, map.width)])
+                }
+                let reference =
+                    (at(x0, y0) * (1 - tx) + at(x0 + 1, y0) * tx) * (1 - ty)
+                    + (at(x0, y0 + 1) * (1 - tx) + at(x0 + 1, y0 + 1) * tx) * ty
+                errors.append(abs(Double(cutMap.samples[j * cutMap.width + i]) - reference))
+            }
+        }
+        errors.sort()
+        let mean = errors.reduce(0, +) / Double(errors.count)
+        let p99 = errors[min(errors.count - 1, errors.count * 99 / 100)]
+        print(
+            "resized \(file) \(text) to \(width): map \(cutMap.width)x\(cutMap.height), mean \(mean), p99 \(p99)"
+        )
+        #expect(mean <= 0.6 && p99 <= 3, "mean \(mean), p99 \(p99)")
+        let leaks = cropkit(["leaks", out])
+        #expect(leaks.status == 0 && leaks.out.contains("clean"), "\(leaks.out)")
+        if file.hasSuffix("ultrahdr.jpg") {
+            // An Ultra HDR photo stays one: its version, and its container's
+            // GainMap item the map's new length.
+            let tags = try ExifTool.tags(out, groups: "-G1")
+            #expect(tags["XMP-hdrgm:Version"] != nil, "\(tags.keys.sorted())")
+            let length = try ExifTool.binary("MPImage2", of: out).count
+            #expect(
+                "\(tags["XMP-Container:DirectoryItemLength"] ?? "none")".contains("\(length)"),
+                "\(tags["XMP-Container:DirectoryItemLength"] ?? "none") vs \(length)")
+        }
+    }
+}

@@ -3,8 +3,10 @@ import CropKitTestSupport
 import Foundation
 import Testing
 
-/// Companions are kept by default where the output carries them, and a
-/// crop that cannot carry one says so instead of dropping it silently:
+/// Companions are kept by default where the output carries them (a
+/// turned, resized or circled JPEG now carries its gain map resampled with
+/// it), and a crop that cannot carry one says so instead of dropping it
+/// silently:
 /// `--gain-map crop` exited 0 on a HEIC cropped to JPEG and on a resized
 /// JPEG, and the gain map it asked to keep was gone without a word. Now
 /// every such crop is written with a warning naming the gain map and why it
@@ -18,19 +20,7 @@ struct IgnoredFlagTests {
         (
             "hdr/galaxys25ultra_gainmap_tmap.heic", ["--pixels", "1000,1000,1200,800"],
             "an HDR gain map auxiliary image (urn:com:samsung:photo:2024:aux:hdrgainmap) is not carried by a JPEG made from another format yet"
-        ),
-        (
-            "camera/iphone14promax_p3_hdrgainmap.jpg", ["--pixels", "8,8,32,40", "--width", "20"],
-            "an MPF gain map is not carried by a turned, resized or circled crop yet"
-        ),
-        (
-            "camera/iphone14promax_p3_hdrgainmap.jpg", ["--pixels", "8,8,32,40", "--angle", "2"],
-            "an MPF gain map is not carried by a turned, resized or circled crop yet"
-        ),
-        (
-            "camera/iphone14promax_p3_hdrgainmap.jpg", ["--pixels", "8,8,32,40", "--circle"],
-            "an MPF gain map is not carried by a turned, resized or circled crop yet"
-        ),
+        )
     ])
     func aGainMapThatCannotBeKeptIsReported(source: String, options: [String], says: String)
         throws
@@ -55,7 +45,8 @@ struct IgnoredFlagTests {
     /// Where it can be carried it is, by default (the gain map cut and
     /// kept, the leak check clean), and dropped on request; a photo with
     /// no gain map is cropped as without the flag.
-    @Test func aGainMapThatCanBeKeptIsKept() throws {
+    @Test(.enabled(if: ExifTool.gate, Comment(rawValue: ExifTool.absent)))
+    func aGainMapThatCanBeKeptIsKept() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out.jpg").path
@@ -75,6 +66,21 @@ struct IgnoredFlagTests {
             "8,8,32,40", "--width", "20", "--companions", "keep")
         #expect(none.status == 0, "\(none.err)")
         #expect(!none.err.contains("companions are kept where"))
+        // Turned, resized and circled crops carry it, resampled with them.
+        for options in [["--width", "20"], ["--angle", "2"], ["--circle"]] {
+            let resampled = cropkit(
+                ["crop", photo, "-o", output, "--force", "--pixels", "8,8,32,40"] + options)
+            #expect(resampled.status == 0, "\(resampled.err)")
+            #expect(
+                resampled.out.contains(
+                    "rewritten APP2 MPF: the HDR gain map resampled with the crop"),
+                "\(options): \(resampled.out)")
+            #expect(!resampled.err.contains("standard dynamic range"), "\(resampled.err)")
+            #expect(
+                try ExifTool.tags(output, groups: "-G1")["MPF0:NumberOfImages"] as? Int == 2)
+            let leaks = cropkit(["leaks", output])
+            #expect(leaks.status == 0, "\(options): \(leaks.out)")
+        }
         let both = cropkit(
             "crop", photo, "-o", output, "--force", "--pixels", "8,8,32,40", "--companions",
             "keep", "--gain-map", "crop")

@@ -92,12 +92,26 @@ extension CropPlan {
                 warnings: [String], entries: [MetadataEntry], quality: Int, markers: [UInt8],
                 coding: ck_jpeg_coding, resampler: Resampler, flattener: JPEGBandFlattener
             )] = []
+        var gainMaps: [ResampledGainMap?] = []
         for plan in plans {
             guard let encoder = plan.format.encoder(JPEGEncoder.self),
                 let resample = plan.resampling
             else { preconditionFailure("a ring resample writes a resampled JPEG") }
             var warnings: [String] = []
-            let (markers, entries) = try plan.resampledJPEGMetadata(encoder, warnings: &warnings)
+            // The gain map resampled with the crop, made before any encoder
+            // starts; one that cannot be is dropped and said so.
+            var gainMap: ResampledGainMap?
+            switch plan.resampledGainMap(encoder) {
+            case .success(let map)?: gainMap = map
+            case .failure(let error)?:
+                warnings.append(
+                    "the HDR gain map was dropped: \(error.description); the crop shows in standard dynamic range"
+                )
+            case nil: break
+            }
+            gainMaps.append(gainMap)
+            let (markers, entries) = try plan.resampledJPEGMetadata(
+                encoder, warnings: &warnings, resampledGainMap: gainMap)
             // JPEG has no transparency: where there is no image, white.
             var resampler = resample.resampler
             if resampler.fill == .transparent { resampler.fill = .rgb(255, 255, 255) }
@@ -119,14 +133,18 @@ extension CropPlan {
         }
         var rings: [RingJPEGEncode] = []
         var renderers: [OverlappedRenderer] = []
+        let heldSinks = plans.map { _ in MemorySink() }
         for (index, plan) in plans.enumerated() {
             guard let resample = plan.resampling else {
                 preconditionFailure("a ring resample has a resampling")
             }
+            // A crop followed by its gain map is held until its size is
+            // known, for the MPF index; the others stream to their sinks.
+            let sink: any ByteSink = gainMaps[index] == nil ? sinks[index] : heldSinks[index]
             let ring = RingJPEGEncode(
                 width: plan.outputSize.width, height: plan.outputSize.height,
                 channels: parts[index].flattener.outputChannels, coding: parts[index].coding,
-                markers: parts[index].markers, ringRows: 64, to: sinks[index])
+                markers: parts[index].markers, ringRows: 64, to: sink)
             rings.append(ring)
             renderers.append(
                 OverlappedRenderer(
@@ -153,9 +171,20 @@ extension CropPlan {
             {
                 warnings.append(flattened)
             }
+            var bytes = rings[index].bytes
+            if let gainMap = gainMaps[index] {
+                var primary = heldSinks[index].bytes
+                guard MPFIndex.patch(&primary, secondSize: gainMap.bytes.count) else {
+                    throw .encodeFailed(
+                        format: "jpeg", detail: "the crop's MPF index could not be written")
+                }
+                try sinks[index].write(primary[...])
+                try sinks[index].write(gainMap.bytes[...])
+                bytes = primary.count + gainMap.bytes.count
+            }
             reports.append(
                 plans[index].report(
-                    bytes: rings[index].bytes, warnings: warnings,
+                    bytes: bytes, warnings: warnings,
                     details: JPEGWriteReport.reencoded(
                         quality: parts[index].quality, metadata: parts[index].entries))
             )
@@ -217,26 +246,72 @@ extension CropPlan {
     /// of it does (the resampled route wrote the profile alone while its
     /// report said the EXIF was rewritten).
     func resampledJPEGMetadata(
-        _ encoder: JPEGEncoder, warnings: inout [String], carriesGainMap: Bool = false
+        _ encoder: JPEGEncoder, warnings: inout [String], carriesGainMap: Bool = false,
+        resampledGainMap gainMap: ResampledGainMap? = nil
     ) throws(ImagingError) -> (markers: [UInt8], entries: [MetadataEntry]) {
         let size = PixelSize<StoredPixels>(width: outputSize.width, height: outputSize.height)
+        if let gainMap, let info = source.header as? JPEGFileInfo {
+            // A JPEG's gain map goes on: its photo's gain-map description
+            // stays (an Ultra HDR container's GainMap item its new length),
+            // and an MPF index names it.
+            var metadata = try JPEGMetadata.clean(
+                info, input: source.input, size: size, orientation: .up,
+                policy: encoder.metadata, keepsGainMapItems: true
+            ).forReencodedPixels(of: info)
+            warnings += metadata.warnings
+            let length = gainMap.bytes.count
+            metadata.segments = metadata.changingXMP {
+                XMPCleaner.settingGainMapLength($0, to: length)
+            }
+            metadata.segments += MPFIndex.segment(secondAttribute: gainMap.attribute)
+            let entry = MetadataEntry(
+                segment: "APP2 MPF", action: .rewritten, reason: gainMap.report)
+            if let at = metadata.entries.firstIndex(where: { $0.segment.hasSuffix("MPF") }) {
+                metadata.entries[at] = entry
+            } else {
+                metadata.entries.append(entry)
+            }
+            if let at = metadata.entries.firstIndex(where: {
+                $0.segment.hasSuffix("bytes after the image")
+            }) {
+                metadata.entries[at].reason += "; the HDR gain map among them is resampled and kept"
+            }
+            return (metadata.segments, metadata.entries)
+        }
         let metadata = try source.reader.cleanedMetadata(
             in: source.input, size: size, policy: encoder.metadata)
         warnings += metadata.warnings
         // A gain map this route does not carry is dropped, and the report
         // says so where the crop was asked to keep companions.
         if encoder.metadata.companions == .keep, !encoder.metadata.stripAll, !carriesGainMap,
-            let gainMap = source.reader.gainMap(in: source.input)
+            gainMap == nil, let named = source.reader.gainMap(in: source.input)
         {
             let route =
                 source.header is JPEGFileInfo
                 ? "a turned, resized or circled crop" : "a JPEG made from another format"
             warnings.append(
-                "companions are kept where the output carries them: the source's \(gainMap) is not carried by \(route) yet, so the crop shows in standard dynamic range"
+                "companions are kept where the output carries them: the source's \(named) is not carried by \(route) yet, so the crop shows in standard dynamic range"
             )
         }
+        // Another format's gain map (a HEIC's Apple one): carried in
+        // Apple's JPEG form, not dropped, after the crop's own metadata.
+        func withGainMap(_ markers: [UInt8], _ entries: [MetadataEntry]) -> (
+            markers: [UInt8], entries: [MetadataEntry]
+        ) {
+            guard let gainMap else { return (markers, entries) }
+            var kept = entries.filter { $0.segment != gainMap.replaces }
+            for index in kept.indices
+            where kept[index].reason.hasSuffix("the crop shows in standard dynamic range") {
+                kept[index].reason = kept[index].reason.replacingOccurrences(
+                    of: "the crop shows in standard dynamic range",
+                    with: "the crop carries Apple's gain map instead")
+            }
+            kept.append(
+                MetadataEntry(segment: "APP2 MPF", action: .rewritten, reason: gainMap.report))
+            return (markers + MPFIndex.segment(secondAttribute: gainMap.attribute), kept)
+        }
         if let native = metadata.native as? JPEGNativeMetadata {
-            return (native.segments, metadata.entries)
+            return withGainMap(native.segments, metadata.entries)
         }
         var markers: [UInt8] = []
         var written: Set<MetadataKind> = []
@@ -259,7 +334,7 @@ extension CropPlan {
             markers += segments
             if !segments.isEmpty { written.insert(.iccProfile) }
         }
-        return (markers, metadata.entries(as: .jpeg, written: written))
+        return withGainMap(markers, metadata.entries(as: .jpeg, written: written))
     }
 
     /// The quality (the encoder's, or the default) and its coding, 4:2:0:
@@ -297,6 +372,103 @@ extension CropPlan {
         return report(
             bytes: bytes, warnings: warnings,
             details: JPEGWriteReport.reencoded(quality: quality, metadata: entries))
+    }
+
+    /// A gain map resampled with its crop: the JPEG file that follows the
+    /// crop, its MPF attribute, the report's words for it, and the source's
+    /// report entry it replaces (a HEIC's auxiliary item), if any.
+    struct ResampledGainMap {
+        var bytes: [UInt8]
+        var attribute: UInt32
+        var report: String
+        var replaces: String?
+    }
+
+    /// The source's gain map resampled with this resampled crop
+    /// (``CompanionResample``: its scale kept against the output, each
+    /// pixel at the crop's sample position), encoded at
+    /// ``GainMap/sampledQuality`` with its own description (a JPEG's own
+    /// XMP, or Apple's JPEG form of a HEIC's); `nil` where companions are
+    /// dropped or the source has none a JPEG holds; a failure where it
+    /// cannot be made (the crop goes on without it).
+    func resampledGainMap(_ encoder: JPEGEncoder) -> Result<ResampledGainMap, ImagingError>? {
+        guard encoder.metadata.companions == .keep, !encoder.metadata.stripAll,
+            let resample = resampling
+        else { return nil }
+        let shownPhoto =
+            orientation.swapsAxes
+            ? PixelSize<ImagePixels>(
+                width: source.storedSize.height, height: source.storedSize.width)
+            : PixelSize<ImagePixels>(
+                width: source.storedSize.width, height: source.storedSize.height)
+        do throws(ImagingError) {
+            let stored: RasterImage
+            var attribute: UInt32 = 0
+            var replaces: String?
+            var describe: ([UInt8]) throws(ImagingError) -> [UInt8]
+            if let info = source.header as? JPEGFileInfo {
+                guard let found = try GainMap.find(info, input: source.input), !found.isEye else {
+                    return nil
+                }
+                let map = try ImageSource(
+                    ImageInput(bytes: found.bytes, name: "gain map"), limits: source.limits)
+                guard GainMap.grid(map, photo: source.storedSize) != nil else {
+                    throw .unsupported(
+                        format: .jpeg,
+                        detail:
+                            "it (\(map.storedSize)) is not aligned to the \(source.storedSize) photo"
+                    )
+                }
+                var decodeWarnings: [String] = []
+                stored = try map.decode(
+                    PixelRect(
+                        x: 0, y: 0, width: map.storedSize.width, height: map.storedSize.height),
+                    lenient: lenient
+                ).image.eightBitOpaque(warnings: &decodeWarnings)
+                attribute = found.attribute
+                describe = { bytes throws(ImagingError) in try found.withOwnXMP(bytes, from: map) }
+            } else {
+                let whole = PixelRect<StoredPixels>(
+                    x: 0, y: 0, width: source.storedSize.width, height: source.storedSize.height)
+                guard let cut = try source.reader.jpegGainMap(in: source.input, stored: whole)
+                else { return nil }
+                stored = cut.image
+                replaces = cut.sourceEntry
+                let xmp = JPEGMetadata.segment(
+                    0xE1, JPEGMetadata.xmpSignature + Array(cut.xmp.utf8))
+                describe = { bytes in
+                    // After the SOI and the JFIF segment.
+                    guard bytes.count > 6, bytes[2] == 0xFF, bytes[3] == 0xE0 else {
+                        return Array(bytes[..<2]) + xmp + Array(bytes[2...])
+                    }
+                    let at = 4 + (Int(bytes[4]) << 8 | Int(bytes[5]))
+                    return Array(bytes[..<at]) + xmp + Array(bytes[at...])
+                }
+            }
+            guard
+                let map = CompanionResample.resample(
+                    stored.oriented(orientation), photo: shownPhoto, crop: resample.crop)
+            else {
+                throw .unsupported(format: .jpeg, detail: "it has no crop at its scale")
+            }
+            let quality = GainMap.sampledQuality
+            let gray = map.colorType.channels == 1
+            let sink = MemorySink()
+            _ = try JPEGEncoder(metadata: MetadataPolicy(stripAll: true)).encode(
+                map,
+                coding: JPEGEncoder.qualityCoding(
+                    quality, horizontal: gray ? [1] : [1, 1, 1], vertical: gray ? [1] : [1, 1, 1],
+                    progressive: false),
+                markers: [], writeJFIF: true, to: sink)
+            return .success(
+                ResampledGainMap(
+                    bytes: try describe(sink.bytes), attribute: attribute,
+                    report:
+                        "the HDR gain map resampled with the crop (\(map.width)x\(map.height), each pixel at the crop's sample position, encoded at quality \(quality)) and indexed after it",
+                    replaces: replaces))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The crop decoded and encoded (``encodeDecoded(_:markers:entries:warnings:to:)``)
