@@ -272,3 +272,59 @@ struct ResampledGainMapTests {
         }
     }
 }
+
+/// Google's depth photo: its depth map (`GDepth:Data`, a PNG in extended
+/// XMP, on the photo's own grid) is cut with the crop, losslessly, and
+/// written back as a new extended XMP packet whose GUID (its MD5) the main
+/// XMP names; the unblurred whole photo (`GImage:Data`) is removed, the
+/// depth range kept. exiftool reads the new depth map (it checks the
+/// GUID), Pillow decodes it, and it equals the source's at the rect.
+@Suite(
+    .announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+    .enabled(if: ExifTool.gate, Comment(rawValue: ExifTool.absent)),
+    .enabled(
+        if: Pillow.python != nil, "needs the virtual environment's Pillow (scripts/python-venv)"))
+struct GoogleDepthTests {
+    @Test(arguments: ["101,203,400,500", "0,0,768,1024", "767,1023,1,1"])
+    func theDepthMapIsCutWithTheCrop(rect text: String) throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path("camera/android_depthmap_xmp.jpg")
+        let out = folder.appendingPathComponent("out.jpg").path
+        let run = cropkit(["crop", source, "--pixels", text, "-o", out])
+        try #require(run.status == 0, "\(run.err)")
+        #expect(
+            run.out.contains("rewritten APP1 extended XMP: Google's depth map (GDepth:Data) cut"),
+            "\(run.out)")
+        let r = text.split(separator: ",").compactMap { Int($0) }
+        let depth = try #require(
+            try Pillow.rgb(Array(try ExifTool.binary("DepthImage", of: source)), mode: "RGBA"))
+        let cut = try #require(
+            try Pillow.rgb(Array(try ExifTool.binary("DepthImage", of: out)), mode: "RGBA"))
+        #expect(cut.width == r[2] && cut.height == r[3])
+        guard cut.width == r[2], cut.height == r[3] else { return }
+        var differing = 0
+        for y in 0..<r[3] {
+            let from = ((r[1] + y) * depth.width + r[0]) * 4
+            if !depth.samples[from..<from + r[2] * 4].elementsEqual(
+                cut.samples[(y * r[2] * 4)..<((y + 1) * r[2] * 4)])
+            {
+                differing += 1
+            }
+        }
+        #expect(differing == 0, "\(differing) rows differ")
+        let tags = try ExifTool.tags(out, groups: "-G1")
+        let sourceTags = try ExifTool.tags(source, groups: "-G1")
+        #expect(tags["XMP-GImage:ImageData"] == nil, "the unblurred whole photo is removed")
+        for key in ["XMP-GDepth:Near", "XMP-GDepth:Far", "XMP-GDepth:Format", "XMP-GDepth:Mime"] {
+            #expect("\(tags[key] ?? "none")" == "\(sourceTags[key] ?? "none")", "\(key)")
+        }
+        let leaks = cropkit(["leaks", out])
+        #expect(leaks.status == 0 && leaks.out.contains("clean"), "\(leaks.out)")
+        // Dropped on request, as before.
+        let dropped = cropkit(
+            ["crop", source, "--pixels", text, "-o", out, "--force", "--companions", "drop"])
+        #expect(dropped.status == 0)
+        #expect(try ExifTool.tags(out, groups: "-G1")["XMP-GDepth:DepthImage"] == nil)
+    }
+}

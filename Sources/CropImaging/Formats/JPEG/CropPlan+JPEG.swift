@@ -33,6 +33,9 @@ extension CropPlan {
                 info, input: source.input, size: stored.size, orientation: nil,
                 policy: encoder.metadata, keepsGainMapItems: gainMap != nil)
             if case .failure(let dropped)? = outcome { metadata.warnings.append(dropped.reason) }
+            if encoder.metadata.companions == .keep, !encoder.metadata.stripAll {
+                keepGoogleDepth(info, metadata: &metadata)
+            }
             if let gainMap {
                 return try withGainMap(
                     gainMap.map, cut: gainMap.cut, info: info, metadata: &metadata,
@@ -372,6 +375,49 @@ extension CropPlan {
         return report(
             bytes: bytes, warnings: warnings,
             details: JPEGWriteReport.reencoded(quality: quality, metadata: entries))
+    }
+
+    /// Google's depth map (``GoogleDepth``) cut with the crop and written
+    /// back into `metadata` as a new extended XMP packet that the main XMP
+    /// names; the extended XMP's other contents (the unblurred whole photo
+    /// in `GImage:Data`) removed. A depth map that cannot be cut is dropped,
+    /// as before, with a warning.
+    private func keepGoogleDepth(_ info: JPEGFileInfo, metadata: inout JPEGMetadata) {
+        guard metadata.xmp != nil,
+            let png = try? GoogleDepth.find(info, input: source.input)
+        else { return }
+        do throws(ImagingError) {
+            let cut = try GoogleDepth.cut(
+                png, photo: source.storedSize, rect: stored, limits: source.limits,
+                lenient: lenient)
+            let (packet, guid) = GoogleDepth.packet(holding: cut.png)
+            metadata.segments =
+                metadata.changingXMP { GoogleDepth.naming(guid, in: $0) }
+                + GoogleDepth.segments(packet, guid: guid)
+            let entry = MetadataEntry(
+                segment: "APP1 extended XMP", action: .rewritten,
+                reason:
+                    "Google's depth map (GDepth:Data) cut to the crop: \(cut.size), \(cut.how), a PNG again; GImage:Data (the unblurred whole photo) and the rest removed; the main XMP names the new packet (GUID \(guid))",
+                kind: .xmp)
+            if let main = metadata.entries.firstIndex(where: { $0.segment.hasSuffix(" XMP") }) {
+                metadata.entries[main].reason = metadata.entries[main].reason
+                    .replacingOccurrences(
+                        of: "xmpNote:HasExtendedXMP removed",
+                        with: "xmpNote:HasExtendedXMP set to the new depth packet's GUID")
+            }
+            let extended = metadata.entries.indices.filter {
+                metadata.entries[$0].segment.hasSuffix("extended XMP")
+            }
+            if let first = extended.first {
+                metadata.entries[first] = entry
+                for index in extended.dropFirst().reversed() { metadata.entries.remove(at: index) }
+            } else {
+                metadata.entries.append(entry)
+            }
+        } catch {
+            metadata.warnings.append(
+                "the depth map (GDepth:Data) was dropped: \(error.description)")
+        }
     }
 
     /// A gain map resampled with its crop: the JPEG file that follows the

@@ -23,6 +23,19 @@ extension LeakCheck {
             }
         }
         let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        // A depth map cut with the photo: an extended XMP packet that holds
+        // Google's depth map alone, on a grid aligned to the photo's, which
+        // the main XMP names.
+        var depthKept = false
+        if let packet = try? GoogleDepth.extendedPacket(info, input: input),
+            ExtendedXMP.propertyNames(in: packet) == ["GDepth:Data"],
+            let png = GoogleDepth.depthPNG(inPacket: packet),
+            let map = try? ImageSource(ImageInput(bytes: png, name: "depth map")),
+            let grid = CompanionGrid(imageSize: size, companionSize: map.storedSize),
+            grid.isAligned
+        {
+            depthKept = true
+        }
         var extended: [String: [String]]?
         for segment in info.segments
         where (0xE0...0xEF).contains(segment.marker) || segment.marker == 0xFE {
@@ -44,6 +57,7 @@ extension LeakCheck {
                 where
                     !((gainMapKept || describesGainMap)
                     && XMPCleaner.gainMapItems.contains(property))
+                    && !(depthKept && property == "xmpNote:HasExtendedXMP")
                     && (text.contains("\(property)=") || text.contains("<\(property)"))
                 {
                     found.append(
@@ -59,7 +73,7 @@ extension LeakCheck {
                                 detail: "\(property) \(value), not the crop's \(expected)"))
                     }
                 }
-            } else if body.starts(with: JPEGMetadata.extendedXMPSignature) {
+            } else if body.starts(with: JPEGMetadata.extendedXMPSignature), !depthKept {
                 if extended == nil { extended = try ExtendedXMP.properties(of: info, input: input) }
                 let held = ExtendedXMP.guid(body).flatMap { extended?[$0] } ?? []
                 found.append(
