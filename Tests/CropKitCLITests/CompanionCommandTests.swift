@@ -90,8 +90,13 @@ import Testing
         let ultra = cropkit("info", TestData.path("hdr/pixel6pro_ultrahdr.jpg"))
         #expect(
             ultra.out.contains(
-                "companions   HDR gain map (MPF) 1020x768, scale 0.25 x 0.25: cut with a JPEG crop, unturned and unresized"
+                "companions   HDR gain map (MPF) 1020x768, scale 0.25 x 0.25: cut with a JPEG crop, resampled with a turned or resized one"
             ), "\(ultra.out)")
+        let depth = cropkit("info", TestData.path("camera/android_depthmap_xmp.jpg"))
+        #expect(
+            depth.out.contains(
+                "depth map (GDepth:Data) 768x1024, scale 1 x 1: cut with a JPEG crop, unturned and unresized"
+            ), "\(depth.out)")
         let apple = cropkit("info", TestData.path("camera/iphone14promax_p3_hdrgainmap.jpg"))
         #expect(apple.out.contains("HDR gain map (MPF) 349x434, scale 6.232 x 6.2: cut with"))
         let heic = cropkit("info", TestData.path("heif/libvips/apple-heic-gainmap.heic"))

@@ -134,16 +134,29 @@ extension JPEGFileInfo: FormatReader {
 }
 
 extension JPEGFileInfo {
-    /// `companions`: the MPF gain map or a stereo pair's other eye on its
-    /// grid, when there is one.
+    /// `companions`: the MPF gain map or a stereo pair's other eye, and
+    /// Google's depth map, each on its grid, when there are any.
     func companionDetails(in input: ImageInput) -> [ImageFileSummary.Detail] {
-        guard let found = try? GainMap.find(self, input: input, eyes: true),
+        var lines: [String] = []
+        if let found = try? GainMap.find(self, input: input, eyes: true),
             let map = try? ImageSource(ImageInput(bytes: found.bytes, name: "gain map"))
-        else { return [] }
-        let line = CompanionListing.line(
-            found.isEye ? "the other eye (MPF)" : "HDR gain map (MPF)", size: map.storedSize,
-            photo: storedSize,
-            crop: "cut with a JPEG crop, unturned and unresized")
-        return [.init("companions", .list([line]))]
+        {
+            lines.append(
+                CompanionListing.line(
+                    found.isEye ? "the other eye (MPF)" : "HDR gain map (MPF)",
+                    size: map.storedSize, photo: storedSize,
+                    crop: found.isEye
+                        ? "cut with a JPEG crop, unturned and unresized"
+                        : "cut with a JPEG crop, resampled with a turned or resized one"))
+        }
+        if let png = try? GoogleDepth.find(self, input: input),
+            let map = try? ImageSource(ImageInput(bytes: png, name: "depth map"))
+        {
+            lines.append(
+                CompanionListing.line(
+                    "depth map (GDepth:Data)", size: map.storedSize, photo: storedSize,
+                    crop: "cut with a JPEG crop, unturned and unresized"))
+        }
+        return lines.isEmpty ? [] : [.init("companions", .list(lines))]
     }
 }
