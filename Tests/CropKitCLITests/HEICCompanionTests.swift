@@ -170,9 +170,9 @@ struct HEICCompanionTests {
     /// JPEG goal: mean at most 0.6 codes, 99th percentile at most 3).
     @Test(arguments: [
         (pug, rect(1001, 1003, 1201, 899)), (pug, rect(0, 0, 1, 1)),
-        (iphone16, rect(1001, 2001, 1501, 999)),
+        (iphone16, rect(1001, 2001, 1501, 999)), (galaxy, rect(401, 203, 1001, 799)),
     ])
-    func aJPEGOfAHEICCarriesApplesGainMap(file: String, rect r: PixelRect<ImagePixels>) throws {
+    func aJPEGOfAHEICCarriesItsGainMap(file: String, rect r: PixelRect<ImagePixels>) throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = TestData.path(file)
@@ -181,11 +181,25 @@ struct HEICCompanionTests {
             "crop", source, "--pixels", "\(r.x),\(r.y),\(r.width),\(r.height)", "-o", out,
         ])
         try #require(run.status == 0, "\(run.err)")
-        #expect(run.out.contains("rewritten APP2 MPF: Apple's HDR gain map cut to the crop"))
+        let apple = file != Self.galaxy
+        #expect(
+            run.out.contains(
+                apple
+                    ? "rewritten APP2 MPF: Apple's HDR gain map cut to the crop"
+                    : "rewritten APP2 MPF: the HDR gain map cut to the crop"), "\(run.out)")
         #expect(!run.err.contains("standard dynamic range"), "\(run.err)")
         let read = try #require(try Self.source(file))
-        let map = try #require(
-            read.images.first { $0.kind == "urn:com:apple:photo:2020:aux:hdrgainmap" })
+        let found = try #require(read.images.first { $0.kind.hasSuffix("hdrgainmap") })
+        // Samsung's map is coded YCbCr with neutral chroma: its red is its
+        // gray.
+        let map = (
+            width: found.width, height: found.height,
+            samples: found.bands == 1
+                ? found.samples
+                : stride(from: 0, to: found.samples.count, by: found.bands).map {
+                    found.samples[$0]
+                }
+        )
         let extracted = folder.appendingPathComponent("map.jpg")
         try ExifTool.binary("MPImage2", of: out).write(to: extracted)
         let cutMap = try #require(
@@ -202,17 +216,29 @@ struct HEICCompanionTests {
         print("JPEG of \(file) \(r): gain map \(rule.size), mean \(mean), p99 \(p99)")
         #expect(mean <= 0.6 && p99 <= 3, "mean \(mean), p99 \(p99)")
         let mapTags = try ExifTool.tags(extracted.path, groups: "-G1")
-        #expect(
-            mapTags["XMP-apdi:AuxiliaryImageType"] as? String
-                == "urn:com:apple:photo:2020:aux:hdrgainmap")
         let sourceTags = try ExifTool.tags(source, groups: "-G1")
         let cutTags = try ExifTool.tags(out, groups: "-G1")
-        #expect(
-            "\(mapTags["XMP-HDRGainMap:HDRGainMapVersion"] ?? "none")"
-                == "\(sourceTags["XMP-HDRGainMap:HDRGainMapVersion"] ?? "none")")
-        #expect(
-            "\(cutTags["Apple:HDRHeadroom"] ?? "none")"
-                == "\(sourceTags["Apple:HDRHeadroom"] ?? "none")")
+        if apple {
+            #expect(
+                mapTags["XMP-apdi:AuxiliaryImageType"] as? String
+                    == "urn:com:apple:photo:2020:aux:hdrgainmap")
+            #expect(
+                "\(mapTags["XMP-HDRGainMap:HDRGainMapVersion"] ?? "none")"
+                    == "\(sourceTags["XMP-HDRGainMap:HDRGainMapVersion"] ?? "none")")
+            #expect(
+                "\(cutTags["Apple:HDRHeadroom"] ?? "none")"
+                    == "\(sourceTags["Apple:HDRHeadroom"] ?? "none")")
+        } else {
+            // Ultra HDR: the map's own hdrgm parameters as the HEIC's map
+            // XMP says them, the crop's XMP naming it with its length.
+            for key in ["XMP-hdrgm:GainMapMax", "XMP-hdrgm:HDRCapacityMax", "XMP-hdrgm:Gamma"] {
+                #expect(mapTags[key] != nil, "\(key)")
+            }
+            #expect("\(cutTags["XMP-hdrgm:Version"] ?? "none")" == "1.0")
+            let length = try ExifTool.binary("MPImage2", of: out).count
+            #expect(
+                "\(cutTags["XMP-Container:DirectoryItemLength"] ?? "none")".contains("\(length)"))
+        }
         let leaks = cropkit(["leaks", out])
         #expect(leaks.status == 0 && leaks.out.contains("clean"), "\(leaks.out)")
     }

@@ -151,4 +151,8 @@ struct JPEGGainMapCut {
     /// The name of the source's report entry it replaces ("auxiliary item
     /// 52 urn:…"): the gain map is carried, not dropped.
     var sourceEntry: String
+    /// Whether it takes Ultra HDR's form (an `hdrgm:` gain map: the crop's
+    /// XMP then says `hdrgm:Version` and names it in a container
+    /// directory) rather than Apple's (MPF and `apdi` alone).
+    var ultraHDR = false
 }

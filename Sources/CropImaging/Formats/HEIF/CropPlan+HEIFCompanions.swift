@@ -562,7 +562,9 @@ extension HEIFFileInfo {
         throws(ImagingError) -> JPEGGainMapCut?
     {
         let role = "urn:com:apple:photo:2020:aux:hdrgainmap"
-        guard let companion = companions.first(where: { $0.role == role }) else { return nil }
+        guard let companion = companions.first(where: { $0.role == role }) else {
+            return try ultraHDRGainMapForJPEG(in: input, stored: stored)
+        }
         if let problem = companion.problem { throw .unsupported(format: .heif, detail: problem) }
         guard let layout = companion.layout else {
             throw .unsupported(format: .heif, detail: "its tiles cannot be read")
@@ -608,5 +610,58 @@ extension HEIFFileInfo {
             sourceEntry:
                 "auxiliary item \(companion.item) \(companion.role) (\(companion.width)x\(companion.height))"
         )
+    }
+}
+
+extension HEIFFileInfo {
+    /// An ISO 21496-1 gain map described by `hdrgm:` XMP (Samsung's), cut
+    /// to the stored rect by the companion rule, in Ultra HDR's JPEG form:
+    /// its luma as an 8-bit gray map (its chroma must be neutral, as a gray
+    /// map coded as YCbCr is), and its own `hdrgm:` XMP whole; `nil` when
+    /// the file has none. Throws when it cannot be cut.
+    func ultraHDRGainMapForJPEG(in input: ImageInput, stored: PixelRect<StoredPixels>)
+        throws(ImagingError) -> JPEGGainMapCut?
+    {
+        guard
+            let companion = companions.first(where: { companion in
+                companion.role.hasSuffix("hdrgainmap")
+                    && companion.descriptions.contains {
+                        String(decoding: $0.data, as: UTF8.self).contains("hdrgm:GainMapMax")
+                    }
+            }),
+            let description = companion.descriptions.first(where: {
+                String(decoding: $0.data, as: UTF8.self).contains("hdrgm:GainMapMax")
+            })
+        else { return nil }
+        if let problem = companion.problem { throw .unsupported(format: .heif, detail: problem) }
+        guard let layout = companion.layout, layout.tiles[0].bitDepth == 8 else {
+            throw .unsupported(
+                format: .heif, detail: "it is not an 8-bit map, the form Ultra HDR's takes here")
+        }
+        let photo = PixelSize<StoredPixels>(width: width, height: height)
+        let size = PixelSize<StoredPixels>(width: companion.width, height: companion.height)
+        guard let grid = CompanionGrid(imageSize: photo, companionSize: size), grid.isAligned
+        else {
+            throw .unsupported(
+                format: .heif, detail: "it is \(size), not aligned to the \(photo) photo")
+        }
+        let cut = grid.cut(stored)
+        let image = self.image(layout, clap: companion.clap, boxes: [], nclx: companion.nclx)
+        let planes = try CropPlan.sampledPlanes(
+            image, cut: cut, input: input, width: cut.size.width, height: cut.size.height)
+        // A gray map coded as YCbCr: every chroma sample 128 (within one).
+        for plane in planes.dropFirst() where plane.contains(where: { $0 < 127 || $0 > 129 }) {
+            throw .unsupported(
+                format: .heif,
+                detail: "it is a colour gain map, which a JPEG crop does not carry yet")
+        }
+        return JPEGGainMapCut(
+            image: RasterImage(
+                width: cut.size.width, height: cut.size.height, colorType: .gray, bitDepth: 8,
+                samples: planes[0]),
+            xmp: String(decoding: description.data, as: UTF8.self),
+            sourceEntry:
+                "auxiliary item \(companion.item) \(companion.role) (\(companion.width)x\(companion.height))",
+            ultraHDR: true)
     }
 }

@@ -302,16 +302,21 @@ extension CropPlan {
             markers: [UInt8], entries: [MetadataEntry]
         ) {
             guard let gainMap else { return (markers, entries) }
+            let form = gainMap.ultraHDR ? "its gain map in Ultra HDR's form" : "Apple's gain map"
             var kept = entries.filter { $0.segment != gainMap.replaces }
             for index in kept.indices
             where kept[index].reason.hasSuffix("the crop shows in standard dynamic range") {
                 kept[index].reason = kept[index].reason.replacingOccurrences(
                     of: "the crop shows in standard dynamic range",
-                    with: "the crop carries Apple's gain map instead")
+                    with: "the crop carries \(form) instead")
             }
+            if gainMap.ultraHDR { kept = UltraHDR.described(kept) }
             kept.append(
                 MetadataEntry(segment: "APP2 MPF", action: .rewritten, reason: gainMap.report))
-            return (markers + MPFIndex.segment(secondAttribute: gainMap.attribute), kept)
+            let described =
+                gainMap.ultraHDR
+                ? UltraHDR.describing(mapLength: gainMap.bytes.count, in: markers) : markers
+            return (described + MPFIndex.segment(secondAttribute: gainMap.attribute), kept)
         }
         if let native = metadata.native as? JPEGNativeMetadata {
             return withGainMap(native.segments, metadata.entries)
@@ -428,6 +433,9 @@ extension CropPlan {
         var attribute: UInt32
         var report: String
         var replaces: String?
+        /// Whether the crop's XMP must name it as Ultra HDR does (a HEIC's
+        /// `hdrgm:` map; a JPEG source's own XMP already does).
+        var ultraHDR = false
     }
 
     /// The source's gain map resampled with this resampled crop
@@ -451,6 +459,7 @@ extension CropPlan {
             let stored: RasterImage
             var attribute: UInt32 = 0
             var replaces: String?
+            var ultraHDR = false
             var describe: ([UInt8]) throws(ImagingError) -> [UInt8]
             if let info = source.header as? JPEGFileInfo {
                 guard let found = try GainMap.find(info, input: source.input), !found.isEye else {
@@ -480,6 +489,7 @@ extension CropPlan {
                 else { return nil }
                 stored = cut.image
                 replaces = cut.sourceEntry
+                ultraHDR = cut.ultraHDR
                 let xmp = JPEGMetadata.segment(
                     0xE1, JPEGMetadata.xmpSignature + Array(cut.xmp.utf8))
                 describe = { bytes in
@@ -511,7 +521,7 @@ extension CropPlan {
                     bytes: try describe(sink.bytes), attribute: attribute,
                     report:
                         "the HDR gain map resampled with the crop (\(map.width)x\(map.height), each pixel at the crop's sample position, encoded at quality \(quality)) and indexed after it",
-                    replaces: replaces))
+                    replaces: replaces, ultraHDR: ultraHDR))
         } catch {
             return .failure(error)
         }
@@ -541,22 +551,28 @@ extension CropPlan {
         // The source's gain map is carried, not dropped; what else the
         // source's report drops (a tmap rendition) no longer leaves the
         // crop in standard dynamic range.
+        let form = gainMap.ultraHDR ? "its gain map in Ultra HDR's form" : "Apple's gain map"
         var entries = entries.filter { $0.segment != gainMap.sourceEntry }
         for index in entries.indices
         where entries[index].reason.hasSuffix("the crop shows in standard dynamic range") {
             entries[index].reason = entries[index].reason.replacingOccurrences(
                 of: "the crop shows in standard dynamic range",
-                with: "the crop carries Apple's gain map instead")
+                with: "the crop carries \(form) instead")
         }
+        if gainMap.ultraHDR { entries = UltraHDR.described(entries) }
         entries.append(
             MetadataEntry(
                 segment: "APP2 MPF", action: .rewritten,
-                reason:
-                    "Apple's HDR gain map cut to the crop (\(map.width)x\(map.height), sampled by the companion rule and encoded at quality \(quality)) and indexed after it, with Apple's apdi XMP"
+                reason: gainMap.ultraHDR
+                    ? "the HDR gain map cut to the crop (\(map.width)x\(map.height), sampled by the companion rule and encoded at quality \(quality)) and indexed after it in Ultra HDR's form, with its own hdrgm XMP; the crop's XMP names it (hdrgm:Version, Container:Directory)"
+                    : "Apple's HDR gain map cut to the crop (\(map.width)x\(map.height), sampled by the companion rule and encoded at quality \(quality)) and indexed after it, with Apple's apdi XMP"
             ))
         let primarySink = MemorySink()
+        let described =
+            gainMap.ultraHDR
+            ? UltraHDR.describing(mapLength: mapSink.bytes.count, in: markers) : markers
         var report = try encodeDecoded(
-            encoder, markers: markers + MPFIndex.segment(secondAttribute: 0), entries: entries,
+            encoder, markers: described + MPFIndex.segment(secondAttribute: 0), entries: entries,
             warnings: warnings, to: primarySink)
         var primary = primarySink.bytes
         guard MPFIndex.patch(&primary, secondSize: mapSink.bytes.count) else {
@@ -692,5 +708,52 @@ extension CropPlan {
         CropReport(
             output: nil, bytes: bytes, size: outputSize, format: format.name,
             warnings: warnings, checksum: nil, details: details)
+    }
+}
+
+/// Ultra HDR's description of a gain map in the photo's own XMP (Adobe's
+/// gain map specification and Android's Ultra HDR format): `hdrgm:Version`
+/// and a container directory naming the photo and the gain map that
+/// follows it, with its length.
+enum UltraHDR {
+    /// `entries` saying that the crop's XMP names its gain map: the source's
+    /// description, removed by the cleaner, is written anew.
+    static func described(_ entries: [MetadataEntry]) -> [MetadataEntry] {
+        entries.map { entry in
+            var entry = entry
+            guard entry.kind == .xmp || entry.segment.hasSuffix("XMP") else { return entry }
+            entry.reason = entry.reason
+                .replacingOccurrences(
+                    of: "Container:Directory removed",
+                    with: "Container:Directory written anew for the crop's gain map"
+                )
+                .replacingOccurrences(of: "hdrgm:Version removed", with: "hdrgm:Version kept")
+            return entry
+        }
+    }
+
+    /// `markers` (a crop's metadata segments) with that description: added
+    /// to its XMP packet as a description of its own, or as a new XMP
+    /// segment where it has none.
+    static func describing(mapLength: Int, in markers: [UInt8]) -> [UInt8] {
+        let block =
+            "<rdf:Description rdf:about=\"\" xmlns:hdrgm=\"http://ns.adobe.com/hdr-gain-map/1.0/\" xmlns:Container=\"http://ns.google.com/photos/1.0/container/\" xmlns:Item=\"http://ns.google.com/photos/1.0/container/item/\" hdrgm:Version=\"1.0\"><Container:Directory><rdf:Seq><rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Semantic=\"Primary\" Item:Mime=\"image/jpeg\"/></rdf:li><rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Semantic=\"GainMap\" Item:Mime=\"image/jpeg\" Item:Length=\"\(mapLength)\"/></rdf:li></rdf:Seq></Container:Directory></rdf:Description>"
+        var metadata = JPEGMetadata()
+        metadata.segments = markers
+        var found = false
+        let changed = metadata.rewritingSegments { marker, body in
+            let signature = JPEGMetadata.xmpSignature
+            guard marker == 0xE1, body.starts(with: signature), !found else { return body }
+            var text = String(decoding: body[signature.count...], as: UTF8.self)
+            guard let end = text.range(of: "</rdf:RDF>") else { return body }
+            found = true
+            text.replaceSubrange(end.lowerBound..<end.lowerBound, with: block)
+            return signature + Array(text.utf8)
+        }
+        if found { return changed }
+        let packet =
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
+            + block + "</rdf:RDF></x:xmpmeta>"
+        return markers + JPEGMetadata.segment(0xE1, JPEGMetadata.xmpSignature + Array(packet.utf8))
     }
 }
