@@ -34,6 +34,8 @@ cases = [
     ("centre, off the grid", "1001,751,2001,1501"),
     # On the block grid and the map's: every block of both copied.
     ("centre, on the grid", "1024,768,2048,1536"),
+    # A 1080-wide variant of the same centre: the map resampled with it.
+    ("1080-wide variant", "1001,751,2001,1501"),
 ]
 print("| case | tool | median s | peak MB | bytes | ratio |")
 print("| --- | --- | --- | --- | --- | --- |")
@@ -46,13 +48,19 @@ for label, rect in cases:
         for tool in ["cropkit (companions drop)", "cropkit (companions keep)", "vips crop"]
     }
 
-    def command(tool):
+    def command(tool, label=label):
         out = outputs[tool]
         if tool.startswith("vips"):
+            if label.startswith("1080"):
+                # vips: the crop, then the resize to 1080 wide, in one pipeline.
+                scale = 1080 / int(w)
+                return ["sh", "-c", f"vips crop {photo} /tmp/vips-crop.v {x} {y} {w} {h} && "
+                        f"vips resize /tmp/vips-crop.v {out} {scale} --kernel lanczos3"]
             return ["vips", "crop", photo, out, x, y, w, h]
         choice = "keep" if "keep" in tool else "drop"
+        width = ["--width", "1080"] if label.startswith("1080") else []
         return [args.cropkit, "crop", photo, "--pixels", rect, "-o", out, "--force", "--quiet",
-                "--companions", choice]
+                "--companions", choice] + width
 
     run_case(label, list(outputs), command, outputs, args.runs)
 
@@ -67,11 +75,13 @@ for name, path, width, height in heics:
         (f"{name} centre, off the tile grid", f"{x},{y},2000,1500"),
         (f"{name} centre, off every grid", f"{x + 1},{y + 1},2001,1501"),
         (f"{name} centre, grown to the tile grid", f"{x},{y},2000,1500"),
+        (f"{name} centre to JPEG", f"{x},{y},2000,1500"),
     ]:
         if args.only and not label.startswith(args.only):
             continue
         tools = ["cropkit (companions drop)", "cropkit (companions keep)", "Pillow"]
-        outputs = {tool: os.path.join(args.workdir, f"companions-heic-{n}.heic") for n, tool in enumerate(tools)}
+        kind = "jpg" if label.endswith("JPEG") else "heic"
+        outputs = {tool: os.path.join(args.workdir, f"companions-heic-{n}.{kind}") for n, tool in enumerate(tools)}
 
         def command(tool, photo=photo, rect=rect, outputs=outputs, label=label):
             out = outputs[tool]
