@@ -182,6 +182,23 @@ struct GainMapCutTests {
     .enabled(
         if: Pillow.python != nil, "needs the virtual environment's Pillow (scripts/python-venv)"))
 struct ResampledGainMapTests {
+    /// The map a resampled crop decodes counts against `--max-memory`: a
+    /// limit between the variant's need with it and without refuses the
+    /// one, naming it, and takes the other.
+    @Test func theGainMapCountsAgainstTheMemoryLimit() {
+        let folder = (try? TestData.temporaryFolder()) ?? URL(fileURLWithPath: "/tmp")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let crop = [
+            "crop", TestData.path("hdr/pixel6pro_ultrahdr.jpg"), "--pixels", "1001,751,2001,1501",
+            "--width", "1080", "-o", folder.appendingPathComponent("v.jpg").path,
+            "--max-memory", "60M",
+        ]
+        let kept = cropkit(crop)
+        #expect(kept.status == 2, "\(kept.err)")
+        #expect(kept.err.contains("the gain map decoded, turned and resampled"), "\(kept.err)")
+        #expect(cropkit(crop + ["--companions", "drop"]).status == 0)
+    }
+
     @Test(arguments: [
         ("hdr/pixel6pro_ultrahdr.jpg", "1001,751,2001,1501", "1080"),
         ("camera/iphone14promax_p3_hdrgainmap.jpg", "8,8,32,40", "20"),

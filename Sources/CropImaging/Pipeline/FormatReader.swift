@@ -64,6 +64,11 @@ protocol FormatReader: ImageHeader {
     func jpegGainMap(in input: ImageInput, stored: PixelRect<StoredPixels>)
         throws(ImagingError) -> JPEGGainMapCut?
 
+    /// How many pixels the HDR gain map a JPEG crop would carry has (0
+    /// without one): what a resampled crop decodes of it, for its memory
+    /// need.
+    func gainMapPixels(in input: ImageInput) -> Int
+
     /// Whether the decoder can decode at 1/2, 1/4 or 1/8 of the size
     /// (a JPEG's DCT scaling), for a resample that reduces.
     var shrinksOnLoad: Bool { get }
@@ -124,6 +129,9 @@ extension FormatReader {
 
     /// No HDR gain map by default.
     func gainMap(in input: ImageInput) -> String? { nil }
+
+    /// No gain map by default.
+    func gainMapPixels(in input: ImageInput) -> Int { 0 }
 
     /// No gain map a JPEG holds by default.
     func jpegGainMap(in input: ImageInput, stored: PixelRect<StoredPixels>)

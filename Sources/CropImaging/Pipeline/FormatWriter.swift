@@ -86,6 +86,9 @@ struct WriterDecision: Sendable {
     var memory: MemoryNeed
     /// The writer's own choices (its type is the writer's).
     var choices: (any Sendable)? = nil
+    /// What the writer adds to a resampled crop's need, beside the
+    /// resample's own (a JPEG's gain map resampled with it).
+    var resampledExtra = MemoryNeed()
 
     /// `choices` as the writer's type.
     func choices<Choice>(as type: Choice.Type) -> Choice? { choices as? Choice }

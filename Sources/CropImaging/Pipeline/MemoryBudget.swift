@@ -53,6 +53,13 @@ public struct MemoryNeed: Hashable, Sendable {
         parts.append("\(what) \(describeBytes(count))")
     }
 
+    /// Adds every part of `other`.
+    mutating func add(_ other: MemoryNeed) {
+        let (sum, overflow) = bytes.addingReportingOverflow(other.bytes)
+        bytes = overflow ? Int.max : sum
+        parts += other.parts
+    }
+
     /// Refuses a need that, with `limits`' ``DecodeLimits/programMemory``,
     /// is over its ``DecodeLimits/maxMemory``; the need the error names
     /// holds the program's part.
@@ -92,7 +99,10 @@ extension CropPlan {
     /// holds when it is one.
     func decide() -> WriterDecision {
         var decision = format.writer.decide(self)
-        if let resampling { decision.memory = resampledMemoryNeed(resampling) }
+        if let resampling {
+            decision.memory = resampledMemoryNeed(resampling)
+            decision.memory.add(decision.resampledExtra)
+        }
         return decision
     }
 

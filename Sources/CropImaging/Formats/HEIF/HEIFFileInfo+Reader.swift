@@ -37,6 +37,13 @@ extension HEIFFileInfo: FormatReader {
         try appleGainMapForJPEG(in: input, stored: stored)
     }
 
+    /// The first auxiliary HDR gain map's pixels.
+    func gainMapPixels(in input: ImageInput) -> Int {
+        companions.first { $0.role.hasSuffix("hdrgainmap") }.map {
+            saturatingProduct($0.width, $0.height, 1)
+        } ?? 0
+    }
+
     /// Every tile of the primary image coded losslessly: HEVC whose
     /// picture parameter sets enable transquant bypass (x265's lossless
     /// mode), or AV1 whose first frame has quantizer index 0 and no deltas

@@ -32,7 +32,18 @@ extension JPEGEncoder: FormatWriter {
     /// flattened to 8-bit opaque.
     func decide(_ plan: CropPlan) -> WriterDecision {
         let strategy = strategy(for: plan)
-        return WriterDecision(strategy: strategy, memory: memoryNeed(plan, strategy: strategy))
+        var decision = WriterDecision(
+            strategy: strategy, memory: memoryNeed(plan, strategy: strategy))
+        // A resampled crop decodes its gain map whole, turns it upright and
+        // samples it (8-bit, up to three samples a pixel, each step a copy).
+        if plan.resampling != nil, metadata.companions == .keep, !metadata.stripAll {
+            let pixels = plan.source.reader.gainMapPixels(in: plan.source.input)
+            if pixels > 0 {
+                decision.resampledExtra.add(
+                    saturatingProduct(pixels, 9, 1), "the gain map decoded, turned and resampled")
+            }
+        }
+        return decision
     }
 
     private func strategy(for plan: CropPlan) -> CropStrategy {

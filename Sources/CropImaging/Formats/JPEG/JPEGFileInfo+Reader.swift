@@ -134,6 +134,14 @@ extension JPEGFileInfo: FormatReader {
 }
 
 extension JPEGFileInfo {
+    /// The MPF gain map's pixels, read from its header.
+    func gainMapPixels(in input: ImageInput) -> Int {
+        guard let found = try? GainMap.find(self, input: input), !found.isEye,
+            let map = try? ImageSource(ImageInput(bytes: found.bytes, name: "gain map"))
+        else { return 0 }
+        return saturatingProduct(map.storedSize.width, map.storedSize.height, 1)
+    }
+
     /// `companions`: the MPF gain map or a stereo pair's other eye, and
     /// Google's depth map, each on its grid, when there are any.
     func companionDetails(in input: ImageInput) -> [ImageFileSummary.Detail] {
