@@ -110,6 +110,11 @@ struct HEIFStereoEye: Sendable {
     var group: HEIFEntityGroup
 }
 
+extension HEIFFileInfo {
+    /// The most auxiliary images a crop cuts (an iPhone 16 writes six).
+    static let maxCompanions = 16
+}
+
 extension HEIFParser {
     /// The entity groups of `grpl`, each checked against the box it lies
     /// in (its count never promises more than the box holds).
@@ -199,7 +204,10 @@ extension HEIFParser {
     /// as a crop cuts them.
     func companions(of primary: HEIFItem, auxiliary: [HEIFOtherImage]) -> [HEIFCompanion] {
         let primaryClaims = references["auxl"]?[primary.id] ?? []
-        return auxiliary.compactMap { image -> HEIFCompanion? in
+        // A phone writes a handful (an iPhone 16 six); a file that claims
+        // thousands would cost a decode each.
+        let most = HEIFFileInfo.maxCompanions
+        return auxiliary.enumerated().compactMap { number, image -> HEIFCompanion? in
             guard let item = items[image.item] else { return nil }
             let auxC = property("auxC", of: item).map { Array(meta[$0.whole]) } ?? []
             var companion = HEIFCompanion(
@@ -217,7 +225,10 @@ extension HEIFParser {
                     primaries: primaries, transfer: transfer, matrix: matrix,
                     fullRange: range & 0x80 != 0)
             }
-            if primaryClaims.contains(item.id) {
+            if number >= most {
+                companion.problem =
+                    "the file has more than \(most) auxiliary images; those after the \(most)th are not cut"
+            } else if primaryClaims.contains(item.id) {
                 companion.problem =
                     "its 'auxl' references are cyclic (the photo is also named an auxiliary image of it)"
             } else if auxC.isEmpty {
@@ -272,8 +283,9 @@ extension HEIFParser {
     func stereoEyes(of primary: HEIFItem, shown: (Int, Int)) -> [HEIFStereoEye] {
         var eyes: [HEIFStereoEye] = []
         for group in groups where group.type == "ster" && group.entities.contains(primary.id) {
+            // A pair has one other eye: each item once, one at most.
             for id in group.entities where id != primary.id {
-                guard let item = items[id] else { continue }
+                guard eyes.isEmpty, let item = items[id] else { continue }
                 var eye = HEIFStereoEye(
                     item: id, layout: nil, clap: nil, problem: nil, boxes: colourBoxes(of: item),
                     group: group)
