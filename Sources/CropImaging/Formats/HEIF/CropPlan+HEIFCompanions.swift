@@ -397,11 +397,9 @@ extension CropPlan {
         let coded = try encodePlanes(
             planes, width: width, height: height, info: info, quality: quality)
         let layout = info.layout
-        var colour = layout.isGrid ? info.primaryBoxes : []
         let first = layout.tiles[0]
-        if !layout.isGrid {
-            colour = first.colourBoxes + (first.pixi.map { [$0] } ?? [])
-        }
+        let colour =
+            layout.isGrid ? info.primaryBoxes : first.colourBoxes + (first.pixi.map { [$0] } ?? [])
         return RectImage(
             configuration: coded.configuration, data: coded.data, width: width, height: height,
             aperture: PixelRect(x: 0, y: 0, width: outW, height: outH), colourBoxes: colour)
@@ -565,27 +563,15 @@ extension HEIFFileInfo {
         guard let companion = companions.first(where: { $0.role == role }) else {
             return try ultraHDRGainMapForJPEG(in: input, stored: stored)
         }
-        if let problem = companion.problem { throw .unsupported(format: .heif, detail: problem) }
-        guard let layout = companion.layout else {
-            throw .unsupported(format: .heif, detail: "its tiles cannot be read")
-        }
-        guard layout.tiles[0].bitDepth == 8, layout.tiles[0].chromaCode == 0 else {
+        if let layout = companion.layout,
+            layout.tiles[0].bitDepth != 8 || layout.tiles[0].chromaCode != 0
+        {
             throw .unsupported(
                 format: .heif,
                 detail:
                     "it is not 8-bit monochrome, the form Apple's JPEG gain map takes")
         }
-        let photo = PixelSize<StoredPixels>(width: width, height: height)
-        let size = PixelSize<StoredPixels>(width: companion.width, height: companion.height)
-        guard let grid = CompanionGrid(imageSize: photo, companionSize: size), grid.isAligned
-        else {
-            throw .unsupported(
-                format: .heif, detail: "it is \(size), not aligned to the \(photo) photo")
-        }
-        let cut = grid.cut(stored)
-        let image = self.image(layout, clap: companion.clap, boxes: [], nclx: nil)
-        let planes = try CropPlan.sampledPlanes(
-            image, cut: cut, input: input, width: cut.size.width, height: cut.size.height)
+        let (planes, size) = try eightBitCut(companion, stored: stored, input: input)
         // The HEIC's own description names the version; Apple's JPEG form
         // names the type and the formats beside it ('L008': 8-bit luma).
         var version = "65536"
@@ -604,7 +590,7 @@ extension HEIFFileInfo {
             """
         return JPEGGainMapCut(
             image: RasterImage(
-                width: cut.size.width, height: cut.size.height, colorType: .gray, bitDepth: 8,
+                width: size.width, height: size.height, colorType: .gray, bitDepth: 8,
                 samples: planes[0]),
             xmp: xmp,
             sourceEntry:
@@ -633,10 +619,39 @@ extension HEIFFileInfo {
                 String(decoding: $0.data, as: UTF8.self).contains("hdrgm:GainMapMax")
             })
         else { return nil }
-        if let problem = companion.problem { throw .unsupported(format: .heif, detail: problem) }
-        guard let layout = companion.layout, layout.tiles[0].bitDepth == 8 else {
+        if let layout = companion.layout, layout.tiles[0].bitDepth != 8 {
             throw .unsupported(
                 format: .heif, detail: "it is not an 8-bit map, the form Ultra HDR's takes here")
+        }
+        let (planes, size) = try eightBitCut(companion, stored: stored, input: input)
+        // A gray map coded as YCbCr: every chroma sample 128 (within one).
+        for plane in planes.dropFirst() where plane.contains(where: { $0 < 127 || $0 > 129 }) {
+            throw .unsupported(
+                format: .heif,
+                detail: "it is a colour gain map, which a JPEG crop does not carry yet")
+        }
+        return JPEGGainMapCut(
+            image: RasterImage(
+                width: size.width, height: size.height, colorType: .gray, bitDepth: 8,
+                samples: planes[0]),
+            xmp: String(decoding: description.data, as: UTF8.self),
+            sourceEntry:
+                "auxiliary item \(companion.item) \(companion.role) (\(companion.width)x\(companion.height))",
+            ultraHDR: true)
+    }
+}
+
+extension HEIFFileInfo {
+    /// `companion` (8-bit) cut to the stored rect by the companion rule,
+    /// for a JPEG: its planes sampled at the cut's size, and that size.
+    /// Throws why it cannot be cut: its problem, tiles that cannot be
+    /// read, a grid not aligned to the photo's.
+    func eightBitCut(
+        _ companion: HEIFCompanion, stored: PixelRect<StoredPixels>, input: ImageInput
+    ) throws(ImagingError) -> (planes: [[UInt8]], size: PixelSize<StoredPixels>) {
+        if let problem = companion.problem { throw .unsupported(format: .heif, detail: problem) }
+        guard let layout = companion.layout else {
+            throw .unsupported(format: .heif, detail: "its tiles cannot be read")
         }
         let photo = PixelSize<StoredPixels>(width: width, height: height)
         let size = PixelSize<StoredPixels>(width: companion.width, height: companion.height)
@@ -649,19 +664,6 @@ extension HEIFFileInfo {
         let image = self.image(layout, clap: companion.clap, boxes: [], nclx: companion.nclx)
         let planes = try CropPlan.sampledPlanes(
             image, cut: cut, input: input, width: cut.size.width, height: cut.size.height)
-        // A gray map coded as YCbCr: every chroma sample 128 (within one).
-        for plane in planes.dropFirst() where plane.contains(where: { $0 < 127 || $0 > 129 }) {
-            throw .unsupported(
-                format: .heif,
-                detail: "it is a colour gain map, which a JPEG crop does not carry yet")
-        }
-        return JPEGGainMapCut(
-            image: RasterImage(
-                width: cut.size.width, height: cut.size.height, colorType: .gray, bitDepth: 8,
-                samples: planes[0]),
-            xmp: String(decoding: description.data, as: UTF8.self),
-            sourceEntry:
-                "auxiliary item \(companion.item) \(companion.role) (\(companion.width)x\(companion.height))",
-            ultraHDR: true)
+        return (planes, cut.size)
     }
 }

@@ -108,6 +108,8 @@ extension LeakCheck {
         let reported = Set(
             (info.thumbnails + info.auxiliaryImages + info.otherImages).map(\.item))
         let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        // The other eye's own EXIF is its, as the photo's is the photo's.
+        let eyes = Set(info.stereoEyes.filter { $0.problem == nil }.flatMap(\.describedBy))
         for data in info.itemData where !tiles.contains(data.item) && !reported.contains(data.item)
         {
             let place = "item \(data.item) (\(data.type))"
@@ -124,8 +126,6 @@ extension LeakCheck {
                             "an image item that no image uses (\(data.extents.reduce(0) { $0 + $1.count }) bytes of \(HEIFCodec.allTypes[data.type]?.name ?? data.type)): hidden, but a whole picture"
                     ))
             }
-            // The other eye's own EXIF is its, as the photo's is the photo's.
-            let eyes = info.stereoEyes.filter { $0.problem == nil }.flatMap(\.describedBy)
             if data.type == "Exif", data.item != info.exifItem, !eyes.contains(data.item) {
                 found.append(
                     LeakFinding(

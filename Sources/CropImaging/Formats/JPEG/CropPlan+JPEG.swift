@@ -302,21 +302,10 @@ extension CropPlan {
             markers: [UInt8], entries: [MetadataEntry]
         ) {
             guard let gainMap else { return (markers, entries) }
-            let form = gainMap.ultraHDR ? "its gain map in Ultra HDR's form" : "Apple's gain map"
-            var kept = entries.filter { $0.segment != gainMap.replaces }
-            for index in kept.indices
-            where kept[index].reason.hasSuffix("the crop shows in standard dynamic range") {
-                kept[index].reason = kept[index].reason.replacingOccurrences(
-                    of: "the crop shows in standard dynamic range",
-                    with: "the crop carries \(form) instead")
-            }
-            if gainMap.ultraHDR { kept = UltraHDR.described(kept) }
-            kept.append(
-                MetadataEntry(segment: "APP2 MPF", action: .rewritten, reason: gainMap.report))
-            let described =
-                gainMap.ultraHDR
-                ? UltraHDR.describing(mapLength: gainMap.bytes.count, in: markers) : markers
-            return (described + MPFIndex.segment(secondAttribute: gainMap.attribute), kept)
+            return Self.carrying(
+                gainMap: gainMap.report, replacing: gainMap.replaces, ultraHDR: gainMap.ultraHDR,
+                length: gainMap.bytes.count, attribute: gainMap.attribute, markers: markers,
+                entries: entries)
         }
         if let native = metadata.native as? JPEGNativeMetadata {
             return withGainMap(native.segments, metadata.entries)
@@ -527,6 +516,31 @@ extension CropPlan {
         }
     }
 
+    /// A JPEG made from another format's pixels with that format's gain
+    /// map after it: `markers` with an MPF index naming the map (and, in
+    /// Ultra HDR's form, the XMP's description of it, the map `length`
+    /// bytes), and `entries` with the source's entry for the map
+    /// (`replacing`) gone, the report's line for it (`gainMap`) added, and
+    /// what else the source drops (a `tmap` rendition) no longer said to
+    /// leave the crop in standard dynamic range.
+    private static func carrying(
+        gainMap report: String, replacing: String?, ultraHDR: Bool, length: Int,
+        attribute: UInt32, markers: [UInt8], entries: [MetadataEntry]
+    ) -> (markers: [UInt8], entries: [MetadataEntry]) {
+        let form = ultraHDR ? "its gain map in Ultra HDR's form" : "Apple's gain map"
+        var kept = entries.filter { $0.segment != replacing }
+        for index in kept.indices
+        where kept[index].reason.hasSuffix("the crop shows in standard dynamic range") {
+            kept[index].reason = kept[index].reason.replacingOccurrences(
+                of: "the crop shows in standard dynamic range",
+                with: "the crop carries \(form) instead")
+        }
+        if ultraHDR { kept = UltraHDR.described(kept) }
+        kept.append(MetadataEntry(segment: "APP2 MPF", action: .rewritten, reason: report))
+        let described = ultraHDR ? UltraHDR.describing(mapLength: length, in: markers) : markers
+        return (described + MPFIndex.segment(secondAttribute: attribute), kept)
+    }
+
     /// The crop decoded and encoded (``encodeDecoded(_:markers:entries:warnings:to:)``)
     /// with an MPF index, and after it the source's Apple HDR gain map cut
     /// by the companion rule, turned upright as the crop is, encoded at
@@ -548,32 +562,15 @@ extension CropPlan {
             markers: JPEGMetadata.segment(
                 0xE1, JPEGMetadata.xmpSignature + Array(gainMap.xmp.utf8)),
             writeJFIF: true, to: mapSink)
-        // The source's gain map is carried, not dropped; what else the
-        // source's report drops (a tmap rendition) no longer leaves the
-        // crop in standard dynamic range.
-        let form = gainMap.ultraHDR ? "its gain map in Ultra HDR's form" : "Apple's gain map"
-        var entries = entries.filter { $0.segment != gainMap.sourceEntry }
-        for index in entries.indices
-        where entries[index].reason.hasSuffix("the crop shows in standard dynamic range") {
-            entries[index].reason = entries[index].reason.replacingOccurrences(
-                of: "the crop shows in standard dynamic range",
-                with: "the crop carries \(form) instead")
-        }
-        if gainMap.ultraHDR { entries = UltraHDR.described(entries) }
-        entries.append(
-            MetadataEntry(
-                segment: "APP2 MPF", action: .rewritten,
-                reason: gainMap.ultraHDR
-                    ? "the HDR gain map cut to the crop (\(map.width)x\(map.height), sampled by the companion rule and encoded at quality \(quality)) and indexed after it in Ultra HDR's form, with its own hdrgm XMP; the crop's XMP names it (hdrgm:Version, Container:Directory)"
-                    : "Apple's HDR gain map cut to the crop (\(map.width)x\(map.height), sampled by the companion rule and encoded at quality \(quality)) and indexed after it, with Apple's apdi XMP"
-            ))
+        let (described, carried) = Self.carrying(
+            gainMap: gainMap.ultraHDR
+                ? "the HDR gain map cut to the crop (\(map.width)x\(map.height), sampled by the companion rule and encoded at quality \(quality)) and indexed after it in Ultra HDR's form, with its own hdrgm XMP; the crop's XMP names it (hdrgm:Version, Container:Directory)"
+                : "Apple's HDR gain map cut to the crop (\(map.width)x\(map.height), sampled by the companion rule and encoded at quality \(quality)) and indexed after it, with Apple's apdi XMP",
+            replacing: gainMap.sourceEntry, ultraHDR: gainMap.ultraHDR,
+            length: mapSink.bytes.count, attribute: 0, markers: markers, entries: entries)
         let primarySink = MemorySink()
-        let described =
-            gainMap.ultraHDR
-            ? UltraHDR.describing(mapLength: mapSink.bytes.count, in: markers) : markers
         var report = try encodeDecoded(
-            encoder, markers: described + MPFIndex.segment(secondAttribute: 0), entries: entries,
-            warnings: warnings, to: primarySink)
+            encoder, markers: described, entries: carried, warnings: warnings, to: primarySink)
         var primary = primarySink.bytes
         guard MPFIndex.patch(&primary, secondSize: mapSink.bytes.count) else {
             throw .encodeFailed(format: "jpeg", detail: "the crop's MPF index could not be written")
