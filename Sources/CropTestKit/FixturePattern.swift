@@ -89,6 +89,22 @@ public enum FixturePattern: String, CaseIterable, Sendable {
         return paint?.color ?? Self.background
     }
 
+    /// The pixels at `xs` of row `y` of a coordinate pattern, `bytesPerPixel`
+    /// bytes each, in one array: what a check that reads a whole crop back
+    /// compares a row with, without an array a pixel.
+    public func row(_ xs: Range<Int>, y: Int) -> [UInt8] {
+        precondition(self != .corners, "the corners fixture has no formula by position alone")
+        let bytes = bytesPerPixel
+        return [UInt8](unsafeUninitializedCapacity: xs.count * bytes) { buffer, count in
+            guard var out = buffer.baseAddress else { return }
+            for x in xs {
+                write(x: x, y: y, to: out)
+                out += bytes
+            }
+            count = xs.count * bytes
+        }
+    }
+
     /// Writes a coordinate pattern's pixel at `(x, y)` to `out`: the one
     /// statement of its formula.
     @inline(__always)

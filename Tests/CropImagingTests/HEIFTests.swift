@@ -36,15 +36,21 @@ struct HEIFTests {
         -> Int
     {
         var wrong = 0
+        let xs = origin.0..<origin.0 + image.width
         for y in 0..<image.height {
+            let py = origin.1 + y
+            let row = tenBit ? [] : CoordinatesPattern.rgbRow(xs, y: py)
             for x in 0..<image.width {
-                let (px, py) = (origin.0 + x, origin.1 + y)
-                let expected =
-                    tenBit
-                    ? [px, py, (7 * px + 13 * py) & 1023]
-                    : CoordinatesPattern.rgb(px, py)
-                let got = (0..<3).map { image.sample(x: x, y: y, channel: $0) >> (tenBit ? 6 : 0) }
-                if got != expected { wrong += 1 }
+                let px = origin.0 + x
+                for channel in 0..<3 {
+                    let tenBitSample =
+                        channel == 0 ? px : channel == 1 ? py : (7 * px + 13 * py) & 1023
+                    let expected = tenBit ? tenBitSample : row[3 * x + channel]
+                    if image.sample(x: x, y: y, channel: channel) >> (tenBit ? 6 : 0) != expected {
+                        wrong += 1
+                        break
+                    }
+                }
                 if alpha, image.sample(x: x, y: y, channel: 3) != (px + 2 * py) & 255 { wrong += 1 }
             }
         }

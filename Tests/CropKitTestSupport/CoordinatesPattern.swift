@@ -9,4 +9,18 @@ public enum CoordinatesPattern {
     public static func rgb(_ x: Int, _ y: Int) -> [Int] {
         CropExportTest.expected(x, y).prefix(3).map(Int.init)
     }
+
+    /// The red, green and blue samples of the pixels seen at `xs` in row
+    /// `y`, three a pixel: the formula of ``rgb(_:_:)`` a row at a time.
+    public static func rgbRow(_ xs: Range<Int>, y: Int) -> [Int] {
+        let rgba = FixturePattern.rgbaCoordinates.row(xs, y: y)
+        var rgb: [Int] = []
+        rgb.reserveCapacity(xs.count * 3)
+        for i in stride(from: 0, to: rgba.count, by: 4) {
+            rgb.append(Int(rgba[i]))
+            rgb.append(Int(rgba[i + 1]))
+            rgb.append(Int(rgba[i + 2]))
+        }
+        return rgb
+    }
 }

@@ -92,12 +92,12 @@ struct DemoCommand: Subcommand {
         Self.run(Self.cases, in: folder, console: console)
     }
 
-    /// The demo of `cases` into `folder`: the library calls behind it, with
-    /// no command line in between (a test runs it on small cases).
-    static func run(_ cases: [Case], in folder: String, console: Console) -> Int32 {
+    /// Makes `folder` an empty demo folder (its marker, `diagrams/`,
+    /// `exports/`): a folder this command made loses its files, any other
+    /// non-empty one is refused. Nil when ready, else the exit status, said
+    /// on `console`.
+    static func prepare(_ folder: String, console: Console) -> Int32? {
         let files = FileManager.default
-        let diagrams = folder + "/diagrams"
-        let exports = folder + "/exports"
         // Replace only a folder this command made.
         var isFolder: ObjCBool = false
         if files.fileExists(atPath: folder, isDirectory: &isFolder) {
@@ -111,7 +111,7 @@ struct DemoCommand: Subcommand {
             for name in contents { try? files.removeItem(atPath: folder + "/" + name) }
         }
         do {
-            for path in [folder, diagrams, exports] {
+            for path in [folder, folder + "/diagrams", folder + "/exports"] {
                 try files.createDirectory(atPath: path, withIntermediateDirectories: true)
             }
             try Data("made by cropkit demo; a second run replaces this folder\n".utf8).write(
@@ -120,6 +120,15 @@ struct DemoCommand: Subcommand {
             console.err.write("error: cannot write '\(folder)': \(error.localizedDescription)\n")
             return ExitCode.badInput
         }
+        return nil
+    }
+
+    /// The demo of `cases` into `folder`: the library calls behind it, with
+    /// no command line in between (a test runs it on small cases).
+    static func run(_ cases: [Case], in folder: String, console: Console) -> Int32 {
+        if let refused = prepare(folder, console: console) { return refused }
+        let diagrams = folder + "/diagrams"
+        let exports = folder + "/exports"
         let started = Date()
         console.out.write(
             """
@@ -527,5 +536,12 @@ extension CropKitTool {
     ) -> Int32 {
         defer { console.flush() }
         return DemoCommand.run(cases, in: folder, console: console)
+    }
+
+    /// What a second `cropkit demo` into `folder` does first: empties a
+    /// folder the demo made (nil: ready) or refuses any other (the exit
+    /// status, said on `console`).
+    package static func prepareDemoFolder(_ folder: String, console: Console) -> Int32? {
+        DemoCommand.prepare(folder, console: console)
     }
 }
