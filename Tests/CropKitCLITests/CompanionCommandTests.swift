@@ -102,7 +102,7 @@ import Testing
         let heic = cropkit("info", TestData.path("heif/libvips/apple-heic-gainmap.heic"))
         #expect(
             heic.out.contains(
-                "urn:com:apple:photo:2020:aux:hdrgainmap 2856x2142, scale 0.5 x 0.5: cut by a HEIC crop; dropped by other outputs"
+                "urn:com:apple:photo:2020:aux:hdrgainmap 2856x2142, scale 0.5 x 0.5: cut by a HEIC crop, carried into a JPEG crop; dropped by other outputs"
             ), "\(heic.out)")
         #expect(
             heic.out.contains(

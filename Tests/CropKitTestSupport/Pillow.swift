@@ -150,7 +150,11 @@ extension Pillow {
     /// Each of `paths` read by pillow-heif: its auxiliary images (by their
     /// `auxC` type), depth images and further images, decoded; its entity
     /// groups; its `tmap` item's payload, read from the file's own boxes by
-    /// a few lines of Python. `nil` without the environment.
+    /// a few lines of Python. An AVIF's auxiliary images, which
+    /// pillow-heif cannot decode (it has no AV1 decoder), are decoded by
+    /// Pillow's AVIF reader (libavif) with the file's `pitm` naming each;
+    /// one with a clean aperture, which libavif ignores, has its size
+    /// (libheif's reading) and no samples. `nil` without the environment.
     ///
     /// - Throws: when a file cannot be read.
     public static func heifCompanions(_ paths: [String]) throws -> [HEIFCompanionImages]? {
@@ -194,6 +198,22 @@ extension Pillow {
                         origin = meta['idat'][0] if method == 1 else 0
                         return b''.join(d[origin + o:origin + o + n] for o, n in parts).hex()
                 return ''
+            def av1_item(path, item):
+                # pillow-heif decodes no AV1: an AVIF's auxiliary image is
+                # decoded by Pillow's own AVIF reader (libavif), the file's
+                # pitm naming that item (a version-0 pitm: two bytes).
+                try:
+                    from PIL import Image
+                    import io
+                    d = bytearray(open(path, 'rb').read())
+                    p = d.index(b'pitm')
+                    if d[p + 4] != 0: return None
+                    d[p + 8:p + 10] = item.to_bytes(2, 'big')
+                    im = Image.open(io.BytesIO(bytes(d)))
+                    im.load()
+                    return im
+                except Exception:
+                    return None
             for path in sys.argv[1:]:
                 h = pillow_heif.open_heif(path)
                 images = []
@@ -203,7 +223,16 @@ extension Pillow {
                             im = h.get_aux_image(i).to_pillow()
                             images.append((kind, im))
                         except Exception:
-                            images.append((kind, None))
+                            # libavif ignores a clean aperture: an image
+                            # it shows at another size than libheif's is
+                            # given by its size alone.
+                            try:
+                                size = h.get_aux_image(i).size
+                            except Exception:
+                                images.append((kind, None))
+                                continue
+                            im = av1_item(path, i)
+                            images.append((kind, im if im is not None and im.size == size else size))
                 for depth in h.info.get('depth_images', []):
                     images.append(('depth', depth.to_pillow()))
                 for n in range(1, len(h)):
@@ -211,9 +240,10 @@ extension Pillow {
                 groups = ','.join(g['type'] for g in h.info.get('entity_groups') or [])
                 out.write(b'%d %d %d %s %s\\n' % (h.size[0], h.size[1], len(images), (groups or '-').encode(), (tone_map(path) or '-').encode()))
                 for kind, im in images:
-                    data = im.tobytes() if im is not None else b''
-                    w, hh = im.size if im is not None else (0, 0)
-                    bands = len(im.getbands()) if im is not None else 0
+                    known = im is not None and not isinstance(im, tuple)
+                    data = im.tobytes() if known else b''
+                    w, hh = im.size if known else im if im is not None else (0, 0)
+                    bands = len(im.getbands()) if known else 0
                     out.write(b'%s %d %d %d %d\\n' % (kind.encode(), w, hh, bands, len(data)) + data)
             """
         let process = Process()

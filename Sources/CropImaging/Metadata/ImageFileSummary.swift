@@ -168,6 +168,15 @@ extension HEIFFileInfo {
         // Each auxiliary image as a companion of the photo as shown, on
         // its own grid, and the other eye of a stereo pair.
         let photo = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        // Which crops carry them: a HEIC crop of a HEIC, an AVIF crop of an
+        // AVIF; a HEIC's gain map a JPEG crop too.
+        func carried(_ role: String) -> String {
+            info.codec == .av1
+                ? "cut by an AVIF crop (dropped by a turned or resized one); dropped by other outputs"
+                : role.hasSuffix("hdrgainmap")
+                    ? "cut by a HEIC crop, carried into a JPEG crop; dropped by other outputs"
+                    : "cut by a HEIC crop; dropped by other outputs"
+        }
         var companions = info.companions.filter { $0.width > 0 && $0.height > 0 }.map {
             companion in
             CompanionListing.line(
@@ -176,12 +185,11 @@ extension HEIFFileInfo {
                 crop: companion.showsWholePhoto
                     ? "an image of the whole photo, removed by a crop"
                     : companion.problem.map { "dropped by a crop: \($0)" }
-                        ?? "cut by a HEIC crop; dropped by other outputs")
+                        ?? carried(companion.role))
         }
         companions += info.stereoEyes.map { eye in
             "the other eye (item \(eye.item)), scale 1 x 1: "
-                + (eye.problem.map { "dropped by a crop: \($0)" }
-                    ?? "cut by a HEIC crop; dropped by other outputs")
+                + (eye.problem.map { "dropped by a crop: \($0)" } ?? carried("eye"))
         }
         if let toneMap = info.toneMap {
             companions.append(

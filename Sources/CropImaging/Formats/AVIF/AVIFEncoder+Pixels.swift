@@ -35,19 +35,116 @@ extension AVIFEncoder {
         let metadata = try plan.source.reader.cleanedMetadata(
             in: plan.source.input, size: size, policy: self.metadata)
         warnings += metadata.warnings
-        let entries = metadata.entries(as: .avif, written: metadata.kinds)
-        let bytes = try Self.encodeWhole(
+        var entries = metadata.entries(as: .avif, written: metadata.kinds)
+        let bytes: [UInt8]
+        let jobs = companionJobs(plan)
+        if let avif = plan.source.header as? AVIFFileInfo, !jobs.isEmpty {
+            let written = try writeWithCompanions(
+                image, plan: plan, source: avif.heif, jobs: jobs, metadata: metadata, to: sink)
+            bytes = []
+            written.companions.apply(to: &entries)
+            warnings += written.companions.warnings
+            return report(
+                plan, bytes: written.bytes, image: image, warnings: warnings, checksum: checksum,
+                entries: entries)
+        }
+        bytes = try Self.encodeWhole(
             image, quality: quality, icc: metadata.iccProfile, exif: metadata.exif,
             xmp: metadata.xmp.map { Array($0.utf8) })
         try sink.write(bytes[...])
-        return CropReport(
-            output: nil, bytes: bytes.count, size: plan.outputSize, format: Self.name,
+        return report(
+            plan, bytes: bytes.count, image: image, warnings: warnings, checksum: checksum,
+            entries: entries)
+    }
+
+    /// The report of an AVIF written from pixels.
+    private func report(
+        _ plan: CropPlan, bytes: Int, image: RasterImage, warnings: [String],
+        checksum: DataChecksum?, entries: [MetadataEntry]
+    ) -> CropReport {
+        CropReport(
+            output: nil, bytes: bytes, size: plan.outputSize, format: Self.name,
             warnings: warnings, checksum: checksum,
             details: HEIFWriteReport(
                 grid: "one image of \(image.width)x\(image.height), encoded from pixels",
                 copiedTiles: 0, reencodedTiles: 0, copiedBytes: 0, cleanAperture: nil,
                 transforms: [], notes: [], metadata: entries, encodedWholeAt: quality,
                 kind: Self.displayName))
+    }
+
+    /// The companions an AVIF crop from pixels cuts beside its photo: an
+    /// AVIF source's, unturned and unresized (a turned or resized AVIF
+    /// drops them, saying so), unless they are dropped.
+    func companionJobs(_ plan: CropPlan) -> [CropPlan.CompanionJob] {
+        guard plan.resampling == nil, let avif = plan.source.header as? AVIFFileInfo else {
+            return []
+        }
+        return CropPlan.companionJobs(avif.heif, encoder: tiles)
+    }
+
+    /// Writes `image` (the crop, upright) as the primary of an AVIF with
+    /// `source`'s companions cut beside it by the companion rule, as a
+    /// tile-copying crop writes them (``CropPlan/writeHEIFCompanions``):
+    /// the photo encoded whole and the companions' cuts side by side, one
+    /// list of jobs; then one file, the photo's EXIF and XMP as items.
+    /// The companions keep their own transforms, so each is shown upright
+    /// over the upright photo.
+    private func writeWithCompanions(
+        _ image: RasterImage, plan: CropPlan, source: HEIFFileInfo,
+        jobs: [CropPlan.CompanionJob], metadata: CleanedMetadata, to sink: some ByteSink
+    ) throws(ImagingError) -> (bytes: Int, companions: CropPlan.HEIFCompanionsWritten) {
+        let (encoder, quality, icc) = (tiles, quality, metadata.iccProfile)
+        let work = try concurrentResults(jobs.count + 1) { n throws(ImagingError) -> PixelsWork in
+            if n < jobs.count {
+                return .companion(
+                    plan.prepare(jobs[n], of: source, encoder: encoder, exactSize: true))
+            }
+            return .photo(
+                try Self.encodeWhole(image, quality: quality, icc: icc, exif: nil, xmp: nil))
+        }
+        var photo: [UInt8] = []
+        var prepared: [Result<CropPlan.HEIFCompanionCut, ImagingError>] = []
+        for result in work {
+            switch result {
+            case .photo(let bytes): photo = bytes
+            case .companion(let cut): prepared.append(cut)
+            }
+        }
+        // The photo as libheif wrote it: one coded image, its configuration,
+        // colour and pixel boxes, carried into the file written here.
+        let encoded = ImageInput(bytes: photo, name: "the encoded crop")
+        let coded = try HEIFFileInfo.read(encoded, limits: DecodeLimits()).layout.tiles[0]
+        var data: [UInt8] = []
+        for extent in coded.extents {
+            data += try encoded.read(at: extent.lowerBound, count: extent.count, format: .avif)
+        }
+        var writer = HEIFFileWriter(codec: .av1)
+        let primary = writer.addItem(
+            type: HEIFCodec.av1.itemType, hidden: false,
+            properties: [
+                (coded.configuration, true),
+                (HEIFFileWriter.ispe(width: image.width, height: image.height), false),
+            ] + coded.colourBoxes.map { ($0, false) } + (coded.pixi.map { [($0, false)] } ?? []))
+        writer.setData(primary, .bytes(data))
+        writer.primary = primary
+        let companions = plan.writeHEIFCompanions(
+            source, prepared: prepared, encoder: tiles, primary: primary,
+            transforms: HEIFFileWriter.transformBoxes(plan.orientation).boxes, into: &writer)
+        for image in [primary] + companions.describedWithPhoto {
+            if let exif = metadata.exif {
+                let item = writer.addItem(type: "Exif", hidden: true, properties: [])
+                writer.setData(item, .bytes([0, 0, 0, 0] + exif))
+                writer.reference("cdsc", from: item, to: [image])
+            }
+            if let xmp = metadata.xmp {
+                let item = writer.addItem(
+                    type: "mime", hidden: true, properties: [], contentType: "application/rdf+xml")
+                writer.setData(item, .bytes(Array(xmp.utf8)))
+                writer.reference("cdsc", from: item, to: [image])
+            }
+        }
+        let bytes = try writer.write(to: sink, input: plan.source.input)
+        return (bytes, companions)
     }
 
     /// 8-bit RGB or RGBA pixels encoded as an AVIF by libheif's AV1 encoder
@@ -117,4 +214,11 @@ extension AVIFEncoder {
         }
         return encoded
     }
+}
+
+/// One job of an AVIF crop from pixels with companions: the photo encoded
+/// whole, or a companion's cut.
+private enum PixelsWork: Sendable {
+    case photo([UInt8])
+    case companion(Result<CropPlan.HEIFCompanionCut, ImagingError>)
 }

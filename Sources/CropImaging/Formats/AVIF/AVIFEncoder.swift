@@ -1,4 +1,5 @@
 import CropGeometry
+import Foundation
 
 /// How a crop is written as AVIF.
 ///
@@ -117,7 +118,7 @@ extension AVIFEncoder: FormatWriter {
 
     /// A tile copy's need (``HEIFEncoder``), or the decode, the upright
     /// 8-bit copy and libheif's conversion and aom (about 16 bytes a pixel,
-    /// and its own tables).
+    /// and its own tables), and the companions being cut beside it.
     private func pixelsMemoryNeed(_ plan: CropPlan) -> MemoryNeed {
         var need = plan.source.decodeMemory(plan.stored, streamed: false)
         let size = plan.outputSize
@@ -125,6 +126,11 @@ extension AVIFEncoder: FormatWriter {
         need.add(
             saturatingProduct(size.width, size.height, 16) + (24 << 20),
             "libheif's YCbCr copy and the AV1 encoder (aom)")
+        if let avif = plan.source.header as? AVIFFileInfo, !companionJobs(plan).isEmpty {
+            CropPlan.addCompanionsMemory(
+                plan, info: avif.heif, threads: ProcessInfo.processInfo.activeProcessorCount,
+                to: &need)
+        }
         return need
     }
 }

@@ -79,9 +79,12 @@ extension CropPlan {
 
     /// One companion or eye cut (the part of writing it that takes time),
     /// or why it cannot be kept.
-    func prepare(_ job: CompanionJob, of info: HEIFFileInfo, encoder: HEIFEncoder)
-        -> Result<HEIFCompanionCut, ImagingError>
-    {
+    /// `exactSize`: every companion sampled and encoded at its cut's exact
+    /// size, with no clean aperture (AVIF's route from pixels, whose photo
+    /// has none either).
+    func prepare(
+        _ job: CompanionJob, of info: HEIFFileInfo, encoder: HEIFEncoder, exactSize: Bool = false
+    ) -> Result<HEIFCompanionCut, ImagingError> {
         do throws(ImagingError) {
             switch job {
             case .companion(let companion):
@@ -89,12 +92,13 @@ extension CropPlan {
                     try cutCompanion(
                         info, layout: companion.layout, clap: companion.clap,
                         problem: companion.problem, boxes: companion.boxes,
-                        nclx: companion.nclx, encoder: encoder))
+                        nclx: companion.nclx, encoder: encoder, exactSize: exactSize))
             case .eye(let eye):
                 return .success(
                     try cutCompanion(
                         info, layout: eye.layout, clap: eye.clap, problem: eye.problem,
-                        boxes: eye.boxes, nclx: info.nclx, encoder: encoder, sameGrid: true))
+                        boxes: eye.boxes, nclx: info.nclx, encoder: encoder, sameGrid: true,
+                        exactSize: exactSize))
             }
         } catch {
             return .failure(error)
@@ -296,10 +300,12 @@ extension CropPlan {
     /// whole pixels of its grid its tiles are cut as the primary's are;
     /// between them it is sampled by the companion rule and encoded as one
     /// image. `sameGrid`: the other eye, on the primary's grid.
+    /// `exactSize`: sampled and encoded at the cut's size whatever its
+    /// grid, with no clean aperture.
     func cutCompanion(
         _ info: HEIFFileInfo, layout: HEIFLayout?, clap: PixelRect<StoredPixels>?,
         problem: String?, boxes: [[UInt8]], nclx: HEIFColourDescription?, encoder: HEIFEncoder,
-        sameGrid: Bool = false
+        sameGrid: Bool = false, exactSize: Bool = false
     ) throws(ImagingError) -> HEIFCompanionCut {
         if let problem { throw .unsupported(format: .heif, detail: problem) }
         guard let layout else {
@@ -322,7 +328,7 @@ extension CropPlan {
         let (ox, oy) = image.origin
         let cut = grid.cut(stored)
         let lossless = encoder.method != .automatic
-        guard let copy = cut.copyRect else {
+        guard let copy = cut.copyRect, !exactSize else {
             guard !lossless else {
                 throw .unsupported(
                     format: .heif,
@@ -332,7 +338,9 @@ extension CropPlan {
             }
             try requireEncoder(image)
             let single = try Self.sampledCompanion(
-                image, cut: cut, input: source.input, quality: Self.companionQuality(encoder))
+                image, cut: cut, input: source.input,
+                quality: sameGrid ? encoder.quality : Self.companionQuality(encoder),
+                exactSize: exactSize)
             let tiles = Self.heifTileCut(image, stored: cut.readRect)
             return HEIFCompanionCut(
                 info: image, tiles: tiles, single: single, size: cut.size, sampled: true)
@@ -386,13 +394,15 @@ extension CropPlan {
     /// bilinear sample at its exact position (chroma planes at their own
     /// sample positions), the coded size grown to whole 8x8 blocks of at
     /// least 64 (every sample beyond the cut its nearest edge sample) with
-    /// a clean aperture cutting the cut, encoded as one image.
+    /// a clean aperture cutting the cut, encoded as one image; or, with
+    /// `exactSize`, coded at the cut's size with no clean aperture.
     static func sampledCompanion(
-        _ info: HEIFFileInfo, cut: CompanionCut<StoredPixels>, input: ImageInput, quality: Int
+        _ info: HEIFFileInfo, cut: CompanionCut<StoredPixels>, input: ImageInput, quality: Int,
+        exactSize: Bool = false
     ) throws(ImagingError) -> RectImage {
         let (outW, outH) = (cut.size.width, cut.size.height)
-        let width = max(64, (outW + 7) / 8 * 8)
-        let height = max(64, (outH + 7) / 8 * 8)
+        let width = exactSize ? outW : max(64, (outW + 7) / 8 * 8)
+        let height = exactSize ? outH : max(64, (outH + 7) / 8 * 8)
         let planes = try sampledPlanes(info, cut: cut, input: input, width: width, height: height)
         let coded = try encodePlanes(
             planes, width: width, height: height, info: info, quality: quality)

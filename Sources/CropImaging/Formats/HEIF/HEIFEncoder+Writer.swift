@@ -138,50 +138,61 @@ extension HEIFEncoder: FormatWriter {
                 saturatingProduct(plan.stored.width + 16, plan.stored.height + 16, pixelBytes),
                 "the rect's planes gathered")
         }
-        // Companions are cut side by side, one a core, beside the photo's
-        // edge tiles: each holds the tiles its cut reads decoded to their
-        // planes and its cut's planes; the largest ones at once.
         if metadata.companions == .keep, !metadata.stripAll {
-            let photo = PixelSize<StoredPixels>(width: info.width, height: info.height)
-            var needs: [Int] = []
-            for companion in info.companions where !companion.showsWholePhoto {
-                guard let layout = companion.layout, companion.problem == nil,
-                    let grid = CompanionGrid(
-                        imageSize: photo,
-                        companionSize: PixelSize(width: companion.width, height: companion.height))
-                else { continue }
-                let cut = grid.cut(plan.stored)
-                let read = cut.readRect
-                let (ox, oy) = (companion.clap?.x ?? 0, companion.clap?.y ?? 0)
-                let margin = PixelRect<StoredPixels>(
-                    x: max(read.x + ox - 2, 0), y: max(read.y + oy - 2, 0),
-                    width: min(read.maxX + ox + 2, layout.width) - max(read.x + ox - 2, 0),
-                    height: min(read.maxY + oy + 2, layout.height) - max(read.y + oy - 2, 0))
-                // Samples a pixel, in halves: 2 (monochrome), 3 (4:2:0),
-                // 4 (4:2:2), 6 (4:4:4); twice that above 8 bits.
-                let halves =
-                    [2, 3, 4, 6][layout.tiles[0].chromaCode]
-                    * (layout.tiles[0].bitDepth > 8 ? 2 : 1)
-                let tiles = layout.tiles(touching: margin).count
-                let tileBytes = saturatingProduct(layout.tileWidth, layout.tileHeight, halves) / 2
-                let outBytes =
-                    saturatingProduct(cut.size.width + 64, cut.size.height + 64, halves) / 2
-                needs.append(
-                    saturatingProduct(tiles, tileBytes, 1).addingReportingOverflow(
-                        outBytes
-                    ).partialValue)
-            }
-            for eye in info.stereoEyes where eye.layout != nil && eye.problem == nil {
-                needs.append(saturatingProduct(layout.tileWidth, layout.tileHeight, 16))
-            }
-            let atOnce = needs.sorted(by: >).prefix(threads)
-            if !atOnce.isEmpty {
-                need.add(
-                    atOnce.reduce(0) { $0.addingReportingOverflow($1).partialValue },
-                    "the companions being cut (\(atOnce.count) at once)")
-            }
+            CropPlan.addCompanionsMemory(plan, info: info, threads: threads, to: &need)
         }
         need.add(1 << 20, "the copy buffer")
         return need
+    }
+}
+
+extension CropPlan {
+    /// Adds to `need` what cutting `info`'s companions for `plan` holds:
+    /// they are cut side by side, `threads` at once, each holding the
+    /// tiles its cut reads decoded to their planes and its cut's planes;
+    /// the largest ones at once. The HEIC writer and AVIF's pixel route
+    /// both cut them.
+    static func addCompanionsMemory(
+        _ plan: CropPlan, info: HEIFFileInfo, threads: Int, to need: inout MemoryNeed
+    ) {
+        let layout = info.layout
+        let photo = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        var needs: [Int] = []
+        for companion in info.companions where !companion.showsWholePhoto {
+            guard let layout = companion.layout, companion.problem == nil,
+                let grid = CompanionGrid(
+                    imageSize: photo,
+                    companionSize: PixelSize(width: companion.width, height: companion.height))
+            else { continue }
+            let cut = grid.cut(plan.stored)
+            let read = cut.readRect
+            let (ox, oy) = (companion.clap?.x ?? 0, companion.clap?.y ?? 0)
+            let margin = PixelRect<StoredPixels>(
+                x: max(read.x + ox - 2, 0), y: max(read.y + oy - 2, 0),
+                width: min(read.maxX + ox + 2, layout.width) - max(read.x + ox - 2, 0),
+                height: min(read.maxY + oy + 2, layout.height) - max(read.y + oy - 2, 0))
+            // Samples a pixel, in halves: 2 (monochrome), 3 (4:2:0),
+            // 4 (4:2:2), 6 (4:4:4); twice that above 8 bits.
+            let halves =
+                [2, 3, 4, 6][layout.tiles[0].chromaCode]
+                * (layout.tiles[0].bitDepth > 8 ? 2 : 1)
+            let tiles = layout.tiles(touching: margin).count
+            let tileBytes = saturatingProduct(layout.tileWidth, layout.tileHeight, halves) / 2
+            let outBytes =
+                saturatingProduct(cut.size.width + 64, cut.size.height + 64, halves) / 2
+            needs.append(
+                saturatingProduct(tiles, tileBytes, 1).addingReportingOverflow(
+                    outBytes
+                ).partialValue)
+        }
+        for eye in info.stereoEyes where eye.layout != nil && eye.problem == nil {
+            needs.append(saturatingProduct(layout.tileWidth, layout.tileHeight, 16))
+        }
+        let atOnce = needs.sorted(by: >).prefix(threads)
+        if !atOnce.isEmpty {
+            need.add(
+                atOnce.reduce(0) { $0.addingReportingOverflow($1).partialValue },
+                "the companions being cut (\(atOnce.count) at once)")
+        }
     }
 }

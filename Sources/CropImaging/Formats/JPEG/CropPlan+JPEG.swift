@@ -293,7 +293,7 @@ extension CropPlan {
                 source.header is JPEGFileInfo
                 ? "a turned, resized or circled crop" : "a JPEG made from another format"
             warnings.append(
-                "companions are kept where the output carries them: the source's \(named) is not carried by \(route) yet, so the crop shows in standard dynamic range"
+                "companions are kept where the output carries them: the source has \(named), which \(route) does not carry yet, so the crop shows in standard dynamic range"
             )
         }
         // Another format's gain map (a HEIC's Apple one): carried in

@@ -1,0 +1,229 @@
+import CropGeometry
+import CropKitTestSupport
+import Foundation
+import Testing
+
+@testable import CropImaging
+
+/// An AVIF's companions cut by the companion rule, as a HEIC's are. The
+/// corpus has no AVIF with one, so the source is made here: the 2x2 grid
+/// of the lossless 1024x784 "coordinates" AVIF with an HDR gain map of
+/// 512x392 (a smooth wave, as a real map is, AV1-coded by libheif's aom)
+/// linked by `auxl`. A crop that holds a whole tile copies tiles and cuts
+/// the map beside them as a HEIC crop does; any other is written from
+/// pixels, the map sampled by the rule and coded at its cut's exact size
+/// with no clean aperture (the photo has none there either). Read back
+/// independently: the container by pillow-heif (libheif 1.23), the map's
+/// samples by Pillow's AVIF reader (libavif).
+@Suite(
+    .announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+    .enabled(
+        if: HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles,
+        "needs libheif.so.1 with an AV1 encoder (Debian: libheif1)"),
+    .enabled(
+        if: Pillow.python != nil,
+        "needs the virtual environment's Pillow and pillow-heif (scripts/python-venv)"
+    ))
+struct AVIFCompanionTests {
+    static let grid = "avif/generated/coords_grid2x2_1024x784_lossless.avif"
+    static let role = "urn:com:apple:photo:2020:aux:hdrgainmap"
+
+    /// A smooth gray wave, as a gain map is.
+    static func wave(_ width: Int, _ height: Int) -> RasterImage {
+        var samples = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let v = 128 + 100 * sin(Double(x) / 37) * cos(Double(y) / 29)
+                let i = (y * width + x) * 3
+                samples[i] = UInt8(v.rounded())
+                samples[i + 1] = samples[i]
+                samples[i + 2] = samples[i]
+            }
+        }
+        return RasterImage(
+            width: width, height: height, colorType: .rgb, bitDepth: 8, samples: samples)
+    }
+
+    /// A version-0 full box of `type` holding `payload`.
+    static func fullBox(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        var w = HEIFBoxWriter()
+        w.begin(type, version: 0)
+        w.append(payload)
+        w.end()
+        return w.bytes
+    }
+
+    /// The grid AVIF with the map beside it: the tiles' bytes as the
+    /// corpus file has them, the map's as libheif encoded it.
+    static func source() throws -> [UInt8] {
+        let source = try ImageSource.open(path: TestData.path(grid))
+        let info = try #require((source.header as? AVIFFileInfo)?.heif)
+        let mapFile = try AVIFEncoder.encodeWhole(
+            wave(512, 392), quality: 95, icc: nil, exif: nil, xmp: nil)
+        let map = try ImageSource(ImageInput(bytes: mapFile, name: "map.avif"))
+        let mapTile = try #require((map.header as? AVIFFileInfo)?.heif.layout.tiles.first)
+        let mapBytes = try mapTile.extents.flatMap {
+            try map.input.read(at: $0.lowerBound, count: $0.count, format: .avif)
+        }
+        var writer = HEIFFileWriter(codec: .av1)
+        var tiles: [Int] = []
+        for tile in info.layout.tiles {
+            let item = writer.addItem(
+                type: "av01", hidden: true,
+                properties: [
+                    (tile.configuration, true),
+                    (HEIFFileWriter.ispe(width: tile.width, height: tile.height), false),
+                ] + tile.colourBoxes.map { ($0, false) })
+            writer.setData(item, .extents(tile.extents))
+            tiles.append(item)
+        }
+        let layout = info.layout
+        let photo = writer.addItem(
+            type: "grid", hidden: false,
+            properties: [(HEIFFileWriter.ispe(width: layout.width, height: layout.height), false)])
+        writer.reference("dimg", from: photo, to: tiles)
+        writer.setData(
+            photo,
+            .bytes(
+                HEIFFileWriter.gridDescription(
+                    rows: 2, columns: 2, width: layout.width, height: layout.height)))
+        writer.primary = photo
+        let gain = writer.addItem(
+            type: "av01", hidden: true,
+            properties: [
+                (mapTile.configuration, true),
+                (HEIFFileWriter.ispe(width: 512, height: 392), false),
+                (Self.fullBox("auxC", Array((role + "\0").utf8)), true),
+            ] + mapTile.colourBoxes.map { ($0, false) })
+        writer.setData(gain, .bytes(mapBytes))
+        writer.reference("auxl", from: gain, to: [photo])
+        let sink = MemorySink()
+        _ = try writer.write(to: sink, input: source.input)
+        return sink.bytes
+    }
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var rect: PixelRect<ImagePixels>
+        /// How the photo is written: tiles copied, or from pixels.
+        var route: String
+        /// Whether the map's cut must equal the source's samples exactly.
+        var exact: Bool
+        var testDescription: String { "\(rect) (\(route))" }
+    }
+
+    static func rect(_ x: Int, _ y: Int, _ w: Int, _ h: Int) -> PixelRect<ImagePixels> {
+        PixelRect(x: x, y: y, width: w, height: h)
+    }
+
+    static let cases: [Case] = [
+        // The whole photo: every tile and the map copied.
+        Case(rect: rect(0, 0, 1024, 784), route: "copied", exact: true),
+        // Whole tiles with edge tiles encoded; the map on its whole pixels.
+        Case(rect: rect(0, 0, 700, 500), route: "edge tile", exact: false),
+        // No whole tile: from pixels, the map sampled between its pixels.
+        Case(rect: rect(101, 77, 700, 500), route: "from pixels", exact: false),
+        Case(rect: rect(3, 5, 41, 37), route: "from pixels", exact: false),
+        Case(rect: rect(1023, 783, 1, 1), route: "from pixels", exact: false),
+    ]
+
+    @Test(arguments: cases)
+    func theGainMapIsCutByTheRule(_ c: Case) throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("photo.avif").path
+        try Data(try Self.source()).write(to: URL(fileURLWithPath: input))
+        let out = folder.appendingPathComponent("crop.avif").path
+        let r = c.rect
+        let run = cropkit([
+            "crop", input, "--pixels", "\(r.x),\(r.y),\(r.width),\(r.height)", "-o", out,
+        ])
+        try #require(run.status == 0, "\(run.err)")
+        #expect(
+            run.out.contains(c.route == "from pixels" ? "encoded from pixels" : "tile(s) copied"))
+        let read = try #require(try Pillow.heifCompanions([input, out]))
+        let (before, after) = (read[0], read[1])
+        #expect(after.width == r.width && after.height == r.height)
+        #expect(after.images.map(\.kind) == [Self.role])
+        let (source, cut) = (before.images[0], try #require(after.images.first))
+        let grid = try #require(
+            CompanionGrid<ImagePixels>(
+                imageSize: PixelSize(width: 1024, height: 784),
+                companionSize: PixelSize(width: source.width, height: source.height)))
+        let rule = grid.cut(r)
+        #expect(cut.width == rule.size.width && cut.height == rule.size.height)
+        #expect(
+            run.out.contains(
+                "the HDR gain map cut to the crop: \(rule.size.width)x\(rule.size.height) of its 512x392"
+            ), "\(run.out)")
+        // From pixels the map has no clean aperture: libavif, which ignores
+        // one, shows it at the rule's size, so its samples are read.
+        if c.route == "from pixels" { #expect(!cut.samples.isEmpty) }
+        if !cut.samples.isEmpty {
+            if c.exact {
+                print("AVIF map \(c.testDescription): exact \(cut.samples.count)")
+                #expect(cut.samples == source.samples)
+            } else {
+                let (mean, p99, _) = HEICCompanionTests.errors(
+                    of: cut.samples, against: rule, source: source.samples, bands: source.bands)
+                print("AVIF map \(c.testDescription): \(rule.size), mean \(mean), p99 \(p99)")
+                #expect(mean <= 1 && p99 <= 4, "mean \(mean), p99 \(p99)")
+            }
+        }
+        let leaks = cropkit(["leaks", out])
+        #expect(leaks.status == 0 && leaks.out.contains("clean"), "\(leaks.out)")
+    }
+
+    /// `info` says what a crop does with the map; `--companions drop`, and
+    /// a resized crop (its map is not resampled into an AVIF yet), drop it
+    /// and the report says so.
+    @Test func aDroppedMapIsNamed() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("photo.avif").path
+        try Data(try Self.source()).write(to: URL(fileURLWithPath: input))
+        let info = cropkit(["info", input])
+        #expect(
+            info.out.contains(
+                "\(Self.role) 512x392, scale 0.5 x 0.5: cut by an AVIF crop (dropped by a turned or resized one); dropped by other outputs"
+            ), "\(info.out)")
+        for options in [["--companions", "drop"], ["--width", "300"]] {
+            let out = folder.appendingPathComponent("crop.avif").path
+            let run = cropkit(
+                ["crop", input, "--pixels", "101,77,700,500", "-o", out, "--force"] + options)
+            try #require(run.status == 0, "\(run.err)")
+            #expect(run.out.contains("dropped auxiliary item"), "\(options): \(run.out)")
+            let read = try #require(try Pillow.heifCompanions([out]))
+            #expect(read[0].images.isEmpty, "\(options)")
+        }
+        // A JPEG has a place for a gain map, but not this one yet: said.
+        let jpeg = cropkit([
+            "crop", input, "--pixels", "101,77,700,500", "-o",
+            folder.appendingPathComponent("crop.jpg").path,
+        ])
+        #expect(jpeg.status == 0)
+        #expect(
+            jpeg.err.contains(
+                "the source has an HDR gain map auxiliary image (\(Self.role)), which a JPEG made from another format does not carry yet"
+            ), "\(jpeg.err)")
+    }
+
+    /// From pixels, the map's cut counts against `--max-memory` beside the
+    /// photo's encode; dropped, it does not.
+    @Test func theMapCountsAgainstTheMemoryLimit() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("photo.avif").path
+        try Data(try Self.source()).write(to: URL(fileURLWithPath: input))
+        let out = folder.appendingPathComponent("crop.avif").path
+        for (options, names) in [([String](), true), (["--companions", "drop"], false)] {
+            let run = cropkit(
+                ["crop", input, "--pixels", "101,77,700,500", "-o", out, "--max-memory", "33M"]
+                    + options)
+            #expect(run.status == 2, "\(options): \(run.err)")
+            #expect(
+                run.err.contains("the companions being cut (1 at once)") == names,
+                "\(options): \(run.err)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+}
