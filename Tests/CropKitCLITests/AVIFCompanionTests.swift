@@ -226,4 +226,23 @@ struct AVIFCompanionTests {
             #expect(!FileManager.default.fileExists(atPath: out))
         }
     }
+
+    /// A crop of a crop: the first crop's map is one coded image of odd
+    /// size (21x19, its chroma planes 11x10), whose last chroma row a cut
+    /// at the bottom samples. Its tile's chroma side was rounded down, and
+    /// the cut read past its one tile: a crash, now a cut map.
+    @Test func aCropOfACropCutsItsOddSizedMap() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("photo.avif").path
+        try Data(try Self.source()).write(to: URL(fileURLWithPath: input))
+        let first = folder.appendingPathComponent("first.avif").path
+        let second = folder.appendingPathComponent("second.avif").path
+        #expect(cropkit(["crop", input, "--pixels", "3,5,41,37", "-o", first]).status == 0)
+        for rect in ["1,1,40,36", "0,0,41,37", "40,36,1,1"] {
+            let run = cropkit(["crop", first, "--pixels", rect, "-o", second, "--force"])
+            #expect(run.status == 0, "\(rect): \(run.err)")
+            #expect(run.out.contains("the HDR gain map cut to the crop"), "\(rect): \(run.out)")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropImaging
 import CropKitTestSupport
 import CropRecords
 import CropTestKit
@@ -176,6 +177,38 @@ import Testing
             run.out.components(separatedBy: "ok   companion alignment").count == 6, "\(run.out)")
         #expect(run.out.contains("against an exact copy of 0,0,252,189"), "\(run.out)")
         #expect(run.err.contains("5 passed, 0 failed"))
+    }
+
+    /// With `--format avif` the fixture is an AVIF whose gain map is an
+    /// auxiliary image, and each AVIF crop's map is read back by the AVIF
+    /// reader and held to the rule (a HEIF companion's goal): on its grid,
+    /// off it (an odd-sized map, coded at its exact size), 1x1 at the far
+    /// corner, and the whole photo (copied, exact). Turned by an
+    /// orientation, an AVIF from pixels is written upright and its map is
+    /// not turned yet: the check fails and says why.
+    @Test(.enabled(if: HEIFEncoder.canEncodeTiles, "needs libheif with an AV1 encoder"))
+    func verifyChecksAnAVIFCompanion() {
+        let run = cropkit([
+            "verify", "--source", "400x300", "--viewport", "400x300",
+            "--selection", "10,10,200,150", "--selection", "101,33,77,51", "--selection",
+            "399,299,1,1", "--selection", "0,0,400,300", "--companion", "200x150", "--format",
+            "avif",
+        ])
+        #expect(run.status == 0, "\(run.out)\(run.err)")
+        #expect(
+            run.out.components(separatedBy: "ok   companion alignment").count == 5, "\(run.out)")
+        #expect(run.out.contains("99th percentile at most 4)"), "\(run.out)")
+        #expect(run.out.contains("against an exact copy of 0,0,200,150"), "\(run.out)")
+        #expect(run.err.contains("4 passed, 0 failed"))
+        let turned = cropkit([
+            "verify", "--source", "400x300", "--viewport", "300x400", "--orientation", "6",
+            "--selection", "10,10,150,200", "--companion", "150x200", "--format", "avif",
+        ])
+        #expect(turned.status == 1)
+        #expect(
+            turned.out.contains(
+                "FAIL companion size: the crop carries no gain map; companions are kept where the output carries them: an AVIF crop written from pixels is upright, and its companions are not turned with it yet (orientation 6)"
+            ), "\(turned.out)")
     }
 
     @Test func verifyRefusesACompanionThatCannotBeChecked() {

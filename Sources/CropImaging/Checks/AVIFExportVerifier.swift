@@ -64,4 +64,6 @@ public final class AVIFExportVerifier: Sendable {
 extension AVIFExportVerifier: FormatExportVerifier {
     /// "avif".
     public static var fileExtension: String { "avif" }
+    /// AVIF: its crops carry an auxiliary gain map.
+    public static var companionFormat: ImageFormat { .avif }
 }

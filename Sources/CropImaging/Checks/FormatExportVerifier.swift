@@ -17,6 +17,9 @@ public protocol FormatExportVerifier: Sendable {
     static var maximumPixels: Int { get }
     /// The extension of the files it writes: "jpg", "webp".
     static var fileExtension: String { get }
+    /// The format ``CompanionExportVerifier`` checks a gain map in beside
+    /// this one's checks: its own where its crops carry one, else JPEG.
+    static var companionFormat: ImageFormat { get }
     /// The checks of `result`'s crop; the output's bytes go to `path` too
     /// when there is one.
     ///
@@ -104,6 +107,11 @@ enum FixtureExport {
                 ? "nothing of the uncropped photo"
                 : leaks.map(\.description).joined(separator: "; "))
     }
+}
+
+extension FormatExportVerifier {
+    /// JPEG, whose crops carry an MPF gain map.
+    public static var companionFormat: ImageFormat { .jpeg }
 }
 
 extension JPEGExportVerifier: FormatExportVerifier {

@@ -64,6 +64,13 @@ protocol FormatReader: ImageHeader {
     func jpegGainMap(in input: ImageInput, stored: PixelRect<StoredPixels>)
         throws(ImagingError) -> JPEGGainMapCut?
 
+    /// The file's HDR gain map decoded whole: its luma (its first channel),
+    /// 8-bit, in its stored orientation; `nil` without one. What an export
+    /// check reads a crop's gain map back with.
+    ///
+    /// - Throws: ``ImagingError`` when it cannot be decoded.
+    func gainMapImage(in input: ImageInput) throws(ImagingError) -> RasterImage?
+
     /// How many pixels the HDR gain map a JPEG crop would carry has (0
     /// without one): what a resampled crop decodes of it, for its memory
     /// need.
@@ -132,6 +139,9 @@ extension FormatReader {
 
     /// No gain map by default.
     func gainMapPixels(in input: ImageInput) -> Int { 0 }
+
+    /// No gain map to decode by default.
+    func gainMapImage(in input: ImageInput) throws(ImagingError) -> RasterImage? { nil }
 
     /// No gain map a JPEG holds by default.
     func jpegGainMap(in input: ImageInput, stored: PixelRect<StoredPixels>)

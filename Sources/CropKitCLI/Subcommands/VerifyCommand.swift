@@ -45,6 +45,9 @@ struct VerifyCommand: Subcommand {
         map is checked against the companion rule: its size, and every pixel
         the rule's bilinear sample (exact where the crop is a copy on the map's
         block grid; else mean error at most 0.6 codes, 99th percentile 3).
+        With --format avif the fixture is an AVIF whose gain map is an
+        auxiliary image, and each AVIF crop's map is checked the same way
+        (exact where the crop copies all of it).
         A selection that covers no pixel has nothing to export and is reported as
         such. Exit 1 when any check failed.
         """
@@ -70,7 +73,7 @@ struct VerifyCommand: Subcommand {
             OptionSpec(
                 name: "companion", value: "WxH",
                 help:
-                    "also check a gain map of this size as displayed: a JPEG fixture carries it, each JPEG crop must cut it by the companion rule"
+                    "also check a gain map of this size as displayed: a JPEG fixture carries it (an AVIF one with --format avif), each crop must cut it by the companion rule"
             ),
             .json("print one JSON object per selection"), .quiet,
         ]
@@ -171,7 +174,8 @@ struct VerifyCommand: Subcommand {
                     } else {
                         current = try CompanionExportVerifier(
                             sourceSize: result.sourceSize,
-                            companionSize: PixelSize(width: stored.width, height: stored.height))
+                            companionSize: PixelSize(width: stored.width, height: stored.height),
+                            format: format?.companionFormat ?? .jpeg)
                     }
                     companionVerifier = current
                     checks += try current.check(result)

@@ -36,6 +36,7 @@ extension AVIFEncoder {
             in: plan.source.input, size: size, policy: self.metadata)
         warnings += metadata.warnings
         var entries = metadata.entries(as: .avif, written: metadata.kinds)
+        if let reason = companionsNotCut(plan) { warnings.append(reason) }
         let bytes: [UInt8]
         let jobs = companionJobs(plan)
         if let avif = plan.source.header as? AVIFFileInfo, !jobs.isEmpty {
@@ -73,13 +74,33 @@ extension AVIFEncoder {
     }
 
     /// The companions an AVIF crop from pixels cuts beside its photo: an
-    /// AVIF source's, unturned and unresized (a turned or resized AVIF
-    /// drops them, saying so), unless they are dropped.
+    /// AVIF source's, when the crop is neither resampled nor turned upright
+    /// from another orientation (``companionsNotCut(_:)`` says why not),
+    /// unless they are dropped.
     func companionJobs(_ plan: CropPlan) -> [CropPlan.CompanionJob] {
-        guard plan.resampling == nil, let avif = plan.source.header as? AVIFFileInfo else {
-            return []
-        }
+        guard companionsNotCut(plan) == nil, let avif = plan.source.header as? AVIFFileInfo
+        else { return [] }
         return CropPlan.companionJobs(avif.heif, encoder: tiles)
+    }
+
+    /// Why an AVIF source's companions, asked to be kept, are not cut
+    /// beside a crop written from pixels: it is resampled (turned or
+    /// resized), or its photo is turned upright (an AVIF from pixels is
+    /// written upright, and a companion is not turned with it yet). `nil`
+    /// when they are cut, or there are none to keep.
+    func companionsNotCut(_ plan: CropPlan) -> String? {
+        guard let avif = plan.source.header as? AVIFFileInfo,
+            !CropPlan.companionJobs(avif.heif, encoder: tiles).isEmpty
+        else { return nil }
+        if plan.resampling != nil {
+            return
+                "companions are kept where the output carries them: a turned or resized AVIF crop does not resample them yet, so they are dropped"
+        }
+        if plan.orientation != .up {
+            return
+                "companions are kept where the output carries them: an AVIF crop written from pixels is upright, and its companions are not turned with it yet (orientation \(plan.orientation.rawValue)), so they are dropped"
+        }
+        return nil
     }
 
     /// Writes `image` (the crop, upright) as the primary of an AVIF with
@@ -148,16 +169,18 @@ extension AVIFEncoder {
     }
 
     /// 8-bit RGB or RGBA pixels encoded as an AVIF by libheif's AV1 encoder
-    /// at `quality` with ``HEIFEncoder/parameters(for:)``, 4:2:0, with the
-    /// metadata given: the whole file.
+    /// (or, with `codec` HEVC, a HEIC by x265) at `quality` with
+    /// ``HEIFEncoder/parameters(for:)``, 4:2:0, with the metadata given:
+    /// the whole file.
     static func encodeWhole(
-        _ image: RasterImage, quality: Int, icc: [UInt8]?, exif: [UInt8]?, xmp: [UInt8]?
+        _ image: RasterImage, quality: Int, icc: [UInt8]?, exif: [UInt8]?, xmp: [UInt8]?,
+        codec: HEIFCodec = .av1
     ) throws(ImagingError) -> [UInt8] {
         guard HEIFEncoder.canEncodeTiles else {
-            throw .unsupported(format: .avif, detail: "this libheif cannot encode AV1")
+            throw .unsupported(format: .avif, detail: "this libheif cannot encode \(codec.name)")
         }
         var request = ck_heif_encode_request()
-        request.compression = 4
+        request.compression = codec == .av1 ? 4 : 1
         request.width = UInt32(image.width)
         request.height = UInt32(image.height)
         request.bit_depth = 8
@@ -172,7 +195,7 @@ extension AVIFEncoder {
         let exif = exif ?? []
         let xmp = xmp ?? []
         let encoded: [UInt8]? = try HEIFEncoder.withParameterStrings(
-            for: .av1, encoding: "an AVIF"
+            for: codec, encoding: codec == .av1 ? "an AVIF" : "a HEIC"
         ) { parameters, count in
             request.parameters = parameters
             request.parameter_count = count

@@ -72,6 +72,10 @@ extension AVIFFileInfo: FormatReader {
 
     func gainMap(in input: ImageInput) -> String? { heif.gainMap(in: input) }
 
+    func gainMapImage(in input: ImageInput) throws(ImagingError) -> RasterImage? {
+        try Self.asAVIF { () throws(ImagingError) in try heif.gainMapImage(in: input) }
+    }
+
     func leakFindings(in input: ImageInput) throws(ImagingError) -> [LeakFinding] {
         try heif.leakFindings(in: input)
     }

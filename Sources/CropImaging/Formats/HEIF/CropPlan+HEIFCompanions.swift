@@ -455,7 +455,10 @@ extension CropPlan {
         for p in 0..<info.planeCount {
             let (dx, dy) = p == 0 ? (1, 1) : (sx, sy)
             let (w, h) = dims[p]
-            let (tw, th) = (layout.tileWidth / dx, layout.tileHeight / dy)
+            // A tile's samples in this plane: rounded up, as its plane is
+            // (a grid's tiles are whole chroma samples; a one-image
+            // companion of odd size, an AVIF crop's own, is not).
+            let (tw, th) = ((layout.tileWidth + dx - 1) / dx, (layout.tileHeight + dy - 1) / dy)
             // Samples beyond the clean aperture are never read: a position
             // past its edge takes its edge sample.
             let lowX = ox / dx

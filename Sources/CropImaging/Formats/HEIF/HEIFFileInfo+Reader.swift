@@ -37,6 +37,22 @@ extension HEIFFileInfo: FormatReader {
         try appleGainMapForJPEG(in: input, stored: stored)
     }
 
+    /// The first auxiliary HDR gain map, decoded whole (the companion rule's
+    /// cut of the whole photo is the whole map): its luma plane.
+    func gainMapImage(in input: ImageInput) throws(ImagingError) -> RasterImage? {
+        guard let map = companions.first(where: { $0.role.hasSuffix("hdrgainmap") }) else {
+            return nil
+        }
+        if let layout = map.layout, layout.tiles[0].bitDepth != 8 {
+            throw .unsupported(format: .heif, detail: "its gain map is not 8-bit")
+        }
+        let whole = PixelRect<StoredPixels>(x: 0, y: 0, width: width, height: height)
+        let cut = try eightBitCut(map, stored: whole, input: input)
+        return RasterImage(
+            width: cut.size.width, height: cut.size.height, colorType: .gray, bitDepth: 8,
+            samples: cut.planes[0])
+    }
+
     /// The first auxiliary HDR gain map's pixels.
     func gainMapPixels(in input: ImageInput) -> Int {
         companions.first { $0.role.hasSuffix("hdrgainmap") }.map {

@@ -134,6 +134,12 @@ extension JPEGFileInfo: FormatReader {
 }
 
 extension JPEGFileInfo {
+    /// The MPF gain map (not a stereo pair's other eye), decoded.
+    func gainMapImage(in input: ImageInput) throws(ImagingError) -> RasterImage? {
+        guard let found = try GainMap.find(self, input: input), !found.isEye else { return nil }
+        return try ImageSource(ImageInput(bytes: found.bytes, name: "gain map")).decode().image
+    }
+
     /// The MPF gain map's pixels, read from its header.
     func gainMapPixels(in input: ImageInput) -> Int {
         guard let found = try? GainMap.find(self, input: input), !found.isEye,
