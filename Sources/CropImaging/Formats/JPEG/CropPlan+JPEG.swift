@@ -22,29 +22,10 @@ extension CropPlan {
             let found =
                 encoder.metadata.companions == .keep && !encoder.metadata.stripAll
                 ? try GainMap.find(info, input: source.input, eyes: true) : nil
-            // Cut before anything is written: a companion that cannot be
-            // cut is dropped, and the crop goes on and says why.
-            let outcome = found.map {
-                $0.cut(for: stored, of: source.storedSize, limits: source.limits, lenient: lenient)
+            if let found {
+                return try withGainMap(found, info: info, encoder: encoder, to: sink)
             }
-            var gainMap: (map: GainMap, cut: (bytes: [UInt8], how: String))?
-            if let found, case .success(let cut)? = outcome { gainMap = (found, cut) }
-            var metadata = try JPEGMetadata.clean(
-                info, input: source.input, size: stored.size, orientation: nil,
-                policy: encoder.metadata, keepsGainMapItems: gainMap != nil)
-            if case .failure(let dropped)? = outcome { metadata.warnings.append(dropped.reason) }
-            if encoder.metadata.companions == .keep, !encoder.metadata.stripAll {
-                keepGoogleDepth(info, metadata: &metadata)
-            }
-            if let gainMap {
-                return try withGainMap(
-                    gainMap.map, cut: gainMap.cut, info: info, metadata: &metadata,
-                    encoder: encoder, to: sink)
-            }
-            if isDCTDomainCrop {
-                return try transcode(info, encoder: encoder, metadata: metadata, to: sink)
-            }
-            return try reencode(info, encoder: encoder, metadata: metadata, to: sink)
+            return try withoutGainMap(info, encoder: encoder, dropped: nil, to: sink)
         default:
             var warnings: [String] = []
             // A HEIC's Apple gain map, cut and carried in Apple's JPEG form.
@@ -581,27 +562,95 @@ extension CropPlan {
         return report
     }
 
-    /// The crop, and the photo's gain map cut by the companion rule
-    /// (`cut`: its new file and how it was made, from
-    /// ``GainMap/cut(_:grid:rect:lenient:)``) after it, with a new MPF index.
-    private func withGainMap(
-        _ gainMap: GainMap, cut: (bytes: [UInt8], how: String), info: JPEGFileInfo,
-        metadata: inout JPEGMetadata, encoder: JPEGEncoder, to sink: some ByteSink
+    /// The crop of a JPEG source without a gain map: none, dropped (asked,
+    /// or `dropped`: why it could not be cut), its metadata cleaned.
+    private func withoutGainMap(
+        _ info: JPEGFileInfo, encoder: JPEGEncoder, dropped: String?, to sink: some ByteSink
     ) throws(ImagingError) -> CropReport {
-        let (mapBytes, how) = cut
-        // The primary, with an MPF index naming the gain map after it, and
-        // an Ultra HDR container's GainMap item its new length.
-        let mapLength = mapBytes.count
+        var metadata = try JPEGMetadata.clean(
+            info, input: source.input, size: stored.size, orientation: nil,
+            policy: encoder.metadata, keepsGainMapItems: false)
+        if let dropped { metadata.warnings.append(dropped) }
+        if encoder.metadata.companions == .keep, !encoder.metadata.stripAll {
+            keepGoogleDepth(info, metadata: &metadata)
+        }
+        return try primary(info, encoder: encoder, metadata: metadata, to: sink)
+    }
+
+    /// The crop's own pixels: its blocks copied in the DCT domain where the
+    /// rect's corner lies on the grid, else decoded and encoded again.
+    private func primary(
+        _ info: JPEGFileInfo, encoder: JPEGEncoder, metadata: JPEGMetadata, to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        if isDCTDomainCrop {
+            return try transcode(info, encoder: encoder, metadata: metadata, to: sink)
+        }
+        return try reencode(info, encoder: encoder, metadata: metadata, to: sink)
+    }
+
+    /// A length no gain map has, written into an Ultra HDR photo's
+    /// container directory while the map is cut beside the crop, and
+    /// replaced by the map's length once it is known.
+    static let pendingGainMapLength = 987_654_321_987
+
+    /// The crop, and the photo's gain map (`gainMap`) cut by the companion
+    /// rule after it (``GainMap/cut(for:of:limits:lenient:)``), with a new
+    /// MPF index: the two side by side, one a core. The crop's metadata
+    /// names the map's length (an Ultra HDR container's GainMap item)
+    /// before the map is cut, so it is written with
+    /// ``pendingGainMapLength`` and that is then set in place
+    /// (``settingPendingGainMapLength(_:to:)``): the same bytes as cutting
+    /// the map first. A map that cannot be cut is dropped, the crop
+    /// written again without it, and the report says why.
+    private func withGainMap(
+        _ gainMap: GainMap, info: JPEGFileInfo, encoder: JPEGEncoder, to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        let (stored, photo, limits, lenient) = (stored, source.storedSize, source.limits, lenient)
+        let work = try concurrentResults(2) { n throws(ImagingError) -> JPEGCompanionWork in
+            if n == 0 {
+                return .map(gainMap.cut(for: stored, of: photo, limits: limits, lenient: lenient))
+            }
+            let primarySink = MemorySink()
+            let report = try primaryWithGainMap(
+                gainMap, info: info, encoder: encoder, to: primarySink)
+            return .primary(primarySink.bytes, report)
+        }
+        guard case .map(let cut) = work[0], case .primary(var primary, var report) = work[1] else {
+            preconditionFailure("the two jobs are the map and the crop")
+        }
+        let mapBytes: [UInt8]
+        switch cut {
+        case .success(let made):
+            mapBytes = made.bytes
+            report.details = Self.naming(gainMap, how: made.how, in: report.details)
+        case .failure(let dropped):
+            return try withoutGainMap(info, encoder: encoder, dropped: dropped.reason, to: sink)
+        }
+        guard Self.settingPendingGainMapLength(&primary, to: mapBytes.count),
+            MPFIndex.patch(&primary, secondSize: mapBytes.count)
+        else {
+            throw .encodeFailed(format: "jpeg", detail: "the crop's MPF index could not be written")
+        }
+        try sink.write(primary[...])
+        try sink.write(mapBytes[...])
+        report.bytes = primary.count + mapBytes.count
+        return report
+    }
+
+    /// The crop with the metadata of a photo whose gain map follows it: the
+    /// gain map's XMP items kept, an Ultra HDR container's GainMap item of
+    /// ``pendingGainMapLength``, an MPF index naming the map after it.
+    private func primaryWithGainMap(
+        _ gainMap: GainMap, info: JPEGFileInfo, encoder: JPEGEncoder, to sink: some ByteSink
+    ) throws(ImagingError) -> CropReport {
+        var metadata = try JPEGMetadata.clean(
+            info, input: source.input, size: stored.size, orientation: nil,
+            policy: encoder.metadata, keepsGainMapItems: true)
+        keepGoogleDepth(info, metadata: &metadata)
         metadata.segments = metadata.changingXMP {
-            XMPCleaner.settingGainMapLength($0, to: mapLength)
+            XMPCleaner.settingGainMapLength($0, to: Self.pendingGainMapLength)
         }
         metadata.segments += MPFIndex.segment(secondAttribute: gainMap.attribute)
-        if let at = metadata.entries.firstIndex(where: { $0.segment.hasSuffix("MPF") }) {
-            metadata.entries[at] = MetadataEntry(
-                segment: metadata.entries[at].segment, action: .rewritten,
-                reason: "\(gainMap.name) cut to the crop, \(how), and indexed anew"
-            )
-        }
         if let at = metadata.entries.firstIndex(where: {
             $0.segment.hasSuffix("bytes after the image")
         }) {
@@ -609,22 +658,64 @@ extension CropPlan {
         }
         var primaryEncoder = encoder
         primaryEncoder.metadata.companions = .drop
-        let primarySink = MemorySink()
-        var report: CropReport
-        if isDCTDomainCrop {
-            report = try transcode(
-                info, encoder: primaryEncoder, metadata: metadata, to: primarySink)
-        } else {
-            report = try reencode(info, encoder: encoder, metadata: metadata, to: primarySink)
+        return try primary(
+            info, encoder: isDCTDomainCrop ? primaryEncoder : encoder, metadata: metadata,
+            to: sink)
+    }
+
+    /// `details` (a JPEG crop's) with its MPF entry saying how `gainMap`
+    /// was cut (`how`).
+    private static func naming(_ gainMap: GainMap, how: String, in details: any WriteReport)
+        -> any WriteReport
+    {
+        guard var jpeg = details as? JPEGWriteReport else { return details }
+        if let at = jpeg.metadata.firstIndex(where: { $0.segment.hasSuffix("MPF") }) {
+            jpeg.metadata[at] = MetadataEntry(
+                segment: jpeg.metadata[at].segment, action: .rewritten,
+                reason: "\(gainMap.name) cut to the crop, \(how), and indexed anew")
         }
-        var primary = primarySink.bytes
-        guard MPFIndex.patch(&primary, secondSize: mapBytes.count) else {
-            throw .encodeFailed(format: "jpeg", detail: "the crop's MPF index could not be written")
+        return jpeg
+    }
+
+    /// Sets the gain map's length, `length`, where the crop's XMP says
+    /// ``pendingGainMapLength`` (an Ultra HDR container's GainMap item), in
+    /// the APP1 segment that holds it, whose length follows. True when
+    /// there is none or it was set; false for a segment that cannot hold
+    /// the text.
+    static func settingPendingGainMapLength(_ jpeg: inout [UInt8], to length: Int) -> Bool {
+        let pending = Array(String(pendingGainMapLength).utf8)
+        let actual = Array(String(length).utf8)
+        var at = 2
+        while at + 4 <= jpeg.count, jpeg[at] == 0xFF, jpeg[at + 1] != 0xDA {
+            let size = Int(jpeg[at + 2]) << 8 | Int(jpeg[at + 3])
+            let end = at + 2 + size
+            guard size >= 2, end <= jpeg.count else { return true }
+            if jpeg[at + 1] == 0xE1, let found = Self.find(pending, in: jpeg, from: at + 4, to: end)
+            {
+                let body =
+                    Array(jpeg[(at + 4)..<found]) + actual
+                    + Array(jpeg[(found + pending.count)..<end])
+                guard body.count + 2 <= 0xFFFF else { return false }
+                let header: [UInt8] = [
+                    0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF),
+                ]
+                jpeg.replaceSubrange(at..<end, with: header + body)
+                return true
+            }
+            at = end
         }
-        try sink.write(primary[...])
-        try sink.write(mapBytes[...])
-        report.bytes = primary.count + mapBytes.count
-        return report
+        return true
+    }
+
+    /// Where `needle` first lies in `bytes[from..<to]`.
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from: Int, to: Int) -> Int? {
+        guard to - from >= needle.count, let first = needle.first else { return nil }
+        var i = from
+        while i + needle.count <= to {
+            if bytes[i] == first, bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
     }
 
     /// The exact crop of a JPEG source, decoded and encoded again with its
@@ -753,4 +844,11 @@ enum UltraHDR {
             + block + "</rdf:RDF></x:xmpmeta>"
         return markers + JPEGMetadata.segment(0xE1, JPEGMetadata.xmpSignature + Array(packet.utf8))
     }
+}
+
+/// One of the two jobs of a JPEG crop with its gain map: the map cut, or
+/// the crop written (its bytes and report).
+private enum JPEGCompanionWork: Sendable {
+    case map(Result<(bytes: [UInt8], how: String), GainMap.Dropped>)
+    case primary([UInt8], CropReport)
 }

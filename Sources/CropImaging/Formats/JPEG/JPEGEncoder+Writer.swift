@@ -43,6 +43,18 @@ extension JPEGEncoder: FormatWriter {
                     saturatingProduct(pixels, 9, 1), "the gain map decoded, turned and resampled")
             }
         }
+        // A JPEG's own MPF gain map is cut beside the crop, on the other
+        // core: its rows decoded (gray, or three samples a pixel at most)
+        // and its coefficients, at most 4 bytes a map pixel.
+        if plan.resampling == nil, metadata.companions == .keep, !metadata.stripAll,
+            plan.source.header is JPEGFileInfo
+        {
+            let pixels = plan.source.reader.gainMapPixels(in: plan.source.input)
+            if pixels > 0 {
+                decision.memory.add(
+                    saturatingProduct(pixels, 4, 1), "the gain map being cut beside the crop")
+            }
+        }
         return decision
     }
 
