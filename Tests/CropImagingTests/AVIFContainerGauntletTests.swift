@@ -280,16 +280,9 @@ struct AVIFContainerGauntletTests {
         default: break
         }
         let layout = info.layout
-        let gridItem = writer.addItem(
-            type: "grid", hidden: false,
-            properties: [(HEIFFileWriter.ispe(width: layout.width, height: layout.height), false)])
-        writer.reference("dimg", from: gridItem, to: named)
-        writer.setData(
-            gridItem,
-            .bytes(
-                HEIFFileWriter.gridDescription(
-                    rows: kind == "rows 3" ? 3 : 2, columns: 2, width: layout.width,
-                    height: layout.height)))
+        let gridItem = writer.addGrid(
+            of: named, rows: kind == "rows 3" ? 3 : 2, columns: 2, width: layout.width,
+            height: layout.height)
         writer.primary = gridItem
         let sink = MemorySink()
         _ = try writer.write(to: sink, input: source.input)

@@ -90,14 +90,7 @@ struct DecodeBombTests {
             writer.setData(item, .extents(tile.extents))
             tiles.append(item)
         }
-        let grid = writer.addItem(
-            type: "grid", hidden: false,
-            properties: [(HEIFFileWriter.ispe(width: 65536, height: 65536), false)])
-        writer.reference("dimg", from: grid, to: tiles)
-        writer.setData(
-            grid,
-            .bytes(HEIFFileWriter.gridDescription(rows: 4, columns: 4, width: 65536, height: 65536))
-        )
+        let grid = writer.addGrid(of: tiles, rows: 4, columns: 4, width: 65536, height: 65536)
         writer.primary = grid
         let sink = MemorySink()
         _ = try writer.write(to: sink, input: source.input)

@@ -40,16 +40,9 @@ struct HEIFLeakCheckTests {
             tiles.append(item)
         }
         let layout = info.layout
-        let grid = writer.addItem(
-            type: "grid", hidden: false,
-            properties: [(HEIFFileWriter.ispe(width: layout.width, height: layout.height), false)])
-        writer.reference("dimg", from: grid, to: tiles)
-        writer.setData(
-            grid,
-            .bytes(
-                HEIFFileWriter.gridDescription(
-                    rows: layout.rows, columns: layout.columns, width: layout.width,
-                    height: layout.height)))
+        let grid = writer.addGrid(
+            of: tiles, rows: layout.rows, columns: layout.columns, width: layout.width,
+            height: layout.height)
         writer.primary = grid
         try extra(&writer, grid, tiles)
         let sink = MemorySink()

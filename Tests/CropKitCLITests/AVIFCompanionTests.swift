@@ -78,15 +78,8 @@ struct AVIFCompanionTests {
             tiles.append(item)
         }
         let layout = info.layout
-        let photo = writer.addItem(
-            type: "grid", hidden: false,
-            properties: [(HEIFFileWriter.ispe(width: layout.width, height: layout.height), false)])
-        writer.reference("dimg", from: photo, to: tiles)
-        writer.setData(
-            photo,
-            .bytes(
-                HEIFFileWriter.gridDescription(
-                    rows: 2, columns: 2, width: layout.width, height: layout.height)))
+        let photo = writer.addGrid(
+            of: tiles, rows: 2, columns: 2, width: layout.width, height: layout.height)
         writer.primary = photo
         let gain = writer.addItem(
             type: "av01", hidden: true,

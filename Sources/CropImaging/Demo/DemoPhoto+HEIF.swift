@@ -49,16 +49,9 @@ extension DemoPhoto {
             }
         }
         let rotation = HEIFFileWriter.transformBoxes(.right)
-        let grid = writer.addItem(
-            type: "grid", hidden: false,
-            properties: [(HEIFFileWriter.ispe(width: width, height: height), false), (nclx, false)]
-                + rotation.boxes.map { ($0, true) })
-        writer.setData(
-            grid,
-            .bytes(
-                HEIFFileWriter.gridDescription(
-                    rows: rows, columns: columns, width: width, height: height)))
-        writer.reference("dimg", from: grid, to: tiles)
+        let grid = writer.addGrid(
+            of: tiles, rows: rows, columns: columns, width: width, height: height,
+            properties: [(nclx, false)] + rotation.boxes.map { ($0, true) })
         writer.primary = grid
         // A thumbnail and a gain map of the whole photo.
         let small = picture.scaled(toWidth: 256, height: 192)

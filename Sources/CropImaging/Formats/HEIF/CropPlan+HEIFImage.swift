@@ -193,7 +193,6 @@ extension CropPlan {
             ? nil : cut.aperture
         written.clap = clap
         if info.layout.isGrid {
-            imageBoxes.append((HEIFFileWriter.ispe(width: cut.width, height: cut.height), false))
             imageBoxes += info.primaryBoxes.map { ($0, false) }
             if let clap {
                 imageBoxes.append(
@@ -201,14 +200,9 @@ extension CropPlan {
             }
             imageBoxes += transforms.map { ($0, true) }
             imageBoxes += extra
-            written.item = writer.addItem(type: "grid", hidden: hidden, properties: imageBoxes)
-            writer.reference("dimg", from: written.item, to: tileItems)
-            writer.setData(
-                written.item,
-                .bytes(
-                    HEIFFileWriter.gridDescription(
-                        rows: cut.rows.count, columns: cut.columns.count, width: cut.width,
-                        height: cut.height)))
+            written.item = writer.addGrid(
+                of: tileItems, rows: cut.rows.count, columns: cut.columns.count,
+                width: cut.width, height: cut.height, hidden: hidden, properties: imageBoxes)
             for (item, data) in zip(tileItems, tileData) { writer.setData(item, data) }
         } else {
             written.item = tileItems[0]

@@ -72,6 +72,25 @@ struct HEIFFileWriter {
         references.append((type, from, to))
     }
 
+    /// Adds a `grid` item of `rows`×`columns` `tiles` (item IDs, row by
+    /// row) making a `width`×`height` image: its `ispe`, then `properties`,
+    /// its `dimg` reference to the tiles and its grid description as data.
+    /// Returns its ID.
+    mutating func addGrid(
+        of tiles: [Int], rows: Int, columns: Int, width: Int, height: Int, hidden: Bool = false,
+        properties boxes: [([UInt8], Bool)] = []
+    ) -> Int {
+        let grid = addItem(
+            type: "grid", hidden: hidden,
+            properties: [(Self.ispe(width: width, height: height), false)] + boxes)
+        reference("dimg", from: grid, to: tiles)
+        setData(
+            grid,
+            .bytes(Self.gridDescription(rows: rows, columns: columns, width: width, height: height))
+        )
+        return grid
+    }
+
     /// Groups `entities` (item IDs) as an entity group of `type`.
     mutating func group(_ type: String, _ entities: [Int]) { groups.append((type, entities)) }
 
