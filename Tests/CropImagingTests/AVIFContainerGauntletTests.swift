@@ -34,19 +34,11 @@ struct AVIFContainerGauntletTests {
     /// A property box of `type` with a version-0 full box header and
     /// `payload`.
     static func fullBox(_ type: String, _ payload: [UInt8]) -> [UInt8] {
-        var w = HEIFBoxWriter()
-        w.begin(type, version: 0)
-        w.append(payload)
-        w.end()
-        return w.bytes
+        HEIFBoxWriter.box(type, version: 0, payload)
     }
 
     static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
-        var w = HEIFBoxWriter()
-        w.begin(type)
-        w.append(payload)
-        w.end()
-        return w.bytes
+        HEIFBoxWriter.box(type, payload)
     }
 
     static func be32(_ value: Int) -> [UInt8] {

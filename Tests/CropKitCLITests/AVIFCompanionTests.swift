@@ -44,15 +44,6 @@ struct AVIFCompanionTests {
             width: width, height: height, colorType: .rgb, bitDepth: 8, samples: samples)
     }
 
-    /// A version-0 full box of `type` holding `payload`.
-    static func fullBox(_ type: String, _ payload: [UInt8]) -> [UInt8] {
-        var w = HEIFBoxWriter()
-        w.begin(type, version: 0)
-        w.append(payload)
-        w.end()
-        return w.bytes
-    }
-
     /// The grid AVIF with the map beside it: the tiles' bytes as the
     /// corpus file has them, the map's as libheif encoded it.
     static func source() throws -> [UInt8] {
@@ -86,13 +77,20 @@ struct AVIFCompanionTests {
             properties: [
                 (mapTile.configuration, true),
                 (HEIFFileWriter.ispe(width: 512, height: 392), false),
-                (Self.fullBox("auxC", Array((role + "\0").utf8)), true),
+                (HEIFBoxWriter.box("auxC", version: 0, Array((role + "\0").utf8)), true),
             ] + mapTile.colourBoxes.map { ($0, false) })
         writer.setData(gain, .bytes(mapBytes))
         writer.reference("auxl", from: gain, to: [photo])
         let sink = MemorySink()
         _ = try writer.write(to: sink, input: source.input)
         return sink.bytes
+    }
+
+    /// The made AVIF, written into `folder`: its path.
+    static func photo(in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent("photo.avif").path
+        try Data(try source()).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     struct Case: CustomTestStringConvertible, Sendable {
@@ -123,8 +121,7 @@ struct AVIFCompanionTests {
     func theGainMapIsCutByTheRule(_ c: Case) throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let input = folder.appendingPathComponent("photo.avif").path
-        try Data(try Self.source()).write(to: URL(fileURLWithPath: input))
+        let input = try Self.photo(in: folder)
         let out = folder.appendingPathComponent("crop.avif").path
         let r = c.rect
         let run = cropkit([
@@ -172,8 +169,7 @@ struct AVIFCompanionTests {
     @Test func aDroppedMapIsNamed() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let input = folder.appendingPathComponent("photo.avif").path
-        try Data(try Self.source()).write(to: URL(fileURLWithPath: input))
+        let input = try Self.photo(in: folder)
         let info = cropkit(["info", input])
         #expect(
             info.out.contains(
@@ -205,8 +201,7 @@ struct AVIFCompanionTests {
     @Test func theMapCountsAgainstTheMemoryLimit() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let input = folder.appendingPathComponent("photo.avif").path
-        try Data(try Self.source()).write(to: URL(fileURLWithPath: input))
+        let input = try Self.photo(in: folder)
         let out = folder.appendingPathComponent("crop.avif").path
         for (options, names) in [([String](), true), (["--companions", "drop"], false)] {
             let run = cropkit(
@@ -227,8 +222,7 @@ struct AVIFCompanionTests {
     @Test func aCropOfACropCutsItsOddSizedMap() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let input = folder.appendingPathComponent("photo.avif").path
-        try Data(try Self.source()).write(to: URL(fileURLWithPath: input))
+        let input = try Self.photo(in: folder)
         let first = folder.appendingPathComponent("first.avif").path
         let second = folder.appendingPathComponent("second.avif").path
         #expect(cropkit(["crop", input, "--pixels", "3,5,41,37", "-o", first]).status == 0)

@@ -178,6 +178,16 @@ struct HEIFBoxWriter {
     mutating func append(_ data: some Sequence<UInt8>) { bytes += data }
     mutating func string(_ text: String) { bytes += Array(text.utf8) + [0] }
 
+    /// A whole box of `type` holding `payload`, a full box (its version
+    /// and flags 0 first) when `version` is given.
+    static func box(_ type: String, version: Int? = nil, _ payload: [UInt8]) -> [UInt8] {
+        var w = HEIFBoxWriter()
+        w.begin(type, version: version)
+        w.append(payload)
+        w.end()
+        return w.bytes
+    }
+
     /// Overwrites the 32-bit number at `index` (an offset patched once the
     /// layout is known).
     mutating func patch(u32 value: Int, at index: Int) {
