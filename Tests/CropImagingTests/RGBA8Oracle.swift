@@ -19,37 +19,48 @@ enum RGBA8Oracle {
         func key(_ data: [UInt8], _ index: Int) -> Int {
             Int(data[2 * index]) << 8 | Int(data[2 * index + 1])
         }
+        // A byte at a time into one array (an array a pixel made the suites
+        // that hash every decode seconds slower in a debug build).
         var out = [UInt8]()
         out.reserveCapacity(image.width * image.height * 4)
+        func pixel(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8) {
+            out.append(r)
+            out.append(g)
+            out.append(b)
+            out.append(a)
+        }
         for y in 0..<image.height {
             for x in 0..<image.width {
-                let s = (0..<channels).map { image.sample(x: x, y: y, channel: $0) }
+                let s0 = image.sample(x: x, y: y, channel: 0)
+                let s1 = channels > 1 ? image.sample(x: x, y: y, channel: 1) : 0
+                let s2 = channels > 2 ? image.sample(x: x, y: y, channel: 2) : 0
+                let s3 = channels > 3 ? image.sample(x: x, y: y, channel: 3) : 0
                 switch image.colorType {
                 case .palette:
-                    let i = s[0]
-                    let rgb =
-                        3 * i + 2 < palette.count ? Array(palette[3 * i..<3 * i + 3]) : [0, 0, 0]
+                    let i = s0
                     let alpha = transparency.map { i < $0.count ? $0[i] : 255 } ?? 255
-                    out += rgb + [alpha]
+                    if 3 * i + 2 < palette.count {
+                        pixel(palette[3 * i], palette[3 * i + 1], palette[3 * i + 2], alpha)
+                    } else {
+                        pixel(0, 0, 0, alpha)
+                    }
                 case .gray:
-                    let g = to8(s[0])
+                    let g = to8(s0)
                     let alpha: UInt8 =
-                        transparency.map { $0.count >= 2 && key($0, 0) == s[0] ? 0 : 255 } ?? 255
-                    out += [g, g, g, alpha]
+                        transparency.map { $0.count >= 2 && key($0, 0) == s0 ? 0 : 255 } ?? 255
+                    pixel(g, g, g, alpha)
                 case .rgb:
-                    let rgb = s.map(to8)
                     let transparent =
                         transparency.map { t in
-                            t.count >= 6 && key(t, 0) == s[0] && key(t, 1) == s[1]
-                                && key(t, 2) == s[2]
+                            t.count >= 6 && key(t, 0) == s0 && key(t, 1) == s1 && key(t, 2) == s2
                         }
                         ?? false
-                    out += rgb + [transparent ? 0 : 255]
+                    pixel(to8(s0), to8(s1), to8(s2), transparent ? 0 : 255)
                 case .grayAlpha:
-                    let g = to8(s[0])
-                    out += [g, g, g, to8(s[1])]
+                    let g = to8(s0)
+                    pixel(g, g, g, to8(s1))
                 case .rgba:
-                    out += s.map(to8)
+                    pixel(to8(s0), to8(s1), to8(s2), to8(s3))
                 }
             }
         }
