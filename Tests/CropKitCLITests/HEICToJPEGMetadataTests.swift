@@ -36,6 +36,10 @@ struct HEICToJPEGMetadataTests {
         return false
     }
 
+    /// The demo's 640x480 HEIC (tiles of 256, EXIF with GPS), encoded once
+    /// for every test here.
+    static let photo = Result { try DemoPhoto.heic(width: 640, height: 480, tile: 256) }
+
     @Test(arguments: [
         ["--pixels", "10,20,300,200"],
         ["--pixels", "10,20,300,200", "--width", "120"],
@@ -46,8 +50,7 @@ struct HEICToJPEGMetadataTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("photo.heic").path
-        try Data(try DemoPhoto.heic(width: 640, height: 480, tile: 256)).write(
-            to: URL(fileURLWithPath: input))
+        try Data(try Self.photo.get()).write(to: URL(fileURLWithPath: input))
         let out = folder.appendingPathComponent("out.jpg").path
         let run = cropkit(["crop", input, "-o", out, "--json"] + options)
         #expect(run.status == 0, "\(options): \(run.err)")
@@ -74,8 +77,7 @@ struct HEICToJPEGMetadataTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("photo.heic").path
-        try Data(try DemoPhoto.heic(width: 640, height: 480, tile: 256)).write(
-            to: URL(fileURLWithPath: input))
+        try Data(try Self.photo.get()).write(to: URL(fileURLWithPath: input))
         let outputs = ["a.jpg", "b.jpg"].map { folder.appendingPathComponent($0).path }
         let run = cropkit([
             "crop", input, "-o", outputs[0], "--pixels", "0,0,200,100", "-o", outputs[1],
