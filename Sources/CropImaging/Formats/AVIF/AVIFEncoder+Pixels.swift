@@ -37,19 +37,17 @@ extension AVIFEncoder {
         warnings += metadata.warnings
         var entries = metadata.entries(as: .avif, written: metadata.kinds)
         if let reason = companionsNotCut(plan) { warnings.append(reason) }
-        let bytes: [UInt8]
         let jobs = companionJobs(plan)
         if let avif = plan.source.header as? AVIFFileInfo, !jobs.isEmpty {
             let written = try writeWithCompanions(
                 image, plan: plan, source: avif.heif, jobs: jobs, metadata: metadata, to: sink)
-            bytes = []
             written.companions.apply(to: &entries)
             warnings += written.companions.warnings
             return report(
                 plan, bytes: written.bytes, image: image, warnings: warnings, checksum: checksum,
                 entries: entries)
         }
-        bytes = try Self.encodeWhole(
+        let bytes = try Self.encodeWhole(
             image, quality: quality, icc: metadata.iccProfile, exif: metadata.exif,
             xmp: metadata.xmp.map { Array($0.utf8) })
         try sink.write(bytes[...])
@@ -151,19 +149,8 @@ extension AVIFEncoder {
         let companions = plan.writeHEIFCompanions(
             source, prepared: prepared, encoder: tiles, primary: primary,
             transforms: HEIFFileWriter.transformBoxes(plan.orientation).boxes, into: &writer)
-        for image in [primary] + companions.describedWithPhoto {
-            if let exif = metadata.exif {
-                let item = writer.addItem(type: "Exif", hidden: true, properties: [])
-                writer.setData(item, .bytes([0, 0, 0, 0] + exif))
-                writer.reference("cdsc", from: item, to: [image])
-            }
-            if let xmp = metadata.xmp {
-                let item = writer.addItem(
-                    type: "mime", hidden: true, properties: [], contentType: "application/rdf+xml")
-                writer.setData(item, .bytes(Array(xmp.utf8)))
-                writer.reference("cdsc", from: item, to: [image])
-            }
-        }
+        writer.addDescriptions(
+            exif: metadata.exif, xmp: metadata.xmp, of: [primary] + companions.describedWithPhoto)
         let bytes = try writer.write(to: sink, input: plan.source.input)
         return (bytes, companions)
     }

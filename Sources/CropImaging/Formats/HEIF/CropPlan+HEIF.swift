@@ -195,27 +195,11 @@ extension CropPlan {
             keepsGainMapItems: companions.keptGainMap)
         let warnings = info.warnings + metadata.warnings + companions.warnings
         // The photo's EXIF and XMP, and a copy of each for the other eye of
-        // a stereo pair: libheif 1.15 refuses an item that describes two
-        // images ("Metadata not correctly assigned to image").
-        var described: [(item: Int, image: Int)] = []
-        for image in [primary] + companions.describedWithPhoto {
-            if let exif = metadata.exif {
-                let item = writer.addItem(type: "Exif", hidden: true, properties: [])
-                writer.setData(item, .bytes([0, 0, 0, 0] + exif))
-                described.append((item, image))
-            }
-            if let xmp = metadata.xmp {
-                let item = writer.addItem(
-                    type: "mime", hidden: true, properties: [], contentType: "application/rdf+xml")
-                writer.setData(item, .bytes(Array(xmp.utf8)))
-                described.append((item, image))
-            }
-        }
+        // a stereo pair.
+        writer.addDescriptions(
+            exif: metadata.exif, xmp: metadata.xmp, of: [primary] + companions.describedWithPhoto)
         var entries = metadata.entries
         companions.apply(to: &entries)
-        for (item, image) in described {
-            writer.reference("cdsc", from: item, to: [image])
-        }
         let bytes = try writer.write(to: sink, input: source.input)
         var notes: [String] = []
         if let clap, info.chromaCode == 1 || info.chromaCode == 2,

@@ -91,6 +91,26 @@ struct HEIFFileWriter {
         return grid
     }
 
+    /// Adds `exif` (an `Exif` item, its TIFF header at offset 0) and `xmp`
+    /// (a `mime` item) describing each of `images`, each image its own
+    /// copy: libheif 1.15 refuses an item that describes two images
+    /// ("Metadata not correctly assigned to image").
+    mutating func addDescriptions(exif: [UInt8]?, xmp: String?, of images: [Int]) {
+        for image in images {
+            if let exif {
+                let item = addItem(type: "Exif", hidden: true, properties: [])
+                setData(item, .bytes([0, 0, 0, 0] + exif))
+                reference("cdsc", from: item, to: [image])
+            }
+            if let xmp {
+                let item = addItem(
+                    type: "mime", hidden: true, properties: [], contentType: "application/rdf+xml")
+                setData(item, .bytes(Array(xmp.utf8)))
+                reference("cdsc", from: item, to: [image])
+            }
+        }
+    }
+
     /// Groups `entities` (item IDs) as an entity group of `type`.
     mutating func group(_ type: String, _ entities: [Int]) { groups.append((type, entities)) }
 

@@ -690,7 +690,8 @@ extension CropPlan {
             let size = Int(jpeg[at + 2]) << 8 | Int(jpeg[at + 3])
             let end = at + 2 + size
             guard size >= 2, end <= jpeg.count else { return true }
-            if jpeg[at + 1] == 0xE1, let found = Self.find(pending, in: jpeg, from: at + 4, to: end)
+            if jpeg[at + 1] == 0xE1,
+                let found = jpeg[(at + 4)..<end].firstRange(of: pending)?.lowerBound
             {
                 let body =
                     Array(jpeg[(at + 4)..<found]) + actual
@@ -705,17 +706,6 @@ extension CropPlan {
             at = end
         }
         return true
-    }
-
-    /// Where `needle` first lies in `bytes[from..<to]`.
-    private static func find(_ needle: [UInt8], in bytes: [UInt8], from: Int, to: Int) -> Int? {
-        guard to - from >= needle.count, let first = needle.first else { return nil }
-        var i = from
-        while i + needle.count <= to {
-            if bytes[i] == first, bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
-        }
-        return nil
     }
 
     /// The exact crop of a JPEG source, decoded and encoded again with its
