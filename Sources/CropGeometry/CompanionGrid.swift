@@ -75,6 +75,42 @@ public struct CompanionGrid<Space: PixelSpace>: Hashable, Sendable {
             "the crop lies inside the photo")
         return CompanionCut(grid: self, rect: rect)
     }
+
+    /// The companion's cut for the crop `rect` of the photo resized to
+    /// `outputSize` (a variant or an avatar), so that the companion keeps
+    /// its scale against the output: `max(1, round(W·sx))` by
+    /// `max(1, round(H·sy))` for a `W×H` output, each of its pixels sampled
+    /// at the position of ``cut(_:)``'s rule with that output size. With
+    /// `outputSize` the rect's own size, this is ``cut(_:)``.
+    ///
+    /// ```swift
+    /// import CropGeometry
+    ///
+    /// // The same crop of the 4032x3024 photo, as a 400x300 variant.
+    /// let grid = CompanionGrid(
+    ///     imageSize: PixelSize<ImagePixels>(width: 4032, height: 3024),
+    ///     companionSize: PixelSize(width: 1008, height: 756))!
+    /// let cut = grid.cut(
+    ///     PixelRect(x: 1000, y: 1000, width: 1200, height: 900),
+    ///     resizedTo: PixelSize(width: 400, height: 300))
+    /// print(cut.size)  // 100x75
+    /// print(cut.copyRect?.description ?? "sampled")  // sampled
+    /// ```
+    public func cut(_ rect: PixelRect<Space>, resizedTo outputSize: PixelSize<Space>)
+        -> CompanionCut<Space>
+    {
+        precondition(
+            outputSize.width >= 1 && outputSize.height >= 1, "the output has at least one pixel")
+        let plain = cut(rect)
+        return CompanionCut(
+            grid: self, rect: rect,
+            size: PixelSize(
+                width: CompanionCut<Space>.scaledSide(
+                    outputSize.width, companionSize.width, imageSize.width),
+                height: CompanionCut<Space>.scaledSide(
+                    outputSize.height, companionSize.height, imageSize.height)),
+            plain: plain.size)
+    }
 }
 
 /// A companion cut to a crop of its photo: its output size, where each of
@@ -94,16 +130,32 @@ public struct CompanionCut<Space: PixelSpace>: Hashable, Sendable {
     /// The companion's output size, `W'`×`H'`.
     public let size: PixelSize<Space>
 
+    /// Whether ``size`` is the rect's own scaled size (not resized).
+    private let isPlain: Bool
+
     init(grid: CompanionGrid<Space>, rect: PixelRect<Space>) {
         self.grid = grid
         self.rect = rect
         size = PixelSize(
             width: Self.scaledSide(rect.width, grid.companionSize.width, grid.imageSize.width),
             height: Self.scaledSide(rect.height, grid.companionSize.height, grid.imageSize.height))
+        isPlain = true
+    }
+
+    /// A resized cut: `size` for the crop `rect`, whose plain cut is
+    /// `plain`.
+    init(
+        grid: CompanionGrid<Space>, rect: PixelRect<Space>, size: PixelSize<Space>,
+        plain: PixelSize<Space>
+    ) {
+        self.grid = grid
+        self.rect = rect
+        self.size = size
+        isPlain = size == plain
     }
 
     /// `max(1, round(side · to / from))`, round half up.
-    private static func scaledSide(_ side: Int, _ to: Int, _ from: Int) -> Int {
+    static func scaledSide(_ side: Int, _ to: Int, _ from: Int) -> Int {
         max(1, (2 * side * to + from) / (2 * from))
     }
 
@@ -112,6 +164,7 @@ public struct CompanionCut<Space: PixelSpace>: Hashable, Sendable {
     /// then that rect's pixel, and a coding of blocks or tiles can copy
     /// them); nil when the cut samples between pixels.
     public var copyRect: PixelRect<Space>? {
+        guard isPlain else { return nil }
         let (m, p) = (grid.companionSize, grid.imageSize)
         let scaled = [
             (rect.x * m.width, p.width), (rect.y * m.height, p.height),

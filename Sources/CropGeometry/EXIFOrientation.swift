@@ -34,6 +34,17 @@ public enum EXIFOrientation: Int, CaseIterable, Hashable, Sendable {
     /// Whether the oriented image is the stored one turned a quarter (5–8).
     public var swapsAxes: Bool { rawValue >= 5 }
 
+    /// The orientation that turns the seen image back to the stored one:
+    /// a quarter turn each way (6 and 8) undo each other, and every other
+    /// orientation undoes itself.
+    public var inverse: EXIFOrientation {
+        switch self {
+        case .right: .left
+        case .left: .right
+        default: self
+        }
+    }
+
     /// The size the person sees for a stored buffer of `stored` size.
     public func orientedSize(_ stored: PixelSize<StoredPixels>) -> PixelSize<ImagePixels> {
         swapsAxes

@@ -31,6 +31,49 @@ import Testing
         #expect(off.readRect == PixelRect(x: 250, y: 250, width: 301, height: 225))
     }
 
+    /// A resized crop's companion keeps its scale against the output, and
+    /// each of its pixels samples where the photo's output pixel at the
+    /// companion's size samples the photo (``StraightenedCrop``), scaled:
+    /// the same numbers the JPEG writer's resampled gain map uses.
+    @Test func aResizedCutSamplesAtTheOutputsPositions() throws {
+        var generator = SeededGenerator(seed: 0x5EED)
+        func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
+        for _ in 0..<300 {
+            let (pw, ph) = (int(1...3000), int(1...3000))
+            let (mw, mh) = (max(1, pw / int(1...5)), max(1, ph / int(1...5)))
+            let grid = try #require(Self.grid(pw, ph, mw, mh))
+            let (w, h) = (int(1...pw), int(1...ph))
+            let rect = PixelRect<ImagePixels>(
+                x: int(0...pw - w), y: int(0...ph - h), width: w, height: h)
+            let out = PixelSize<ImagePixels>(width: int(1...2000), height: int(1...2000))
+            let cut = grid.cut(rect, resizedTo: out)
+            // max(1, round(W·sx)), round half up.
+            func rounded(_ side: Int, _ m: Int, _ p: Int) -> Int {
+                max(1, Int((Double(side) * Double(m) / Double(p) + 0.5).rounded(.down)))
+            }
+            #expect(cut.size.width == rounded(out.width, mw, pw))
+            #expect(cut.size.height == rounded(out.height, mh, ph))
+            let frame = try StraightenedFrame(
+                imageSize: PixelSize(width: pw, height: ph), angle: 0)
+            let photo = try StraightenedCrop(
+                frame: frame,
+                rect: PixelRect(x: rect.x, y: rect.y, width: w, height: h),
+                outputSize: PixelSize(width: cut.size.width, height: cut.size.height),
+                orientation: .up)
+            for (i, j) in [(0, 0), (cut.size.width - 1, cut.size.height - 1)] {
+                let q = photo.samplePosition(column: i, row: j)
+                let sx = Double(mw) / Double(pw)
+                let sy = Double(mh) / Double(ph)
+                #expect(abs(cut.sampleX(i).value - (q.x * sx - 0.5)) < 1e-9)
+                #expect(abs(cut.sampleY(j).value - (q.y * sy - 0.5)) < 1e-9)
+            }
+            // At the rect's own size it is the plain cut; resized to
+            // another companion size it copies nothing.
+            #expect(grid.cut(rect, resizedTo: PixelSize(width: w, height: h)) == grid.cut(rect))
+            if cut.size != grid.cut(rect).size { #expect(cut.copyRect == nil) }
+        }
+    }
+
     @Test func theWholePhotoIsTheWholeCompanion() throws {
         for (pw, ph, mw, mh) in [(4032, 3024, 1008, 756), (4080, 3072, 1020, 768), (7, 5, 3, 2)] {
             let grid = try #require(Self.grid(pw, ph, mw, mh))

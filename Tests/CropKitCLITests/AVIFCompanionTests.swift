@@ -46,7 +46,9 @@ struct AVIFCompanionTests {
 
     /// The grid AVIF with the map beside it: the tiles' bytes as the
     /// corpus file has them, the map's as libheif encoded it.
-    static func source() throws -> [UInt8] {
+    /// `turned`: the photo and its map both turned by `irot`/`imir` for
+    /// that orientation, as a phone writes them.
+    static func source(turned: EXIFOrientation = .up) throws -> [UInt8] {
         let source = try ImageSource.open(path: TestData.path(grid))
         let info = try #require((source.header as? AVIFFileInfo)?.heif)
         let mapFile = try AVIFEncoder.encodeWhole(
@@ -72,13 +74,15 @@ struct AVIFCompanionTests {
         let photo = writer.addGrid(
             of: tiles, rows: 2, columns: 2, width: layout.width, height: layout.height)
         writer.primary = photo
+        let transforms = HEIFFileWriter.transformBoxes(turned).boxes
+        for box in transforms { writer.addProperty(to: photo, box, essential: true) }
         let gain = writer.addItem(
             type: "av01", hidden: true,
             properties: [
                 (mapTile.configuration, true),
                 (HEIFFileWriter.ispe(width: 512, height: 392), false),
                 (HEIFBoxWriter.box("auxC", version: 0, Array((role + "\0").utf8)), true),
-            ] + mapTile.colourBoxes.map { ($0, false) })
+            ] + mapTile.colourBoxes.map { ($0, false) } + transforms.map { ($0, true) })
         writer.setData(gain, .bytes(mapBytes))
         writer.reference("auxl", from: gain, to: [photo])
         let sink = MemorySink()
@@ -87,9 +91,9 @@ struct AVIFCompanionTests {
     }
 
     /// The made AVIF, written into `folder`: its path.
-    static func photo(in folder: URL) throws -> String {
+    static func photo(in folder: URL, turned: EXIFOrientation = .up) throws -> String {
         let path = folder.appendingPathComponent("photo.avif").path
-        try Data(try source()).write(to: URL(fileURLWithPath: path))
+        try Data(try source(turned: turned)).write(to: URL(fileURLWithPath: path))
         return path
     }
 
@@ -164,8 +168,8 @@ struct AVIFCompanionTests {
     }
 
     /// `info` says what a crop does with the map; `--companions drop`, and
-    /// a resized crop (its map is not resampled into an AVIF yet), drop it
-    /// and the report says so.
+    /// a straightened crop (its map is not resampled into an AVIF yet),
+    /// drop it and the report says so.
     @Test func aDroppedMapIsNamed() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -173,9 +177,9 @@ struct AVIFCompanionTests {
         let info = cropkit(["info", input])
         #expect(
             info.out.contains(
-                "\(Self.role) 512x392, scale 0.5 x 0.5: cut by an AVIF crop (dropped by a turned or resized one); dropped by other outputs"
+                "\(Self.role) 512x392, scale 0.5 x 0.5: cut by an AVIF crop, resampled with a resized one (dropped by a straightened one, --angle); dropped by other outputs"
             ), "\(info.out)")
-        for options in [["--companions", "drop"], ["--width", "300"]] {
+        for options in [["--companions", "drop"], ["--angle", "3"]] {
             let out = folder.appendingPathComponent("crop.avif").path
             let run = cropkit(
                 ["crop", input, "--pixels", "101,77,700,500", "-o", out, "--force"] + options)
@@ -194,6 +198,90 @@ struct AVIFCompanionTests {
             jpeg.err.contains(
                 "the source has an HDR gain map auxiliary image (\(Self.role)), which a JPEG made from another format does not carry yet"
             ), "\(jpeg.err)")
+    }
+
+    struct Resampled: CustomTestStringConvertible, Sendable {
+        var turned: EXIFOrientation
+        var rect: PixelRect<ImagePixels>
+        var options: [String]
+        var output: PixelSize<ImagePixels>
+        var testDescription: String {
+            "orientation \(turned.rawValue), \(rect) \(options.joined(separator: " "))"
+        }
+    }
+
+    static let resampled: [Resampled] = [
+        // Turned: written upright from pixels, the map cut as stored and
+        // turned by its own `irot` over the upright photo.
+        Resampled(
+            turned: .right, rect: rect(101, 77, 500, 700), options: [],
+            output: .init(width: 500, height: 700)),
+        Resampled(
+            turned: .down, rect: rect(3, 5, 41, 37), options: [],
+            output: .init(width: 41, height: 37)),
+        Resampled(
+            turned: .leftMirrored, rect: rect(0, 0, 784, 1024), options: [],
+            output: .init(width: 784, height: 1024)),
+        // Resized: the map keeps its scale against the output.
+        Resampled(
+            turned: .up, rect: rect(101, 77, 700, 500), options: ["--width", "300"],
+            output: .init(width: 300, height: 214)),
+        Resampled(
+            turned: .up, rect: rect(0, 0, 1024, 784), options: ["--size", "64x64"],
+            output: .init(width: 64, height: 64)),
+        Resampled(
+            turned: .left, rect: rect(10, 20, 700, 900), options: ["--size", "333x111"],
+            output: .init(width: 333, height: 111)),
+        Resampled(
+            turned: .up, rect: rect(101, 77, 700, 500), options: ["--width", "1400", "--circle"],
+            output: .init(width: 1400, height: 1000)),
+    ]
+
+    /// A turned AVIF's crop (upright, from pixels) and a resized one
+    /// carry the map: its size the rule's for the output
+    /// (``CompanionGrid/cut(_:resizedTo:)``), its samples the rule's
+    /// reference as displayed, read back by Pillow's libavif, which turns
+    /// it by its `irot` and `imir` as it turns the source's.
+    @Test(arguments: resampled)
+    func aTurnedOrResizedCropCarriesTheMap(_ c: Resampled) throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try Self.photo(in: folder, turned: c.turned)
+        let out = folder.appendingPathComponent("crop.avif").path
+        let r = c.rect
+        let run = cropkit(
+            ["crop", input, "--pixels", "\(r.x),\(r.y),\(r.width),\(r.height)", "-o", out]
+                + c.options)
+        try #require(run.status == 0, "\(run.err)")
+        let read = try #require(try Pillow.heifCompanions([input, out]))
+        let (before, after) = (read[0], read[1])
+        #expect(after.width == c.output.width && after.height == c.output.height)
+        #expect(after.images.map(\.kind) == [Self.role], "\(run.out)")
+        let (source, cut) = (before.images[0], try #require(after.images.first))
+        // The source's map as Pillow shows it: turned as the photo is.
+        #expect(
+            c.turned.swapsAxes
+                ? source.width == 392 && source.height == 512
+                : source.width == 512 && source.height == 392)
+        let grid = try #require(
+            CompanionGrid<ImagePixels>(
+                imageSize: c.turned.orientedSize(PixelSize(width: 1024, height: 784)),
+                companionSize: PixelSize(width: source.width, height: source.height)))
+        let rule = grid.cut(r, resizedTo: c.output)
+        #expect(cut.width == rule.size.width && cut.height == rule.size.height)
+        #expect(
+            run.out.contains(
+                "the HDR gain map cut to the crop: \(rule.size.width)x\(rule.size.height)")
+                || run.out.contains(
+                    "the HDR gain map cut to the crop: \(rule.size.height)x\(rule.size.width)"),
+            "\(run.out)")
+        try #require(!cut.samples.isEmpty)
+        let (mean, p99, _) = HEICCompanionTests.errors(
+            of: cut.samples, against: rule, source: source.samples, bands: source.bands)
+        print("AVIF map \(c.testDescription): \(rule.size), mean \(mean), p99 \(p99)")
+        #expect(mean <= 1 && p99 <= 4, "mean \(mean), p99 \(p99)")
+        let leaks = cropkit(["leaks", out])
+        #expect(leaks.status == 0 && leaks.out.contains("clean"), "\(leaks.out)")
     }
 
     /// From pixels, the map's cut counts against `--max-memory` beside the

@@ -211,7 +211,10 @@ extension Pillow {
                     d[p + 8:p + 10] = item.to_bytes(2, 'big')
                     im = Image.open(io.BytesIO(bytes(d)))
                     im.load()
-                    return im
+                    # Pillow gives the item's irot and imir as an EXIF
+                    # orientation: shown turned, as libheif shows it.
+                    from PIL import ImageOps
+                    return ImageOps.exif_transpose(im)
                 except Exception:
                     return None
             for path in sys.argv[1:]:

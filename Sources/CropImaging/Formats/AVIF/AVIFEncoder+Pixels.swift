@@ -72,9 +72,9 @@ extension AVIFEncoder {
     }
 
     /// The companions an AVIF crop from pixels cuts beside its photo: an
-    /// AVIF source's, when the crop is neither resampled nor turned upright
-    /// from another orientation (``companionsNotCut(_:)`` says why not),
-    /// unless they are dropped.
+    /// AVIF source's, unless they are dropped or the crop is straightened
+    /// (``companionsNotCut(_:)`` says why not). A resized crop's are
+    /// resampled with it (``CropPlan/companionCrop``).
     func companionJobs(_ plan: CropPlan) -> [CropPlan.CompanionJob] {
         guard companionsNotCut(plan) == nil, let avif = plan.source.header as? AVIFFileInfo
         else { return [] }
@@ -82,23 +82,15 @@ extension AVIFEncoder {
     }
 
     /// Why an AVIF source's companions, asked to be kept, are not cut
-    /// beside a crop written from pixels: it is resampled (turned or
-    /// resized), or its photo is turned upright (an AVIF from pixels is
-    /// written upright, and a companion is not turned with it yet). `nil`
-    /// when they are cut, or there are none to keep.
+    /// beside a crop written from pixels: it is straightened, or reaches
+    /// beyond the photo (``CropPlan/companionCrop``). `nil` when they are
+    /// cut, or there are none to keep.
     func companionsNotCut(_ plan: CropPlan) -> String? {
         guard let avif = plan.source.header as? AVIFFileInfo,
-            !CropPlan.companionJobs(avif.heif, encoder: tiles).isEmpty
+            !CropPlan.companionJobs(avif.heif, encoder: tiles).isEmpty, plan.companionCrop == nil
         else { return nil }
-        if plan.resampling != nil {
-            return
-                "companions are kept where the output carries them: a turned or resized AVIF crop does not resample them yet, so they are dropped"
-        }
-        if plan.orientation != .up {
-            return
-                "companions are kept where the output carries them: an AVIF crop written from pixels is upright, and its companions are not turned with it yet (orientation \(plan.orientation.rawValue)), so they are dropped"
-        }
-        return nil
+        return
+            "companions are kept where the output carries them: a straightened AVIF crop (--angle), or one reaching beyond the photo, does not resample them yet, so they are dropped"
     }
 
     /// Writes `image` (the crop, upright) as the primary of an AVIF with
@@ -106,20 +98,25 @@ extension AVIFEncoder {
     /// tile-copying crop writes them (``CropPlan/writeHEIFCompanions``):
     /// the photo encoded whole and the companions' cuts side by side, one
     /// list of jobs; then one file, the photo's EXIF and XMP as items.
-    /// The companions keep their own transforms, so each is shown upright
-    /// over the upright photo.
+    /// The companions are cut as stored, so a turned source's crop is
+    /// written as stored too: the photo turned back and given the source's
+    /// `irot` and `imir`, as each companion is. Photo and companions then
+    /// share one turn, as the source's do (a companion turned unlike its
+    /// photo is not cut), and a crop of the crop cuts them again.
     private func writeWithCompanions(
         _ image: RasterImage, plan: CropPlan, source: HEIFFileInfo,
         jobs: [CropPlan.CompanionJob], metadata: CleanedMetadata, to sink: some ByteSink
     ) throws(ImagingError) -> (bytes: Int, companions: CropPlan.HEIFCompanionsWritten) {
         let (encoder, quality, icc) = (tiles, quality, metadata.iccProfile)
+        let stored = plan.orientation == .up ? image : image.oriented(plan.orientation.inverse)
+        let transforms = HEIFFileWriter.transformBoxes(plan.orientation).boxes
         let work = try concurrentResults(jobs.count + 1) { n throws(ImagingError) -> PixelsWork in
             if n < jobs.count {
                 return .companion(
                     plan.prepare(jobs[n], of: source, encoder: encoder, exactSize: true))
             }
             return .photo(
-                try Self.encodeWhole(image, quality: quality, icc: icc, exif: nil, xmp: nil))
+                try Self.encodeWhole(stored, quality: quality, icc: icc, exif: nil, xmp: nil))
         }
         var photo: [UInt8] = []
         var prepared: [Result<CropPlan.HEIFCompanionCut, ImagingError>] = []
@@ -142,13 +139,14 @@ extension AVIFEncoder {
             type: HEIFCodec.av1.itemType, hidden: false,
             properties: [
                 (coded.configuration, true),
-                (HEIFFileWriter.ispe(width: image.width, height: image.height), false),
-            ] + coded.colourBoxes.map { ($0, false) } + (coded.pixi.map { [($0, false)] } ?? []))
+                (HEIFFileWriter.ispe(width: stored.width, height: stored.height), false),
+            ] + coded.colourBoxes.map { ($0, false) } + (coded.pixi.map { [($0, false)] } ?? [])
+                + transforms.map { ($0, true) })
         writer.setData(primary, .bytes(data))
         writer.primary = primary
         let companions = plan.writeHEIFCompanions(
-            source, prepared: prepared, encoder: tiles, primary: primary,
-            transforms: HEIFFileWriter.transformBoxes(plan.orientation).boxes, into: &writer)
+            source, prepared: prepared, encoder: tiles, primary: primary, transforms: transforms,
+            into: &writer)
         writer.addDescriptions(
             exif: metadata.exif, xmp: metadata.xmp, of: [primary] + companions.describedWithPhoto)
         let bytes = try writer.write(to: sink, input: plan.source.input)

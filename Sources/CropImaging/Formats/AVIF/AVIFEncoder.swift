@@ -127,6 +127,11 @@ extension AVIFEncoder: FormatWriter {
             saturatingProduct(size.width, size.height, 16) + (24 << 20),
             "libheif's YCbCr copy and the AV1 encoder (aom)")
         if let avif = plan.source.header as? AVIFFileInfo, !companionJobs(plan).isEmpty {
+            if plan.orientation != .up {
+                need.add(
+                    saturatingProduct(size.width, size.height, 4),
+                    "the crop turned back as stored, as its companions are")
+            }
             CropPlan.addCompanionsMemory(
                 plan, info: avif.heif, threads: ProcessInfo.processInfo.activeProcessorCount,
                 to: &need)

@@ -57,6 +57,28 @@ extension CropPlan {
         }
     }
 
+    /// The photo's stored rect its companions are cut for, and the stored
+    /// size the crop is written at: the crop's own, or for a resized crop
+    /// (a variant, an avatar: no straightening, inside the photo) the rect
+    /// it shows and its output size, both turned to stored space, so that
+    /// each companion keeps its scale against the output
+    /// (``CompanionGrid/cut(_:resizedTo:)``). `nil` for a straightened crop,
+    /// or one reaching beyond the photo: its companions are not resampled.
+    var companionCrop: (rect: PixelRect<StoredPixels>, output: PixelSize<StoredPixels>)? {
+        guard let resampling else { return (stored, stored.size) }
+        let crop = resampling.crop
+        guard crop.frame.angle == 0, crop.frame.isInside(crop.rect) else { return nil }
+        let shown = PixelRect<ImagePixels>(
+            x: crop.rect.x, y: crop.rect.y, width: crop.rect.width, height: crop.rect.height)
+        let out = crop.outputSize
+        return (
+            orientation.storedRect(shown, storedSize: source.storedSize),
+            orientation.swapsAxes
+                ? PixelSize(width: out.height, height: out.width)
+                : PixelSize(width: out.width, height: out.height)
+        )
+    }
+
     /// Whether a crop with `encoder` keeps companions at all.
     static func keepsCompanions(_ encoder: HEIFEncoder) -> Bool {
         encoder.metadata.companions == .keep && !encoder.metadata.stripAll
@@ -326,7 +348,11 @@ extension CropPlan {
         }
         let image = info.image(layout, clap: clap, boxes: boxes, nclx: nclx)
         let (ox, oy) = image.origin
-        let cut = grid.cut(stored)
+        guard let crop = companionCrop else {
+            throw .unsupported(
+                format: .heif, detail: "a straightened crop does not resample companions yet")
+        }
+        let cut = grid.cut(crop.rect, resizedTo: crop.output)
         let lossless = encoder.method != .automatic
         guard let copy = cut.copyRect, !exactSize else {
             guard !lossless else {
