@@ -242,6 +242,7 @@ extension CropPlan {
                 info, input: source.input, size: size, orientation: .up,
                 policy: encoder.metadata, keepsGainMapItems: true
             ).forReencodedPixels(of: info)
+            keepGoogleDepth(info, metadata: &metadata)
             warnings += metadata.warnings
             let length = gainMap.bytes.count
             metadata.segments = metadata.changingXMP {
@@ -258,7 +259,7 @@ extension CropPlan {
             if let at = metadata.entries.firstIndex(where: {
                 $0.segment.hasSuffix("bytes after the image")
             }) {
-                metadata.entries[at].reason += "; the HDR gain map among them is resampled and kept"
+                metadata.entries[at].reason += "; \(gainMap.name) among them is resampled and kept"
             }
             return (metadata.segments, metadata.entries)
         }
@@ -276,6 +277,21 @@ extension CropPlan {
             warnings.append(
                 "companions are kept where the output carries them: the source has \(named), which \(route) does not carry yet, so the crop shows in standard dynamic range"
             )
+        }
+        // A JPEG's Google depth map is resampled with it, in a new
+        // extended XMP packet beside the same cleaned segments.
+        if let info = source.header as? JPEGFileInfo, resampling != nil,
+            encoder.metadata.companions == .keep, !encoder.metadata.stripAll,
+            (try? GoogleDepth.find(info, input: source.input)) != nil
+        {
+            var depth = try JPEGMetadata.clean(
+                info, input: source.input, size: size, orientation: .up,
+                policy: encoder.metadata
+            ).forReencodedPixels(of: info)
+            let known = depth.warnings.count
+            keepGoogleDepth(info, metadata: &depth)
+            warnings += depth.warnings[known...]
+            return (depth.segments, depth.entries)
         }
         // Another format's gain map (a HEIC's Apple one): carried in
         // Apple's JPEG form, not dropped, after the crop's own metadata.
@@ -352,19 +368,27 @@ extension CropPlan {
             details: JPEGWriteReport.reencoded(quality: quality, metadata: entries))
     }
 
-    /// Google's depth map (``GoogleDepth``) cut with the crop and written
-    /// back into `metadata` as a new extended XMP packet that the main XMP
-    /// names; the extended XMP's other contents (the unblurred whole photo
-    /// in `GImage:Data`) removed. A depth map that cannot be cut is dropped,
-    /// as before, with a warning.
+    /// Google's depth map (``GoogleDepth``) cut with the crop (resampled
+    /// with a turned or resized one) and written back into `metadata` as a
+    /// new extended XMP packet that the main XMP names; the extended XMP's
+    /// other contents (the unblurred whole photo in `GImage:Data`) removed.
+    /// A depth map that cannot be cut is dropped, as before, with a
+    /// warning.
     private func keepGoogleDepth(_ info: JPEGFileInfo, metadata: inout JPEGMetadata) {
         guard metadata.xmp != nil,
             let png = try? GoogleDepth.find(info, input: source.input)
         else { return }
         do throws(ImagingError) {
-            let cut = try GoogleDepth.cut(
-                png, photo: source.storedSize, rect: stored, limits: source.limits,
-                lenient: lenient)
+            let cut =
+                if let resampling {
+                    try GoogleDepth.resample(
+                        png, photo: source.storedSize, orientation: orientation,
+                        crop: resampling.crop, limits: source.limits, lenient: lenient)
+                } else {
+                    try GoogleDepth.cut(
+                        png, photo: source.storedSize, rect: stored, limits: source.limits,
+                        lenient: lenient)
+                }
             let (packet, guid) = GoogleDepth.packet(holding: cut.png)
             metadata.segments =
                 metadata.changingXMP { GoogleDepth.naming(guid, in: $0) }
@@ -406,6 +430,8 @@ extension CropPlan {
         /// Whether the crop's XMP must name it as Ultra HDR does (a HEIC's
         /// `hdrgm:` map; a JPEG source's own XMP already does).
         var ultraHDR = false
+        /// What it is: "the HDR gain map", or a stereo pair's other eye.
+        var name = "the HDR gain map"
     }
 
     /// The source's gain map resampled with this resampled crop
@@ -431,8 +457,10 @@ extension CropPlan {
             var replaces: String?
             var ultraHDR = false
             var describe: ([UInt8]) throws(ImagingError) -> [UInt8]
+            var name = "the HDR gain map"
+            var coding: (quality: Int, coding: ck_jpeg_coding)?
             if let info = source.header as? JPEGFileInfo {
-                guard let found = try GainMap.find(info, input: source.input), !found.isEye else {
+                guard let found = try GainMap.find(info, input: source.input, eyes: true) else {
                     return nil
                 }
                 let map = try ImageSource(
@@ -452,6 +480,13 @@ extension CropPlan {
                 ).image.eightBitOpaque(warnings: &decodeWarnings)
                 attribute = found.attribute
                 describe = { bytes throws(ImagingError) in try found.withOwnXMP(bytes, from: map) }
+                if found.isEye {
+                    // The other eye is a photo: encoded as the crop is, at
+                    // its quality, with no description of its own.
+                    name = found.name
+                    describe = { $0 }
+                    coding = Self.resampledJPEGCoding(encoder, gray: stored.colorType == .gray)
+                }
             } else {
                 let whole = PixelRect<StoredPixels>(
                     x: 0, y: 0, width: source.storedSize.width, height: source.storedSize.height)
@@ -477,21 +512,24 @@ extension CropPlan {
             else {
                 throw .unsupported(format: .jpeg, detail: "it has no crop at its scale")
             }
-            let quality = GainMap.sampledQuality
             let gray = map.colorType.channels == 1
+            let (quality, mapCoding) =
+                coding
+                ?? (
+                    GainMap.sampledQuality,
+                    JPEGEncoder.qualityCoding(
+                        GainMap.sampledQuality, horizontal: gray ? [1] : [1, 1, 1],
+                        vertical: gray ? [1] : [1, 1, 1], progressive: false)
+                )
             let sink = MemorySink()
             _ = try JPEGEncoder(metadata: MetadataPolicy(stripAll: true)).encode(
-                map,
-                coding: JPEGEncoder.qualityCoding(
-                    quality, horizontal: gray ? [1] : [1, 1, 1], vertical: gray ? [1] : [1, 1, 1],
-                    progressive: false),
-                markers: [], writeJFIF: true, to: sink)
+                map, coding: mapCoding, markers: [], writeJFIF: true, to: sink)
             return .success(
                 ResampledGainMap(
                     bytes: try describe(sink.bytes), attribute: attribute,
                     report:
-                        "the HDR gain map resampled with the crop (\(map.width)x\(map.height), each pixel at the crop's sample position, encoded at quality \(quality)) and indexed after it",
-                    replaces: replaces, ultraHDR: ultraHDR))
+                        "\(name) resampled with the crop (\(map.width)x\(map.height), each pixel at the crop's sample position, encoded at quality \(quality)) and indexed after it",
+                    replaces: replaces, ultraHDR: ultraHDR, name: name))
         } catch {
             return .failure(error)
         }

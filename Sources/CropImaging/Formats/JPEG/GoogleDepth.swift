@@ -112,6 +112,56 @@ enum GoogleDepth {
         return (encoded, cut.size, how)
     }
 
+    /// The depth map resampled with a turned or resized crop of a photo
+    /// of `photo` stored pixels seen in `orientation`
+    /// (``CompanionResample``: its scale kept against the output, each
+    /// pixel the bilinear sample at the crop's sample position), upright as
+    /// the crop is, as a PNG; and the report's words. Throws why it cannot
+    /// be (a map of more than 8 bits, or none at its scale).
+    static func resample(
+        _ png: [UInt8], photo: PixelSize<StoredPixels>, orientation: EXIFOrientation,
+        crop: StraightenedCrop, limits: DecodeLimits, lenient: Bool
+    ) throws(ImagingError) -> (png: [UInt8], size: PixelSize<StoredPixels>, how: String) {
+        let map = try ImageSource(ImageInput(bytes: png, name: "depth map"), limits: limits)
+        guard
+            let grid = CompanionGrid(imageSize: photo, companionSize: map.storedSize),
+            grid.isAligned
+        else {
+            throw .unsupported(
+                format: .jpeg,
+                detail: "it (\(map.storedSize)) is not aligned to the \(photo) photo")
+        }
+        let whole = PixelRect<StoredPixels>(
+            x: 0, y: 0, width: map.storedSize.width, height: map.storedSize.height)
+        let decoded = try map.decode(whole, lenient: lenient).image
+        guard decoded.bitDepth == 8 else {
+            throw .unsupported(
+                format: .jpeg,
+                detail: "a \(decoded.bitDepth)-bit depth map is not resampled")
+        }
+        let shown = orientation.orientedSize(photo)
+        guard
+            let image = CompanionResample.resample(
+                decoded.oriented(orientation),
+                photo: PixelSize(width: shown.width, height: shown.height), crop: crop)
+        else {
+            throw .unsupported(format: .jpeg, detail: "it has no crop at its scale")
+        }
+        return (
+            try PNGEncoder().encode(image), PixelSize(width: image.width, height: image.height),
+            "resampled with the crop, each pixel at the crop's sample position"
+        )
+    }
+
+    /// The pixels of the depth map `png` by its header (`IHDR`), so that
+    /// the map decoded whole counts against the memory limit before it is
+    /// decoded; 0 when the header cannot be read.
+    static func pixels(_ png: [UInt8]) -> Int {
+        guard png.count >= 24 else { return 0 }
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 << 8 | Int(png[at + $1]) } }
+        return saturatingProduct(u32(16), u32(20), 1)
+    }
+
     /// The extended XMP packet that holds `png` as `GDepth:Data`, and its
     /// GUID (the packet's MD5, 32 hexadecimal digits, upper case).
     static func packet(holding png: [UInt8]) -> (packet: [UInt8], guid: String) {

@@ -42,6 +42,23 @@ extension JPEGEncoder: FormatWriter {
                 decision.resampledExtra.add(
                     saturatingProduct(pixels, 9, 1), "the gain map decoded, turned and resampled")
             }
+            // A stereo pair's other eye, and Google's depth map (from its
+            // PNG header), too.
+            if let info = plan.source.header as? JPEGFileInfo {
+                if let eye = try? GainMap.find(info, input: plan.source.input, eyes: true),
+                    eye.isEye,
+                    let map = try? ImageSource(ImageInput(bytes: eye.bytes, name: "other eye"))
+                {
+                    decision.resampledExtra.add(
+                        saturatingProduct(map.storedSize.width, map.storedSize.height, 9),
+                        "the other eye decoded, turned and resampled")
+                }
+                if let png = try? GoogleDepth.find(info, input: plan.source.input) {
+                    decision.resampledExtra.add(
+                        saturatingProduct(GoogleDepth.pixels(png), 9, 1),
+                        "the depth map decoded, turned and resampled")
+                }
+            }
         }
         // A JPEG's own MPF gain map is cut beside the crop, on the other
         // core: its rows decoded (gray, or three samples a pixel at most)

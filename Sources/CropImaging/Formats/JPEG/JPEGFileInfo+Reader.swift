@@ -159,9 +159,7 @@ extension JPEGFileInfo {
                 CompanionListing.line(
                     found.isEye ? "the other eye (MPF)" : "HDR gain map (MPF)",
                     size: map.storedSize, photo: storedSize,
-                    crop: found.isEye
-                        ? "cut with a JPEG crop, unturned and unresized"
-                        : "cut with a JPEG crop, resampled with a turned or resized one"))
+                    crop: "cut with a JPEG crop, resampled with a turned or resized one"))
         }
         if let png = try? GoogleDepth.find(self, input: input),
             let map = try? ImageSource(ImageInput(bytes: png, name: "depth map"))
@@ -169,7 +167,7 @@ extension JPEGFileInfo {
             lines.append(
                 CompanionListing.line(
                     "depth map (GDepth:Data)", size: map.storedSize, photo: storedSize,
-                    crop: "cut with a JPEG crop, unturned and unresized"))
+                    crop: "cut with a JPEG crop, resampled with a turned or resized one"))
         }
         return lines.isEmpty ? [] : [.init("companions", .list(lines))]
     }
