@@ -31,7 +31,7 @@ enum OutputOptions {
             OptionSpec(
                 name: "companions", value: "WHAT",
                 help:
-                    "keep (default): cut the images recorded beside the photo (HDR gain maps, depth, mattes, the other eye) to the crop, each on its own grid, where the output carries them (HEIC from HEIC; AVIF from AVIF, resampled with a resized crop, not a straightened one; JPEG: a gain map, a depth map, the other eye), dropping the rest with a line saying why; drop: drop them all"
+                    "keep (default): cut the images recorded beside the photo (HDR gain maps, depth, mattes, the other eye) to the crop, each on its own grid, where the output carries them (HEIC from HEIC; AVIF from AVIF, resampled with a resized or straightened crop; JPEG: a gain map, a depth map, the other eye), dropping the rest with a line saying why; drop: drop them all"
             ),
             OptionSpec(
                 name: "gain-map", value: "WHAT",

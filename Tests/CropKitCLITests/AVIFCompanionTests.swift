@@ -167,9 +167,8 @@ struct AVIFCompanionTests {
         #expect(leaks.status == 0 && leaks.out.contains("clean"), "\(leaks.out)")
     }
 
-    /// `info` says what a crop does with the map; `--companions drop`, and
-    /// a straightened crop (its map is not resampled into an AVIF yet),
-    /// drop it and the report says so.
+    /// `info` says what a crop does with the map; `--companions drop` drops
+    /// it and the report says so.
     @Test func aDroppedMapIsNamed() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -177,9 +176,9 @@ struct AVIFCompanionTests {
         let info = cropkit(["info", input])
         #expect(
             info.out.contains(
-                "\(Self.role) 512x392, scale 0.5 x 0.5: cut by an AVIF crop, resampled with a resized one (dropped by a straightened one, --angle); dropped by other outputs"
+                "\(Self.role) 512x392, scale 0.5 x 0.5: cut by an AVIF crop, resampled with a resized or straightened one; dropped by other outputs"
             ), "\(info.out)")
-        for options in [["--companions", "drop"], ["--angle", "3"]] {
+        for options in [["--companions", "drop"]] {
             let out = folder.appendingPathComponent("crop.avif").path
             let run = cropkit(
                 ["crop", input, "--pixels", "101,77,700,500", "-o", out, "--force"] + options)
@@ -235,6 +234,18 @@ struct AVIFCompanionTests {
         Resampled(
             turned: .up, rect: rect(101, 77, 700, 500), options: ["--width", "1400", "--circle"],
             output: .init(width: 1400, height: 1000)),
+        // Straightened: each sample at the crop's own turned position, the
+        // corners beyond the photo taking the map's edge.
+        Resampled(
+            turned: .up, rect: rect(101, 77, 700, 500), options: ["--angle", "3"],
+            output: .init(width: 700, height: 500)),
+        Resampled(
+            turned: .right, rect: rect(50, 60, 400, 500),
+            options: ["--angle", "-7.5", "--width", "250"],
+            output: .init(width: 250, height: 313)),
+        Resampled(
+            turned: .downMirrored, rect: rect(0, 0, 1024, 784), options: ["--angle", "45"],
+            output: .init(width: 1024, height: 784)),
     ]
 
     /// A turned AVIF's crop (upright, from pixels) and a resized one
@@ -276,8 +287,33 @@ struct AVIFCompanionTests {
                     "the HDR gain map cut to the crop: \(rule.size.height)x\(rule.size.width)"),
             "\(run.out)")
         try #require(!cut.samples.isEmpty)
-        let (mean, p99, _) = HEICCompanionTests.errors(
+        var (mean, p99, _) = HEICCompanionTests.errors(
             of: cut.samples, against: rule, source: source.samples, bands: source.bands)
+        if let at = c.options.firstIndex(of: "--angle"), let angle = Double(c.options[at + 1]) {
+            // The crop's rect in its turned frame, as the report gives it.
+            let json = cropkit(
+                [
+                    "crop", input, "--pixels", "\(r.x),\(r.y),\(r.width),\(r.height)", "-o", out,
+                    "--force", "--json",
+                ]
+                    + c.options)
+            let mapping = try #require(
+                (try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])?[
+                    "mapping"] as? [String: Any])
+            let rect = try #require(mapping["outputRect"] as? [String: Int])
+            let crop = try StraightenedCrop(
+                frame: StraightenedFrame(imageSize: grid.imageSize, angle: angle),
+                rect: PixelRect(
+                    x: rect["x"] ?? 0, y: rect["y"] ?? 0, width: rect["width"] ?? 0,
+                    height: rect["height"] ?? 0))
+            let errors = try CompanionReference(
+                width: source.width, height: source.height, bands: source.bands,
+                samples: source.samples
+            ).differences(
+                of: (cut.width, cut.height, cut.samples), bands: source.bands, crop: crop)
+            mean = errors.reduce(0, +) / Double(errors.count)
+            p99 = errors[min(errors.count - 1, errors.count * 99 / 100)]
+        }
         print("AVIF map \(c.testDescription): \(rule.size), mean \(mean), p99 \(p99)")
         #expect(mean <= 1 && p99 <= 4, "mean \(mean), p99 \(p99)")
         let leaks = cropkit(["leaks", out])

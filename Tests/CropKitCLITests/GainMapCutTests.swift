@@ -3,6 +3,18 @@ import CropKitTestSupport
 import Foundation
 import Testing
 
+/// The crop `--pixels x,y,w,h` of `options` (the second), unturned, of a
+/// photo of `photo` pixels: the reference crop of a resized one.
+private func unturnedCrop(_ options: [String], photo: (width: Int, height: Int)) throws
+    -> StraightenedCrop
+{
+    let r = options[1].split(separator: ",").compactMap { Int($0) }
+    return try StraightenedCrop(
+        frame: StraightenedFrame(
+            imageSize: PixelSize(width: photo.width, height: photo.height), angle: 0),
+        rect: PixelRect(x: r[0], y: r[1], width: r[2], height: r[3]))
+}
+
 /// A JPEG's MPF gain map (Ultra HDR's, Apple's) cut by the companion rule:
 /// Pillow reads the output's gain map through its MPF index, and every
 /// pixel is compared with the rule's bilinear sample of the source's gain
@@ -196,38 +208,17 @@ struct GainMapCutTests {
         #expect(cutEye.width == photo.width && cutEye.height == photo.height)
         #expect(try ExifTool.tags(out, groups: "-G1")["MPF0:NumberOfImages"] as? Int == 2)
         guard !options.contains("--angle"), !options.contains("--circle") else { return }
-        let r = options[1].split(separator: ",").compactMap { Int($0) }
-        let crop = try StraightenedCrop(
-            frame: StraightenedFrame(
-                imageSize: PixelSize(width: eye.width, height: eye.height), angle: 0),
-            rect: PixelRect(x: r[0], y: r[1], width: r[2], height: r[3]),
-            outputSize: PixelSize(width: cutEye.width, height: cutEye.height))
         // The mean difference from the reference, and from the reference
         // one output pixel to the right (a misplaced eye would be nearer
         // that): the JPEG coding at the crop's quality costs about 2 codes
         // on this detailed photo at 64x64.
-        var total = 0.0
-        var shifted = 0.0
-        for j in 0..<cutEye.height {
-            for i in 0..<cutEye.width {
-                let value = Double(cutEye.samples[j * cutEye.width + i])
-                total += abs(value - reference(i, j))
-                shifted += abs(value - reference(min(i + 1, cutEye.width - 1), j))
-            }
-        }
-        func reference(_ i: Int, _ j: Int) -> Double {
-            let q = crop.samplePosition(column: i, row: j)
-            let (x, y) = (q.x - 0.5, q.y - 0.5)
-            let (x0, y0) = (Int(x.rounded(.down)), Int(y.rounded(.down)))
-            let (tx, ty) = (x - x.rounded(.down), y - y.rounded(.down))
-            func at(_ x: Int, _ y: Int) -> Double {
-                let cx = min(max(x, 0), eye.width - 1)
-                let cy = min(max(y, 0), eye.height - 1)
-                return Double(eye.samples[cy * eye.width + cx])
-            }
-            return (at(x0, y0) * (1 - tx) + at(x0 + 1, y0) * tx) * (1 - ty)
-                + (at(x0, y0 + 1) * (1 - tx) + at(x0 + 1, y0 + 1) * tx) * ty
-        }
+        let reference = CompanionReference(
+            width: eye.width, height: eye.height, bands: 1, samples: eye.samples)
+        let crop = try unturnedCrop(options, photo: (eye.width, eye.height))
+        let cut = (cutEye.width, cutEye.height, cutEye.samples)
+        let total = try reference.differences(of: cut, bands: 1, crop: crop).reduce(0, +)
+        let shifted = try reference.differences(of: cut, bands: 1, crop: crop, shift: 1)
+            .reduce(0, +)
         let pixels = Double(cutEye.width * cutEye.height)
         let (mean, off) = (total / pixels, shifted / pixels)
         print(
@@ -445,30 +436,13 @@ struct GoogleDepthTests {
             try Pillow.rgb(Array(try Data(contentsOf: URL(fileURLWithPath: out)))))
         #expect(cut.width == photo.width && cut.height == photo.height)
         if !options.contains("--angle") {
-            let r = options[1].split(separator: ",").compactMap { Int($0) }
-            let crop = try StraightenedCrop(
-                frame: StraightenedFrame(
-                    imageSize: PixelSize(width: depth.width, height: depth.height), angle: 0),
-                rect: PixelRect(x: r[0], y: r[1], width: r[2], height: r[3]),
-                outputSize: PixelSize(width: cut.width, height: cut.height))
-            var worst = 0.0
-            for j in 0..<cut.height {
-                for i in 0..<cut.width {
-                    let q = crop.samplePosition(column: i, row: j)
-                    let (x, y) = (q.x - 0.5, q.y - 0.5)
-                    let (x0, y0) = (Int(x.rounded(.down)), Int(y.rounded(.down)))
-                    let (tx, ty) = (x - x.rounded(.down), y - y.rounded(.down))
-                    func at(_ x: Int, _ y: Int) -> Double {
-                        let cx = min(max(x, 0), depth.width - 1)
-                        let cy = min(max(y, 0), depth.height - 1)
-                        return Double(depth.samples[(cy * depth.width + cx) * 4])
-                    }
-                    let want =
-                        (at(x0, y0) * (1 - tx) + at(x0 + 1, y0) * tx) * (1 - ty)
-                        + (at(x0, y0 + 1) * (1 - tx) + at(x0 + 1, y0 + 1) * tx) * ty
-                    worst = max(worst, abs(Double(cut.samples[(j * cut.width + i) * 4]) - want))
-                }
-            }
+            let reference = CompanionReference(
+                width: depth.width, height: depth.height, bands: 4, samples: depth.samples)
+            let worst =
+                try reference.differences(
+                    of: (cut.width, cut.height, cut.samples), bands: 4, band: 0,
+                    crop: unturnedCrop(options, photo: (depth.width, depth.height))
+                ).last ?? 0
             // A PNG: each value the sample rounded.
             #expect(worst <= 0.5 + 1e-9, "largest difference \(worst)")
         }

@@ -172,7 +172,7 @@ extension HEIFFileInfo {
         // AVIF; a HEIC's gain map a JPEG crop too.
         func carried(_ role: String) -> String {
             info.codec == .av1
-                ? "cut by an AVIF crop, resampled with a resized one (dropped by a straightened one, --angle); dropped by other outputs"
+                ? "cut by an AVIF crop, resampled with a resized or straightened one; dropped by other outputs"
                 : role.hasSuffix("hdrgainmap")
                     ? "cut by a HEIC crop, carried into a JPEG crop; dropped by other outputs"
                     : "cut by a HEIC crop; dropped by other outputs"

@@ -36,7 +36,6 @@ extension AVIFEncoder {
             in: plan.source.input, size: size, policy: self.metadata)
         warnings += metadata.warnings
         var entries = metadata.entries(as: .avif, written: metadata.kinds)
-        if let reason = companionsNotCut(plan) { warnings.append(reason) }
         let jobs = companionJobs(plan)
         if let avif = plan.source.header as? AVIFFileInfo, !jobs.isEmpty {
             let written = try writeWithCompanions(
@@ -72,25 +71,12 @@ extension AVIFEncoder {
     }
 
     /// The companions an AVIF crop from pixels cuts beside its photo: an
-    /// AVIF source's, unless they are dropped or the crop is straightened
-    /// (``companionsNotCut(_:)`` says why not). A resized crop's are
-    /// resampled with it (``CropPlan/companionCrop``).
+    /// AVIF source's, unless they are dropped. A resized crop's are
+    /// resampled with it (``CropPlan/companionCrop``), a straightened one's
+    /// sampled at its own positions.
     func companionJobs(_ plan: CropPlan) -> [CropPlan.CompanionJob] {
-        guard companionsNotCut(plan) == nil, let avif = plan.source.header as? AVIFFileInfo
-        else { return [] }
+        guard let avif = plan.source.header as? AVIFFileInfo else { return [] }
         return CropPlan.companionJobs(avif.heif, encoder: tiles)
-    }
-
-    /// Why an AVIF source's companions, asked to be kept, are not cut
-    /// beside a crop written from pixels: it is straightened, or reaches
-    /// beyond the photo (``CropPlan/companionCrop``). `nil` when they are
-    /// cut, or there are none to keep.
-    func companionsNotCut(_ plan: CropPlan) -> String? {
-        guard let avif = plan.source.header as? AVIFFileInfo,
-            !CropPlan.companionJobs(avif.heif, encoder: tiles).isEmpty, plan.companionCrop == nil
-        else { return nil }
-        return
-            "companions are kept where the output carries them: a straightened AVIF crop (--angle), or one reaching beyond the photo, does not resample them yet, so they are dropped"
     }
 
     /// Writes `image` (the crop, upright) as the primary of an AVIF with

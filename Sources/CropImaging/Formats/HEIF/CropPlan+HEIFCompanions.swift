@@ -63,7 +63,8 @@ extension CropPlan {
     /// it shows and its output size, both turned to stored space, so that
     /// each companion keeps its scale against the output
     /// (``CompanionGrid/cut(_:resizedTo:)``). `nil` for a straightened crop,
-    /// or one reaching beyond the photo: its companions are not resampled.
+    /// or one reaching beyond the photo, whose companions are sampled at
+    /// the crop's own positions (``straightenedCompanion(_:crop:companion:quality:)``).
     var companionCrop: (rect: PixelRect<StoredPixels>, output: PixelSize<StoredPixels>)? {
         guard let resampling else { return (stored, stored.size) }
         let crop = resampling.crop
@@ -349,8 +350,16 @@ extension CropPlan {
         let image = info.image(layout, clap: clap, boxes: boxes, nclx: nclx)
         let (ox, oy) = image.origin
         guard let crop = companionCrop else {
-            throw .unsupported(
-                format: .heif, detail: "a straightened crop does not resample companions yet")
+            // Straightened (or reaching beyond the photo): AVIF's route from
+            // pixels samples it at the crop's own positions.
+            guard exactSize, let resampling else {
+                throw .unsupported(
+                    format: .heif, detail: "a straightened crop does not resample companions")
+            }
+            try requireEncoder(image)
+            return try straightenedCompanion(
+                image, crop: resampling.crop, companion: size,
+                quality: sameGrid ? encoder.quality : Self.companionQuality(encoder))
         }
         let cut = grid.cut(crop.rect, resizedTo: crop.output)
         let lossless = encoder.method != .automatic

@@ -178,8 +178,22 @@ extension CropPlan {
                 * (layout.tiles[0].bitDepth > 8 ? 2 : 1)
             let tiles = layout.tiles(touching: margin).count
             let tileBytes = saturatingProduct(layout.tileWidth, layout.tileHeight, halves) / 2
+            // A resampled crop's companion is at its scale against the
+            // output, which may be larger than the rect's (and turned: its
+            // longer side taken each way).
+            let side = max(plan.outputSize.width, plan.outputSize.height)
+            let out =
+                plan.resampling == nil
+                ? cut.size
+                : PixelSize<StoredPixels>(
+                    width: max(
+                        cut.size.width,
+                        saturatingProduct(side, companion.width, 1) / max(1, info.width) + 1),
+                    height: max(
+                        cut.size.height,
+                        saturatingProduct(side, companion.height, 1) / max(1, info.height) + 1))
             let outBytes =
-                saturatingProduct(cut.size.width + 64, cut.size.height + 64, halves) / 2
+                saturatingProduct(out.width + 64, out.height + 64, halves) / 2
             needs.append(
                 saturatingProduct(tiles, tileBytes, 1).addingReportingOverflow(
                     outBytes

@@ -72,14 +72,11 @@ enum GoogleDepth {
         return Data(base64Encoded: String(cleaned)).map { [UInt8]($0) }
     }
 
-    /// The depth map cut by the companion rule for the crop `rect` of a
-    /// photo of `photo` stored pixels: its pixels copied where the rect
-    /// lies on whole depth pixels, else sampled (8-bit maps), as a PNG; and
-    /// the report's words. Throws why it cannot be cut.
-    static func cut(
-        _ png: [UInt8], photo: PixelSize<StoredPixels>, rect: PixelRect<StoredPixels>,
-        limits: DecodeLimits, lenient: Bool
-    ) throws(ImagingError) -> (png: [UInt8], size: PixelSize<StoredPixels>, how: String) {
+    /// The depth map `png` opened within `limits`, and its grid beside a
+    /// photo of `photo` stored pixels; throws when it is not aligned.
+    private static func opened(
+        _ png: [UInt8], photo: PixelSize<StoredPixels>, limits: DecodeLimits
+    ) throws(ImagingError) -> (ImageSource, CompanionGrid<StoredPixels>) {
         let map = try ImageSource(ImageInput(bytes: png, name: "depth map"), limits: limits)
         guard
             let grid = CompanionGrid(imageSize: photo, companionSize: map.storedSize),
@@ -89,6 +86,18 @@ enum GoogleDepth {
                 format: .jpeg,
                 detail: "it (\(map.storedSize)) is not aligned to the \(photo) photo")
         }
+        return (map, grid)
+    }
+
+    /// The depth map cut by the companion rule for the crop `rect` of a
+    /// photo of `photo` stored pixels: its pixels copied where the rect
+    /// lies on whole depth pixels, else sampled (8-bit maps), as a PNG; and
+    /// the report's words. Throws why it cannot be cut.
+    static func cut(
+        _ png: [UInt8], photo: PixelSize<StoredPixels>, rect: PixelRect<StoredPixels>,
+        limits: DecodeLimits, lenient: Bool
+    ) throws(ImagingError) -> (png: [UInt8], size: PixelSize<StoredPixels>, how: String) {
+        let (map, grid) = try opened(png, photo: photo, limits: limits)
         let cut = grid.cut(rect)
         let image: RasterImage
         let how: String
@@ -122,15 +131,7 @@ enum GoogleDepth {
         _ png: [UInt8], photo: PixelSize<StoredPixels>, orientation: EXIFOrientation,
         crop: StraightenedCrop, limits: DecodeLimits, lenient: Bool
     ) throws(ImagingError) -> (png: [UInt8], size: PixelSize<StoredPixels>, how: String) {
-        let map = try ImageSource(ImageInput(bytes: png, name: "depth map"), limits: limits)
-        guard
-            let grid = CompanionGrid(imageSize: photo, companionSize: map.storedSize),
-            grid.isAligned
-        else {
-            throw .unsupported(
-                format: .jpeg,
-                detail: "it (\(map.storedSize)) is not aligned to the \(photo) photo")
-        }
+        let (map, _) = try opened(png, photo: photo, limits: limits)
         let whole = PixelRect<StoredPixels>(
             x: 0, y: 0, width: map.storedSize.width, height: map.storedSize.height)
         let decoded = try map.decode(whole, lenient: lenient).image
