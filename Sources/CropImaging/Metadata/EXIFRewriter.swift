@@ -14,6 +14,8 @@ import CropGeometry
 ///   headroom a renderer needs for the gain map;
 /// - PixelXDimension, PixelYDimension (and ImageWidth, ImageLength where
 ///   present) are set to the crop's size; the orientation is kept or set;
+/// - SubjectArea and SubjectLocation, places in the stored pixels, are
+///   mapped into the crop by the policy's ``CropPlaces`` or removed;
 /// - the GPS IFD is dropped when location is stripped.
 ///
 /// Anything malformed (an offset outside the segment, an IFD visited twice,
@@ -219,6 +221,12 @@ struct EXIFRewriter {
                 case 0xA003:
                     kept.append(dimension(0xA003, size.height, type: entry.type))
                     changes.append("PixelYDimension set to \(size.height)")
+                case 0x9214, 0xA214:
+                    if let mapped = mappedSubject(
+                        entry, places: policy.places, keepsStoredGrid: orientation == nil)
+                    {
+                        kept.append(mapped)
+                    }
                 default:
                     kept.append(entry)
                 }
@@ -281,6 +289,104 @@ struct EXIFRewriter {
         return out
     }
 
+    /// The whole numbers of a SHORT or LONG entry; `nil` for another type.
+    private func numbers(_ entry: Entry) -> [Int]? {
+        switch entry.type {
+        case 3:
+            return (0..<entry.count).map { n in
+                let (a, b) = (Int(entry.value[2 * n]), Int(entry.value[2 * n + 1]))
+                return little ? a | b << 8 : a << 8 | b
+            }
+        case 4:
+            return (0..<entry.count).map { n in
+                let v = (0..<4).map { Int(entry.value[4 * n + $0]) }
+                return little
+                    ? v[0] | v[1] << 8 | v[2] << 16 | v[3] << 24
+                    : v[0] << 24 | v[1] << 16 | v[2] << 8 | v[3]
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// `SubjectArea` (0x9214: a point, a circle by centre and diameter, or
+    /// a rectangle by centre, width and height) or `SubjectLocation`
+    /// (0xA214: a point), stored pixel indexes (index `i` names the pixel
+    /// whose centre is `i + ½`), mapped into the output by `places`
+    /// (DESIGN.md, "Coordinates in metadata"): clipped to the crop (a
+    /// circle the crop cuts becomes the rectangle round its part inside, a
+    /// turned rectangle its bounding box), each written value the nearest
+    /// whole number; `nil`, and a line saying so, when it is outside the
+    /// crop, cannot be read, or there is no crop to map it by.
+    private mutating func mappedSubject(
+        _ entry: Entry, places: CropPlaces?, keepsStoredGrid: Bool
+    ) -> Entry? {
+        let name = entry.tag == 0x9214 ? "SubjectArea" : "SubjectLocation"
+        let counts = entry.tag == 0x9214 ? 2...4 : 2...2
+        guard let v = numbers(entry), counts.contains(v.count) else {
+            changes.append(
+                "\(name) removed: it is not \(entry.tag == 0x9214 ? "2 to 4" : "2") whole numbers, so it cannot be mapped"
+            )
+            return nil
+        }
+        let given = v.map(String.init).joined(separator: ",")
+        guard let places else {
+            changes.append("\(name) \(given) removed: no crop to map it by")
+            return nil
+        }
+        let centre = Point<StoredPixels>(x: Double(v[0]) + 0.5, y: Double(v[1]) + 0.5)
+        let place: Place<StoredPixels> =
+            switch v.count {
+            case 2: .point(centre)
+            case 3: .circle(center: centre, radius: Double(v[2]) / 2)
+            default:
+                .rect(
+                    Rect(
+                        x: centre.x - Double(v[2]) / 2, y: centre.y - Double(v[3]) / 2,
+                        width: Double(v[2]), height: Double(v[3])))
+            }
+        let mapped = places.map(stored: place, keepsStoredGrid: keepsStoredGrid)
+        guard let out = mapped.place, let box = out.boundingBox else {
+            changes.append("\(name) \(given) removed: it lies outside the crop")
+            return nil
+        }
+        let size = places.outputSize(keepsStoredGrid: keepsStoredGrid)
+        // The pixel whose centre is nearest, inside the output.
+        func index(_ c: Double, _ side: Int) -> Int {
+            min(max(Int((c - 0.5).rounded()), 0), max(side - 1, 0))
+        }
+        func length(_ l: Double) -> Int { max(1, Int(l.rounded())) }
+        let values: [Int]
+        let shape: String
+        switch out {
+        case .point(let p):
+            values = [index(p.x, size.width), index(p.y, size.height)]
+            shape = ""
+        case .circle(let c, let radius):
+            values = [index(c.x, size.width), index(c.y, size.height), length(2 * radius)]
+            shape = " (circle, diameter \(values[2]))"
+        case .rect, .polygon:
+            values = [
+                index(box.x + box.width / 2, size.width),
+                index(box.y + box.height / 2, size.height),
+                length(box.width), length(box.height),
+            ]
+            shape =
+                " (rectangle \(values[2])x\(values[3])\(v.count == 3 ? ", the part of its circle inside" : ""))"
+        }
+        changes.append(
+            "\(name) mapped to \(values[0]),\(values[1])\(shape)"
+                + (mapped.clipped ? ", clipped to the crop" : ""))
+        guard values.allSatisfy({ $0 <= 0xFFFF }) else {
+            return Entry(
+                tag: entry.tag, type: 4, count: values.count,
+                value: values.flatMap { encode32($0) })
+        }
+        return Entry(
+            tag: entry.tag, type: 3, count: values.count,
+            value: values.flatMap { encode16(UInt16($0)) })
+    }
+
     /// What in this EXIF shows more than a crop of `size` should: a
     /// thumbnail IFD (IFD1), tags that point at image data, dimension tags
     /// that disagree with `size`. Phrases for a leak report.
@@ -313,6 +419,14 @@ struct EXIFRewriter {
                     }
                     if inner.tag == 0xA003, let height = value(inner), height != size.height {
                         found.append("PixelYDimension \(height), not the crop's \(size.height)")
+                    }
+                    // A subject's centre outside the image is stale.
+                    if inner.tag == 0x9214 || inner.tag == 0xA214, let v = numbers(inner),
+                        v.count >= 2, v[0] >= size.width || v[1] >= size.height
+                    {
+                        found.append(
+                            "\(inner.tag == 0x9214 ? "SubjectArea" : "SubjectLocation") \(v.map(String.init).joined(separator: ",")), its centre outside the \(size.width)x\(size.height) image"
+                        )
                     }
                 }
             default:

@@ -25,6 +25,10 @@ public struct MetadataPolicy: Hashable, Sendable {
     /// Companions article of CropGeometry), and the rest are dropped with a
     /// report line that says why.
     public var companions: CompanionChoice
+    /// Where the places the metadata names land in the crop (set by the
+    /// plan for its cleaners; `nil` outside a crop, where a field with
+    /// coordinates is removed rather than kept stale).
+    var places: CropPlaces?
 
     /// Whether an HDR gain map is cut and kept with the crop: the old name
     /// of ``companions`` `== .keep`.

@@ -33,7 +33,7 @@ extension AVIFEncoder {
         }
         let size = PixelSize<StoredPixels>(width: image.width, height: image.height)
         let metadata = try plan.source.reader.cleanedMetadata(
-            in: plan.source.input, size: size, policy: self.metadata)
+            in: plan.source.input, size: size, policy: plan.placing(self.metadata))
         warnings += metadata.warnings
         var entries = metadata.entries(as: .avif, written: metadata.kinds)
         let jobs = companionJobs(plan)

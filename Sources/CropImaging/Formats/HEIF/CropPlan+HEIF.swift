@@ -191,7 +191,7 @@ extension CropPlan {
         // The stored pixels are kept, so the EXIF keeps its orientation
         // (not applied in a HEIF) and says the rect's stored size.
         let metadata = HEIFMetadata.clean(
-            info, size: stored.size, orientation: nil, policy: encoder.metadata,
+            info, size: stored.size, orientation: nil, policy: placing(encoder.metadata),
             keepsGainMapItems: companions.keptGainMap)
         let warnings = info.warnings + metadata.warnings + companions.warnings
         // The photo's EXIF and XMP, and a copy of each for the other eye of

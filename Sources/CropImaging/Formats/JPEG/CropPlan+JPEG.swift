@@ -240,7 +240,7 @@ extension CropPlan {
             // and an MPF index names it.
             var metadata = try JPEGMetadata.clean(
                 info, input: source.input, size: size, orientation: .up,
-                policy: encoder.metadata, keepsGainMapItems: true
+                policy: placing(encoder.metadata), keepsGainMapItems: true
             ).forReencodedPixels(of: info)
             keepGoogleDepth(info, metadata: &metadata)
             warnings += metadata.warnings
@@ -264,7 +264,7 @@ extension CropPlan {
             return (metadata.segments, metadata.entries)
         }
         let metadata = try source.reader.cleanedMetadata(
-            in: source.input, size: size, policy: encoder.metadata)
+            in: source.input, size: size, policy: placing(encoder.metadata))
         warnings += metadata.warnings
         // A gain map this route does not carry is dropped, and the report
         // says so where the crop was asked to keep companions.
@@ -286,7 +286,7 @@ extension CropPlan {
         {
             var depth = try JPEGMetadata.clean(
                 info, input: source.input, size: size, orientation: .up,
-                policy: encoder.metadata
+                policy: placing(encoder.metadata)
             ).forReencodedPixels(of: info)
             let known = depth.warnings.count
             keepGoogleDepth(info, metadata: &depth)
@@ -607,7 +607,7 @@ extension CropPlan {
     ) throws(ImagingError) -> CropReport {
         var metadata = try JPEGMetadata.clean(
             info, input: source.input, size: stored.size, orientation: nil,
-            policy: encoder.metadata, keepsGainMapItems: false)
+            policy: placing(encoder.metadata), keepsGainMapItems: false)
         if let dropped { metadata.warnings.append(dropped) }
         if encoder.metadata.companions == .keep, !encoder.metadata.stripAll {
             keepGoogleDepth(info, metadata: &metadata)
@@ -683,7 +683,7 @@ extension CropPlan {
     ) throws(ImagingError) -> CropReport {
         var metadata = try JPEGMetadata.clean(
             info, input: source.input, size: stored.size, orientation: nil,
-            policy: encoder.metadata, keepsGainMapItems: true)
+            policy: placing(encoder.metadata), keepsGainMapItems: true)
         keepGoogleDepth(info, metadata: &metadata)
         metadata.segments = metadata.changingXMP {
             XMPCleaner.settingGainMapLength($0, to: Self.pendingGainMapLength)

@@ -106,7 +106,7 @@ extension PNGEncoder: FormatWriter {
         let size = PixelSize<StoredPixels>(
             width: plan.outputSize.width, height: plan.outputSize.height)
         let metadata = try plan.source.reader.cleanedMetadata(
-            in: plan.source.input, size: size, policy: self.metadata)
+            in: plan.source.input, size: size, policy: plan.placing(self.metadata))
         warnings += metadata.warnings
         if let native = metadata.native as? PNGNativeMetadata {
             return (native.chunks, native.dropped, [])

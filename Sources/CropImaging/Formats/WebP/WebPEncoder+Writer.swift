@@ -72,7 +72,7 @@ extension WebPEncoder: FormatWriter {
         }
         let size = PixelSize<StoredPixels>(width: image.width, height: image.height)
         let metadata = try plan.source.reader.cleanedMetadata(
-            in: plan.source.input, size: size, policy: self.metadata)
+            in: plan.source.input, size: size, policy: plan.placing(self.metadata))
         warnings += metadata.warnings
         let encoded = try Self.encode(image, lossless: lossless, quality: quality ?? 100)
         let (bytes, chunks, entries) = Self.container(
