@@ -241,6 +241,15 @@ struct SubjectAreaTests {
         #expect(abs(q.y - (Double(seen.y) + 0.5)) <= step.1 / 2 + 1e-9, "\(v): \(q)")
     }
 
+    /// `info` lists each place with its values, shape and space.
+    @Test func infoListsThePlaces() {
+        let info = cropkit(["info", TestData.path("regions/casio_exs1_o8.jpg")])
+        #expect(
+            info.out.contains(
+                "EXIF SubjectArea 249,332: a rectangle 145x225 by its centre (stored pixels; mapped by a crop); EXIF SubjectLocation 307,192: a point (stored pixels; mapped by a crop)"
+            ), "\(info.out)")
+    }
+
     /// `leaks` finds a SubjectArea left stale (its centre outside the
     /// image), as a crop made by another tool keeps it; a CropKit crop of
     /// the same rect is clean.

@@ -436,6 +436,34 @@ struct EXIFRewriter {
         return found
     }
 
+    /// The places this EXIF names (`SubjectArea`, `SubjectLocation`), each
+    /// with its shape and space in words, for `info`: "SubjectArea
+    /// 2003,1506: a rectangle 2209x1327 by its centre (stored pixels)".
+    func places() -> [String] {
+        var visited: Set<Int> = []
+        guard let first = u32(4), let ifd0 = entries(at: first, visited: &visited),
+            let exif = ifd0.first(where: { $0.tag == 0x8769 }).flatMap(pointer)
+                .flatMap({ entries(at: $0, visited: &visited) })
+        else { return [] }
+        var found: [String] = []
+        for entry in exif where entry.tag == 0x9214 || entry.tag == 0xA214 {
+            let name = entry.tag == 0x9214 ? "SubjectArea" : "SubjectLocation"
+            guard let v = numbers(entry), (2...4).contains(v.count) else {
+                found.append("\(name): not 2 to 4 whole numbers (removed by a crop)")
+                continue
+            }
+            let shape =
+                switch v.count {
+                case 2: "a point"
+                case 3: "a circle of diameter \(v[2]) by its centre"
+                default: "a rectangle \(v[2])x\(v[3]) by its centre"
+                }
+            found.append(
+                "\(name) \(v[0]),\(v[1]): \(shape) (stored pixels; mapped by a crop)")
+        }
+        return found
+    }
+
     /// Every tag of IFD0, the Exif IFD and the GPS IFD, with the IFD it is
     /// in ("0", "exif", "gps"), and the orientation: what tests look at.
     func tags() -> (tags: Set<String>, orientation: Int?) {

@@ -87,7 +87,8 @@ extension ImageFileSummary {
     /// The summary of a file already read: what its format's reader shows,
     /// then its metadata as one model whatever the format: the EXIF tags
     /// and their orientation, where the photo was taken (kept by a crop
-    /// unless stripped), the XMP packets, and what else the file carries
+    /// unless stripped), the places it names in the picture, the XMP
+    /// packets, and what else the file carries
     /// that could show the photo (thumbnails, previews, other images,
     /// bytes after the image).
     public init(_ source: ImageSource) {
@@ -100,6 +101,7 @@ extension ImageFileSummary {
             details += [
                 Detail("exifTags", label: "EXIF tags", .text(exif ?? "none")),
                 Detail("location", .list(metadata.locations)),
+                Detail("places", .list(metadata.places)),
                 Detail("xmpPackets", label: "XMP packets", .number(metadata.xmp.count)),
                 Detail("embedded", .list(metadata.embedded.map(\.description))),
             ]

@@ -51,6 +51,15 @@ public struct ImageMetadata: Sendable {
         return places
     }
 
+    /// The places the metadata names in the picture (DESIGN.md,
+    /// "Coordinates in metadata"), each with its values, shape and space:
+    /// "EXIF SubjectArea 2003,1506: a rectangle 2209x1327 by its centre
+    /// (stored pixels; mapped by a crop)".
+    public var places: [String] {
+        guard let block = exif.first, let rewriter = EXIFRewriter(tiff: block) else { return [] }
+        return rewriter.places().map { "EXIF " + $0 }
+    }
+
     /// How many tags the image's own EXIF block holds (IFD0, the Exif
     /// IFD and the GPS IFD) and its orientation tag's value; `nil` without
     /// EXIF.
