@@ -175,6 +175,11 @@ extension HEIFFileInfo: FormatReader {
             profile: iccProfile.map {
                 (ICCProfile.description(of: $0) ?? "(an ICC profile without a description)")
                     + (iccOnTiles ? " (on the tiles)" : "")
-            }, details: HEIFFileInfo.details(self), warnings: warnings)
+            },
+            details: HEIFFileInfo.details(self)
+                + (contentCredentials.map {
+                    [ContentCredentials.detail("a top-level uuid box, \($0) bytes")]
+                } ?? []),
+            warnings: warnings)
     }
 }

@@ -63,6 +63,9 @@ public struct HEIFFileInfo: Sendable {
     /// The top-level boxes after `ftyp`: `meta` whole, the others'
     /// payloads.
     var topLevelBoxes: [(type: String, range: Range<Int>)] = []
+    /// The bytes of the top-level `uuid` box that holds C2PA content
+    /// credentials, if any (``ContentCredentials``): never carried.
+    var contentCredentials: Int?
     /// Boxes inside `meta` whose contents the reader does not use (`free`,
     /// `skip`, unknown boxes, and every property but a decoder
     /// configuration), with their payloads' ranges in the file, for the
@@ -154,6 +157,9 @@ struct HEIFParser {
     var itemOrder: [Int] = []
     /// The top-level boxes after `ftyp`: `meta` whole, the others' payloads.
     var topLevel: [(type: String, range: Range<Int>)] = []
+    /// The bytes of a top-level `uuid` box holding C2PA content
+    /// credentials, if there is one.
+    var contentCredentials: Int?
     var primary: Int?
     /// Property boxes of `ipco`, in order.
     var properties: [HEIFBox] = []
@@ -274,6 +280,12 @@ struct HEIFParser {
                 topLevel.append((type, offset..<offset + size))
             } else {
                 topLevel.append((type, offset + header..<offset + size))
+                if type == "uuid", size - header >= 16,
+                    try input.read(at: offset + header, count: 16, format: .heif)
+                        == ContentCredentials.bmffUUID
+                {
+                    contentCredentials = size
+                }
             }
             offset += size
         }
@@ -855,6 +867,7 @@ struct HEIFParser {
         info.toneMap = toneMap(of: item, companions: info.companions)
         info.stereoEyes = stereoEyes(of: item, shown: (info.width, info.height))
         info.topLevelBoxes = topLevel
+        info.contentCredentials = contentCredentials
         info.unreadMetaBoxes = unread.map {
             ($0.type, metaOffset + $0.payload.lowerBound..<metaOffset + $0.payload.upperBound)
         }

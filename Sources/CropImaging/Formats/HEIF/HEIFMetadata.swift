@@ -62,6 +62,11 @@ struct HEIFMetadata {
             result.xmp = xmp
             result.entries.append(xmpEntry)
         }
+        if let bytes = info.contentCredentials {
+            entry(
+                ContentCredentials.segment("uuid box of \(bytes) bytes"), .dropped,
+                ContentCredentials.reason)
+        }
         for image in info.thumbnails {
             entry(
                 "thumbnail item \(image.item) (\(image.width)x\(image.height))", .dropped,

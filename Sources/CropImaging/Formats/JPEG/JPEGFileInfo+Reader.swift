@@ -121,7 +121,7 @@ extension JPEGFileInfo: FormatReader {
                 ICCProfile.description(of: $0) ?? "(an ICC profile without a description)"
             },
             details: [.init("frame", .text(frame)), .init("sampling", .list(sampling))]
-                + companionDetails(in: input)
+                + companionDetails(in: input) + credentialDetails(in: input)
                 + (scanWork.map { work in
                     [
                         .init("scans", .number(work.scans)),
@@ -138,6 +138,20 @@ extension JPEGFileInfo {
     func gainMapImage(in input: ImageInput) throws(ImagingError) -> RasterImage? {
         guard let found = try GainMap.find(self, input: input), !found.isEye else { return nil }
         return try ImageSource(ImageInput(bytes: found.bytes, name: "gain map")).decode().image
+    }
+
+    /// `C2PA`: the APP11 segments that hold C2PA content credentials, if
+    /// any.
+    func credentialDetails(in input: ImageInput) -> [ImageFileSummary.Detail] {
+        let held = segments.filter { segment in
+            segment.marker == 0xEB
+                && (try? input.read(
+                    at: segment.bodyOffset, count: min(segment.bodyLength, 4096), format: .jpeg))
+                    .map(ContentCredentials.holdsManifest) == true
+        }
+        guard !held.isEmpty else { return [] }
+        let bytes = held.reduce(0) { $0 + $1.bodyLength }
+        return [ContentCredentials.detail("\(held.count) APP11 segment(s), \(bytes) bytes")]
     }
 
     /// The MPF gain map's pixels, read from its header.

@@ -112,6 +112,9 @@ struct JPEGMetadata {
     ) throws(ImagingError) -> JPEGMetadata {
         var result = JPEGMetadata()
         var sawExif = false
+        // Whether the XMP names a Motion Photo: the bytes after the image
+        // are then its video.
+        var motionPhoto = false
         var extended: [String: [String]]?
         for segment in info.segments {
             let marker = segment.marker
@@ -195,6 +198,9 @@ struct JPEGMetadata {
                     continue
                 }
                 let text = String(decoding: body[xmpSignature.count...], as: UTF8.self)
+                motionPhoto =
+                    motionPhoto || text.contains("GCamera:MotionPhoto")
+                    || text.contains("GCamera:MicroVideo")
                 let (cleaned, changes) = XMPCleaner.clean(
                     text, size: size, policy: policy, keepsGainMapItems: keepsGainMapItems)
                 guard let cleaned else {
@@ -241,6 +247,8 @@ struct JPEGMetadata {
                 } else {
                     keep(body, "COM", .kept, "a comment")
                 }
+            case 0xEB where ContentCredentials.holdsManifest(body):
+                drop(ContentCredentials.segment(name), ContentCredentials.reason)
             default:
                 let signature = String(
                     decoding: body.prefix(while: { $0 != 0 && $0 >= 0x20 && $0 < 0x7F }).prefix(24),
@@ -256,7 +264,9 @@ struct JPEGMetadata {
                 MetadataEntry(
                     segment: "\(trailing) bytes after the image",
                     action: .dropped,
-                    reason: "data after the end of the image (secondary images, editor leftovers)"))
+                    reason: motionPhoto
+                        ? "the Motion Photo video: it shows the whole scene"
+                        : "data after the end of the image (secondary images, editor leftovers)"))
         }
         return result
     }
@@ -265,11 +275,21 @@ struct JPEGMetadata {
 /// XMP made true for a crop: its dimensions set, its previews removed.
 enum XMPCleaner {
     /// Properties that carry images or point at images of the whole photo.
-    static let previews = [
-        "xmpGImg:image", "xap:Thumbnails", "xmp:Thumbnails", "GImage:Data", "GDepth:Data",
-        "GDepth:Confidence", "Container:Directory", "GContainer:Directory",
-        "xmpNote:HasExtendedXMP",
-        "hdrgm:Version", "photoshop:History",
+    static let previews =
+        [
+            "xmpGImg:image", "xap:Thumbnails", "xmp:Thumbnails", "GImage:Data", "GDepth:Data",
+            "GDepth:Confidence", "Container:Directory", "GContainer:Directory",
+            "xmpNote:HasExtendedXMP",
+            "hdrgm:Version", "photoshop:History",
+        ] + motionPhoto
+    /// Google's Motion Photo (and its older Micro Video) properties, which
+    /// point at the video of the whole scene after the image: removed with
+    /// it.
+    static let motionPhoto = [
+        "GCamera:MotionPhoto", "GCamera:MotionPhotoVersion",
+        "GCamera:MotionPhotoPresentationTimestampUs", "GCamera:MicroVideo",
+        "GCamera:MicroVideoVersion", "GCamera:MicroVideoOffset",
+        "GCamera:MicroVideoPresentationTimestampUs",
     ]
     /// The properties that describe an Ultra HDR photo's gain map, kept when
     /// the gain map is cropped with the photo.

@@ -109,7 +109,7 @@ extension PNGEncoder: FormatWriter {
             in: plan.source.input, size: size, policy: plan.placing(self.metadata))
         warnings += metadata.warnings
         if let native = metadata.native as? PNGNativeMetadata {
-            return (native.chunks, native.dropped, [])
+            return (native.chunks, native.dropped, metadata.entries)
         }
         var chunks: [PNGChunk] = []
         if let bits = metadata.significantBits {

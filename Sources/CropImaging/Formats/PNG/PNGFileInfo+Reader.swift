@@ -94,6 +94,27 @@ extension PNGFileInfo: FormatReader {
             cleaned.iccOrigin = "iCCP"
         }
         cleaned.native = PNGNativeMetadata(chunks: carriedChunks, dropped: droppedChunkTypes)
+        // Each chunk a crop does not carry, named with why.
+        for type in droppedChunkTypes {
+            let reason: String
+            switch type {
+            case "caBX":
+                cleaned.entries.append(
+                    MetadataEntry(
+                        segment: ContentCredentials.segment("caBX chunk"), action: .dropped,
+                        reason: ContentCredentials.reason))
+                continue
+            case "eXIf":
+                reason = "EXIF is not carried from a PNG yet: dropped, not kept stale"
+            case "iTXt", "tEXt", "zTXt":
+                reason =
+                    "text (XMP, comments) is not carried from a PNG yet: dropped, not kept stale"
+            default:
+                reason = "an ancillary chunk a crop does not carry"
+            }
+            cleaned.entries.append(
+                MetadataEntry(segment: "\(type) chunk", action: .dropped, reason: reason))
+        }
         return cleaned
     }
 
@@ -110,7 +131,9 @@ extension PNGFileInfo: FormatReader {
                 .init("interlaced", .flag(interlaced)),
                 .init("chunks", .list(carriedChunks.map(\.type))),
                 .init("droppedChunks", label: "dropped chunks", .list(droppedChunkTypes)),
-            ],
+            ]
+                + (droppedChunkTypes.contains("caBX")
+                    ? [ContentCredentials.detail("caBX chunk")] : []),
             warnings: warnings)
     }
 

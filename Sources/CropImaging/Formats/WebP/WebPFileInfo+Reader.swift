@@ -109,10 +109,15 @@ extension WebPFileInfo: FormatReader {
         }
         let known: Set<String> = ["VP8X", "VP8 ", "VP8L", "ALPH", "ICCP", "EXIF", "XMP "]
         for chunk in chunks where !known.contains(chunk.type) {
+            let credentials = chunk.type == "C2PA"
             cleaned.entries.append(
                 MetadataEntry(
-                    segment: "\"\(chunk.type)\" chunk", action: .dropped,
-                    reason: "an unknown chunk, which could hold anything"))
+                    segment: credentials
+                        ? ContentCredentials.segment("\"C2PA\" chunk") : "\"\(chunk.type)\" chunk",
+                    action: .dropped,
+                    reason: credentials
+                        ? ContentCredentials.reason : "an unknown chunk, which could hold anything")
+            )
         }
         return cleaned
     }
@@ -132,6 +137,9 @@ extension WebPFileInfo: FormatReader {
                 .init("alpha", .flag(hasAlpha)),
                 .init("chunks", .list(chunks.map { $0.type.trimmingSpaces })),
             ]
+                + chunks.filter { $0.type == "C2PA" }.map {
+                    ContentCredentials.detail("\"C2PA\" chunk, \($0.size) bytes")
+                }
                 + (estimatedQuality.map {
                     [.init("estimatedQuality", label: "estimated quality", .number($0))]
                 } ?? []),
