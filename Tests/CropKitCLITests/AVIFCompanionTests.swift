@@ -46,14 +46,17 @@ struct AVIFCompanionTests {
 
     /// The grid AVIF with the map beside it: the tiles' bytes as the
     /// corpus file has them, the map's as libheif encoded it.
+    /// The map, an AVIF of its own, encoded by aom once for the suite.
+    static let mapFile = Result { () throws -> [UInt8] in
+        try AVIFEncoder.encodeWhole(wave(512, 392), quality: 95, icc: nil, exif: nil, xmp: nil)
+    }
+
     /// `turned`: the photo and its map both turned by `irot`/`imir` for
     /// that orientation, as a phone writes them.
     static func source(turned: EXIFOrientation = .up) throws -> [UInt8] {
         let source = try ImageSource.open(path: TestData.path(grid))
         let info = try #require((source.header as? AVIFFileInfo)?.heif)
-        let mapFile = try AVIFEncoder.encodeWhole(
-            wave(512, 392), quality: 95, icc: nil, exif: nil, xmp: nil)
-        let map = try ImageSource(ImageInput(bytes: mapFile, name: "map.avif"))
+        let map = try ImageSource(ImageInput(bytes: try mapFile.get(), name: "map.avif"))
         let mapTile = try #require((map.header as? AVIFFileInfo)?.heif.layout.tiles.first)
         let mapBytes = try mapTile.extents.flatMap {
             try map.input.read(at: $0.lowerBound, count: $0.count, format: .avif)
