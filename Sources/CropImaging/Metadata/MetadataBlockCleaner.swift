@@ -42,11 +42,13 @@ enum MetadataBlockCleaner {
         return (cleaned, entry, warning)
     }
 
-    /// `packet` (named `name` in the report) for a crop of `size`: the
-    /// cleaned packet, if kept, and what became of it.
+    /// `packet` (named `name` in the report) for a crop of `size` (its
+    /// places mapped into the stored grid the crop keeps, `keepsStoredGrid`,
+    /// or into the upright output): the cleaned packet, if kept, and what
+    /// became of it.
     static func xmp(
         _ packet: [UInt8], name: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy,
-        keepsGainMapItems: Bool = false
+        keepsGainMapItems: Bool = false, keepsStoredGrid: Bool = false
     ) -> (xmp: String?, entry: MetadataEntry) {
         if policy.stripAll {
             return (
@@ -56,7 +58,7 @@ enum MetadataBlockCleaner {
         }
         let (cleaned, changes) = XMPCleaner.clean(
             String(decoding: packet, as: UTF8.self), size: size, policy: policy,
-            keepsGainMapItems: keepsGainMapItems)
+            keepsGainMapItems: keepsGainMapItems, keepsStoredGrid: keepsStoredGrid)
         guard let cleaned else {
             return (
                 nil,

@@ -58,7 +58,7 @@ struct HEIFMetadata {
         if let packet = info.xmp {
             let (xmp, xmpEntry) = MetadataBlockCleaner.xmp(
                 packet, name: "XMP item", size: size, policy: policy,
-                keepsGainMapItems: keepsGainMapItems)
+                keepsGainMapItems: keepsGainMapItems, keepsStoredGrid: orientation == nil)
             result.xmp = xmp
             result.entries.append(xmpEntry)
         }

@@ -202,7 +202,8 @@ struct JPEGMetadata {
                     motionPhoto || text.contains("GCamera:MotionPhoto")
                     || text.contains("GCamera:MicroVideo")
                 let (cleaned, changes) = XMPCleaner.clean(
-                    text, size: size, policy: policy, keepsGainMapItems: keepsGainMapItems)
+                    text, size: size, policy: policy, keepsGainMapItems: keepsGainMapItems,
+                    keepsStoredGrid: orientation == nil)
                 guard let cleaned else {
                     drop("\(name) XMP", changes.joined(separator: "; "))
                     continue
@@ -324,10 +325,17 @@ enum XMPCleaner {
     /// from a packet that cannot be read as XML).
     static func clean(
         _ text: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy,
-        keepsGainMapItems: Bool = false
+        keepsGainMapItems: Bool = false, keepsStoredGrid: Bool = false
     ) -> (String?, [String]) {
         var out = text
         var changes: [String] = []
+        // Regions in the picture, mapped into the crop (``XMPRegions``).
+        if out.contains("mwg-rs:Regions") {
+            let (mapped, regionChanges) = XMPRegions.map(
+                out, places: policy.places, keepsStoredGrid: keepsStoredGrid)
+            out = mapped
+            changes += regionChanges
+        }
         // A regular expression is built only for a property the text names
         // (building ICU's first one costs milliseconds).
         func remove(_ property: String) -> Bool {

@@ -1,0 +1,139 @@
+import CropGeometry
+import CropKitTestSupport
+import Foundation
+import Testing
+
+/// MWG regions (faces; each a centre and size normalized to the stored
+/// image, MWG Guidelines 2.0 §5.9) move with the crop: the real photos of
+/// `regions/` at orientations 1, 3, 6 and 8 and the iPhone HEIC, cropped to
+/// five rects into their own format and across, read back by exiftool.
+/// Each kept region, taken back to pixels of the output's stored grid,
+/// equals the source's region taken through the orientation and clipped
+/// to the crop, computed here with the orientation's own formulas, within
+/// the six decimals written; each removed one is named; and
+/// `AppliedToDimensions` is the output's stored size.
+@Suite(
+    .announcesSkips, .enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)),
+    .enabled(if: ExifTool.gate, Comment(rawValue: ExifTool.absent)))
+struct MWGRegionTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var file: String
+        var stored: (Int, Int)
+        var output: String
+        var testDescription: String { "\(file) -> \(output)" }
+    }
+
+    static let cases: [Case] = [
+        Case(file: "canon_t3i_o1.jpg", stored: (1152, 768), output: "jpg"),
+        Case(file: "canon_t3i_o6.jpg", stored: (768, 1152), output: "jpg"),
+        Case(file: "canon_t3i_o6.jpg", stored: (768, 1152), output: "png"),
+        Case(file: "casio_exs1_o3.jpg", stored: (640, 480), output: "jpg"),
+        Case(file: "casio_exs1_o8.jpg", stored: (480, 640), output: "jpg"),
+        Case(file: "casio_exs1_o8.jpg", stored: (480, 640), output: "webp"),
+        Case(file: "fujifilm_s2pro_o1.webp", stored: (600, 400), output: "webp"),
+        Case(file: "pug_iphone13pro.heic", stored: (4032, 3024), output: "heic"),
+        Case(file: "pug_iphone13pro.heic", stored: (4032, 3024), output: "jpg"),
+    ]
+
+    static let fractions: [(Double, Double, Double, Double)] = [
+        (0, 0, 1, 1), (0.25, 0.25, 0.5, 0.5), (0, 0, 0.4, 0.4), (0.6, 0.6, 0.4, 0.4),
+        (0.13, 0.29, 0.51, 0.37),
+    ]
+
+    /// A list tag's values as exiftool gives them (one value, or a list).
+    static func list(_ value: Any?) -> [Any] {
+        if let array = value as? [Any] { return array }
+        return value.map { [$0] } ?? []
+    }
+
+    /// The stored point `(x, y)` of a `w×h` stored image as seen in
+    /// orientation `o` (continuous coordinates), by the EXIF table.
+    static func seen(_ x: Double, _ y: Double, _ o: Int, _ w: Double, _ h: Double) -> (
+        Double, Double
+    ) {
+        switch o {
+        case 2: (w - x, y)
+        case 3: (w - x, h - y)
+        case 4: (x, h - y)
+        case 5: (y, x)
+        case 6: (h - y, x)
+        case 7: (h - y, w - x)
+        case 8: (y, w - x)
+        default: (x, y)
+        }
+    }
+
+    @Test(arguments: cases)
+    func regionsMoveWithTheCrop(_ c: Case) throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path("regions/\(c.file)")
+        let tags = try ExifTool.tags(source, groups: "-G1")
+        let o = tags["IFD0:Orientation"] as? Int ?? 1
+        let names = Self.list(tags["XMP-mwg-rs:RegionName"]).map { "\($0)" }
+        let areas = ["X", "Y", "W", "H"].map {
+            Self.list(tags["XMP-mwg-rs:RegionArea\($0)"]).compactMap { $0 as? Double }
+        }
+        try #require(!names.isEmpty && areas.allSatisfy { $0.count == names.count })
+        let (sw, sh) = (Double(c.stored.0), Double(c.stored.1))
+        let turned = o >= 5
+        let (dw, dh) = turned ? (sh, sw) : (sw, sh)
+        let fractions = c.file.hasSuffix(".heic") ? Array(Self.fractions.prefix(3)) : Self.fractions
+        for (fx, fy, fw, fh) in fractions {
+            let rect = (x: Int(fx * dw), y: Int(fy * dh), w: Int(fw * dw), h: Int(fh * dh))
+            let out = folder.appendingPathComponent("crop.\(c.output)").path
+            let run = cropkit([
+                "crop", source, "--pixels", "\(rect.x),\(rect.y),\(rect.w),\(rect.h)", "-o", out,
+                "--force",
+            ])
+            try #require(run.status == 0, "\(rect): \(run.err)")
+            let written = try ExifTool.tags(out, groups: "-G1")
+            // A lossless JPEG crop and a HEIC crop keep the stored grid.
+            let keepsGrid = (written["IFD0:Orientation"] as? Int ?? 1) == o && o != 1
+            let (ow, oh) = keepsGrid && turned ? (rect.h, rect.w) : (rect.w, rect.h)
+            let outNames = Self.list(written["XMP-mwg-rs:RegionName"]).map { "\($0)" }
+            let outAreas = ["X", "Y", "W", "H"].map {
+                Self.list(written["XMP-mwg-rs:RegionArea\($0)"]).compactMap { $0 as? Double }
+            }
+            let what = "\(c.testDescription) \(rect)"
+            if !outNames.isEmpty {
+                #expect(written["XMP-mwg-rs:RegionAppliedToDimensionsW"] as? Int == ow, "\(what)")
+                #expect(written["XMP-mwg-rs:RegionAppliedToDimensionsH"] as? Int == oh, "\(what)")
+            }
+            for (n, name) in names.enumerated() {
+                // The region as seen, clipped to the crop, in the crop's
+                // pixels.
+                let (x, y, w, h) = (
+                    areas[0][n] * sw, areas[1][n] * sh, areas[2][n] * sw, areas[3][n] * sh
+                )
+                let a = Self.seen(x - w / 2, y - h / 2, o, sw, sh)
+                let b = Self.seen(x + w / 2, y + h / 2, o, sw, sh)
+                let x0 = max(min(a.0, b.0), Double(rect.x)) - Double(rect.x)
+                let x1 = min(max(a.0, b.0), Double(rect.x + rect.w)) - Double(rect.x)
+                let y0 = max(min(a.1, b.1), Double(rect.y)) - Double(rect.y)
+                let y1 = min(max(a.1, b.1), Double(rect.y + rect.h)) - Double(rect.y)
+                guard x1 > x0, y1 > y0 else {
+                    #expect(!outNames.contains(name), "\(what) \(name): kept outside the crop")
+                    #expect(run.out.contains("\(name) (outside the crop)"), "\(what): \(run.out)")
+                    continue
+                }
+                let k = try #require(outNames.firstIndex(of: name), "\(what) \(name): removed")
+                // Back from the output's normalized stored grid to the
+                // crop as seen.
+                var (cx, cy) = (outAreas[0][k] * Double(ow), outAreas[1][k] * Double(oh))
+                var (cw, ch) = (outAreas[2][k] * Double(ow), outAreas[3][k] * Double(oh))
+                if keepsGrid {
+                    let p = Self.seen(cx, cy, o, Double(ow), Double(oh))
+                    (cx, cy) = p
+                    if turned { (cw, ch) = (ch, cw) }
+                }
+                // Six decimals of a side: half a millionth of it.
+                let tolerance = 0.5e-6 * Double(max(ow, oh)) * 2 + 1e-9
+                #expect(abs(cx - (x0 + x1) / 2) <= tolerance, "\(what) \(name) x")
+                #expect(abs(cy - (y0 + y1) / 2) <= tolerance, "\(what) \(name) y")
+                #expect(abs(cw - (x1 - x0)) <= 2 * tolerance, "\(what) \(name) w")
+                #expect(abs(ch - (y1 - y0)) <= 2 * tolerance, "\(what) \(name) h")
+            }
+        }
+    }
+}
