@@ -26,7 +26,8 @@ enum OutputOptions {
             ),
             OptionSpec(
                 name: "strip", value: "WHAT",
-                help: "location (GPS) or all (every tag but the colour profile); repeatable",
+                help:
+                    "location (GPS), people (face regions and the names of people) or all (every tag but the colour profile); repeatable",
                 repeatable: true),
             OptionSpec(
                 name: "companions", value: "WHAT",
@@ -154,8 +155,10 @@ enum OutputOptions {
         for what in parsed.repeated["strip"] ?? [] {
             switch what {
             case "location", "gps": policy.stripLocation = true
+            case "people": policy.stripPeople = true
             case "all": policy.stripAll = true
-            default: throw UsageError(message: "unknown --strip '\(what)'; use location or all")
+            default:
+                throw UsageError(message: "unknown --strip '\(what)'; use location, people or all")
             }
         }
         return policy

@@ -136,4 +136,36 @@ struct MWGRegionTests {
             }
         }
     }
+
+    /// Names of people are personal data, like a location: kept by default
+    /// and said so (read back from the written file), removed by `--strip
+    /// people` (MWG face regions, Microsoft's people regions).
+    @Test func stripPeopleRemovesFacesAndNames() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path("regions/canon_t3i_o1.jpg")
+        let out = folder.appendingPathComponent("crop.jpg").path
+        let kept = cropkit(["crop", source, "--pixels", "0,0,600,500", "-o", out])
+        try #require(kept.status == 0, "\(kept.err)")
+        #expect(
+            kept.out.contains(
+                "kept the names of 3 people (Alice, Bruno, Chen); --strip people removes them"),
+            "\(kept.out)")
+        let stripped = cropkit([
+            "crop", source, "--pixels", "0,0,600,500", "-o", out, "--force", "--strip", "people",
+            "--json",
+        ])
+        try #require(stripped.status == 0, "\(stripped.err)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(stripped.out.utf8)) as? [String: Any])
+        #expect((report["keptPeople"] as? [Any])?.isEmpty == true, "\(stripped.out)")
+        #expect(stripped.out.contains("removed 3 MWG region(s) of people (--strip people)"))
+        let tags = try ExifTool.tags(out, groups: "-G1")
+        let people = tags.keys.filter {
+            $0.hasPrefix("XMP-mwg-rs:") || $0.hasPrefix("XMP-MP:") || $0.contains("PersonInImage")
+        }
+        #expect(people.isEmpty, "\(people)")
+        // The regions that are not people stay (IPTC's named objects).
+        #expect(tags["XMP-iptcExt:ImageRegionName"] != nil)
+    }
 }

@@ -51,6 +51,19 @@ public struct ImageMetadata: Sendable {
         return places
     }
 
+    /// The names of people the XMP holds (region names, IPTC's persons
+    /// shown): personal data a crop keeps unless asked not to
+    /// (``MetadataPolicy/stripPeople``).
+    public var people: [String] {
+        var seen: [String] = []
+        for packet in xmp {
+            for name in XMPRegions.people(in: packet) where !seen.contains(name) {
+                seen.append(name)
+            }
+        }
+        return seen
+    }
+
     /// The places the metadata names in the picture (DESIGN.md,
     /// "Coordinates in metadata"), each with its values, shape and space:
     /// "EXIF SubjectArea 2003,1506: a rectangle 2209x1327 by its centre

@@ -13,6 +13,11 @@ public struct MetadataPolicy: Hashable, Sendable {
     /// property of XMP's known schemas (EXIF GPS, DJI, Google, Apple, IPTC
     /// and Photoshop location; ``XMPLocation``).
     public var stripLocation: Bool
+    /// Whether people are removed: the XMP regions that name or show a
+    /// person (MWG regions of type Face or with a name, Microsoft's
+    /// `MP:RegionInfo`) and IPTC's `PersonInImage`. Names are personal data,
+    /// like a location: kept by default, and every report says so.
+    public var stripPeople: Bool = false
     /// Whether all metadata is removed but the colour profile (ICC) and the
     /// Adobe colour transform, without which the colours would change.
     public var stripAll: Bool

@@ -13,9 +13,9 @@ import Foundation
 enum XMPRegions {
     /// `text` with its MWG regions mapped, and what changed; `text`
     /// unchanged when it has none.
-    static func map(_ text: String, places: CropPlaces?, keepsStoredGrid: Bool) -> (
-        String, [String]
-    ) {
+    static func map(
+        _ text: String, places: CropPlaces?, keepsStoredGrid: Bool, stripPeople: Bool = false
+    ) -> (String, [String]) {
         guard let start = text.range(of: "<mwg-rs:Regions"),
             let end = text.range(of: "</mwg-rs:Regions>", range: start.upperBound..<text.endIndex)
         else { return (text, []) }
@@ -33,6 +33,7 @@ enum XMPRegions {
         var mapped: [String] = []
         var clipped: [String] = []
         var removed: [String] = []
+        var people = 0
         var rest = block[...]
         // Each top-level `rdf:li` of the list, in order; everything
         // between them kept as it is.
@@ -45,6 +46,15 @@ enum XMPRegions {
             let item = String(rest[open.lowerBound..<close])
             rest = rest[close...]
             let name = Self.value("mwg-rs:Name", in: item) ?? "unnamed"
+            // A person's region (a face, or one with a name) under
+            // --strip people.
+            if stripPeople,
+                Self.value("mwg-rs:Type", in: item) == "Face"
+                    || Self.value("mwg-rs:Name", in: item) != nil
+            {
+                people += 1
+                continue
+            }
             guard let x = Self.number("stArea:x", in: item),
                 let y = Self.number("stArea:y", in: item)
             else {
@@ -101,12 +111,57 @@ enum XMPRegions {
                     + (clipped.isEmpty ? "" : ", \(clipped.count) clipped to the crop")
                     + "; AppliedToDimensions set to \(size.width)x\(size.height)")
         }
+        if people > 0 {
+            changes.append("removed \(people) MWG region(s) of people (--strip people)")
+        }
         if !removed.isEmpty {
             changes.append(
                 "removed \(removed.count) MWG region(s): \(removed.joined(separator: ", "))"
             )
         }
         return (text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: out), changes)
+    }
+
+    /// The other properties that name people, removed whole by `--strip
+    /// people`: Microsoft's people regions and IPTC's persons shown.
+    static let peopleProperties = ["MP:RegionInfo", "Iptc4xmpExt:PersonInImage"]
+
+    /// The names of people `text` holds (MWG region names, Microsoft's
+    /// `MPReg:PersonDisplayName`, IPTC's `PersonInImage` entries), for the
+    /// report's line on what a crop kept.
+    static func people(in text: String) -> [String] {
+        var found: [String] = []
+        for tag in ["mwg-rs:Name", "MPReg:PersonDisplayName"] {
+            var rest = text[...]
+            while let open = rest.range(of: "<\(tag)>"),
+                let close = rest.range(of: "</\(tag)>", range: open.upperBound..<rest.endIndex)
+            {
+                found.append(String(rest[open.upperBound..<close.lowerBound]))
+                rest = rest[close.upperBound...]
+            }
+            for quote in ["\"", "'"] {
+                rest = text[...]
+                while let open = rest.range(of: " \(tag)=\(quote)"),
+                    let close = rest.range(of: quote, range: open.upperBound..<rest.endIndex)
+                {
+                    found.append(String(rest[open.upperBound..<close.lowerBound]))
+                    rest = rest[close.upperBound...]
+                }
+            }
+        }
+        if let open = text.range(of: "<Iptc4xmpExt:PersonInImage>"),
+            let close = text.range(
+                of: "</Iptc4xmpExt:PersonInImage>", range: open.upperBound..<text.endIndex)
+        {
+            var rest = text[open.upperBound..<close.lowerBound]
+            while let li = rest.range(of: "<rdf:li>"),
+                let end = rest.range(of: "</rdf:li>", range: li.upperBound..<rest.endIndex)
+            {
+                found.append(String(rest[li.upperBound..<end.lowerBound]))
+                rest = rest[end.upperBound...]
+            }
+        }
+        return found
     }
 
     /// Where the `rdf:li` opened at `open` ends (after its `</rdf:li>`, or

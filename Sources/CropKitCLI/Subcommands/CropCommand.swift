@@ -355,11 +355,15 @@ struct CropCommand: Subcommand {
                         : "warning: --snap-to-blocks: wrote pixels \(plan.result.rect), \(asked) grown to the block grid\n"
                 )
             }
-            let location = Self.keptLocation(try ImageSource.open(path: output))
+            let written = try ImageSource.open(path: output)
+            let location = Self.keptLocation(written)
+            let people = Self.keptPeople(written)
             if json {
                 console.out.write(
-                    Self.reportJSON(input: input, plan: plan, report: report, location: location)
-                        .text + "\n")
+                    Self.reportJSON(
+                        input: input, plan: plan, report: report, location: location,
+                        people: people
+                    ).text + "\n")
             } else {
                 if let resampling = plan.resampling {
                     let crop = resampling.crop
@@ -375,7 +379,7 @@ struct CropCommand: Subcommand {
                     console.out.write(
                         "  \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
                 }
-                console.out.write(Self.locationNote(location))
+                console.out.write(Self.locationNote(location) + Self.peopleNote(people))
             }
             for warning in report.warnings { console.err.write("warning: \(warning)\n") }
             return ExitCode.success
@@ -404,12 +408,14 @@ struct CropCommand: Subcommand {
                 plans, to: variants.map(\.output), replacing: force)
             var lines: [JSONValue] = []
             for (plan, report) in zip(plans, reports) {
-                let location = Self.keptLocation(
-                    try ImageSource.open(path: report.output ?? ""))
+                let written = try ImageSource.open(path: report.output ?? "")
+                let location = Self.keptLocation(written)
+                let people = Self.keptPeople(written)
                 if json {
                     lines.append(
                         Self.reportJSON(
-                            input: input, plan: plan, report: report, location: location))
+                            input: input, plan: plan, report: report, location: location,
+                            people: people))
                 } else {
                     let what =
                         plan.resampling.map {
@@ -417,7 +423,7 @@ struct CropCommand: Subcommand {
                         } ?? "pixels \(plan.result.rect) as seen"
                     console.out.write(
                         "wrote \(report.output ?? "?"): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (\(what))\n"
-                            + Self.locationNote(location))
+                            + Self.locationNote(location) + Self.peopleNote(people))
                 }
                 for warning in report.warnings {
                     console.err.write("warning: \(report.output ?? ""): \(warning)\n")
@@ -444,6 +450,20 @@ struct CropCommand: Subcommand {
         places.isEmpty
             ? ""
             : "  kept the photo's location (\(places.joined(separator: "; "))); --strip location removes it\n"
+    }
+
+    /// The names of people the written file holds, read back from it
+    /// (``PeopleCheck``): a crop keeps them unless asked not to.
+    static func keptPeople(_ written: ImageSource) -> [String] {
+        (try? PeopleCheck.names(in: written)) ?? []
+    }
+
+    /// The report's line for kept names of people (nothing when there are
+    /// none), as for a location.
+    static func peopleNote(_ names: [String]) -> String {
+        names.isEmpty
+            ? ""
+            : "  kept the names of \(names.count) people (\(names.joined(separator: ", "))); --strip people removes them\n"
     }
 
     /// Says why a job has no plan: exit 1, the selection covers no pixel
@@ -476,7 +496,8 @@ struct CropCommand: Subcommand {
 
     /// The `--json` report: the input, the source, the mapping, the file written.
     static func reportJSON(
-        input: String, plan: CropPlan, report: CropReport, location: [String] = []
+        input: String, plan: CropPlan, report: CropReport, location: [String] = [],
+        people: [String] = []
     ) -> JSONValue {
         let source = plan.source
         var sourceMembers: [JSONValue.Member] = [.init("format", .string(source.format.rawValue))]
@@ -528,6 +549,9 @@ struct CropCommand: Subcommand {
             // Where the written file says the photo was taken (read back):
             // empty when it says nothing; --strip location empties it.
             .init("keptLocation", .array(location.map { .string($0) })),
+            // The names of people it holds (read back); --strip people
+            // empties it.
+            .init("keptPeople", .array(people.map { .string($0) })),
             .init(
                 "memory",
                 .object([

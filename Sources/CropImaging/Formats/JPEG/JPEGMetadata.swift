@@ -332,7 +332,8 @@ enum XMPCleaner {
         // Regions in the picture, mapped into the crop (``XMPRegions``).
         if out.contains("mwg-rs:Regions") {
             let (mapped, regionChanges) = XMPRegions.map(
-                out, places: policy.places, keepsStoredGrid: keepsStoredGrid)
+                out, places: policy.places, keepsStoredGrid: keepsStoredGrid,
+                stripPeople: policy.stripPeople)
             out = mapped
             changes += regionChanges
         }
@@ -357,6 +358,12 @@ enum XMPCleaner {
                 }
             }
             return removed
+        }
+        // Under --strip people, the other places names of people live.
+        if policy.stripPeople {
+            for property in XMPRegions.peopleProperties where remove(property) {
+                changes.append("\(property) removed (--strip people)")
+            }
         }
         for property in previews
         where !(keepsGainMapItems && gainMapItems.contains(property)) && remove(property) {
