@@ -179,6 +179,11 @@ struct GainMapCutTests {
         #expect(try ExifTool.tags(out, groups: "-G1")["MPF0:NumberOfImages"] as? Int == 2)
     }
 
+    /// The stereo pair's other eye, read once for the suite.
+    static let pairsEye = Result {
+        try gainMap(TestData.path("camera/nintendo3ds_stereo.mpo"))
+    }
+
     /// A resized, circled or straightened crop of the pair resamples the
     /// other eye with it (scale 1: the output's size), each pixel the
     /// bilinear sample at the crop's own sample position (unturned here),
@@ -201,12 +206,14 @@ struct GainMapCutTests {
             run.out.contains(
                 "rewritten APP2 MPF: the other eye of the stereo pair resampled with the crop"),
             "\(run.out)")
-        let eye = try #require(try Self.gainMap(source))
+        let eye = try #require(try Self.pairsEye.get())
         let cutEye = try #require(try Self.gainMap(out))
-        let photo = try #require(
-            try Pillow.rgb(Array(try Data(contentsOf: URL(fileURLWithPath: out)))))
-        #expect(cutEye.width == photo.width && cutEye.height == photo.height)
-        #expect(try ExifTool.tags(out, groups: "-G1")["MPF0:NumberOfImages"] as? Int == 2)
+        // The photo's size as its frame header says (exiftool's File group).
+        let written = try ExifTool.tags(out, groups: "-G1")
+        #expect(
+            cutEye.width == written["File:ImageWidth"] as? Int
+                && cutEye.height == written["File:ImageHeight"] as? Int)
+        #expect(written["MPF0:NumberOfImages"] as? Int == 2)
         guard !options.contains("--angle"), !options.contains("--circle") else { return }
         // The mean difference from the reference, and from the reference
         // one output pixel to the right (a misplaced eye would be nearer
@@ -405,6 +412,15 @@ struct GoogleDepthTests {
         #expect(try ExifTool.tags(out, groups: "-G1")["XMP-GDepth:DepthImage"] == nil)
     }
 
+    /// The depth photo's map, read once for the suite.
+    static let sourceDepth = Result {
+        try Pillow.rgb(
+            Array(
+                try ExifTool.binary(
+                    "DepthImage", of: TestData.path("camera/android_depthmap_xmp.jpg"))),
+            mode: "RGBA")
+    }
+
     /// A resized, circled or straightened crop resamples the depth map
     /// with it (scale 1 beside this photo): the map the output's size, and
     /// a resized one's values the bilinear samples at the crop's own
@@ -428,13 +444,13 @@ struct GoogleDepthTests {
                 "rewritten APP1 extended XMP: Google's depth map (GDepth:Data) cut to the crop"),
             "\(run.out)")
         #expect(run.out.contains("resampled with the crop"), "\(run.out)")
-        let depth = try #require(
-            try Pillow.rgb(Array(try ExifTool.binary("DepthImage", of: source)), mode: "RGBA"))
+        let depth = try #require(try Self.sourceDepth.get())
         let cut = try #require(
             try Pillow.rgb(Array(try ExifTool.binary("DepthImage", of: out)), mode: "RGBA"))
-        let photo = try #require(
-            try Pillow.rgb(Array(try Data(contentsOf: URL(fileURLWithPath: out)))))
-        #expect(cut.width == photo.width && cut.height == photo.height)
+        let written = try ExifTool.tags(out, groups: "-G1")
+        #expect(
+            cut.width == written["File:ImageWidth"] as? Int
+                && cut.height == written["File:ImageHeight"] as? Int)
         if !options.contains("--angle") {
             let reference = CompanionReference(
                 width: depth.width, height: depth.height, bands: 4, samples: depth.samples)
