@@ -168,4 +168,31 @@ struct MWGRegionTests {
         // The regions that are not people stay (IPTC's named objects).
         #expect(tags["XMP-iptcExt:ImageRegionName"] != nil)
     }
+
+    /// A Lightroom crop (`crs:HasCrop`, `crs:Crop*`) describes a crop of
+    /// the uncropped photo: kept, Lightroom would crop the crop again. The
+    /// crop removes it and says so (written here by exiftool into a copy).
+    @Test func anAdobeCropIsRemoved() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("lightroom.jpg").path
+        try FileManager.default.copyItem(
+            atPath: TestData.path("regions/canon_t3i_o1.jpg"), toPath: source)
+        let tool = try #require(ExifTool.path)
+        let write = Process()
+        write.executableURL = URL(fileURLWithPath: tool)
+        write.arguments = [
+            "-q", "-overwrite_original", "-XMP-crs:HasCrop=True", "-XMP-crs:CropTop=0.1",
+            "-XMP-crs:CropLeft=0.2", "-XMP-crs:CropBottom=0.9", "-XMP-crs:CropRight=0.8", source,
+        ]
+        try write.run()
+        write.waitUntilExit()
+        #expect(try ExifTool.tags(source, groups: "-G1")["XMP-crs:CropTop"] != nil)
+        let out = folder.appendingPathComponent("crop.jpg").path
+        let run = cropkit(["crop", source, "--pixels", "10,10,300,200", "-o", out])
+        try #require(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("Adobe crs: crop settings removed"), "\(run.out)")
+        let left = try ExifTool.tags(out, groups: "-G1").keys.filter { $0.hasPrefix("XMP-crs:") }
+        #expect(left.isEmpty, "\(left)")
+    }
 }

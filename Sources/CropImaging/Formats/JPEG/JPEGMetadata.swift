@@ -283,6 +283,14 @@ enum XMPCleaner {
             "xmpNote:HasExtendedXMP",
             "hdrgm:Version", "photoshop:History",
         ] + motionPhoto
+    /// Adobe Camera Raw's crop (Lightroom's): its rectangle, angle and
+    /// flag, normalized to the uncropped photo.
+    static let adobeCrop = [
+        "crs:HasCrop", "crs:CropTop", "crs:CropLeft", "crs:CropBottom", "crs:CropRight",
+        "crs:CropAngle", "crs:CropConstrainToWarp", "crs:CropWidth", "crs:CropHeight",
+        "crs:CropUnit", "crs:CropConstrainAspectRatio",
+    ]
+
     /// Google's Motion Photo (and its older Micro Video) properties, which
     /// point at the video of the whole scene after the image: removed with
     /// it.
@@ -358,6 +366,19 @@ enum XMPCleaner {
                 }
             }
             return removed
+        }
+        // An Adobe camera-raw crop describes a crop of the uncropped photo:
+        // kept, Lightroom would crop the crop again. Removed whole.
+        if mentions(out, "crs:HasCrop=\"True\"") || mentions(out, "<crs:HasCrop>True<")
+            || mentions(out, "crs:CropTop")
+        {
+            var removed: [String] = []
+            for property in Self.adobeCrop where remove(property) { removed.append(property) }
+            if !removed.isEmpty {
+                changes.append(
+                    "Adobe crs: crop settings removed (\(removed.joined(separator: ", "))): they describe a crop of the uncropped photo, which the new pixels replace"
+                )
+            }
         }
         // Under --strip people, the other places names of people live.
         if policy.stripPeople {
