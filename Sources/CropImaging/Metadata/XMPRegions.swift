@@ -11,20 +11,120 @@ import Foundation
 /// and written in either RDF form (`<stArea:x>0.5</stArea:x>` or
 /// `stArea:x="0.5"`), with six decimals, as exiftool writes them.
 enum XMPRegions {
-    /// `text` with its MWG regions mapped, and what changed; `text`
-    /// unchanged when it has none.
+    /// One schema of regions: where its list lives, how an item's area is
+    /// read and written (as a top-left rectangle normalized to the stored
+    /// image; a point has no size), and which items are people.
+    struct Schema: Sendable {
+        /// "MWG", "MP".
+        var label: String
+        /// The block's opening tag's start, and its closing tag.
+        var open: String
+        var close: String
+        /// The property that names an item.
+        var nameTag: String
+        /// An item's area, or `nil` (with why) when it cannot be read.
+        var read:
+            @Sendable (String) -> Result<(x: Double, y: Double, w: Double, h: Double), Unreadable>
+        /// The item with its area set.
+        var write: @Sendable (String, (x: Double, y: Double, w: Double, h: Double)) -> String
+        /// Whether an item shows or names a person.
+        var isPerson: @Sendable (String) -> Bool
+        /// Whether the block says the stored size its areas apply to.
+        var hasDimensions: Bool
+    }
+
+    /// Why an area cannot be read.
+    struct Unreadable: Error {
+        var why: String
+    }
+
+    /// MWG regions: `stArea` x, y the centre, w, h, normalized, with
+    /// `AppliedToDimensions`.
+    static let mwg = Schema(
+        label: "MWG", open: "<mwg-rs:Regions", close: "</mwg-rs:Regions>",
+        nameTag: "mwg-rs:Name",
+        read: { item in
+            guard let x = number("stArea:x", in: item), let y = number("stArea:y", in: item)
+            else { return .failure(Unreadable(why: "its area cannot be read")) }
+            let w = number("stArea:w", in: item) ?? 0
+            let h = number("stArea:h", in: item) ?? 0
+            guard (value("stArea:unit", in: item) ?? "normalized") == "normalized",
+                [x, y, w, h].allSatisfy(\.isFinite), w >= 0, h >= 0
+            else { return .failure(Unreadable(why: "its area is not a normalized rectangle")) }
+            return .success((x - w / 2, y - h / 2, w, h))
+        },
+        write: { item, area in
+            var written = item
+            let point = area.w == 0 && area.h == 0
+            for (property, v) in [
+                ("stArea:x", area.x + area.w / 2), ("stArea:y", area.y + area.h / 2),
+                ("stArea:w", area.w), ("stArea:h", area.h),
+            ] where !point || property == "stArea:x" || property == "stArea:y" {
+                written = setting(property, to: String(format: "%.6f", v), in: written)
+            }
+            return written
+        },
+        isPerson: { item in
+            value("mwg-rs:Type", in: item) == "Face" || value("mwg-rs:Name", in: item) != nil
+        },
+        hasDimensions: true)
+
+    /// Microsoft's people regions (`MP:RegionInfo`): `MPReg:Rectangle` the
+    /// top-left x, y and w, h, normalized. Their specification does not say
+    /// whether they apply to the stored or the displayed image; CropKit
+    /// reads them as MWG's, on the stored image, as exiftool's MWG
+    /// conversion does (no orientation step between the two).
+    static let mp = Schema(
+        label: "MP", open: "<MP:RegionInfo", close: "</MP:RegionInfo>",
+        nameTag: "MPReg:PersonDisplayName",
+        read: { item in
+            let numbers = (value("MPReg:Rectangle", in: item) ?? "").split(separator: ",").map {
+                Double($0.trimmingCharacters(in: .whitespaces))
+            }
+            guard numbers.count == 4, let x = numbers[0], let y = numbers[1], let w = numbers[2],
+                let h = numbers[3], [x, y, w, h].allSatisfy(\.isFinite), w >= 0, h >= 0
+            else { return .failure(Unreadable(why: "its rectangle cannot be read")) }
+            return .success((x, y, w, h))
+        },
+        write: { item, area in
+            setting(
+                "MPReg:Rectangle",
+                to: [area.x, area.y, area.w, area.h].map { String(format: "%.6f", $0) }.joined(
+                    separator: ", "), in: item)
+        },
+        isPerson: { _ in true }, hasDimensions: false)
+
+    /// `text` with its regions (MWG's, Microsoft's) mapped, and what
+    /// changed; `text` unchanged when it has none.
     static func map(
         _ text: String, places: CropPlaces?, keepsStoredGrid: Bool, stripPeople: Bool = false
     ) -> (String, [String]) {
-        guard let start = text.range(of: "<mwg-rs:Regions"),
-            let end = text.range(of: "</mwg-rs:Regions>", range: start.upperBound..<text.endIndex)
+        var out = text
+        var changes: [String] = []
+        for schema in [mwg, mp] {
+            let (mapped, said) = map(
+                out, schema: schema, places: places, keepsStoredGrid: keepsStoredGrid,
+                stripPeople: stripPeople)
+            out = mapped
+            changes += said
+        }
+        return (out, changes)
+    }
+
+    /// `text` with the regions of `schema` mapped.
+    private static func map(
+        _ text: String, schema: Schema, places: CropPlaces?, keepsStoredGrid: Bool,
+        stripPeople: Bool
+    ) -> (String, [String]) {
+        guard let start = text.range(of: schema.open),
+            let end = text.range(of: schema.close, range: start.upperBound..<text.endIndex)
         else { return (text, []) }
         let block = String(text[start.lowerBound..<end.upperBound])
-        // Removed whole where there is no crop to map by, or no list.
+        // Removed whole where there is no crop to map by.
         guard let places else {
             return (
                 text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: ""),
-                ["MWG regions removed: no crop to map them by"]
+                ["\(schema.label) regions removed: no crop to map them by"]
             )
         }
         let size = places.outputSize(keepsStoredGrid: keepsStoredGrid)
@@ -45,78 +145,61 @@ enum XMPRegions {
             }
             let item = String(rest[open.lowerBound..<close])
             rest = rest[close...]
-            let name = Self.value("mwg-rs:Name", in: item) ?? "unnamed"
-            // A person's region (a face, or one with a name) under
-            // --strip people.
-            if stripPeople,
-                Self.value("mwg-rs:Type", in: item) == "Face"
-                    || Self.value("mwg-rs:Name", in: item) != nil
-            {
+            let name = Self.value(schema.nameTag, in: item) ?? "unnamed"
+            // A person's region under --strip people.
+            if stripPeople, schema.isPerson(item) {
                 people += 1
                 continue
             }
-            guard let x = Self.number("stArea:x", in: item),
-                let y = Self.number("stArea:y", in: item)
-            else {
+            let area: (x: Double, y: Double, w: Double, h: Double)
+            switch schema.read(item) {
+            case .success(let read): area = read
+            case .failure(let unreadable):
                 // Not an area this code can read: removed, never stale.
-                removed.append("\(name) (its area cannot be read)")
-                continue
-            }
-            let w = Self.number("stArea:w", in: item) ?? 0
-            let h = Self.number("stArea:h", in: item) ?? 0
-            let unit = Self.value("stArea:unit", in: item) ?? "normalized"
-            guard unit == "normalized", w >= 0, h >= 0, x.isFinite, y.isFinite, w.isFinite,
-                h.isFinite
-            else {
-                removed.append("\(name) (its area is not a normalized rectangle)")
+                removed.append("\(name) (\(unreadable.why))")
                 continue
             }
             let (sw, sh) = (Double(stored.width), Double(stored.height))
             let place: Place<StoredPixels> =
-                w == 0 && h == 0
-                ? .point(Point(x: x * sw, y: y * sh))
+                area.w == 0 && area.h == 0
+                ? .point(Point(x: area.x * sw, y: area.y * sh))
                 : .rect(
-                    Rect(x: (x - w / 2) * sw, y: (y - h / 2) * sh, width: w * sw, height: h * sh))
+                    Rect(x: area.x * sw, y: area.y * sh, width: area.w * sw, height: area.h * sh))
             let result = places.map(stored: place, keepsStoredGrid: keepsStoredGrid)
             guard let box = result.place?.boundingBox else {
                 removed.append("\(name) (outside the crop)")
                 continue
             }
             let (ow, oh) = (Double(size.width), Double(size.height))
-            var written = item
-            for (property, value) in [
-                ("stArea:x", (box.x + box.width / 2) / ow),
-                ("stArea:y", (box.y + box.height / 2) / oh),
-                ("stArea:w", box.width / ow), ("stArea:h", box.height / oh),
-            ] where property == "stArea:x" || property == "stArea:y" || w > 0 || h > 0 {
-                written = Self.setting(property, to: String(format: "%.6f", value), in: written)
-            }
-            out += written
+            out += schema.write(item, (box.x / ow, box.y / oh, box.width / ow, box.height / oh))
             mapped.append(name)
             if result.clipped { clipped.append(name) }
         }
         out += rest
         // The dimensions the areas apply to: the output's stored size.
-        for (property, value) in [("stDim:w", size.width), ("stDim:h", size.height)] {
-            out = Self.setting(property, to: String(value), in: out)
+        if schema.hasDimensions {
+            for (property, value) in [("stDim:w", size.width), ("stDim:h", size.height)] {
+                out = Self.setting(property, to: String(value), in: out)
+            }
         }
         var changes: [String] = []
-        let kept = mapped
-        if kept.isEmpty {
+        if mapped.isEmpty {
             // Nothing left to describe: the whole block goes.
             out = ""
         } else {
             changes.append(
-                "mapped \(kept.count) MWG region(s) (\(kept.joined(separator: ", ")))"
+                "mapped \(mapped.count) \(schema.label) region(s) (\(mapped.joined(separator: ", ")))"
                     + (clipped.isEmpty ? "" : ", \(clipped.count) clipped to the crop")
-                    + "; AppliedToDimensions set to \(size.width)x\(size.height)")
+                    + (schema.hasDimensions
+                        ? "; AppliedToDimensions set to \(size.width)x\(size.height)" : ""))
         }
         if people > 0 {
-            changes.append("removed \(people) MWG region(s) of people (--strip people)")
+            changes.append(
+                "removed \(people) \(schema.label) region(s) of people (--strip people)")
         }
         if !removed.isEmpty {
             changes.append(
-                "removed \(removed.count) MWG region(s): \(removed.joined(separator: ", "))"
+                "removed \(removed.count) \(schema.label) region(s): \(removed.joined(separator: ", "))"
             )
         }
         return (text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: out), changes)
@@ -207,12 +290,12 @@ enum XMPRegions {
     }
 
     /// `property`'s value in `item` as a number.
-    private static func number(_ property: String, in item: String) -> Double? {
+    static func number(_ property: String, in item: String) -> Double? {
         value(property, in: item).flatMap { Double($0) }
     }
 
     /// `item` with `property` set to `value`, in the form it has.
-    private static func setting(_ property: String, to value: String, in item: String) -> String {
+    static func setting(_ property: String, to value: String, in item: String) -> String {
         var out = item
         if let open = out.range(of: "<\(property)>"),
             let close = out.range(of: "</\(property)>", range: open.upperBound..<out.endIndex)
