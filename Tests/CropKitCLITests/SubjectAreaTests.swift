@@ -274,4 +274,39 @@ struct SubjectAreaTests {
             leaks.out.contains("SubjectArea 599,368,403,231, its centre outside the 512x384 image"),
             "\(leaks.out)")
     }
+
+    /// Apple's depth calibration, in the depth map's own XMP, is in the
+    /// photo's stored pixels: a HEIC crop's depth map (cut by the companion
+    /// rule) carries it moved by the crop's offset, its reference size the
+    /// crop's; a resized crop's is removed, saying so. Read from the
+    /// output's bytes.
+    @Test func theDepthCalibrationMovesWithTheCrop() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path("regions/pug_iphone13pro.heic")
+        let out = folder.appendingPathComponent("crop.heic").path
+        let run = cropkit(["crop", source, "--pixels", "1000,1000,1200,900", "-o", out])
+        try #require(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("the depth calibration moved with the crop"), "\(run.out)")
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: out)), as: UTF8.self)
+        func element(_ name: String) -> String? {
+            guard let open = text.range(of: "<depthData:\(name)>"),
+                let close = text.range(
+                    of: "</depthData:\(name)>", range: open.upperBound..<text.endIndex)
+            else { return nil }
+            return String(text[open.upperBound..<close.lowerBound])
+        }
+        #expect(element("IntrinsicMatrixReferenceWidth") == "1200")
+        #expect(element("IntrinsicMatrixReferenceHeight") == "900")
+        // regions/SOURCES.md: cx 1988.451, cy 1512.307, the distortion
+        // centre x 1990.331, all moved by 1000.
+        #expect(element("LensDistortionCenterOffsetX") == "990.331298828125")
+        let matrix = try #require(element("IntrinsicMatrix"))
+        let values = matrix.components(separatedBy: "<rdf:li>").dropFirst().compactMap {
+            Double($0.components(separatedBy: "<").first ?? "")
+        }
+        try #require(values.count == 9, "\(matrix)")
+        #expect(values[6] == 1988.450927734375 - 1000 && values[7] == 1512.30712890625 - 1000)
+        #expect(values[0] == 3032.59423828125 && values[4] == 3032.59423828125)
+    }
 }

@@ -66,6 +66,18 @@ final class ExifToolSession: @unchecked Sendable {
     private var output: FileHandle?
     private var pending = Data()
     private var requests = 0
+    private var stopsAtExit = false
+
+    /// Tells the running exiftool to end, and waits a moment for it.
+    func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let process, process.isRunning, let input else { return }
+        try? input.write(contentsOf: Data("-stay_open\nFalse\n".utf8))
+        try? input.close()
+        for _ in 0..<50 where process.isRunning { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+    }
 
     /// exiftool's standard output for `arguments` (none may hold a line
     /// break), from the running exiftool, started first when there is none.
@@ -106,7 +118,13 @@ final class ExifToolSession: @unchecked Sendable {
         process.standardOutput = fromTool
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // It ends when the test process does: its standard input closes.
+        // exiftool keeps reading a -stay_open argument file past its end,
+        // so it is told to stop when the test process exits (it was left
+        // behind by every run).
+        if !stopsAtExit {
+            stopsAtExit = true
+            atexit { ExifToolSession.shared.stop() }
+        }
         self.process = process
         input = toTool.fileHandleForWriting
         output = fromTool.fileHandleForReading

@@ -12,16 +12,34 @@ struct CropPlaces: Hashable, Sendable {
     let upright: PlaceMapping
     /// The stored photo into the stored rect, as stored.
     let asStored: PlaceMapping
+    /// Whether the crop is plain (neither resized nor straightened): its
+    /// places move by whole pixels.
+    let isPlain: Bool
 
     /// The places of `plan`'s crop.
     init(_ plan: CropPlan) {
-        upright = plan.resampling.map { PlaceMapping($0.crop) } ?? PlaceMapping(plan.result)
-        let stored = plan.result.stored
+        self.init(result: plan.result, resampling: plan.resampling?.crop)
+    }
+
+    /// The places of the crop `result`, resampled by `resampling` if given.
+    init(result: CropResult, resampling: StraightenedCrop?) {
+        upright = resampling.map { PlaceMapping($0) } ?? PlaceMapping(result)
+        isPlain = resampling == nil
+        let stored = result.stored
         asStored = PlaceMapping(
             CropResult(
                 rect: PixelRect(
                     x: stored.x, y: stored.y, width: stored.width, height: stored.height),
-                orientation: .up, sourceSize: plan.result.sourceSize))
+                orientation: .up, sourceSize: result.sourceSize))
+    }
+
+    /// The places of a plain crop `rect` of an upright photo of `photo`
+    /// stored pixels: for tests of the cleaners.
+    static func forTesting(photo: PixelSize<StoredPixels>, rect: PixelRect<ImagePixels>)
+        -> CropPlaces
+    {
+        CropPlaces(
+            result: CropResult(rect: rect, orientation: .up, sourceSize: photo), resampling: nil)
     }
 
     /// `place`, in the source's stored pixels, in the output's stored
@@ -29,6 +47,12 @@ struct CropPlaces: Hashable, Sendable {
     /// output keeping the stored grid, `keepsStoredGrid`) by the offset.
     func map(stored place: Place<StoredPixels>, keepsStoredGrid: Bool) -> MappedPlace {
         keepsStoredGrid ? asStored.map(stored: place) : upright.map(stored: place)
+    }
+
+    /// A plain crop's stored rect's origin in the photo's stored pixels.
+    var storedOrigin: (x: Int, y: Int) {
+        let p = asStored.imagePoint(of: Point(x: 0, y: 0))
+        return (Int(p.x.rounded()), Int(p.y.rounded()))
     }
 
     /// The output's stored size.

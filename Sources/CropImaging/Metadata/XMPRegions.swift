@@ -111,6 +111,10 @@ enum XMPRegions {
         return (out, changes)
     }
 
+    /// The most regions (and nested items) a list may hold to be mapped:
+    /// far more than any photo names; a longer list is removed whole.
+    static let maximumRegions = 1000
+
     /// `text` with the regions of `schema` mapped.
     private static func map(
         _ text: String, schema: Schema, places: CropPlaces?, keepsStoredGrid: Bool,
@@ -125,6 +129,18 @@ enum XMPRegions {
             return (
                 text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: ""),
                 ["\(schema.label) regions removed: no crop to map them by"]
+            )
+        }
+        // Bounded work: a list longer than any photo's is removed whole.
+        let items = block.utf8.split(separator: UInt8(ascii: "<")).lazy.filter {
+            $0.starts(with: "rdf:li".utf8)
+        }.count
+        guard items <= maximumRegions else {
+            return (
+                text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: ""),
+                [
+                    "\(schema.label) regions removed: \(items) items, more than the \(maximumRegions) CropKit maps"
+                ]
             )
         }
         let size = places.outputSize(keepsStoredGrid: keepsStoredGrid)

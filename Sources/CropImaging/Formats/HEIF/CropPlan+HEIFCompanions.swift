@@ -199,8 +199,9 @@ extension CropPlan {
                         continue
                     }
                     let (xmp, entry) = MetadataBlockCleaner.xmp(
-                        description.data, name: name, size: cut.size, policy: encoder.metadata,
-                        keepsGainMapItems: true)
+                        description.data, name: name, size: cut.size,
+                        policy: placing(encoder.metadata), keepsGainMapItems: true,
+                        keepsStoredGrid: true)
                     var kept = entry
                     if entry.action == .kept {
                         kept.reason = "the \(companion.name)'s own description"

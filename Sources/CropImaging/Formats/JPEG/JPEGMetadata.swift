@@ -367,6 +367,15 @@ enum XMPCleaner {
             }
             return removed
         }
+        // A depth map's calibration, in the photo's stored pixels.
+        if mentions(out, "depthData:IntrinsicMatrix") {
+            let (moved, said) = DepthCalibration.map(out, places: policy.places) { property in
+                _ = remove(property)
+                return out
+            }
+            out = moved
+            changes += said
+        }
         // An Adobe camera-raw crop describes a crop of the uncropped photo:
         // kept, Lightroom would crop the crop again. Removed whole.
         if mentions(out, "crs:HasCrop=\"True\"") || mentions(out, "<crs:HasCrop>True<")

@@ -1,0 +1,70 @@
+import CropGeometry
+import Testing
+
+@testable import CropImaging
+
+/// The XMP cleaners' answers where no crop maps a field: a region or a
+/// depth calibration is removed and said so, never kept stale; and
+/// malformed regions are removed with their names, with bounded work.
+@Suite struct PlacesInXMPTests {
+    static let calibration = """
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:depthData="http://ns.apple.com/depthData/1.0/"><depthData:IntrinsicMatrixReferenceWidth>4032</depthData:IntrinsicMatrixReferenceWidth><depthData:IntrinsicMatrix><rdf:Seq><rdf:li>3032.5</rdf:li><rdf:li>0</rdf:li><rdf:li>0</rdf:li><rdf:li>0</rdf:li><rdf:li>3032.5</rdf:li><rdf:li>0</rdf:li><rdf:li>1988.5</rdf:li><rdf:li>1512.25</rdf:li><rdf:li>1</rdf:li></rdf:Seq></depthData:IntrinsicMatrix><depthData:LensDistortionCenterOffsetX>1990.5</depthData:LensDistortionCenterOffsetX><depthData:Quality>high</depthData:Quality></rdf:Description></rdf:RDF></x:xmpmeta>
+        """
+
+    @Test func aCalibrationWithNoCropToMapItByIsRemoved() {
+        let (out, changes) = XMPCleaner.clean(
+            Self.calibration, size: PixelSize(width: 10, height: 10), policy: MetadataPolicy())
+        let text = out ?? ""
+        #expect(!text.contains("IntrinsicMatrix") && !text.contains("LensDistortionCenter"))
+        #expect(text.contains("<depthData:Quality>high</depthData:Quality>"))
+        #expect(
+            changes.contains { $0.hasPrefix("the depth calibration") && $0.contains("removed") })
+    }
+
+    /// Regions that lie: no area, NaN, negative sizes, pixel units: each
+    /// removed and named, the rest mapped; a list of more regions than
+    /// CropKit maps is removed whole, in bounded time, the packet kept.
+    @Test func malformedRegionsAreRemovedByName() {
+        func region(_ name: String, _ area: String) -> String {
+            "<rdf:li rdf:parseType='Resource'><mwg-rs:Area \(area)/><mwg-rs:Name>\(name)</mwg-rs:Name></rdf:li>"
+        }
+        let items =
+            region("NoArea", "")
+            + region("NaN", "stArea:x='nan' stArea:y='0.5' stArea:w='0.1' stArea:h='0.1'")
+            + region("Negative", "stArea:x='0.5' stArea:y='0.5' stArea:w='-0.1' stArea:h='0.1'")
+            + region(
+                "Pixels", "stArea:x='5' stArea:y='5' stArea:w='1' stArea:h='1' stArea:unit='pixel'")
+            + String(
+                repeating: region(
+                    "Many", "stArea:x='0.5' stArea:y='0.5' stArea:w='0.1' stArea:h='0.1'"),
+                count: 900)
+        let text =
+            "<x:xmpmeta><rdf:RDF><rdf:Description><mwg-rs:Regions><mwg-rs:RegionList><rdf:Bag>"
+            + items
+            + "</rdf:Bag></mwg-rs:RegionList></mwg-rs:Regions></rdf:Description></rdf:RDF></x:xmpmeta>"
+        let (out, changes) = XMPCleaner.clean(
+            text, size: PixelSize(width: 10, height: 10), policy: MetadataPolicy())
+        // No crop to map by: the regions go whole, said so.
+        #expect(out?.contains("mwg-rs:Regions") == false)
+        #expect(changes.contains("MWG regions removed: no crop to map them by"))
+        // Mapped by a crop: each malformed one removed by name.
+        let plan = CropPlaces.forTesting(
+            photo: PixelSize(width: 1000, height: 800),
+            rect: PixelRect(x: 0, y: 0, width: 1000, height: 800))
+        let (mapped, said) = XMPRegions.map(text, places: plan, keepsStoredGrid: false)
+        #expect(said.contains { $0.contains("NoArea (its area cannot be read)") }, "\(said)")
+        #expect(said.contains { $0.contains("NaN (its area is not a normalized rectangle)") })
+        #expect(said.contains { $0.contains("Negative (its area is not a normalized rectangle)") })
+        #expect(said.contains { $0.contains("Pixels (its area is not a normalized rectangle)") })
+        #expect(said.contains { $0.hasPrefix("mapped 900 MWG region(s)") })
+        #expect(mapped.contains("mwg-rs:Regions"))
+        // A million regions: counted, not parsed, and removed.
+        let many =
+            "<mwg-rs:Regions><mwg-rs:RegionList><rdf:Bag>"
+            + String(repeating: "<rdf:li/>", count: 1_000_000)
+            + "</rdf:Bag></mwg-rs:RegionList></mwg-rs:Regions>"
+        let (none, why) = XMPRegions.map(many, places: plan, keepsStoredGrid: false)
+        #expect(!none.contains("mwg-rs:Regions"))
+        #expect(why == ["MWG regions removed: 1000000 items, more than the 1000 CropKit maps"])
+    }
+}
