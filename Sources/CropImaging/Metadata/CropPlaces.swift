@@ -15,6 +15,8 @@ struct CropPlaces: Hashable, Sendable {
     /// Whether the crop is plain (neither resized nor straightened): its
     /// places move by whole pixels.
     let isPlain: Bool
+    /// The crop's stored rect in the photo's stored pixels.
+    let storedRect: PixelRect<StoredPixels>
 
     /// The places of `plan`'s crop.
     init(_ plan: CropPlan) {
@@ -26,6 +28,7 @@ struct CropPlaces: Hashable, Sendable {
         upright = resampling.map { PlaceMapping($0) } ?? PlaceMapping(result)
         isPlain = resampling == nil
         let stored = result.stored
+        storedRect = stored
         asStored = PlaceMapping(
             CropResult(
                 rect: PixelRect(
@@ -47,12 +50,6 @@ struct CropPlaces: Hashable, Sendable {
     /// output keeping the stored grid, `keepsStoredGrid`) by the offset.
     func map(stored place: Place<StoredPixels>, keepsStoredGrid: Bool) -> MappedPlace {
         keepsStoredGrid ? asStored.map(stored: place) : upright.map(stored: place)
-    }
-
-    /// A plain crop's stored rect's origin in the photo's stored pixels.
-    var storedOrigin: (x: Int, y: Int) {
-        let p = asStored.imagePoint(of: Point(x: 0, y: 0))
-        return (Int(p.x.rounded()), Int(p.y.rounded()))
     }
 
     /// The output's stored size.

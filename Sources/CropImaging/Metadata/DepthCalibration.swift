@@ -18,15 +18,13 @@ enum DepthCalibration {
     ]
 
     /// `text` with its calibration moved by `places` (a plain crop, the
-    /// stored grid kept), or removed (`remove`, given each property), and
-    /// what changed; `text` unchanged without one.
-    static func map(
-        _ text: String, places: CropPlaces?, remove: (String) -> String
-    ) -> (String, [String]) {
+    /// stored grid kept), or removed, and what changed; `text` unchanged
+    /// without one.
+    static func map(_ text: String, places: CropPlaces?) -> (String, [String]) {
         guard text.contains("depthData:IntrinsicMatrix") else { return (text, []) }
         guard let places, places.isPlain else {
             var out = text
-            for property in properties { out = remove(property) }
+            for property in properties { _ = XMPCleaner.removing(property, from: &out) }
             return (
                 out,
                 [
@@ -34,7 +32,7 @@ enum DepthCalibration {
                 ]
             )
         }
-        let origin = places.storedOrigin
+        let origin = places.storedRect
         let size = places.outputSize(keepsStoredGrid: true)
         var out = text
         var moved: [String] = []

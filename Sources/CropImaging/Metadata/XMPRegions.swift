@@ -222,8 +222,9 @@ enum XMPRegions {
     }
 
     /// The other properties that name people, removed whole by `--strip
-    /// people`: Microsoft's people regions and IPTC's persons shown.
-    static let peopleProperties = ["MP:RegionInfo", "Iptc4xmpExt:PersonInImage"]
+    /// people` (Microsoft's people regions go through ``mp``): IPTC's
+    /// persons shown.
+    static let peopleProperties = ["Iptc4xmpExt:PersonInImage"]
 
     /// The names of people `text` holds (MWG region names, Microsoft's
     /// `MPReg:PersonDisplayName`, IPTC's `PersonInImage` entries), for the

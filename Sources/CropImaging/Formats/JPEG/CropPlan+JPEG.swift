@@ -278,21 +278,6 @@ extension CropPlan {
                 "companions are kept where the output carries them: the source has \(named), which \(route) does not carry yet, so the crop shows in standard dynamic range"
             )
         }
-        // A JPEG's Google depth map is resampled with it, in a new
-        // extended XMP packet beside the same cleaned segments.
-        if let info = source.header as? JPEGFileInfo, resampling != nil,
-            encoder.metadata.companions == .keep, !encoder.metadata.stripAll,
-            (try? GoogleDepth.find(info, input: source.input)) != nil
-        {
-            var depth = try JPEGMetadata.clean(
-                info, input: source.input, size: size, orientation: .up,
-                policy: placing(encoder.metadata)
-            ).forReencodedPixels(of: info)
-            let known = depth.warnings.count
-            keepGoogleDepth(info, metadata: &depth)
-            warnings += depth.warnings[known...]
-            return (depth.segments, depth.entries)
-        }
         // Another format's gain map (a HEIC's Apple one): carried in
         // Apple's JPEG form, not dropped, after the crop's own metadata.
         func withGainMap(_ markers: [UInt8], _ entries: [MetadataEntry]) -> (
@@ -305,7 +290,17 @@ extension CropPlan {
                 entries: entries)
         }
         if let native = metadata.native as? JPEGNativeMetadata {
-            return withGainMap(native.segments, metadata.entries)
+            // A JPEG's Google depth map is resampled with it, in a new
+            // extended XMP packet beside the same cleaned segments.
+            var carried = JPEGMetadata(
+                segments: native.segments, entries: metadata.entries, xmp: metadata.xmp)
+            if let info = source.header as? JPEGFileInfo, resampling != nil,
+                encoder.metadata.companions == .keep, !encoder.metadata.stripAll
+            {
+                keepGoogleDepth(info, metadata: &carried)
+                warnings += carried.warnings
+            }
+            return withGainMap(carried.segments, carried.entries)
         }
         var markers: [UInt8] = []
         var written: Set<MetadataKind> = []

@@ -327,6 +327,31 @@ enum XMPCleaner {
         ("tiff:ImageWidth", true), ("tiff:ImageLength", false),
     ]
 
+    /// Removes `property` (as an element, empty or not, or an attribute)
+    /// from `text`; whether it was there. A regular expression is built
+    /// only for a property the text names (building ICU's first one costs
+    /// milliseconds).
+    static func removing(_ property: String, from text: inout String) -> Bool {
+        guard mentions(text, property) else { return false }
+        let name = NSRegularExpression.escapedPattern(for: property)
+        var removed = false
+        for pattern in [
+            "<\(name)(\\s[^>]*)?/>", "<\(name)(\\s[^>]*)?>.*?</\(name)>",
+            "\\s\(name)=\"[^\"]*\"", "\\s\(name)='[^']*'",
+        ] {
+            guard
+                let regex = try? NSRegularExpression(
+                    pattern: pattern, options: [.dotMatchesLineSeparators])
+            else { continue }
+            let range = NSRange(text.startIndex..., in: text)
+            if regex.firstMatch(in: text, range: range) != nil {
+                text = regex.stringByReplacingMatches(in: text, range: range, withTemplate: "")
+                removed = true
+            }
+        }
+        return removed
+    }
+
     /// `text` with previews removed, dimensions set and, under the policy,
     /// every location property removed (``XMPLocation``); and what changed.
     /// `nil` when the packet must be dropped whole (location asked removed
@@ -345,34 +370,10 @@ enum XMPCleaner {
             out = mapped
             changes += regionChanges
         }
-        // A regular expression is built only for a property the text names
-        // (building ICU's first one costs milliseconds).
-        func remove(_ property: String) -> Bool {
-            guard mentions(out, property) else { return false }
-            let name = NSRegularExpression.escapedPattern(for: property)
-            var removed = false
-            for pattern in [
-                "<\(name)(\\s[^>]*)?/>", "<\(name)(\\s[^>]*)?>.*?</\(name)>",
-                "\\s\(name)=\"[^\"]*\"", "\\s\(name)='[^']*'",
-            ] {
-                guard
-                    let regex = try? NSRegularExpression(
-                        pattern: pattern, options: [.dotMatchesLineSeparators])
-                else { continue }
-                let range = NSRange(out.startIndex..., in: out)
-                if regex.firstMatch(in: out, range: range) != nil {
-                    out = regex.stringByReplacingMatches(in: out, range: range, withTemplate: "")
-                    removed = true
-                }
-            }
-            return removed
-        }
+        func remove(_ property: String) -> Bool { Self.removing(property, from: &out) }
         // A depth map's calibration, in the photo's stored pixels.
         if mentions(out, "depthData:IntrinsicMatrix") {
-            let (moved, said) = DepthCalibration.map(out, places: policy.places) { property in
-                _ = remove(property)
-                return out
-            }
+            let (moved, said) = DepthCalibration.map(out, places: policy.places)
             out = moved
             changes += said
         }
