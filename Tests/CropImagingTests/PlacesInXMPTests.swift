@@ -67,4 +67,91 @@ import Testing
         #expect(!none.contains("mwg-rs:Regions"))
         #expect(why == ["MWG regions removed: 1000000 items, more than the 1000 CropKit maps"])
     }
+
+    /// IPTC regions that lie: no boundary, an unknown shape or unit, a
+    /// polygon of two vertices, a vertex that is not a number, NaN: each
+    /// removed and named; a good one in the empty-element form is mapped
+    /// and written back in its unit.
+    @Test func malformedImageRegionsAreRemovedByName() {
+        func region(_ name: String, _ boundary: String) -> String {
+            "<rdf:li rdf:parseType='Resource'><Iptc4xmpExt:rId>\(name)</Iptc4xmpExt:rId>\(boundary)</rdf:li>"
+        }
+        func vertex(_ x: String, _ y: String) -> String {
+            "<rdf:li rdf:parseType='Resource'><Iptc4xmpExt:rbX>\(x)</Iptc4xmpExt:rbX><Iptc4xmpExt:rbY>\(y)</Iptc4xmpExt:rbY></rdf:li>"
+        }
+        let items = [
+            region("None", ""),
+            region(
+                "Star",
+                "<Iptc4xmpExt:RegionBoundary Iptc4xmpExt:rbShape='star' Iptc4xmpExt:rbUnit='pixel'/>"
+            ),
+            region(
+                "Inches",
+                "<Iptc4xmpExt:RegionBoundary Iptc4xmpExt:rbShape='rectangle' Iptc4xmpExt:rbUnit='inch' Iptc4xmpExt:rbX='1' Iptc4xmpExt:rbY='1' Iptc4xmpExt:rbW='1' Iptc4xmpExt:rbH='1'/>"
+            ),
+            region(
+                "Line",
+                "<Iptc4xmpExt:RegionBoundary rdf:parseType='Resource'><Iptc4xmpExt:rbShape>polygon</Iptc4xmpExt:rbShape><Iptc4xmpExt:rbUnit>pixel</Iptc4xmpExt:rbUnit><Iptc4xmpExt:rbVertices><rdf:Seq>\(vertex("1", "1"))\(vertex("5", "5"))</rdf:Seq></Iptc4xmpExt:rbVertices></Iptc4xmpExt:RegionBoundary>"
+            ),
+            region(
+                "Word",
+                "<Iptc4xmpExt:RegionBoundary rdf:parseType='Resource'><Iptc4xmpExt:rbShape>polygon</Iptc4xmpExt:rbShape><Iptc4xmpExt:rbUnit>pixel</Iptc4xmpExt:rbUnit><Iptc4xmpExt:rbVertices><rdf:Seq>\(vertex("1", "1"))\(vertex("five", "5"))\(vertex("1", "9"))</rdf:Seq></Iptc4xmpExt:rbVertices></Iptc4xmpExt:RegionBoundary>"
+            ),
+            region(
+                "NaN",
+                "<Iptc4xmpExt:RegionBoundary Iptc4xmpExt:rbShape='circle' Iptc4xmpExt:rbUnit='relative' Iptc4xmpExt:rbX='nan' Iptc4xmpExt:rbY='0.5' Iptc4xmpExt:rbRx='0.1'/>"
+            ),
+            region(
+                "Good",
+                "<Iptc4xmpExt:RegionBoundary Iptc4xmpExt:rbShape='rectangle' Iptc4xmpExt:rbUnit='pixel' Iptc4xmpExt:rbX='150' Iptc4xmpExt:rbY='120' Iptc4xmpExt:rbW='100' Iptc4xmpExt:rbH='50'/>"
+            ),
+        ].joined()
+        let text =
+            "<x:xmpmeta><rdf:RDF><rdf:Description><Iptc4xmpExt:ImageRegion><rdf:Bag>"
+            + items + "</rdf:Bag></Iptc4xmpExt:ImageRegion></rdf:Description></rdf:RDF></x:xmpmeta>"
+        let plan = CropPlaces.forTesting(
+            photo: PixelSize(width: 1000, height: 800),
+            rect: PixelRect(x: 100, y: 100, width: 500, height: 400))
+        let (mapped, said) = XMPRegions.map(text, places: plan, keepsStoredGrid: false)
+        for (name, why) in [
+            ("None", "it has no RegionBoundary"),
+            ("Star", "its shape is not a rectangle, circle or polygon"),
+            ("Inches", "its unit is not pixel or relative"),
+            ("Line", "its polygon has fewer than 3 vertices"),
+            ("Word", "a vertex of its polygon cannot be read"),
+            ("NaN", "its circle cannot be read"),
+        ] {
+            #expect(said.contains { $0.contains("\(name) (\(why))") }, "\(name): \(said)")
+            #expect(!mapped.contains(">\(name)<"), "\(name) kept")
+        }
+        #expect(said.contains("mapped 1 IPTC region(s) (Good)"), "\(said)")
+        #expect(
+            mapped.contains(
+                "<Iptc4xmpExt:rbShape>rectangle</Iptc4xmpExt:rbShape><Iptc4xmpExt:rbUnit>pixel</Iptc4xmpExt:rbUnit><Iptc4xmpExt:rbX>50</Iptc4xmpExt:rbX><Iptc4xmpExt:rbY>20</Iptc4xmpExt:rbY><Iptc4xmpExt:rbW>100</Iptc4xmpExt:rbW><Iptc4xmpExt:rbH>50</Iptc4xmpExt:rbH>"
+            ), "\(mapped)")
+    }
+
+    /// A region list nested 10⁴ deep (each item holding the next) is
+    /// counted, not walked, and removed whole: bounded work, a clear line,
+    /// the rest of the packet kept.
+    @Test func aListNestedTenThousandDeepIsRemovedWhole() {
+        let depth = 10_000
+        let nested =
+            String(
+                repeating: "<rdf:li rdf:parseType='Resource'><mwg-rs:RegionList><rdf:Bag>",
+                count: depth)
+            + String(repeating: "</rdf:Bag></mwg-rs:RegionList></rdf:li>", count: depth)
+        let text =
+            "<x:xmpmeta><rdf:RDF><rdf:Description><dc:title>Kept</dc:title><mwg-rs:Regions><mwg-rs:RegionList><rdf:Bag>"
+            + nested
+            + "</rdf:Bag></mwg-rs:RegionList></mwg-rs:Regions></rdf:Description></rdf:RDF></x:xmpmeta>"
+        let plan = CropPlaces.forTesting(
+            photo: PixelSize(width: 100, height: 100),
+            rect: PixelRect(x: 0, y: 0, width: 50, height: 50))
+        let (out, said) = XMPRegions.map(text, places: plan, keepsStoredGrid: false)
+        #expect(said == ["MWG regions removed: 10000 items, more than the 1000 CropKit maps"])
+        #expect(!out.contains("mwg-rs:Regions") && out.contains("<dc:title>Kept</dc:title>"))
+        #expect(
+            XMPRegions.describe(text) == ["XMP MWG regions: more than 1000 (removed by a crop)"])
+    }
 }

@@ -53,6 +53,19 @@ extension ExifTool {
     }
 }
 
+extension ExifTool {
+    /// The IPTC image regions of the file at `path` as exiftool reads them
+    /// (`-struct`: each a dictionary with its `RegionBoundary`), numeric.
+    public static func imageRegions(_ path: String) throws -> [[String: Any]] {
+        guard let tool = Self.path else { return [] }
+        let data = try ExifToolSession.shared.run(
+            ["-j", "-struct", "-n", "-XMP-iptcExt:ImageRegion", path], tool: tool)
+        let file = (try JSONSerialization.jsonObject(with: data) as? [[String: Any]])?.first
+        let regions = file?["ImageRegion"]
+        return (regions as? [[String: Any]]) ?? (regions as? [String: Any]).map { [$0] } ?? []
+    }
+}
+
 /// The run's one exiftool, started on first use with `-stay_open True -@ -`:
 /// each request is its arguments a line each, then `-executeN`; its answer
 /// ends at `{readyN}`. Requests from parallel tests take turns.

@@ -4,8 +4,8 @@ import Foundation
 /// Looks through a crop for anything that shows the uncropped photo: an
 /// embedded image (an EXIF or JFIF thumbnail, a maker-note preview, an MPF
 /// secondary image, an XMP preview or GContainer item, extended XMP), bytes
-/// after the end of the image (EOI or IEND), and dimension tags that
-/// disagree with the pixels. The aCropalypse kind of leak (CVE-2023-21036,
+/// after the end of the image (EOI or IEND), and dimension tags and
+/// coordinate fields that disagree with the pixels. The aCropalypse kind of leak (CVE-2023-21036,
 /// CVE-2023-28303) is the last of these.
 ///
 /// One kind of secondary image is not a finding: an MPF index whose images
@@ -19,7 +19,15 @@ public enum LeakCheck {
     ///
     /// - Throws: ``ImagingError`` when the file cannot be read.
     public static func findings(in source: ImageSource) throws(ImagingError) -> [LeakFinding] {
-        try source.reader.leakFindings(in: source.input)
+        var found = try source.reader.leakFindings(in: source.input)
+        // Coordinates in the XMP of any format that describe another size:
+        // stale since a crop kept them.
+        for packet in try source.metadata().xmp {
+            for stale in XMPRegions.staleDimensions(in: packet, size: source.storedSize) {
+                found.append(LeakFinding(place: "XMP", detail: stale))
+            }
+        }
+        return found
     }
 
     /// Whether `bytes` holds `pattern` anywhere.

@@ -67,10 +67,12 @@ public struct ImageMetadata: Sendable {
     /// The places the metadata names in the picture (DESIGN.md,
     /// "Coordinates in metadata"), each with its values, shape and space:
     /// "EXIF SubjectArea 2003,1506: a rectangle 2209x1327 by its centre
-    /// (stored pixels; mapped by a crop)".
+    /// (stored pixels; mapped by a crop)", "XMP MWG region Alice: a
+    /// rectangle 0.1x0.16, top-left 0.01,0.37 (normalized to the stored image;
+    /// mapped by a crop)".
     public var places: [String] {
-        guard let block = exif.first, let rewriter = EXIFRewriter(tiff: block) else { return [] }
-        return rewriter.places().map { "EXIF " + $0 }
+        let subject = exif.first.flatMap { EXIFRewriter(tiff: $0) }?.places() ?? []
+        return subject.map { "EXIF " + $0 } + xmp.flatMap(XMPRegions.describe)
     }
 
     /// How many tags the image's own EXIF block holds (IFD0, the Exif

@@ -12,21 +12,24 @@ import Foundation
 /// `stArea:x="0.5"`), with six decimals, as exiftool writes them.
 enum XMPRegions {
     /// One schema of regions: where its list lives, how an item's area is
-    /// read and written (as a top-left rectangle normalized to the stored
-    /// image; a point has no size), and which items are people.
+    /// read (a place in the stored image's pixels) and written (a place in
+    /// the output's, in the schema's own shapes and units), and which items
+    /// are people.
     struct Schema: Sendable {
-        /// "MWG", "MP".
+        /// "MWG", "MP", "IPTC".
         var label: String
         /// The block's opening tag's start, and its closing tag.
         var open: String
         var close: String
-        /// The property that names an item.
-        var nameTag: String
-        /// An item's area, or `nil` (with why) when it cannot be read.
+        /// The name of an item, if it has one.
+        var name: @Sendable (String) -> String?
+        /// An item's area in the pixels of a stored image of the size
+        /// given, or why it cannot be read.
         var read:
-            @Sendable (String) -> Result<(x: Double, y: Double, w: Double, h: Double), Unreadable>
-        /// The item with its area set.
-        var write: @Sendable (String, (x: Double, y: Double, w: Double, h: Double)) -> String
+            @Sendable (String, PixelSize<StoredPixels>) -> Result<Place<StoredPixels>, Unreadable>
+        /// The item with its area set to a place in an output of the size
+        /// given.
+        var write: @Sendable (String, Place<OutputPixels>, PixelSize<OutputPixels>) -> String
         /// Whether an item shows or names a person.
         var isPerson: @Sendable (String) -> Bool
         /// Whether the block says the stored size its areas apply to.
@@ -38,12 +41,35 @@ enum XMPRegions {
         var why: String
     }
 
+    /// A normalized top-left rectangle (a point when it has no size) in the
+    /// pixels of a stored image of `size`.
+    private static func place(
+        normalized area: (x: Double, y: Double, w: Double, h: Double),
+        in size: PixelSize<StoredPixels>
+    ) -> Place<StoredPixels> {
+        let (sw, sh) = (Double(size.width), Double(size.height))
+        return area.w == 0 && area.h == 0
+            ? .point(Point(x: area.x * sw, y: area.y * sh))
+            : .rect(Rect(x: area.x * sw, y: area.y * sh, width: area.w * sw, height: area.h * sh))
+    }
+
+    /// The box of `place`, normalized to an output of `size`.
+    private static func normalizedBox(
+        _ place: Place<OutputPixels>, in size: PixelSize<OutputPixels>
+    )
+        -> (x: Double, y: Double, w: Double, h: Double)
+    {
+        let box = place.boundingBox ?? Rect(x: 0, y: 0, width: 0, height: 0)
+        let (ow, oh) = (Double(size.width), Double(size.height))
+        return (box.x / ow, box.y / oh, box.width / ow, box.height / oh)
+    }
+
     /// MWG regions: `stArea` x, y the centre, w, h, normalized, with
     /// `AppliedToDimensions`.
     static let mwg = Schema(
         label: "MWG", open: "<mwg-rs:Regions", close: "</mwg-rs:Regions>",
-        nameTag: "mwg-rs:Name",
-        read: { item in
+        name: { value("mwg-rs:Name", in: $0) },
+        read: { item, size in
             guard let x = number("stArea:x", in: item), let y = number("stArea:y", in: item)
             else { return .failure(Unreadable(why: "its area cannot be read")) }
             let w = number("stArea:w", in: item) ?? 0
@@ -51,10 +77,11 @@ enum XMPRegions {
             guard (value("stArea:unit", in: item) ?? "normalized") == "normalized",
                 [x, y, w, h].allSatisfy(\.isFinite), w >= 0, h >= 0
             else { return .failure(Unreadable(why: "its area is not a normalized rectangle")) }
-            return .success((x - w / 2, y - h / 2, w, h))
+            return .success(place(normalized: (x - w / 2, y - h / 2, w, h), in: size))
         },
-        write: { item, area in
+        write: { item, place, size in
             var written = item
+            let area = normalizedBox(place, in: size)
             let point = area.w == 0 && area.h == 0
             for (property, v) in [
                 ("stArea:x", area.x + area.w / 2), ("stArea:y", area.y + area.h / 2),
@@ -76,32 +103,188 @@ enum XMPRegions {
     /// conversion does (no orientation step between the two).
     static let mp = Schema(
         label: "MP", open: "<MP:RegionInfo", close: "</MP:RegionInfo>",
-        nameTag: "MPReg:PersonDisplayName",
-        read: { item in
+        name: { value("MPReg:PersonDisplayName", in: $0) },
+        read: { item, size in
             let numbers = (value("MPReg:Rectangle", in: item) ?? "").split(separator: ",").map {
                 Double($0.trimmingCharacters(in: .whitespaces))
             }
             guard numbers.count == 4, let x = numbers[0], let y = numbers[1], let w = numbers[2],
                 let h = numbers[3], [x, y, w, h].allSatisfy(\.isFinite), w >= 0, h >= 0
             else { return .failure(Unreadable(why: "its rectangle cannot be read")) }
-            return .success((x, y, w, h))
+            return .success(place(normalized: (x, y, w, h), in: size))
         },
-        write: { item, area in
-            setting(
+        write: { item, place, size in
+            let area = normalizedBox(place, in: size)
+            return setting(
                 "MPReg:Rectangle",
                 to: [area.x, area.y, area.w, area.h].map { String(format: "%.6f", $0) }.joined(
                     separator: ", "), in: item)
         },
         isPerson: { _ in true }, hasDimensions: false)
 
-    /// `text` with its regions (MWG's, Microsoft's) mapped, and what
+    /// IPTC's image regions (`Iptc4xmpExt:ImageRegion`): each item's
+    /// `RegionBoundary` a rectangle (top-left `rbX`, `rbY`, `rbW`, `rbH`), a
+    /// circle (centre and `rbRx`) or a polygon (`rbVertices`), in pixels or
+    /// relative to the image (a relative radius to its width). Like
+    /// Microsoft's, their specification does not say whether they apply
+    /// before or after the orientation; CropKit reads them on the stored
+    /// image, as MWG's. Written back in the item's own unit, as the shape
+    /// the mapping gives: a turned rectangle becomes a polygon, a circle
+    /// the crop cuts the rectangle round its part inside.
+    static let iptc = Schema(
+        label: "IPTC", open: "<Iptc4xmpExt:ImageRegion", close: "</Iptc4xmpExt:ImageRegion>",
+        name: { item in
+            // The x-default of its language alternative, else its id.
+            if let name = value("Iptc4xmpExt:Name", in: item) {
+                guard let li = name.range(of: "<rdf:li"),
+                    let start = name[li.upperBound...].firstIndex(of: ">"),
+                    let end = name.range(of: "</rdf:li>", range: start..<name.endIndex)
+                else { return name }
+                return String(name[name.index(after: start)..<end.lowerBound])
+            }
+            return value("Iptc4xmpExt:rId", in: item)
+        },
+        read: { item, size in
+            guard let boundary = iptcBoundary(in: item) else {
+                return .failure(Unreadable(why: "it has no RegionBoundary"))
+            }
+            let text = String(item[boundary])
+            let unit = value("Iptc4xmpExt:rbUnit", in: text)
+            guard unit == "pixel" || unit == "relative" else {
+                return .failure(Unreadable(why: "its unit is not pixel or relative"))
+            }
+            let (sx, sy) =
+                unit == "pixel" ? (1.0, 1.0) : (Double(size.width), Double(size.height))
+            func point(_ text: String) -> Point<StoredPixels>? {
+                guard let x = number("Iptc4xmpExt:rbX", in: text),
+                    let y = number("Iptc4xmpExt:rbY", in: text), x.isFinite, y.isFinite
+                else { return nil }
+                return Point(x: x * sx, y: y * sy)
+            }
+            switch value("Iptc4xmpExt:rbShape", in: text) {
+            case "rectangle":
+                guard let corner = point(text), let w = number("Iptc4xmpExt:rbW", in: text),
+                    let h = number("Iptc4xmpExt:rbH", in: text), w.isFinite, h.isFinite, w >= 0,
+                    h >= 0
+                else { return .failure(Unreadable(why: "its rectangle cannot be read")) }
+                return .success(
+                    .rect(Rect(x: corner.x, y: corner.y, width: w * sx, height: h * sy)))
+            case "circle":
+                guard let centre = point(text), let rx = number("Iptc4xmpExt:rbRx", in: text),
+                    rx.isFinite, rx >= 0
+                else { return .failure(Unreadable(why: "its circle cannot be read")) }
+                return .success(.circle(center: centre, radius: rx * sx))
+            case "polygon":
+                guard let open = text.range(of: "<Iptc4xmpExt:rbVertices"),
+                    let close = text.range(
+                        of: "</Iptc4xmpExt:rbVertices>", range: open.upperBound..<text.endIndex)
+                else { return .failure(Unreadable(why: "its polygon has no vertices")) }
+                var vertices: [Point<StoredPixels>] = []
+                var rest = text[open.upperBound..<close.lowerBound]
+                while let li = rest.range(of: "<rdf:li") {
+                    let end =
+                        rest.range(of: "</rdf:li>", range: li.upperBound..<rest.endIndex)?
+                        .upperBound ?? rest.endIndex
+                    guard let vertex = point(String(rest[li.lowerBound..<end])) else {
+                        return .failure(Unreadable(why: "a vertex of its polygon cannot be read"))
+                    }
+                    vertices.append(vertex)
+                    rest = rest[end...]
+                }
+                guard vertices.count >= 3 else {
+                    return .failure(Unreadable(why: "its polygon has fewer than 3 vertices"))
+                }
+                return .success(.polygon(vertices))
+            default:
+                return .failure(Unreadable(why: "its shape is not a rectangle, circle or polygon"))
+            }
+        },
+        write: { item, place, size in
+            guard let boundary = iptcBoundary(in: item) else { return item }
+            let relative = value("Iptc4xmpExt:rbUnit", in: String(item[boundary])) == "relative"
+            let (sx, sy) =
+                relative ? (1 / Double(size.width), 1 / Double(size.height)) : (1.0, 1.0)
+            func property(_ name: String, _ v: Double) -> String {
+                "<Iptc4xmpExt:\(name)>\(decimal(v))</Iptc4xmpExt:\(name)>"
+            }
+            var parts = [String]()
+            switch place {
+            case .point(let p):
+                parts = [
+                    "<Iptc4xmpExt:rbShape>rectangle</Iptc4xmpExt:rbShape>",
+                    property("rbX", p.x * sx), property("rbY", p.y * sy), property("rbW", 0),
+                    property("rbH", 0),
+                ]
+            case .rect(let r):
+                parts = [
+                    "<Iptc4xmpExt:rbShape>rectangle</Iptc4xmpExt:rbShape>",
+                    property("rbX", r.x * sx), property("rbY", r.y * sy),
+                    property("rbW", r.width * sx), property("rbH", r.height * sy),
+                ]
+            case .circle(let c, let radius):
+                parts = [
+                    "<Iptc4xmpExt:rbShape>circle</Iptc4xmpExt:rbShape>",
+                    property("rbX", c.x * sx), property("rbY", c.y * sy),
+                    property("rbRx", radius * sx),
+                ]
+            case .polygon(let corners):
+                let vertices = corners.map {
+                    "<rdf:li rdf:parseType='Resource'>\(property("rbX", $0.x * sx))\(property("rbY", $0.y * sy))</rdf:li>"
+                }
+                parts = [
+                    "<Iptc4xmpExt:rbShape>polygon</Iptc4xmpExt:rbShape>",
+                    "<Iptc4xmpExt:rbVertices><rdf:Seq>\(vertices.joined())</rdf:Seq></Iptc4xmpExt:rbVertices>",
+                ]
+            }
+            parts.insert(
+                "<Iptc4xmpExt:rbUnit>\(relative ? "relative" : "pixel")</Iptc4xmpExt:rbUnit>", at: 1
+            )
+            var written = item
+            written.replaceSubrange(
+                boundary,
+                with:
+                    "<Iptc4xmpExt:RegionBoundary rdf:parseType='Resource'>\(parts.joined())</Iptc4xmpExt:RegionBoundary>"
+            )
+            return written
+        },
+        isPerson: { item in
+            item.contains("imageregiontype/human") || item.contains("Iptc4xmpExt:PersonInImage")
+        },
+        hasDimensions: false)
+
+    /// The range of an IPTC region's `RegionBoundary` element (either
+    /// form, with its end tag or empty) in `item`.
+    private static func iptcBoundary(in item: String) -> Range<String.Index>? {
+        let tag = "Iptc4xmpExt:RegionBoundary"
+        guard let open = item.range(of: "<\(tag)"),
+            let tagEnd = item[open.upperBound...].firstIndex(of: ">")
+        else { return nil }
+        if item[item.index(before: tagEnd)] == "/" {
+            return open.lowerBound..<item.index(after: tagEnd)
+        }
+        guard let close = item.range(of: "</\(tag)>", range: tagEnd..<item.endIndex) else {
+            return nil
+        }
+        return open.lowerBound..<close.upperBound
+    }
+
+    /// `v` with at most six decimals and no trailing zeros: a whole pixel
+    /// is written as a whole number.
+    static func decimal(_ v: Double) -> String {
+        var text = String(format: "%.6f", v)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
+
+    /// `text` with its regions (MWG's, Microsoft's, IPTC's) mapped, and what
     /// changed; `text` unchanged when it has none.
     static func map(
         _ text: String, places: CropPlaces?, keepsStoredGrid: Bool, stripPeople: Bool = false
     ) -> (String, [String]) {
         var out = text
         var changes: [String] = []
-        for schema in [mwg, mp] {
+        for schema in [mwg, mp, iptc] {
             let (mapped, said) = map(
                 out, schema: schema, places: places, keepsStoredGrid: keepsStoredGrid,
                 stripPeople: stripPeople)
@@ -132,9 +315,7 @@ enum XMPRegions {
             )
         }
         // Bounded work: a list longer than any photo's is removed whole.
-        let items = block.utf8.split(separator: UInt8(ascii: "<")).lazy.filter {
-            $0.starts(with: "rdf:li".utf8)
-        }.count
+        let items = itemCount(block[...])
         guard items <= maximumRegions else {
             return (
                 text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: ""),
@@ -161,33 +342,26 @@ enum XMPRegions {
             }
             let item = String(rest[open.lowerBound..<close])
             rest = rest[close...]
-            let name = Self.value(schema.nameTag, in: item) ?? "unnamed"
+            let name = schema.name(item) ?? "unnamed"
             // A person's region under --strip people.
             if stripPeople, schema.isPerson(item) {
                 people += 1
                 continue
             }
-            let area: (x: Double, y: Double, w: Double, h: Double)
-            switch schema.read(item) {
-            case .success(let read): area = read
+            let place: Place<StoredPixels>
+            switch schema.read(item, stored) {
+            case .success(let read): place = read
             case .failure(let unreadable):
                 // Not an area this code can read: removed, never stale.
                 removed.append("\(name) (\(unreadable.why))")
                 continue
             }
-            let (sw, sh) = (Double(stored.width), Double(stored.height))
-            let place: Place<StoredPixels> =
-                area.w == 0 && area.h == 0
-                ? .point(Point(x: area.x * sw, y: area.y * sh))
-                : .rect(
-                    Rect(x: area.x * sw, y: area.y * sh, width: area.w * sw, height: area.h * sh))
             let result = places.map(stored: place, keepsStoredGrid: keepsStoredGrid)
-            guard let box = result.place?.boundingBox else {
+            guard let kept = result.place else {
                 removed.append("\(name) (outside the crop)")
                 continue
             }
-            let (ow, oh) = (Double(size.width), Double(size.height))
-            out += schema.write(item, (box.x / ow, box.y / oh, box.width / ow, box.height / oh))
+            out += schema.write(item, kept, size)
             mapped.append(name)
             if result.clipped { clipped.append(name) }
         }
@@ -219,6 +393,86 @@ enum XMPRegions {
             )
         }
         return (text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: out), changes)
+    }
+
+    /// The regions `text` names, each with its shape, values and space,
+    /// for `info`: "XMP MWG region Alice: a rectangle 0.1x0.16, top-left
+    /// 0.01,0.37 (normalized to the stored image; mapped by a crop)". A
+    /// region whose area cannot be read is listed as such; a list longer
+    /// than ``maximumRegions`` by its length.
+    static func describe(_ text: String) -> [String] {
+        var found: [String] = []
+        for schema in [mwg, mp, iptc] {
+            guard let start = text.range(of: schema.open),
+                let end = text.range(of: schema.close, range: start.upperBound..<text.endIndex)
+            else { continue }
+            var rest = text[start.upperBound..<end.lowerBound]
+            // Bounded work: a list longer than any photo's is not walked.
+            guard itemCount(rest) <= maximumRegions else {
+                found.append(
+                    "XMP \(schema.label) regions: more than \(maximumRegions) (removed by a crop)")
+                continue
+            }
+            while let open = rest.range(of: "<rdf:li"),
+                let close = itemEnd(rest, from: open.lowerBound)
+            {
+                let item = String(rest[open.lowerBound..<close])
+                rest = rest[close...]
+                let name = schema.name(item) ?? "unnamed"
+                // Read on a 1x1 image: normalized values stay normalized,
+                // IPTC's pixels stay pixels.
+                guard case .success(let place) = schema.read(item, PixelSize(width: 1, height: 1))
+                else {
+                    found.append(
+                        "XMP \(schema.label) region \(name): an area that cannot be read (removed by a crop)"
+                    )
+                    continue
+                }
+                let pixels =
+                    schema.label == "IPTC" && value("Iptc4xmpExt:rbUnit", in: item) == "pixel"
+                let space =
+                    pixels
+                    ? "pixels of the stored image"
+                    : schema.label == "IPTC"
+                        ? "relative to the stored image, a radius to its width"
+                        : "normalized to the stored image"
+                let shape: String
+                switch place {
+                case .point(let p): shape = "a point \(decimal(p.x)),\(decimal(p.y))"
+                case .rect(let r):
+                    shape =
+                        "a rectangle \(decimal(r.width))x\(decimal(r.height)), top-left \(decimal(r.x)),\(decimal(r.y))"
+                case .circle(let c, let radius):
+                    shape =
+                        "a circle of radius \(decimal(radius)) by its centre \(decimal(c.x)),\(decimal(c.y))"
+                case .polygon(let corners):
+                    shape =
+                        "a polygon of \(corners.count) vertices "
+                        + corners.map { "\(decimal($0.x)),\(decimal($0.y))" }.joined(separator: " ")
+                }
+                found.append(
+                    "XMP \(schema.label) region \(name): \(shape) (\(space); mapped by a crop)")
+            }
+        }
+        return found
+    }
+
+    /// A stale `AppliedToDimensions` in `text`: one that is not the stored
+    /// size of the image it describes (a crop by a tool that kept it), for
+    /// a leak report.
+    static func staleDimensions(in text: String, size: PixelSize<StoredPixels>) -> [String] {
+        guard let open = text.range(of: "<mwg-rs:AppliedToDimensions"),
+            let close = text.range(
+                of: "AppliedToDimensions>", range: open.upperBound..<text.endIndex)
+                ?? text[open.upperBound...].range(of: "/>")
+        else { return [] }
+        let block = String(text[open.lowerBound..<close.upperBound])
+        guard let w = number("stDim:w", in: block), let h = number("stDim:h", in: block),
+            w != Double(size.width) || h != Double(size.height)
+        else { return [] }
+        return [
+            "MWG regions' AppliedToDimensions \(decimal(w))x\(decimal(h)), not the image's \(size.width)x\(size.height)"
+        ]
     }
 
     /// The other properties that name people, removed whole by `--strip
@@ -262,6 +516,13 @@ enum XMPRegions {
             }
         }
         return found
+    }
+
+    /// How many `rdf:li` items `block` holds, nested ones too: one pass.
+    private static func itemCount(_ block: Substring) -> Int {
+        block.utf8.split(separator: UInt8(ascii: "<")).lazy.filter {
+            $0.starts(with: "rdf:li".utf8)
+        }.count
     }
 
     /// Where the `rdf:li` opened at `open` ends (after its `</rdf:li>`, or
