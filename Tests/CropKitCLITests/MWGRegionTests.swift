@@ -31,6 +31,8 @@ struct MWGRegionTests {
         Case(file: "casio_exs1_o8.jpg", stored: (480, 640), output: "jpg"),
         Case(file: "casio_exs1_o8.jpg", stored: (480, 640), output: "webp"),
         Case(file: "fujifilm_s2pro_o1.webp", stored: (600, 400), output: "webp"),
+        Case(file: "fujifilm_s2pro_o1.png", stored: (600, 400), output: "png"),
+        Case(file: "fujifilm_s2pro_o1.png", stored: (600, 400), output: "jpg"),
         Case(file: "pug_iphone13pro.heic", stored: (4032, 3024), output: "heic"),
         Case(file: "pug_iphone13pro.heic", stored: (4032, 3024), output: "jpg"),
     ]
@@ -202,7 +204,7 @@ struct MWGRegionTests {
     /// the crop, each removed one is named.
     @Test(arguments: [
         ("canon_t3i_o1.jpg", 1152, 768, "jpg"), ("canon_t3i_o1.jpg", 1152, 768, "webp"),
-        ("fujifilm_s2pro_o1.webp", 600, 400, "jpg"),
+        ("fujifilm_s2pro_o1.webp", 600, 400, "jpg"), ("fujifilm_s2pro_o1.png", 600, 400, "png"),
     ])
     func microsoftRegionsMoveWithTheCrop(file: String, width: Int, height: Int, output: String)
         throws

@@ -33,6 +33,8 @@ struct SubjectAreaTests {
         Case(file: "regions/casio_exs1_o8.jpg", output: "png"),
         Case(file: "regions/fujifilm_s2pro_o1.webp", output: "webp"),
         Case(file: "regions/fujifilm_s2pro_o1.webp", output: "jpg"),
+        Case(file: "regions/fujifilm_s2pro_o1.png", output: "png"),
+        Case(file: "regions/fujifilm_s2pro_o1.png", output: "webp"),
         Case(file: "regions/pug_iphone13pro.heic", output: "heic"),
         Case(file: "regions/pug_iphone13pro.heic", output: "jpg"),
     ]
@@ -95,7 +97,8 @@ struct SubjectAreaTests {
         let sizes: [String: (Int, Int)] = [
             "canon_t3i_o1.jpg": (1152, 768), "canon_t3i_o6.jpg": (768, 1152),
             "casio_exs1_o3.jpg": (640, 480), "casio_exs1_o8.jpg": (480, 640),
-            "fujifilm_s2pro_o1.webp": (600, 400), "pug_iphone13pro.heic": (4032, 3024),
+            "fujifilm_s2pro_o1.webp": (600, 400), "fujifilm_s2pro_o1.png": (600, 400),
+            "pug_iphone13pro.heic": (4032, 3024),
         ]
         let (sw, sh) = try #require(sizes[URL(fileURLWithPath: c.file).lastPathComponent])
         let stored = PixelSize<StoredPixels>(width: sw, height: sh)

@@ -131,12 +131,7 @@ extension PNGEncoder: FormatWriter {
             chunks.append(PNGChunk(type: "cICP", data: [cicp.primaries, cicp.transfer, 0, 1]))
         }
         if let exif = metadata.exif { chunks.append(PNGChunk(type: "eXIf", data: exif)) }
-        if let xmp = metadata.xmp {
-            chunks.append(
-                PNGChunk(
-                    type: "iTXt",
-                    data: Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8)))
-        }
+        if let xmp = metadata.xmp { chunks.append(PNGFileInfo.xmpChunk(xmp)) }
         let dropped = metadata.entries.filter { $0.action == .dropped }.map(\.segment)
         return (chunks, dropped, metadata.entries(as: .png, written: metadata.kinds))
     }

@@ -79,8 +79,11 @@ extension PNGFileInfo: FormatReader {
         return metadata
     }
 
-    /// The carried chunks as they are (a PNG output takes them whole), and
-    /// the profile for a writer of another format.
+    /// The carried chunks as they are (a PNG output takes them whole), the
+    /// profile for a writer of another format, and the EXIF (`eXIf`) and
+    /// XMP (`iTXt`) cleaned for the upright crop as every format's are: a
+    /// PNG output carries them as chunks again, another format in its own
+    /// places.
     func cleanedMetadata(
         in input: ImageInput, size: PixelSize<StoredPixels>, policy: MetadataPolicy
     )
@@ -93,9 +96,34 @@ extension PNGFileInfo: FormatReader {
             cleaned.iccProfile = profile
             cleaned.iccOrigin = "iCCP"
         }
-        cleaned.native = PNGNativeMetadata(chunks: carriedChunks, dropped: droppedChunkTypes)
+        var dropped = droppedChunkTypes
+        var chunks = carriedChunks
+        if dropped.contains("eXIf") || dropped.contains("iTXt") {
+            // The one metadata model: the first EXIF block and XMP packet,
+            // each cleaned by the route every format's takes.
+            let read = try metadata(in: input)
+            if let exif = read.exif.first, let at = dropped.firstIndex(of: "eXIf") {
+                dropped.remove(at: at)
+                let (tiff, entry, warning) = MetadataBlockCleaner.exif(
+                    exif, name: MetadataVocabulary.png.exif, size: size, orientation: .up,
+                    policy: policy)
+                cleaned.exif = tiff
+                cleaned.entries.append(entry)
+                if let warning { cleaned.warnings.append(warning) }
+                if let tiff { chunks.append(PNGChunk(type: "eXIf", data: tiff)) }
+            }
+            if let xmp = read.xmp.first, let at = dropped.firstIndex(of: "iTXt") {
+                dropped.remove(at: at)
+                let (packet, entry) = MetadataBlockCleaner.xmp(
+                    Array(xmp.utf8), name: MetadataVocabulary.png.xmp, size: size, policy: policy)
+                cleaned.xmp = packet
+                cleaned.entries.append(entry)
+                if let packet { chunks.append(Self.xmpChunk(packet)) }
+            }
+        }
+        cleaned.native = PNGNativeMetadata(chunks: chunks, dropped: dropped)
         // Each chunk a crop does not carry, named with why.
-        for type in droppedChunkTypes {
+        for type in dropped {
             let reason: String
             switch type {
             case "caBX":
@@ -105,10 +133,10 @@ extension PNGFileInfo: FormatReader {
                         reason: ContentCredentials.reason))
                 continue
             case "eXIf":
-                reason = "EXIF is not carried from a PNG yet: dropped, not kept stale"
+                reason = "a second EXIF block: a PNG holds one"
             case "iTXt", "tEXt", "zTXt":
                 reason =
-                    "text (XMP, comments) is not carried from a PNG yet: dropped, not kept stale"
+                    "text other than the first XMP packet (comments, a second packet) is not carried: dropped, not kept stale"
             default:
                 reason = "an ancillary chunk a crop does not carry"
             }
@@ -116,6 +144,14 @@ extension PNGFileInfo: FormatReader {
                 MetadataEntry(segment: "\(type) chunk", action: .dropped, reason: reason))
         }
         return cleaned
+    }
+
+    /// An XMP packet as PNG holds it: an uncompressed `iTXt` chunk with
+    /// the keyword `XML:com.adobe.xmp` and no language.
+    static func xmpChunk(_ packet: String) -> PNGChunk {
+        PNGChunk(
+            type: "iTXt",
+            data: Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(packet.utf8))
     }
 
     func summary(in input: ImageInput) -> ImageFileSummary {
