@@ -154,4 +154,28 @@ import Testing
         #expect(
             XMPRegions.describe(text) == ["XMP MWG regions: more than 1000 (removed by a crop)"])
     }
+
+    /// A packet whose only places are IPTC or Microsoft regions (no MWG
+    /// list beside them) is mapped by the cleaner too.
+    @Test func regionsWithoutAnMWGListAreMapped() {
+        let plan = CropPlaces.forTesting(
+            photo: PixelSize(width: 1000, height: 800),
+            rect: PixelRect(x: 500, y: 400, width: 500, height: 400))
+        var policy = MetadataPolicy()
+        policy.places = plan
+        let iptc =
+            "<x:xmpmeta><rdf:RDF><rdf:Description><Iptc4xmpExt:ImageRegion><rdf:Bag><rdf:li rdf:parseType='Resource'><Iptc4xmpExt:rId>a</Iptc4xmpExt:rId><Iptc4xmpExt:RegionBoundary Iptc4xmpExt:rbShape='rectangle' Iptc4xmpExt:rbUnit='relative' Iptc4xmpExt:rbX='0' Iptc4xmpExt:rbY='0' Iptc4xmpExt:rbW='0.1' Iptc4xmpExt:rbH='0.1'/></rdf:li></rdf:Bag></Iptc4xmpExt:ImageRegion></rdf:Description></rdf:RDF></x:xmpmeta>"
+        let (out, said) = XMPCleaner.clean(
+            iptc, size: PixelSize(width: 500, height: 400), policy: policy)
+        #expect(said.contains("removed 1 IPTC region(s): a (outside the crop)"), "\(said)")
+        #expect(out?.contains("Iptc4xmpExt:ImageRegion") == false)
+        let mp =
+            "<x:xmpmeta><rdf:RDF><rdf:Description><MP:RegionInfo><MPRI:Regions><rdf:Bag><rdf:li MPReg:Rectangle='0.6, 0.6, 0.1, 0.1' MPReg:PersonDisplayName='Ann'/></rdf:Bag></MPRI:Regions></MP:RegionInfo></rdf:Description></rdf:RDF></x:xmpmeta>"
+        let (moved, told) = XMPCleaner.clean(
+            mp, size: PixelSize(width: 500, height: 400), policy: policy)
+        #expect(told.contains("mapped 1 MP region(s) (Ann)"), "\(told)")
+        #expect(
+            moved?.contains("MPReg:Rectangle='0.200000, 0.200000, 0.200000, 0.200000'") == true,
+            "\(moved ?? "")")
+    }
 }

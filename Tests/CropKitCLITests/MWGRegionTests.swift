@@ -259,4 +259,75 @@ struct MWGRegionTests {
             }
         }
     }
+
+    /// Google's focal point (`GFocus:FocalPointX`, `Y`, normalized, of a
+    /// Lens Blur depth photo) moves with the crop: read back by exiftool
+    /// and taken back to the photo, it is the source's within the six
+    /// decimals written; a crop that leaves it out removes it and says so.
+    @Test func googlesFocalPointMovesWithTheCrop() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path("camera/android_depthmap_xmp.jpg")
+        let before = try ExifTool.tags(source, groups: "-G1")
+        let (fx, fy) = (
+            try #require(before["XMP-GFocus:FocalPointX"] as? Double),
+            try #require(before["XMP-GFocus:FocalPointY"] as? Double)
+        )
+        for (rect, output) in [((100, 200, 500, 600), "jpg"), ((37, 411, 601, 333), "png")] {
+            let out = folder.appendingPathComponent("crop.\(output)").path
+            let run = cropkit([
+                "crop", source, "--pixels", "\(rect.0),\(rect.1),\(rect.2),\(rect.3)", "-o", out,
+                "--force",
+            ])
+            try #require(run.status == 0, "\(run.err)")
+            #expect(run.out.contains("GFocus focal point mapped to"), "\(run.out)")
+            let after = try ExifTool.tags(out, groups: "-G1")
+            let x = try #require(after["XMP-GFocus:FocalPointX"] as? Double)
+            let y = try #require(after["XMP-GFocus:FocalPointY"] as? Double)
+            #expect(
+                abs(x * Double(rect.2) + Double(rect.0) - fx * 768) <= 0.5e-6 * Double(rect.2)
+                    + 1e-9)
+            #expect(
+                abs(y * Double(rect.3) + Double(rect.1) - fy * 1024) <= 0.5e-6 * Double(rect.3)
+                    + 1e-9)
+        }
+        let out = folder.appendingPathComponent("corner.jpg").path
+        let run = cropkit(["crop", source, "--pixels", "0,0,100,100", "-o", out])
+        try #require(run.status == 0, "\(run.err)")
+        #expect(
+            run.out.contains("GFocus focal point removed: it lies outside the crop"), "\(run.out)")
+        #expect(try ExifTool.tags(out, groups: "-G1")["XMP-GFocus:FocalPointX"] == nil)
+    }
+
+    /// A batch's report lines say which names of people each output kept
+    /// (`keptPeople`), for a plain line and for each variant; `--strip
+    /// people` in the line's options empties them.
+    @Test func batchReportsSayWhichNamesAreKept() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path("regions/canon_t3i_o1.jpg")
+        let manifest = folder.appendingPathComponent("manifest.jsonl").path
+        try Data(
+            """
+            {"input":"\(source)","output":"plain.jpg","pixels":{"x":0,"y":0,"width":600,"height":500}}
+            {"input":"\(source)","pixels":{"x":0,"y":0,"width":600,"height":500},"variants":[{"output":"small.png","width":300},{"output":"right.jpg","pixels":{"x":700,"y":500,"width":452,"height":268}}]}
+
+            """.utf8
+        ).write(to: URL(fileURLWithPath: manifest))
+        let report = folder.appendingPathComponent("report.jsonl").path
+        let run = cropkit(["batch", manifest, "--report", report])
+        try #require(run.status == 0, "\(run.err)")
+        let lines = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n")
+            .compactMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        try #require(lines.count == 2, "\(lines)")
+        let plain = lines.first { $0["variants"] == nil }
+        #expect(plain?["keptPeople"] as? [String] == ["Alice", "Bruno"], "\(lines)")
+        let variants = lines.first { $0["variants"] != nil }?["variants"] as? [[String: Any]] ?? []
+        #expect(
+            variants.map { $0["keptPeople"] as? [String] ?? ["?"] } == [
+                ["Alice", "Bruno"], ["Chen"],
+            ], "\(variants)")
+    }
 }

@@ -277,8 +277,9 @@ enum XMPRegions {
         return text == "-0" ? "0" : text
     }
 
-    /// `text` with its regions (MWG's, Microsoft's, IPTC's) mapped, and what
-    /// changed; `text` unchanged when it has none.
+    /// `text` with its regions (MWG's, Microsoft's, IPTC's) and Google's
+    /// focal point mapped, and what changed; `text` unchanged when it has
+    /// none.
     static func map(
         _ text: String, places: CropPlaces?, keepsStoredGrid: Bool, stripPeople: Bool = false
     ) -> (String, [String]) {
@@ -291,7 +292,45 @@ enum XMPRegions {
             out = mapped
             changes += said
         }
-        return (out, changes)
+        let (focused, said) = mapFocus(out, places: places, keepsStoredGrid: keepsStoredGrid)
+        return (focused, changes + said)
+    }
+
+    /// Whether `text` names a place this type maps: a region list of any
+    /// schema, or Google's focal point.
+    static func mentionsPlaces(_ text: String) -> Bool {
+        [mwg, mp, iptc].contains { text.contains($0.open) } || text.contains("GFocus:FocalPoint")
+    }
+
+    /// `text` with Google's focal point (`GFocus:FocalPointX`, `Y`: a point
+    /// of a Lens Blur depth photo, normalized to the image, read on the
+    /// stored image as the depth map's own grid is) mapped into the crop,
+    /// or removed when it lies outside it or cannot be read; and what
+    /// changed.
+    static func mapFocus(_ text: String, places: CropPlaces?, keepsStoredGrid: Bool) -> (
+        String, [String]
+    ) {
+        let names = ["GFocus:FocalPointX", "GFocus:FocalPointY"]
+        guard names.contains(where: { text.contains($0) }) else { return (text, []) }
+        var out = text
+        func removed(_ why: String) -> (String, [String]) {
+            for name in names { _ = XMPCleaner.removing(name, from: &out) }
+            return (out, ["GFocus focal point removed: \(why)"])
+        }
+        guard let places else { return removed("no crop to map it by") }
+        guard let x = number(names[0], in: text), let y = number(names[1], in: text),
+            x.isFinite, y.isFinite
+        else { return removed("it cannot be read as two numbers") }
+        let stored = places.upright.sourceSize
+        let result = places.map(
+            stored: .point(Point(x: x * Double(stored.width), y: y * Double(stored.height))),
+            keepsStoredGrid: keepsStoredGrid)
+        guard case .point(let p)? = result.place else { return removed("it lies outside the crop") }
+        let size = places.outputSize(keepsStoredGrid: keepsStoredGrid)
+        let (nx, ny) = (decimal(p.x / Double(size.width)), decimal(p.y / Double(size.height)))
+        out = setting(names[0], to: nx, in: out)
+        out = setting(names[1], to: ny, in: out)
+        return (out, ["GFocus focal point mapped to \(nx),\(ny)"])
     }
 
     /// The most regions (and nested items) a list may hold to be mapped:

@@ -497,7 +497,9 @@ struct BatchCommand: Subcommand {
                     atPath: folder, withIntermediateDirectories: true)
             }
             let report = try plan.write(to: output, replacing: force)
-            let location = CropCommand.keptLocation(try ImageSource.open(path: output))
+            let written = try ImageSource.open(path: output)
+            let location = CropCommand.keptLocation(written)
+            let people = CropCommand.keptPeople(written)
             return Outcome(
                 line: line, status: "written",
                 members: paths
@@ -512,6 +514,8 @@ struct BatchCommand: Subcommand {
                         .init("bytes", .number(report.bytes)),
                         // Where the written file says the photo was taken.
                         .init("keptLocation", .array(location.map { .string($0) })),
+                        // The names of people it holds.
+                        .init("keptPeople", .array(people.map { .string($0) })),
                     ])
         } catch {
             // Another task writing the same output first is not a failure.
@@ -619,15 +623,16 @@ struct BatchCommand: Subcommand {
                         "variants",
                         .array(
                             reports.map { report in
-                                let location =
-                                    (try? ImageSource.open(path: report.output ?? ""))
-                                    .map(CropCommand.keptLocation) ?? []
+                                let written = try? ImageSource.open(path: report.output ?? "")
+                                let location = written.map(CropCommand.keptLocation) ?? []
+                                let people = written.map(CropCommand.keptPeople) ?? []
                                 return .object([
                                     .init("output", .string(report.output ?? "")),
                                     .init("width", .number(report.size.width)),
                                     .init("height", .number(report.size.height)),
                                     .init("bytes", .number(report.bytes)),
                                     .init("keptLocation", .array(location.map { .string($0) })),
+                                    .init("keptPeople", .array(people.map { .string($0) })),
                                 ])
                             }))
                 ])

@@ -362,8 +362,8 @@ enum XMPCleaner {
     ) -> (String?, [String]) {
         var out = text
         var changes: [String] = []
-        // Regions in the picture, mapped into the crop (``XMPRegions``).
-        if out.contains("mwg-rs:Regions") {
+        // Places in the picture, mapped into the crop (``XMPRegions``).
+        if XMPRegions.mentionsPlaces(out) {
             let (mapped, regionChanges) = XMPRegions.map(
                 out, places: policy.places, keepsStoredGrid: keepsStoredGrid,
                 stripPeople: policy.stripPeople)
