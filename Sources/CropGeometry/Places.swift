@@ -194,8 +194,15 @@ public struct PlaceMapping: Hashable, Sendable {
     public func map(visionRect r: Rect<ImagePixels>) -> Rect<OutputPixels>? {
         let topDown = Rect<ImagePixels>(
             x: r.x, y: 1 - r.y - r.height, width: r.width, height: r.height)
-        guard let box = map(normalized: .rect(topDown)).place?.boundingBox else { return nil }
-        return Rect(x: box.x, y: 1 - box.y - box.height, width: box.width, height: box.height)
+        let shown = orientation.orientedSize(sourceSize)
+        let (w, h) = (Double(shown.width), Double(shown.height))
+        // In output pixels, then normalized: the bottom edge's distance
+        // from the output's bottom is exact there.
+        guard let box = map(topDown.scaledPlace(x: w, y: h)).place?.boundingBox else { return nil }
+        let (ow, oh) = (Double(outputSize.width), Double(outputSize.height))
+        return Rect(
+            x: box.x / ow, y: max(oh - box.maxY, 0) / oh, width: box.width / ow,
+            height: box.height / oh)
     }
 
     /// Whether the transform keeps axis-aligned rectangles axis-aligned
@@ -236,6 +243,9 @@ public struct PlaceMapping: Hashable, Sendable {
             kept = next
         }
         let clipped = kept != mapped
+        // A point cut on an edge lies on it exactly, not a rounding error
+        // beside it.
+        kept = kept.map { Point(x: min(max($0.x, 0), w), y: min(max($0.y, 0), h)) }
         guard kept.count >= 3, let box = Place<OutputPixels>.polygon(kept).boundingBox,
             box.width > 0, box.height > 0
         else { return MappedPlace(place: nil, clipped: true) }
@@ -321,6 +331,13 @@ public struct PlaceMapping: Hashable, Sendable {
                 centre.y - 0.5 * across.y - 0.5 * down.y
             ), across, down
         )
+    }
+}
+
+extension Rect where Space == ImagePixels {
+    /// The rect, multiplied by `x` across and `y` down, as a place.
+    fileprivate func scaledPlace(x sx: Double, y sy: Double) -> Place<ImagePixels> {
+        .rect(Rect(x: x * sx, y: y * sy, width: width * sx, height: height * sy))
     }
 }
 

@@ -48,6 +48,13 @@ public struct CropRecord: Hashable, Sendable {
     /// What the record's `expected.companion` says the companion's cut is,
     /// when it says.
     public let expectedCompanion: CompanionExpectation?
+    /// A face box in the photo as seen, as Apple's Vision framework gives
+    /// it (normalized, origin at the bottom-left), when the record gives
+    /// one (`"face"`; see ``faceBox(_:)``).
+    public let face: Rect<ImagePixels>?
+    /// What the record's `expected.face` says of where the face lands, when
+    /// it says.
+    public let expectedFace: FaceAnswer?
 
     /// The record's mapping: its rejection, checked in the contract's order,
     /// or its result (snapped to ``aspect`` when it has one).
@@ -173,13 +180,15 @@ public struct CropRecord: Hashable, Sendable {
             request: request, orientationValue: Double(orientation.rawValue), aspect: aspect,
             expected: expected,
             json: .object(members + [.init("orientation", .number(orientation.rawValue))]),
-            companion: companion, expectedCompanion: expectedCompanion)
+            companion: companion, expectedCompanion: expectedCompanion, face: face,
+            expectedFace: expectedFace)
     }
 
     private init(
         request: CropRequest, orientationValue: Double, aspect: AspectChoice?,
         expected: Expectation?, json: JSONValue, companion: PixelSize<ImagePixels>?,
-        expectedCompanion: CompanionExpectation?
+        expectedCompanion: CompanionExpectation?, face: Rect<ImagePixels>?,
+        expectedFace: FaceAnswer?
     ) {
         self.request = request
         self.orientationValue = orientationValue
@@ -188,6 +197,8 @@ public struct CropRecord: Hashable, Sendable {
         self.json = json
         self.companion = companion
         self.expectedCompanion = expectedCompanion
+        self.face = face
+        self.expectedFace = expectedFace
     }
 
     /// How `outcome` differs from ``expected``: empty when it matches or
@@ -218,6 +229,7 @@ public struct CropRecord: Hashable, Sendable {
                 }
             }
             return problems + Self.companionMismatches(expectedCompanion, companionCut(result))
+                + (face == nil ? [] : Self.faceMismatches(expectedFace, faceBox(result)))
         }
     }
 }
@@ -247,10 +259,13 @@ extension CropRecord {
     /// `extra`.
     ///
     /// With `companion`, the record gives a companion image of that size
-    /// (as displayed), and `expectedCompanion` its cut under `expected`.
+    /// (as displayed), and `expectedCompanion` its cut under `expected`;
+    /// with `face`, a face box as Vision gives it, and `expectedFace` where
+    /// it lands.
     public init(
         request: CropRequest, aspect: AspectChoice? = nil, expected: Expectation?,
         companion: PixelSize<ImagePixels>? = nil, expectedCompanion: CompanionExpectation? = nil,
+        face: Rect<ImagePixels>? = nil, expectedFace: FaceAnswer? = nil,
         extra: [JSONValue.Member] = []
     ) {
         var members: [JSONValue.Member] = [
@@ -290,20 +305,36 @@ extension CropRecord {
                         .init("height", .number(companion.height)),
                     ])))
         }
-        // The companion's cut is written, and kept, beside an expected rect.
+        if let face {
+            members.append(
+                .init(
+                    "face",
+                    .object([
+                        .init("x", .number(face.x)), .init("y", .number(face.y)),
+                        .init("width", .number(face.width)), .init("height", .number(face.height)),
+                    ])))
+        }
+        // The companion's cut and the face's box are written, and kept,
+        // beside an expected rect.
         var keptCompanion: CompanionExpectation?
+        var keptFace: FaceAnswer?
         if let expected {
             var json = expected.json
             if let expectedCompanion, case .object(let rect) = json {
                 json = .object(rect + [.init("companion", expectedCompanion.json)])
                 keptCompanion = expectedCompanion
             }
+            if let expectedFace, face != nil, case .object(let rect) = json {
+                json = .object(rect + [.init("face", expectedFace.json)])
+                keptFace = expectedFace
+            }
             members.append(.init("expected", json))
         }
         self.init(
             request: request, orientationValue: Double(request.orientation.rawValue),
             aspect: aspect, expected: expected, json: .object(members + extra),
-            companion: companion, expectedCompanion: keptCompanion)
+            companion: companion, expectedCompanion: keptCompanion, face: face,
+            expectedFace: keptFace)
     }
 
     /// Parses one line of JSON Lines.
@@ -370,6 +401,7 @@ extension CropRecord {
             case "aspect": try set(&fields.aspect, member)
             case "angle": try set(&fields.angle, member)
             case "companion": try set(&fields.companion, member)
+            case "face": try set(&fields.face, member)
             default: break
             }
         }
@@ -437,6 +469,10 @@ extension CropRecord {
             companion: try Self.companionSize(fields.companion),
             expectedCompanion: try fields.expected?["companion"].map {
                 v throws(CropRecordError) in try CompanionExpectation(json: v)
+            },
+            face: try Self.faceRect(fields.face),
+            expectedFace: try fields.expected?["face"].map { v throws(CropRecordError) in
+                try Self.faceAnswer(v, "expected.face")
             })
     }
 
@@ -502,14 +538,16 @@ extension CropRecord {
     }
 
     /// `result` (and `reason` when rejected), as the replay adds them; a
-    /// mapped result of a record with a companion holds its `companion`.
+    /// mapped result of a record with a companion holds its `companion`,
+    /// of one with a face its `face`.
     private func answerMembers(_ answer: Answer) -> [JSONValue.Member] {
         let failure: CropRejection
         switch answer {
         case .mapped(.success(let result)):
-            guard let companion = companionMember(result), case .object(let rect) = result.json
+            let added = [companionMember(result), faceMember(result)].compactMap { $0 }
+            guard !added.isEmpty, case .object(let rect) = result.json
             else { return [.init("result", result.json)] }
-            return [.init("result", .object(rect + [companion]))]
+            return [.init("result", .object(rect + added))]
         case .turned(.success(let crop)):
             let r = crop.rect
             return [
@@ -651,6 +689,7 @@ private struct RecordFields {
     var aspect: JSONValue?
     var angle: JSONValue?
     var companion: JSONValue?
+    var face: JSONValue?
 }
 
 /// A record number: a JSON number, or one of the strings "nan", "inf", "-inf".

@@ -50,7 +50,7 @@ public enum CropGrader {
         return GradedAnswer(
             category: category, record: record,
             mismatches: mismatches(answer, record.answer())
-                + companionMismatches(answer, record))
+                + companionMismatches(answer, record) + faceMismatches(answer, record))
     }
 
     /// An app's answer: refused, or a rect with its stored rect if given.
@@ -58,6 +58,7 @@ public enum CropGrader {
         var rect: [Double]?
         var stored: [Double]?
         var companion: CompanionExpectation?
+        var face: FaceAnswer?
 
         init(_ value: JSONValue) throws(CropRecordError) {
             if case .null = value { return }
@@ -67,6 +68,9 @@ public enum CropGrader {
             }
             if let companion = value["companion"] {
                 self.companion = try CompanionExpectation(json: companion)
+            }
+            if let face = value["face"] {
+                self.face = try CropRecord.faceAnswer(face, "result.face")
             }
         }
 
@@ -137,6 +141,21 @@ public enum CropGrader {
             ]
         }
         return given.mismatches(CompanionExpectation(cut))
+    }
+
+    /// How the app's face box differs from the contract's, for a record
+    /// with a face whose mapping gives a rect: an answer without one is a
+    /// mismatch.
+    static func faceMismatches(_ answer: AppAnswer, _ record: CropRecord) -> [String] {
+        guard record.face != nil, case .mapped(.success(let result)) = record.answer(),
+            answer.rect != nil
+        else { return [] }
+        guard let given = answer.face else {
+            return [
+                "no result.face: the record has a face, whose place in the crop the answer gives ({\"x\",\"y\",\"width\",\"height\"} normalized, origin at the bottom-left, or null)"
+            ]
+        }
+        return CropRecord.faceMismatches(given, record.faceBox(result))
     }
 
     static func text(_ values: [Int]) -> String { values.map(String.init).joined(separator: ",") }

@@ -21,13 +21,18 @@ public struct VectorOptions: Hashable, Sendable {
     /// stereo eye) whose cut the answer gives (the
     /// ``VectorCategory/companion`` category; default off).
     public var companions: Bool
+    /// Whether photos carry a face box, as Vision gives one, whose place in
+    /// the crop the answer gives (the ``VectorCategory/faceBox`` category;
+    /// default off).
+    public var faces: Bool
 
     /// Options for `count` vectors from `seed`; the defaults are the
     /// article's setting: aspect fit, upright photos, no zoom, which a
     /// function of the article's signature can answer.
     public init(
         count: Int = 1000, seed: UInt64 = 1, modes: [ContentMode] = [.aspectFit],
-        orientations: [EXIFOrientation] = [.up], zoom: Bool = false, companions: Bool = false
+        orientations: [EXIFOrientation] = [.up], zoom: Bool = false, companions: Bool = false,
+        faces: Bool = false
     ) {
         self.count = count
         self.seed = seed
@@ -35,17 +40,19 @@ public struct VectorOptions: Hashable, Sendable {
         self.orientations = orientations.isEmpty ? [.up] : orientations
         self.zoom = zoom
         self.companions = companions
+        self.faces = faces
     }
 
     /// The categories these options give, in order: ``VectorCategory/zoomAndPan``
     /// only with ``zoom``, ``VectorCategory/orientation`` only with an
     /// orientation other than `up`, ``VectorCategory/companion`` only with
-    /// ``companions``.
+    /// ``companions``, ``VectorCategory/faceBox`` only with ``faces``.
     public var categories: [VectorCategory] {
         VectorCategory.allCases.filter {
             switch $0 {
             case .zoomAndPan: zoom
             case .companion: companions
+            case .faceBox: faces
             case .orientation: orientations.contains { $0 != .up }
             default: true
             }
@@ -69,17 +76,31 @@ public struct CropVector: Hashable, Sendable {
     /// The size, as displayed, of a companion image beside the photo, if
     /// the vector has one.
     public let companion: PixelSize<ImagePixels>?
+    /// A face box in the photo as seen, as Apple's Vision framework gives
+    /// it (normalized, origin at the bottom-left), if the vector has one.
+    public let face: Rect<ImagePixels>?
 
     /// A vector for `request` (with a companion image of `companion` size,
-    /// as displayed, beside its photo), its answer computed by the
-    /// contract.
+    /// as displayed, beside its photo, and a face box `face` as Vision
+    /// gives it), its answer computed by the contract.
     public init(
-        category: VectorCategory, request: CropRequest, companion: PixelSize<ImagePixels>? = nil
+        category: VectorCategory, request: CropRequest, companion: PixelSize<ImagePixels>? = nil,
+        face: Rect<ImagePixels>? = nil
     ) {
         self.category = category
         self.request = request
         self.companion = companion
+        self.face = face
         expected = request.result()
+    }
+
+    /// Where the face lands in the crop, by the contract (CropGeometry's
+    /// `PlaceMapping.map(visionRect:)`), when the vector has a face and the
+    /// mapping gives a rect: a box normalized to the crop with the origin
+    /// at the bottom-left, or `outside`.
+    public var expectedFace: FaceAnswer? {
+        guard let face, case .success(let result) = expected else { return nil }
+        return FaceAnswer(PlaceMapping(result).map(visionRect: face))
     }
 
     /// The companion's cut, by the contract, when the vector has a
@@ -91,12 +112,25 @@ public struct CropVector: Hashable, Sendable {
         return grid.cut(result.rect)
     }
 
-    /// The vector as a record: the request's members, `companion`,
-    /// `expected` (with the companion's cut), then `category`.
+    /// How an app's face box for this vector (where it says the face lands
+    /// in the crop, normalized to the crop with the origin at the
+    /// bottom-left, `nil` for outside) differs from the contract's, each
+    /// number to within `CropRecord.faceTolerance`; empty when it agrees
+    /// or the vector has no face or no crop.
+    public func faceMismatches(_ answer: Rect<OutputPixels>?) -> [String] {
+        guard let face, case .success(let result) = expected else { return [] }
+        return CropRecord.faceMismatches(
+            FaceAnswer(answer), PlaceMapping(result).map(visionRect: face))
+    }
+
+    /// The vector as a record: the request's members, `companion`, `face`,
+    /// `expected` (with the companion's cut and the face's box), then
+    /// `category`.
     public var record: CropRecord {
         CropRecord(
             request: request, expected: CropRecord.Expectation(expected), companion: companion,
-            expectedCompanion: expectedCompanion.map(CompanionExpectation.init),
+            expectedCompanion: expectedCompanion.map(CompanionExpectation.init), face: face,
+            expectedFace: expectedFace,
             extra: [.init("category", .string(category.rawValue))])
     }
 

@@ -31,7 +31,9 @@ public enum CropVectors {
             let request = request(category, options, &random)
             let companion =
                 category == .companion ? companionSize(beside: request, &random) : nil
-            body(CropVector(category: category, request: request, companion: companion))
+            let face = category == .faceBox ? faceBox(around: request, &random) : nil
+            body(
+                CropVector(category: category, request: request, companion: companion, face: face))
         }
     }
 
@@ -58,6 +60,51 @@ public enum CropVectors {
             let width = random.int(max(1, w / 9)...max(1, w))
             let height = max(1, (width * h + w / 2) / w + random.int(-1...1))
             return PixelSize(width: width, height: height)
+        }
+    }
+
+    /// A face box as Vision gives one (normalized to the photo as seen,
+    /// origin at the bottom-left), on multiples of 1/1024 of the crop's
+    /// span: by turns inside the crop, across one of its edges, and
+    /// anywhere on the photo (mostly outside a small crop).
+    static func faceBox(around request: CropRequest, _ random: inout SeededRandom)
+        -> Rect<ImagePixels>
+    {
+        // The crop as a Vision box of the photo (the whole photo when the
+        // mapping refuses).
+        var crop = Rect<ImagePixels>(x: 0, y: 0, width: 1, height: 1)
+        if case .success(let result) = request.result() {
+            let seen = result.orientedSize
+            let (w, h) = (Double(seen.width), Double(seen.height))
+            let r = result.rect
+            crop = Rect(
+                x: Double(r.x) / w, y: 1 - Double(r.y + r.height) / h,
+                width: Double(r.width) / w, height: Double(r.height) / h)
+        }
+        func fraction(_ range: ClosedRange<Int>) -> Double { Double(random.int(range)) / 1024 }
+        switch random.int(0...2) {
+        case 0:
+            // Inside: a part of the crop.
+            let (fx, fy) = (fraction(0...700), fraction(0...700))
+            let (fw, fh) = (
+                fraction(64...(1024 - Int(fx * 1024))), fraction(64...(1024 - Int(fy * 1024)))
+            )
+            return Rect(
+                x: crop.x + fx * crop.width, y: crop.y + fy * crop.height,
+                width: fw * crop.width, height: fh * crop.height)
+        case 1:
+            // Across an edge: half in, half out, of the crop's scale.
+            let (fw, fh) = (fraction(128...512), fraction(128...512))
+            let across = random.int(0...3)
+            let x = across == 0 ? -fw / 2 : across == 1 ? 1 - fw / 2 : fraction(0...512)
+            let y = across == 2 ? -fh / 2 : across == 3 ? 1 - fh / 2 : fraction(0...512)
+            return Rect(
+                x: crop.x + x * crop.width, y: crop.y + y * crop.height,
+                width: fw * crop.width, height: fh * crop.height)
+        default:
+            return Rect(
+                x: fraction(-40...1000), y: fraction(-40...1000), width: fraction(51...341),
+                height: fraction(51...341))
         }
     }
 

@@ -30,6 +30,10 @@ public enum VectorCategory: String, CaseIterable, Hashable, Sendable {
     /// map, a stereo eye), whose cut the answer gives (with
     /// ``VectorOptions/companions``).
     case companion
+    /// A face box as Apple's Vision framework gives one (normalized, origin
+    /// at the bottom-left), whose place in the crop the answer gives (with
+    /// ``VectorOptions/faces``): inside, cut by an edge, or outside.
+    case faceBox = "face-box"
 
     /// What the category holds, in a sentence (help and reports).
     public var summary: String {
@@ -46,6 +50,7 @@ public enum VectorCategory: String, CaseIterable, Hashable, Sendable {
         case .zoomAndPan: "a zoomed and panned view"
         case .orientation: "a photo with an EXIF orientation other than 1"
         case .companion: "a photo with a gain map, depth map or stereo eye on its own grid"
+        case .faceBox: "a face box, as Vision gives it, to place in the crop"
         }
     }
 }

@@ -23,7 +23,7 @@ import Testing
 
     static let everything = VectorOptions(
         count: 2400, seed: 11, modes: ContentMode.allCases, orientations: EXIFOrientation.allCases,
-        zoom: true, companions: true)
+        zoom: true, companions: true, faces: true)
 
     @Test(arguments: [VectorOptions(count: 1100, seed: 5), everything])
     func vectorsAgreeWithTheExactReference(_ options: VectorOptions) throws {
@@ -92,17 +92,95 @@ import Testing
             case .orientation: #expect(r.orientation != .up)
             case .zoomAndPan: #expect(r.zoom != .identity)
             case .companion: #expect(vector.companion != nil)
+            case .faceBox: #expect(vector.face != nil && vector.companion == nil)
             case .extremeAspect:
                 let (w, h) = (r.sourceSize.width, r.sourceSize.height)
                 let (vw, vh) = (r.viewport.width, r.viewport.height)
                 #expect(max(w / h, h / w) >= 100 || max(vw / vh, vh / vw) >= 15)
-            default: #expect(vector.companion == nil)
+            default: #expect(vector.companion == nil && vector.face == nil)
             }
         }
         // Double-boundary vectors catch the article's recipe most of the time.
         let boundary = plain.filter { $0.category == .doubleBoundary }
         let caught = CropContractTest.run(boundary, article: articleCropPixels).failures.count
         #expect(caught * 2 > boundary.count, "\(caught) of \(boundary.count)")
+    }
+
+    /// The face-box category: each vector's expected face equals the face
+    /// box cut to the crop by plain arithmetic here (Vision's bottom-left
+    /// box to top-left pixels of the photo as seen, intersected with the
+    /// crop's rect, back to the crop's bottom-left normalized box), in
+    /// every orientation and mode; about a third land inside, cut and
+    /// outside each; and the grader fails the usual bugs: a box left
+    /// top-left, a box normalized to the photo, no box.
+    @Test func faceBoxesAgreeWithTheArithmetic() throws {
+        let vectors = CropVectors.generate(Self.everything).filter { $0.category == .faceBox }
+        var (inside, cut, outside) = (0, 0, 0)
+        for vector in vectors {
+            guard case .success(let result) = vector.expected, let face = vector.face else {
+                continue
+            }
+            let seen = result.orientedSize
+            let (w, h) = (Double(seen.width), Double(seen.height))
+            let r = result.rect
+            let x0 = max(face.x * w, Double(r.x))
+            let x1 = min((face.x + face.width) * w, Double(r.x + r.width))
+            let y0 = max((1 - face.y - face.height) * h, Double(r.y))
+            let y1 = min((1 - face.y) * h, Double(r.y + r.height))
+            let expected = try #require(vector.expectedFace)
+            guard x1 > x0, y1 > y0 else {
+                #expect(expected == .outside, "\(vector.jsonLine)")
+                outside += 1
+                continue
+            }
+            let (cw, ch) = (Double(r.width), Double(r.height))
+            let want = [
+                (x0 - Double(r.x)) / cw, (Double(r.y + r.height) - y1) / ch, (x1 - x0) / cw,
+                (y1 - y0) / ch,
+            ]
+            guard case .box(let box) = expected else {
+                Issue.record("\(vector.jsonLine): outside, the arithmetic says \(want)")
+                continue
+            }
+            let got = [box.x, box.y, box.width, box.height]
+            #expect(zip(got, want).allSatisfy { abs($0 - $1) <= 1e-9 }, "\(vector.jsonLine)")
+            let whole =
+                face.x * w >= Double(r.x) && (face.x + face.width) * w <= Double(r.x + r.width)
+                && (1 - face.y - face.height) * h >= Double(r.y)
+                && (1 - face.y) * h <= Double(r.y + r.height)
+            if whole { inside += 1 } else { cut += 1 }
+        }
+        #expect(
+            inside * 5 > vectors.count && cut * 5 > vectors.count && outside * 10 > vectors.count)
+        // The grader: the contract's answer passes; the usual bugs fail.
+        let records = vectors.prefix(60).map(\.record)
+        var failed = (flipped: 0, photo: 0, missing: 0)
+        for record in records {
+            guard case .mapped(.success(let result)) = record.answer(),
+                case .object(let rect) = result.json
+            else { continue }
+            func graded(_ face: JSONValue?) throws -> GradedAnswer {
+                guard case .object(var members) = record.json else {
+                    throw CropRecordError(description: "")
+                }
+                let answer = rect + (face.map { [JSONValue.Member("face", $0)] } ?? [])
+                members.append(.init("result", .object(answer)))
+                return try CropGrader.grade(CropRecord(json: .object(members)))
+            }
+            let box = record.faceBox(result)
+            #expect(try graded(FaceAnswer(box).json).passed, "\(record.json.text)")
+            if try !graded(nil).passed { failed.missing += 1 }
+            guard let box, let face = record.face else { continue }
+            // Left top-left: y measured from the crop's top.
+            let flipped = FaceAnswer.box(
+                Rect(x: box.x, y: 1 - box.y - box.height, width: box.width, height: box.height))
+            if try !graded(flipped.json).passed { failed.flipped += 1 }
+            // Normalized to the photo, not the crop.
+            let photo = FaceAnswer.box(
+                Rect(x: face.x, y: face.y, width: face.width, height: face.height))
+            if try !graded(photo.json).passed { failed.photo += 1 }
+        }
+        #expect(failed.missing > 30 && failed.flipped > 15 && failed.photo > 15, "\(failed)")
     }
 
     @Test func theKitFindsTheArticlesErrorsAndPassesCropKit() throws {

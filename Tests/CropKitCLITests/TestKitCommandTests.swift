@@ -28,7 +28,7 @@ import Testing
         #expect(cropkit("cases", "--seed", "2").out != run.out)
         let all = cropkit(
             "cases", "--count", "120", "--modes", "all", "--orientations", "all", "--zoom",
-            "--companions")
+            "--companions", "--faces")
         let names = try Self.records(all.out).compactMap { record -> String? in
             if case .string(let name)? = record.json["category"] { return name }
             return nil
@@ -68,6 +68,47 @@ import Testing
             )
             .text + "\n"
         }.joined()
+    }
+
+    /// `cases --faces`: the face-box category's records carry a Vision
+    /// face box and, in `expected`, where it lands; `replay` answers it
+    /// under `result.face`; `grade` passes the contract's boxes and fails a
+    /// box left with a top-left origin, naming the field.
+    @Test func faceBoxVectorsAreGraded() throws {
+        let run = cropkit("cases", "--faces", "--count", "260", "--seed", "4")
+        #expect(run.status == 0)
+        let records = try Self.records(run.out).filter {
+            $0.json["category"] == .string("face-box")
+        }
+        #expect(records.count == 26)
+        #expect(records.allSatisfy { $0.face != nil && $0.expectedFace != nil })
+        let replayed = cropkit("replay", "-", input: run.out)
+        #expect(replayed.status == 0, "\(replayed.err)")
+        #expect(replayed.out.contains("\"face\":{") && replayed.out.contains("\"face\":null"))
+        var right = ""
+        var flipped = ""
+        for record in records {
+            guard case .object(let members) = record.json,
+                case .object(let expected)? = record.json["expected"]
+            else { continue }
+            right += JSONValue.object(members + [.init("result", .object(expected))]).text + "\n"
+            let turned = expected.map { member -> JSONValue.Member in
+                guard member.key == "face", case .box(let b) = record.expectedFace else {
+                    return member
+                }
+                return .init(
+                    "face",
+                    FaceAnswer.box(
+                        Rect(x: b.x, y: 1 - b.y - b.height, width: b.width, height: b.height)
+                    ).json)
+            }
+            flipped += JSONValue.object(members + [.init("result", .object(turned))]).text + "\n"
+        }
+        let good = cropkit("grade", "-", input: right)
+        #expect(good.status == 0 && good.err.contains("26 passed, 0 failed"), "\(good.err)")
+        let bad = cropkit("grade", "-", input: flipped)
+        #expect(bad.status == 1)
+        #expect(bad.err.contains("(face-box): face.y: expected"), "\(bad.err)")
     }
 
     @Test func gradeFindsExactlyTheWrongAnswers() throws {

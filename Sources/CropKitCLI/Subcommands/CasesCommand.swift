@@ -6,7 +6,7 @@ struct CasesCommand: Subcommand {
     static let name = "cases"
     static let summary = "write test vectors (JSON Lines) with the contract's answers, by category"
     static let usage = """
-        Usage: cropkit cases [--count N] [--seed S] [--modes LIST|all] [--orientations LIST|all] [--zoom] [--companions]
+        Usage: cropkit cases [--count N] [--seed S] [--modes LIST|all] [--orientations LIST|all] [--zoom] [--companions] [--faces]
 
         Writes test vectors for crop code, one record a line (JSON Lines), to
         standard output: the mapping's inputs ("source", "viewport",
@@ -17,7 +17,7 @@ struct CasesCommand: Subcommand {
         same bytes on every platform.
 
         The categories, taken in turn: \(VectorCategory.allCases.map(\.rawValue).joined(separator: ", ")). zoom-and-pan needs --zoom, orientation an
-        orientation other than 1, companion --companions.
+        orientation other than 1, companion --companions, face-box --faces.
 
         With --companions, the companion category's photos carry a companion
         image (an HDR gain map, a depth map, a stereo eye) of the size
@@ -27,6 +27,15 @@ struct CasesCommand: Subcommand {
         "outputWidth", "outputHeight". The app answers them under
         result.companion; grade compares the output size exactly and the
         rect to within 2^-30 of a companion pixel.
+
+        With --faces, the face-box category's photos carry "face": a face box
+        as Apple's Vision framework gives one (normalized to the photo as
+        seen, origin at the bottom-left, y up), and "expected" holds "face":
+        where it lands in the crop, the same way (normalized to the crop,
+        bottom-left), or null when nothing of it is inside. The app answers
+        under result.face; grade compares each number to within 1e-9. The
+        usual bug it catches: a box flipped to a top-left origin, or
+        normalized to the photo instead of the crop.
 
         By default the vectors are the article's setting (aspect fit, upright,
         unzoomed), which a function of the article's signature (image size,
@@ -48,6 +57,9 @@ struct CasesCommand: Subcommand {
         OptionSpec(
             name: "companions", value: nil,
             help: "give photos companion images whose cut is answered too (companion)"),
+        OptionSpec(
+            name: "faces", value: nil,
+            help: "give photos a Vision face box whose place in the crop is answered (face-box)"),
     ]
 
     /// At most this many vectors in one run.
@@ -60,7 +72,8 @@ struct CasesCommand: Subcommand {
             throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'")
         }
         var options = VectorOptions(
-            zoom: parsed.flags.contains("zoom"), companions: parsed.flags.contains("companions"))
+            zoom: parsed.flags.contains("zoom"), companions: parsed.flags.contains("companions"),
+            faces: parsed.flags.contains("faces"))
         if let text = parsed.values["count"] {
             guard let count = Int(text), (0...Self.maximumCount).contains(count) else {
                 throw UsageError(
