@@ -166,6 +166,24 @@ class Heif:
                 if entry[0] == item:
                     entry[1] = [(e, len(self.props) if self.props[i - 1][0] == kind else i) for e, i in entry[1]]
 
+    def add_item(self, kind, data, describes=None):
+        """Adds a hidden item of type kind holding data (an infe version 2
+        entry, item IDs of 16 bits), with a cdsc reference to the item it
+        describes; returns its ID."""
+        item = max(list(self.types) + list(self.data)) + 1
+        infe = box(b"infe", full(2, 1) + struct.pack(">HH", item, 0) + kind + b"\0")
+        for n, (k, body) in enumerate(self.meta):
+            if k == b"iinf":
+                version = body[0]
+                count_size = 2 if version == 0 else 4
+                count = int.from_bytes(body[4:4 + count_size], "big") + 1
+                self.meta[n] = (k, body[:4] + count.to_bytes(count_size, "big") + body[4 + count_size:] + infe)
+        self.types[item] = kind
+        self.data[item] = data
+        if describes is not None:
+            self.refs.append([b"cdsc", item, [describes]])
+        return item
+
     def write(self):
         order = sorted(self.data)
         payload, placed = b"", {}

@@ -152,6 +152,12 @@ extension HEIFFileInfo {
                     .number(orientation)))
         }
         details.append(.init("xmp", .flag(info.xmp != nil)))
+        if !info.regionItems.isEmpty {
+            details.append(
+                .init(
+                    "regionItems", label: "region items",
+                    .list(info.regionItems.map(HEIFRegions.describe))))
+        }
         func describe(_ images: [HEIFOtherImage]) -> [String] {
             images.map { image in
                 let role = image.role.isEmpty ? image.type : image.role

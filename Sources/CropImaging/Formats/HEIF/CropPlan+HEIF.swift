@@ -200,6 +200,29 @@ extension CropPlan {
             exif: metadata.exif, xmp: metadata.xmp, of: [primary] + companions.describedWithPhoto)
         var entries = metadata.entries
         companions.apply(to: &entries)
+        // The region items, mapped into the crop's canvas (``HEIFRegions``).
+        for region in info.regionItems {
+            let (data, said) = HEIFRegions.map(
+                region, places: placing(encoder.metadata).places,
+                frames: HEIFRegions.Frames(
+                    sourceCanvas: (info.layout.width, info.layout.height),
+                    sourceOrigin: info.origin,
+                    outputCanvas: (image.codedWidth, image.codedHeight),
+                    outputOrigin: (clap?.x ?? 0, clap?.y ?? 0)))
+            let segment = HEIFMetadata.regionSegment(region)
+            entries.removeAll { $0.segment == segment }
+            if let data, !encoder.metadata.stripAll {
+                let item = writer.addItem(type: "rgan", hidden: true, properties: [])
+                writer.setData(item, .bytes(data))
+                writer.reference("cdsc", from: item, to: [primary])
+                entries.append(MetadataEntry(segment: segment, action: .rewritten, reason: said))
+            } else {
+                entries.append(
+                    MetadataEntry(
+                        segment: segment, action: .dropped,
+                        reason: encoder.metadata.stripAll ? "--strip all" : said))
+            }
+        }
         let bytes = try writer.write(to: sink, input: source.input)
         var notes: [String] = []
         if let clap, info.chromaCode == 1 || info.chromaCode == 2,

@@ -60,6 +60,9 @@ public struct HEIFFileInfo: Sendable {
     var itemData: [HEIFItemData] = []
     /// The EXIF item the image's EXIF comes from.
     var exifItem: Int?
+    /// The region items (`rgan`) that describe the primary image
+    /// (``HEIFRegions``).
+    var regionItems: [HEIFRegionItem] = []
     /// The top-level boxes after `ftyp`: `meta` whole, the others'
     /// payloads.
     var topLevelBoxes: [(type: String, range: Range<Int>)] = []
@@ -762,6 +765,7 @@ struct HEIFParser {
         var alpha: HEIFLayout?
         var auxiliary: [HEIFOtherImage] = []
         var thumbnails: [HEIFOtherImage] = []
+        var regions: [HEIFRegionItem] = []
         var exif: [UInt8]?
         var exifItem: Int?
         var exifOrientation: Int?
@@ -827,6 +831,11 @@ struct HEIFParser {
                     xmp == nil
                 {
                     xmp = try self.data(of: other, limit: limits.maxMetadataBytes)
+                } else if other.type == "rgan" {
+                    regions.append(
+                        HEIFRegionItem(
+                            item: id, data: try self.data(of: other, limit: limits.maxMetadataBytes)
+                        ))
                 }
             }
         }
@@ -854,6 +863,7 @@ struct HEIFParser {
             exifOrientation: exifOrientation, xmp: xmp, auxiliaryImages: auxiliary,
             thumbnails: thumbnails, otherImages: otherImages, warnings: warnings)
         let own = item.properties.map { properties[$0.index] }
+        info.regionItems = regions
         info.primaryBoxes = own.filter { $0.type == "colr" || $0.type == "pixi" }.map {
             Array(meta[$0.whole])
         }

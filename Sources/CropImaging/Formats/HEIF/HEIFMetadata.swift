@@ -67,6 +67,12 @@ struct HEIFMetadata {
                 ContentCredentials.segment("uuid box of \(bytes) bytes"), .dropped,
                 ContentCredentials.reason)
         }
+        for region in info.regionItems {
+            // Carried (mapped) only by a HEIC crop, which says so itself.
+            entry(
+                Self.regionSegment(region), .dropped,
+                "HEIF regions, which this output cannot hold: removed, not kept stale")
+        }
         for image in info.thumbnails {
             entry(
                 "thumbnail item \(image.item) (\(image.width)x\(image.height))", .dropped,
@@ -88,5 +94,10 @@ struct HEIFMetadata {
                     : "another image of the file")
         }
         return result
+    }
+
+    /// How a report names a region item.
+    static func regionSegment(_ region: HEIFRegionItem) -> String {
+        "rgan item \(region.item) (HEIF regions)"
     }
 }
