@@ -53,7 +53,7 @@ def main():
             for binary in (before, after):
                 times[binary].append(timed(binary, source, options, output))
         b, a = statistics.median(times[before]), statistics.median(times[after])
-        print(f"| {name} | {b:.3f} | {a:.3f} | {a / b:.2f} |", flush=True)
+        print(f"| {name} | {b:.3f} | {a:.3f} | {a / b:.3f} |", flush=True)
 
 
 if __name__ == "__main__":
