@@ -85,6 +85,21 @@ extension CropRecord {
         return .init("face", FaceAnswer(faceBox(result)).json)
     }
 
+    /// The contract's `expected` for this record, as a failure line
+    /// carries it: the rect (with `stored`), or `null` when the mapping
+    /// refuses; for a mapped result, with the companion's cut and the
+    /// face's place when the record has them, so a replay checks those
+    /// too.
+    public func contractExpectation() -> JSONValue {
+        let outcome = replay()
+        let json = Expectation(outcome).json
+        guard case .success(let result) = outcome, case .object(let rect) = json else {
+            return json
+        }
+        let added = [companionMember(result), faceMember(result)].compactMap { $0 }
+        return added.isEmpty ? json : .object(rect + added)
+    }
+
     static func faceText(_ box: Rect<OutputPixels>) -> String {
         [box.x, box.y, box.width, box.height].map(jsonNumberText).joined(separator: ",")
     }

@@ -14,13 +14,13 @@ public struct GradedAnswer: Sendable {
     /// Whether the app's answer is the contract's.
     public var passed: Bool { mismatches.isEmpty }
 
-    /// The record with `expected` set to the contract's answer and the
+    /// The record with `expected` set to the contract's answer (with the
+    /// companion's cut and the face's place when it has them) and the
     /// app's `result` kept: what `cropkit replay` checks from then on.
     public var failureLine: String {
-        let expected = CropRecord.Expectation(record.replay())
         guard case .object(let members) = record.json else { return record.json.text }
         let kept = members.filter { $0.key != "expected" && $0.key != "reason" }
-        return JSONValue.object(kept + [.init("expected", expected.json)]).text
+        return JSONValue.object(kept + [.init("expected", record.contractExpectation())]).text
     }
 }
 

@@ -106,7 +106,15 @@ import Testing
         }
         let good = cropkit("grade", "-", input: right)
         #expect(good.status == 0 && good.err.contains("26 passed, 0 failed"), "\(good.err)")
-        let bad = cropkit("grade", "-", input: flipped)
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let failures = folder.appendingPathComponent("failures.jsonl").path
+        let bad = cropkit("grade", "-", "--failures", failures, input: flipped)
+        // The failure lines expect the contract's face: replay holds them
+        // to it, and an app's flipped box under expected fails replay.
+        let failed = try Self.records(String(contentsOfFile: failures, encoding: .utf8))
+        #expect(!failed.isEmpty && failed.allSatisfy { $0.expectedFace != nil })
+        #expect(cropkit("replay", failures).status == 0)
         #expect(bad.status == 1)
         #expect(bad.err.contains("(face-box): face.y: expected"), "\(bad.err)")
     }
