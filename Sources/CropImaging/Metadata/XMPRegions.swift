@@ -299,7 +299,8 @@ enum XMPRegions {
     /// Whether `text` names a place this type maps: a region list of any
     /// schema, or Google's focal point.
     static func mentionsPlaces(_ text: String) -> Bool {
-        [mwg, mp, iptc].contains { text.contains($0.open) } || text.contains("GFocus:FocalPoint")
+        [mwg, mp, iptc].contains { XMPCleaner.mentions(text, $0.open) }
+            || XMPCleaner.mentions(text, "GFocus:FocalPoint")
     }
 
     /// `text` with Google's focal point (`GFocus:FocalPointX`, `Y`: a point
@@ -311,7 +312,7 @@ enum XMPRegions {
         String, [String]
     ) {
         let names = ["GFocus:FocalPointX", "GFocus:FocalPointY"]
-        guard names.contains(where: { text.contains($0) }) else { return (text, []) }
+        guard names.contains(where: { XMPCleaner.mentions(text, $0) }) else { return (text, []) }
         var out = text
         func removed(_ why: String) -> (String, [String]) {
             for name in names { _ = XMPCleaner.removing(name, from: &out) }
@@ -342,7 +343,9 @@ enum XMPRegions {
         _ text: String, schema: Schema, places: CropPlaces?, keepsStoredGrid: Bool,
         stripPeople: Bool
     ) -> (String, [String]) {
-        guard let start = text.range(of: schema.open),
+        // A byte search first: Foundation's range(of:) over a whole packet
+        // costs more than the mapping.
+        guard XMPCleaner.mentions(text, schema.open), let start = text.range(of: schema.open),
             let end = text.range(of: schema.close, range: start.upperBound..<text.endIndex)
         else { return (text, []) }
         let block = String(text[start.lowerBound..<end.upperBound])
@@ -442,7 +445,7 @@ enum XMPRegions {
     static func describe(_ text: String) -> [String] {
         var found: [String] = []
         for schema in [mwg, mp, iptc] {
-            guard let start = text.range(of: schema.open),
+            guard XMPCleaner.mentions(text, schema.open), let start = text.range(of: schema.open),
                 let end = text.range(of: schema.close, range: start.upperBound..<text.endIndex)
             else { continue }
             var rest = text[start.upperBound..<end.lowerBound]
@@ -500,7 +503,8 @@ enum XMPRegions {
     /// size of the image it describes (a crop by a tool that kept it), for
     /// a leak report.
     static func staleDimensions(in text: String, size: PixelSize<StoredPixels>) -> [String] {
-        guard let open = text.range(of: "<mwg-rs:AppliedToDimensions"),
+        guard XMPCleaner.mentions(text, "<mwg-rs:AppliedToDimensions"),
+            let open = text.range(of: "<mwg-rs:AppliedToDimensions"),
             let close = text.range(
                 of: "AppliedToDimensions>", range: open.upperBound..<text.endIndex)
                 ?? text[open.upperBound...].range(of: "/>")
@@ -524,7 +528,7 @@ enum XMPRegions {
     /// report's line on what a crop kept.
     static func people(in text: String) -> [String] {
         var found: [String] = []
-        for tag in ["mwg-rs:Name", "MPReg:PersonDisplayName"] {
+        for tag in ["mwg-rs:Name", "MPReg:PersonDisplayName"] where XMPCleaner.mentions(text, tag) {
             var rest = text[...]
             while let open = rest.range(of: "<\(tag)>"),
                 let close = rest.range(of: "</\(tag)>", range: open.upperBound..<rest.endIndex)
@@ -542,7 +546,8 @@ enum XMPRegions {
                 }
             }
         }
-        if let open = text.range(of: "<Iptc4xmpExt:PersonInImage>"),
+        if XMPCleaner.mentions(text, "<Iptc4xmpExt:PersonInImage>"),
+            let open = text.range(of: "<Iptc4xmpExt:PersonInImage>"),
             let close = text.range(
                 of: "</Iptc4xmpExt:PersonInImage>", range: open.upperBound..<text.endIndex)
         {
