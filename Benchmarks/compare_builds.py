@@ -16,10 +16,12 @@ import time
 # default cases first (crops off the block or tile grid), then the best.
 CASES = [
     ("JPEG to JPEG, 2000x1500 off the grid", "w:iphone13pro.jpg", ["--pixels", "1009,759,2000,1500"], "jpg"),
+    ("JPEG with the iPhone's EXIF and XMP (SubjectArea, two MWG regions), 2000x1500 off the grid",
+     "w:iphone13pro_meta.jpg", ["--pixels", "1009,759,2000,1500"], "jpg"),
     ("JPEG to PNG, 2000x1500", "w:iphone13pro.jpg", ["--pixels", "1009,759,2000,1500"], "png"),
     ("PNG to PNG, 2000x1500", "w:iphone13pro_rgb.png", ["--pixels", "1009,759,2000,1500"], "png"),
     ("HEIC to HEIC, 2000x1500 off the grid", "t:heif/pillow-heif/pug.heic", ["--pixels", "1009,759,2000,1500"], "heic"),
-    ("HEIC to JPEG, the whole 24 MP photo to 1080 wide", "t:heif/libvips/apple-heic-gainmap.heic", ["--pixels", "0,0,4284,5712", "--width", "1080"], "jpg"),
+    ("HEIC to JPEG, the whole 24 MP photo to 1080 wide", "t:heif/libvips/apple-heic-gainmap.heic", ["--pixels", "0,0,4284,5712", "--width", "1080", "--max-memory", "512M"], "jpg"),
     ("JPEG straightened 3.5 degrees, largest 3:4 inside", "w:iphone13pro.jpg", ["--angle", "3.5", "--inside", "--aspect", "3:4"], "jpg"),
     ("JPEG avatar, 1200x1200 circled to 512", "w:iphone13pro.jpg", ["--pixels", "1400,1000,1200,1200", "--circle", "--width", "512"], "jpg"),
     ("HEIC avatar, 1200x1200 circled to 512", "t:heif/pillow-heif/pug.heic", ["--pixels", "1400,1000,1200,1200", "--circle", "--width", "512"], "jpg"),

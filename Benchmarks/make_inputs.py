@@ -42,6 +42,21 @@ def main():
         photo.save(targets["png"])
         photo.convert("RGBA").save(targets["rgba"])
         print(f"{name}: {photo.size[0]}x{photo.size[1]} from {heic}", file=sys.stderr)
+    # The iPhone 13 Pro's JPEG with the photo's EXIF and XMP, as a phone's
+    # export keeps them: its SubjectArea and SubjectLocation and two MWG
+    # regions (the coordinates-in-metadata cost).
+    meta = os.path.join(workdir, "iphone13pro_meta.jpg")
+    if not os.path.exists(meta):
+        # The same photo with regions added (regions/SOURCES.md).
+        source = Image.open(os.path.join(testdata, "regions", "pug_iphone13pro.heic"))
+        exif, xmp = source.info.get("exif"), source.info.get("xmp")
+        options = {"quality": 92, "subsampling": 2}
+        if exif:
+            options["exif"] = exif
+        if xmp:
+            options["xmp"] = xmp
+        source.convert("RGB").save(meta, **options)
+        print(f"iphone13pro_meta: with EXIF {len(exif or b'')} and XMP {len(xmp or b'')} bytes", file=sys.stderr)
 
 
 if __name__ == "__main__":
