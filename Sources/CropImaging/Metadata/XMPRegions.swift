@@ -136,9 +136,9 @@ enum XMPRegions {
         name: { item in
             // The x-default of its language alternative, else its id.
             if let name = value("Iptc4xmpExt:Name", in: item) {
-                guard let li = name.range(of: "<rdf:li"),
+                guard let li = name.bytes(of: "<rdf:li"),
                     let start = name[li.upperBound...].firstIndex(of: ">"),
-                    let end = name.range(of: "</rdf:li>", range: start..<name.endIndex)
+                    let end = name.bytes(of: "</rdf:li>", in: start..<name.endIndex)
                 else { return name }
                 return String(name[name.index(after: start)..<end.lowerBound])
             }
@@ -175,15 +175,15 @@ enum XMPRegions {
                 else { return .failure(Unreadable(why: "its circle cannot be read")) }
                 return .success(.circle(center: centre, radius: rx * sx))
             case "polygon":
-                guard let open = text.range(of: "<Iptc4xmpExt:rbVertices"),
+                guard let open = text.bytes(of: "<Iptc4xmpExt:rbVertices"),
                     let close = text.range(
                         of: "</Iptc4xmpExt:rbVertices>", range: open.upperBound..<text.endIndex)
                 else { return .failure(Unreadable(why: "its polygon has no vertices")) }
                 var vertices: [Point<StoredPixels>] = []
                 var rest = text[open.upperBound..<close.lowerBound]
-                while let li = rest.range(of: "<rdf:li") {
+                while let li = rest.bytes(of: "<rdf:li") {
                     let end =
-                        rest.range(of: "</rdf:li>", range: li.upperBound..<rest.endIndex)?
+                        rest.bytes(of: "</rdf:li>", in: li.upperBound..<rest.endIndex)?
                         .upperBound ?? rest.endIndex
                     guard let vertex = point(String(rest[li.lowerBound..<end])) else {
                         return .failure(Unreadable(why: "a vertex of its polygon cannot be read"))
@@ -256,13 +256,13 @@ enum XMPRegions {
     /// form, with its end tag or empty) in `item`.
     private static func iptcBoundary(in item: String) -> Range<String.Index>? {
         let tag = "Iptc4xmpExt:RegionBoundary"
-        guard let open = item.range(of: "<\(tag)"),
+        guard let open = item.bytes(of: "<\(tag)"),
             let tagEnd = item[open.upperBound...].firstIndex(of: ">")
         else { return nil }
         if item[item.index(before: tagEnd)] == "/" {
             return open.lowerBound..<item.index(after: tagEnd)
         }
-        guard let close = item.range(of: "</\(tag)>", range: tagEnd..<item.endIndex) else {
+        guard let close = item.bytes(of: "</\(tag)>", in: tagEnd..<item.endIndex) else {
             return nil
         }
         return open.lowerBound..<close.upperBound
@@ -345,8 +345,8 @@ enum XMPRegions {
     ) -> (String, [String]) {
         // A byte search first: Foundation's range(of:) over a whole packet
         // costs more than the mapping.
-        guard XMPCleaner.mentions(text, schema.open), let start = text.range(of: schema.open),
-            let end = text.range(of: schema.close, range: start.upperBound..<text.endIndex)
+        guard XMPCleaner.mentions(text, schema.open), let start = text.bytes(of: schema.open),
+            let end = text.bytes(of: schema.close, in: start.upperBound..<text.endIndex)
         else { return (text, []) }
         let block = String(text[start.lowerBound..<end.upperBound])
         // Removed whole where there is no crop to map by.
@@ -376,7 +376,7 @@ enum XMPRegions {
         var rest = block[...]
         // Each top-level `rdf:li` of the list, in order; everything
         // between them kept as it is.
-        while let open = rest.range(of: "<rdf:li") {
+        while let open = rest.bytes(of: "<rdf:li") {
             out += rest[..<open.lowerBound]
             guard let close = Self.itemEnd(rest, from: open.lowerBound) else {
                 rest = rest[open.lowerBound...]
@@ -445,8 +445,8 @@ enum XMPRegions {
     static func describe(_ text: String) -> [String] {
         var found: [String] = []
         for schema in [mwg, mp, iptc] {
-            guard XMPCleaner.mentions(text, schema.open), let start = text.range(of: schema.open),
-                let end = text.range(of: schema.close, range: start.upperBound..<text.endIndex)
+            guard XMPCleaner.mentions(text, schema.open), let start = text.bytes(of: schema.open),
+                let end = text.bytes(of: schema.close, in: start.upperBound..<text.endIndex)
             else { continue }
             var rest = text[start.upperBound..<end.lowerBound]
             // Bounded work: a list longer than any photo's is not walked.
@@ -455,7 +455,7 @@ enum XMPRegions {
                     "XMP \(schema.label) regions: more than \(maximumRegions) (removed by a crop)")
                 continue
             }
-            while let open = rest.range(of: "<rdf:li"),
+            while let open = rest.bytes(of: "<rdf:li"),
                 let close = itemEnd(rest, from: open.lowerBound)
             {
                 let item = String(rest[open.lowerBound..<close])
@@ -504,10 +504,10 @@ enum XMPRegions {
     /// a leak report.
     static func staleDimensions(in text: String, size: PixelSize<StoredPixels>) -> [String] {
         guard XMPCleaner.mentions(text, "<mwg-rs:AppliedToDimensions"),
-            let open = text.range(of: "<mwg-rs:AppliedToDimensions"),
+            let open = text.bytes(of: "<mwg-rs:AppliedToDimensions"),
             let close = text.range(
                 of: "AppliedToDimensions>", range: open.upperBound..<text.endIndex)
-                ?? text[open.upperBound...].range(of: "/>")
+                ?? text[open.upperBound...].bytes(of: "/>")
         else { return [] }
         let block = String(text[open.lowerBound..<close.upperBound])
         guard let w = number("stDim:w", in: block), let h = number("stDim:h", in: block),
@@ -530,16 +530,16 @@ enum XMPRegions {
         var found: [String] = []
         for tag in ["mwg-rs:Name", "MPReg:PersonDisplayName"] where XMPCleaner.mentions(text, tag) {
             var rest = text[...]
-            while let open = rest.range(of: "<\(tag)>"),
-                let close = rest.range(of: "</\(tag)>", range: open.upperBound..<rest.endIndex)
+            while let open = rest.bytes(of: "<\(tag)>"),
+                let close = rest.bytes(of: "</\(tag)>", in: open.upperBound..<rest.endIndex)
             {
                 found.append(String(rest[open.upperBound..<close.lowerBound]))
                 rest = rest[close.upperBound...]
             }
             for quote in ["\"", "'"] {
                 rest = text[...]
-                while let open = rest.range(of: " \(tag)=\(quote)"),
-                    let close = rest.range(of: quote, range: open.upperBound..<rest.endIndex)
+                while let open = rest.bytes(of: " \(tag)=\(quote)"),
+                    let close = rest.bytes(of: quote, in: open.upperBound..<rest.endIndex)
                 {
                     found.append(String(rest[open.upperBound..<close.lowerBound]))
                     rest = rest[close.upperBound...]
@@ -547,13 +547,13 @@ enum XMPRegions {
             }
         }
         if XMPCleaner.mentions(text, "<Iptc4xmpExt:PersonInImage>"),
-            let open = text.range(of: "<Iptc4xmpExt:PersonInImage>"),
+            let open = text.bytes(of: "<Iptc4xmpExt:PersonInImage>"),
             let close = text.range(
                 of: "</Iptc4xmpExt:PersonInImage>", range: open.upperBound..<text.endIndex)
         {
             var rest = text[open.upperBound..<close.lowerBound]
-            while let li = rest.range(of: "<rdf:li>"),
-                let end = rest.range(of: "</rdf:li>", range: li.upperBound..<rest.endIndex)
+            while let li = rest.bytes(of: "<rdf:li>"),
+                let end = rest.bytes(of: "</rdf:li>", in: li.upperBound..<rest.endIndex)
             {
                 found.append(String(rest[li.upperBound..<end.lowerBound]))
                 rest = rest[end.upperBound...]
@@ -577,8 +577,8 @@ enum XMPRegions {
         var depth = 1
         var at = text.index(after: tagEnd)
         while depth > 0 {
-            let nextOpen = text.range(of: "<rdf:li", range: at..<text.endIndex)
-            guard let nextClose = text.range(of: "</rdf:li>", range: at..<text.endIndex) else {
+            let nextOpen = text.bytes(of: "<rdf:li", in: at..<text.endIndex)
+            guard let nextClose = text.bytes(of: "</rdf:li>", in: at..<text.endIndex) else {
                 return nil
             }
             if let nextOpen, nextOpen.lowerBound < nextClose.lowerBound {
@@ -595,15 +595,15 @@ enum XMPRegions {
 
     /// The text of `property` in `item`, as an element or an attribute.
     static func value(_ property: String, in item: String) -> String? {
-        if let open = item.range(of: "<\(property)>"),
-            let close = item.range(of: "</\(property)>", range: open.upperBound..<item.endIndex)
+        if let open = item.bytes(of: "<\(property)>"),
+            let close = item.bytes(of: "</\(property)>", in: open.upperBound..<item.endIndex)
         {
             return String(item[open.upperBound..<close.lowerBound]).trimmingCharacters(
                 in: .whitespacesAndNewlines)
         }
         for quote in ["\"", "'"] {
-            if let open = item.range(of: " \(property)=\(quote)"),
-                let close = item.range(of: quote, range: open.upperBound..<item.endIndex)
+            if let open = item.bytes(of: " \(property)=\(quote)"),
+                let close = item.bytes(of: quote, in: open.upperBound..<item.endIndex)
             {
                 return String(item[open.upperBound..<close.lowerBound])
             }
@@ -619,20 +619,49 @@ enum XMPRegions {
     /// `item` with `property` set to `value`, in the form it has.
     static func setting(_ property: String, to value: String, in item: String) -> String {
         var out = item
-        if let open = out.range(of: "<\(property)>"),
-            let close = out.range(of: "</\(property)>", range: open.upperBound..<out.endIndex)
+        if let open = out.bytes(of: "<\(property)>"),
+            let close = out.bytes(of: "</\(property)>", in: open.upperBound..<out.endIndex)
         {
             out.replaceSubrange(open.upperBound..<close.lowerBound, with: value)
             return out
         }
         for quote in ["\"", "'"] {
-            if let open = out.range(of: " \(property)=\(quote)"),
-                let close = out.range(of: quote, range: open.upperBound..<out.endIndex)
+            if let open = out.bytes(of: " \(property)=\(quote)"),
+                let close = out.bytes(of: quote, in: open.upperBound..<out.endIndex)
             {
                 out.replaceSubrange(open.upperBound..<close.lowerBound, with: value)
                 return out
             }
         }
         return out
+    }
+}
+
+extension StringProtocol {
+    /// The first range of `pattern` in the text (within `bounds` when
+    /// given), found by comparing UTF-8 bytes in place: Foundation's
+    /// `range(of:)` bridges to `NSString` for each call, which cost a crop
+    /// of a photo with regions more than the mapping itself.
+    func bytes(of pattern: String, in bounds: Range<Index>? = nil) -> Range<Index>? {
+        let view = bounds.map { utf8[$0] } ?? utf8[...]
+        let needle = Array(pattern.utf8)
+        guard let first = needle.first else { return nil }
+        let found: Int?? = view.withContiguousStorageIfAvailable { bytes -> Int? in
+            guard bytes.count >= needle.count else { return nil }
+            var at = 0
+            while at <= bytes.count - needle.count {
+                if bytes[at] == first {
+                    var k = 1
+                    while k < needle.count, bytes[at + k] == needle[k] { k += 1 }
+                    if k == needle.count { return at }
+                }
+                at += 1
+            }
+            return nil
+        }
+        guard let found else { return view.firstRange(of: needle) }
+        guard let offset = found else { return nil }
+        let start = utf8.index(view.startIndex, offsetBy: offset)
+        return start..<utf8.index(start, offsetBy: needle.count)
     }
 }
