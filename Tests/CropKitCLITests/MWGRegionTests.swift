@@ -330,4 +330,47 @@ struct MWGRegionTests {
                 ["Alice", "Bruno"], ["Chen"],
             ], "\(variants)")
     }
+
+    /// Region lists that would cost unbounded work, in a real photo's XMP
+    /// (a PNG's iTXt, which can hold megabytes): a million items, and a
+    /// list nested 10⁴ deep. Each is removed whole with a clear line,
+    /// counted without being walked, the rest of the packet kept, and the
+    /// crop written.
+    @Test(arguments: [("million", 1_000_000), ("deep", 10_000)])
+    func hostileRegionListsStillCrop(kind: String, count: Int) throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list =
+            kind == "million"
+            ? String(repeating: "<rdf:li/>", count: count)
+            : String(
+                repeating: "<rdf:li rdf:parseType='Resource'><mwg-rs:RegionList><rdf:Bag>",
+                count: count)
+                + String(repeating: "</rdf:Bag></mwg-rs:RegionList></rdf:li>", count: count)
+        let xmp =
+            "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'><rdf:Description rdf:about='' xmlns:dc='http://purl.org/dc/elements/1.1/' xmlns:mwg-rs='http://www.metadataworkinggroup.com/schemas/regions/'><dc:format>image/png</dc:format><mwg-rs:Regions rdf:parseType='Resource'><mwg-rs:RegionList><rdf:Bag>"
+            + list
+            + "</rdf:Bag></mwg-rs:RegionList></mwg-rs:Regions></rdf:Description></rdf:RDF></x:xmpmeta>"
+        let data = Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8)
+        let body = Array("iTXt".utf8) + data
+        func be(_ v: UInt32) -> [UInt8] {
+            [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
+        let chunk = be(UInt32(data.count)) + body + be(TestData.crc32(body))
+        let png = try [UInt8](
+            Data(contentsOf: URL(fileURLWithPath: TestData.path("regions/fujifilm_s2pro_o1.png"))))
+        let source = folder.appendingPathComponent("hostile.png").path
+        try Data(Array(png[..<33]) + chunk + Array(png[33...])).write(
+            to: URL(fileURLWithPath: source))
+        let out = folder.appendingPathComponent("crop.png").path
+        let run = cropkit(["crop", source, "--pixels", "10,10,300,200", "-o", out])
+        try #require(run.status == 0, "\(run.err)")
+        #expect(
+            run.out.contains(
+                "MWG regions removed: \(count) items, more than the 1000 CropKit maps"),
+            "\(run.out)")
+        let tags = try ExifTool.tags(out, groups: "-G1")
+        #expect(tags["XMP-mwg-rs:RegionName"] == nil && tags["XMP-mwg-rs:RegionAreaX"] == nil)
+        #expect(tags["XMP-dc:Format"] as? String == "image/png", "\(tags.keys.sorted())")
+    }
 }
