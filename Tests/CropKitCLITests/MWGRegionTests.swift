@@ -153,6 +153,15 @@ struct MWGRegionTests {
             kept.out.contains(
                 "kept the names of 2 people (Alice, Bruno); --strip people removes them"),
             "\(kept.out)")
+        // Written to standard output, the report (on standard error) says
+        // so too.
+        let piped = try cropkitProcess([
+            "crop", source, "--pixels", "0,0,600,500", "-o", "-", "--format", "jpeg",
+        ])
+        #expect(
+            piped.err.contains(
+                "kept the names of 2 people (Alice, Bruno); --strip people removes them"),
+            "\(piped.err)")
         let stripped = cropkit([
             "crop", source, "--pixels", "0,0,600,500", "-o", out, "--force", "--strip", "people",
             "--json",
@@ -372,5 +381,68 @@ struct MWGRegionTests {
         let tags = try ExifTool.tags(out, groups: "-G1")
         #expect(tags["XMP-mwg-rs:RegionName"] == nil && tags["XMP-mwg-rs:RegionAreaX"] == nil)
         #expect(tags["XMP-dc:Format"] as? String == "image/png", "\(tags.keys.sorted())")
+    }
+
+    /// A straightened and resized crop: each kept MWG region is the box of
+    /// its turned region cut to the output, nothing more: its corners taken
+    /// through the crop's transform (CropGeometry's `PlaceMapping`, tested
+    /// against the orientation table and by round trips), clipped here to
+    /// the output by the convex intersection, boxed, and compared within
+    /// the six written decimals.
+    @Test func aStraightenedResizedCropBoxesTheTurnedRegions() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = TestData.path("regions/canon_t3i_o1.jpg")
+        let out = folder.appendingPathComponent("turned.png").path
+        let run = cropkit([
+            "crop", source, "--pixels", "100,50,800,600", "--angle", "10", "--width", "400", "-o",
+            out,
+        ])
+        try #require(run.status == 0, "\(run.err)")
+        let crop = try StraightenedCrop(
+            frame: StraightenedFrame(imageSize: PixelSize(width: 1152, height: 768), angle: 10),
+            rect: PixelRect(x: 100, y: 50, width: 800, height: 600),
+            outputSize: PixelSize(width: 400, height: 300))
+        let mapping = PlaceMapping(crop)
+        let before = try ExifTool.tags(source, groups: "-G1")
+        let after = try ExifTool.tags(out, groups: "-G1")
+        #expect(after["XMP-mwg-rs:RegionAppliedToDimensionsW"] as? Int == 400)
+        let names = Self.list(before["XMP-mwg-rs:RegionName"]).map { "\($0)" }
+        let areas = ["X", "Y", "W", "H"].map {
+            Self.list(before["XMP-mwg-rs:RegionArea\($0)"]).compactMap { $0 as? Double }
+        }
+        let outNames = Self.list(after["XMP-mwg-rs:RegionName"]).map { "\($0)" }
+        let outAreas = ["X", "Y", "W", "H"].map {
+            Self.list(after["XMP-mwg-rs:RegionArea\($0)"]).compactMap { $0 as? Double }
+        }
+        var kept = 0
+        for (n, name) in names.enumerated() {
+            let (x, y, w, h) = (
+                areas[0][n] * 1152, areas[1][n] * 768, areas[2][n] * 1152, areas[3][n] * 768
+            )
+            let quad = [
+                (x - w / 2, y - h / 2), (x + w / 2, y - h / 2), (x + w / 2, y + h / 2),
+                (x - w / 2, y + h / 2),
+            ].map {
+                let p = mapping.outputPoint(of: Point(x: $0.0, y: $0.1))
+                return (x: p.x, y: p.y)
+            }
+            let points = IPTCRegionTests.intersectionPoints(quad, 0, 0, 400, 300)
+            guard IPTCRegionTests.hullArea(points) > 0 else {
+                #expect(!outNames.contains(name), "\(name) kept outside the crop")
+                continue
+            }
+            let k = try #require(outNames.firstIndex(of: name), "\(name) removed")
+            kept += 1
+            let (x0, x1) = (points.map(\.x).min()!, points.map(\.x).max()!)
+            let (y0, y1) = (points.map(\.y).min()!, points.map(\.y).max()!)
+            let got = [
+                outAreas[0][k] * 400, outAreas[1][k] * 300, outAreas[2][k] * 400,
+                outAreas[3][k] * 300,
+            ]
+            let want = [(x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0]
+            #expect(zip(got, want).allSatisfy { abs($0 - $1) <= 1e-3 }, "\(name): \(got) \(want)")
+        }
+        #expect(kept >= 1)
     }
 }

@@ -498,8 +498,7 @@ struct BatchCommand: Subcommand {
             }
             let report = try plan.write(to: output, replacing: force)
             let written = try ImageSource.open(path: output)
-            let location = CropCommand.keptLocation(written)
-            let people = CropCommand.keptPeople(written)
+            let (location, people) = CropCommand.keptPersonalData(written)
             return Outcome(
                 line: line, status: "written",
                 members: paths
@@ -624,8 +623,8 @@ struct BatchCommand: Subcommand {
                         .array(
                             reports.map { report in
                                 let written = try? ImageSource.open(path: report.output ?? "")
-                                let location = written.map(CropCommand.keptLocation) ?? []
-                                let people = written.map(CropCommand.keptPeople) ?? []
+                                let (location, people) =
+                                    written.map(CropCommand.keptPersonalData) ?? ([], [])
                                 return .object([
                                     .init("output", .string(report.output ?? "")),
                                     .init("width", .number(report.size.width)),

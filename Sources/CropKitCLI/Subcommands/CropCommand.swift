@@ -332,15 +332,16 @@ struct CropCommand: Subcommand {
                 let report = try plan.export(to: memory)
                 console.flush()
                 try sink.write(memory.bytes[...])
-                let location = Self.keptLocation(
+                let (location, people) = Self.keptPersonalData(
                     try ImageSource(ImageInput(bytes: memory.bytes, name: "standard output")))
                 console.err.write(
                     json
                         ? Self.reportJSON(
-                            input: input, plan: plan, report: report, location: location
+                            input: input, plan: plan, report: report, location: location,
+                            people: people
                         ).text + "\n"
                         : "wrote the crop to standard output: \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes\n"
-                            + Self.locationNote(location)
+                            + Self.locationNote(location) + Self.peopleNote(people)
                 )
                 for warning in report.warnings { console.err.write("warning: \(warning)\n") }
                 return ExitCode.success
@@ -356,8 +357,7 @@ struct CropCommand: Subcommand {
                 )
             }
             let written = try ImageSource.open(path: output)
-            let location = Self.keptLocation(written)
-            let people = Self.keptPeople(written)
+            let (location, people) = Self.keptPersonalData(written)
             if json {
                 console.out.write(
                     Self.reportJSON(
@@ -409,8 +409,7 @@ struct CropCommand: Subcommand {
             var lines: [JSONValue] = []
             for (plan, report) in zip(plans, reports) {
                 let written = try ImageSource.open(path: report.output ?? "")
-                let location = Self.keptLocation(written)
-                let people = Self.keptPeople(written)
+                let (location, people) = Self.keptPersonalData(written)
                 if json {
                     lines.append(
                         Self.reportJSON(
@@ -437,12 +436,6 @@ struct CropCommand: Subcommand {
         }
     }
 
-    /// Where the written file says the photo was taken, read back from it
-    /// (``LocationCheck``): a crop keeps the location unless asked not to.
-    static func keptLocation(_ written: ImageSource) -> [String] {
-        (try? LocationCheck.places(in: written)) ?? []
-    }
-
     /// The report's line for a kept location (nothing when there is none):
     /// "leaks: clean" speaks of pixels, and a newcomer took it to mean that
     /// nothing private remained.
@@ -452,10 +445,13 @@ struct CropCommand: Subcommand {
             : "  kept the photo's location (\(places.joined(separator: "; "))); --strip location removes it\n"
     }
 
-    /// The names of people the written file holds, read back from it
-    /// (``PeopleCheck``): a crop keeps them unless asked not to.
-    static func keptPeople(_ written: ImageSource) -> [String] {
-        (try? PeopleCheck.names(in: written)) ?? []
+    /// Where the written file says the photo was taken and the names of
+    /// people it holds, read back from it in one read of its metadata (as
+    /// ``LocationCheck`` and ``PeopleCheck`` read them): a crop keeps both
+    /// unless asked not to.
+    static func keptPersonalData(_ written: ImageSource) -> (location: [String], people: [String]) {
+        guard let metadata = try? written.metadata() else { return ([], []) }
+        return (metadata.locations, metadata.people)
     }
 
     /// The report's line for kept names of people (nothing when there are
