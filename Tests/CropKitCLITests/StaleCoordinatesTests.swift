@@ -19,7 +19,7 @@ struct StaleCoordinatesTests {
         "regions/canon_t3i_o1.jpg", "regions/canon_t3i_o6.jpg", "regions/casio_exs1_o3.jpg",
         "regions/casio_exs1_o8.jpg", "regions/fujifilm_s2pro_o1.png",
         "regions/fujifilm_s2pro_o1.webp", "regions/pug_iphone13pro.heic",
-        "heif/libvips/Example1.heic", "heif/pillow-heif/pug.heic", "heif/pillow-heif/arrow.heic",
+        "heif/libvips/Example1.heic", "heif/pillow-heif/arrow.heic",
         "camera/android_depthmap_xmp.jpg",
     ]
 
@@ -57,7 +57,12 @@ struct StaleCoordinatesTests {
         // regions, leaves some out and holds some whole.
         let (sw, sh) = try Self.size(source, "oriented")
         let rect = "\(sw / 3 + 1),\(sh / 4 + 1),\(sw / 2 - 3),\(sh / 2 - 1)"
-        for ext in Set([own, "jpg"]) {
+        // A HEIC is cropped to HEIC (its tiles and companions cut) and,
+        // Example1 (Apple's Focus region) only, to JPEG as well: the
+        // suites of each field cross formats on every file.
+        let outputs =
+            own == "heic" && !file.contains("Example1") ? [own] : Array(Set([own, "jpg"]))
+        for ext in outputs {
             let out = folder.appendingPathComponent("crop.\(ext)").path
             let run = cropkit(["crop", source, "--pixels", rect, "-o", out, "--force"])
             try #require(run.status == 0, "\(file) -> \(ext): \(run.err)")
