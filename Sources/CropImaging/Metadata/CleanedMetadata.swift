@@ -1,3 +1,5 @@
+import CropGeometry
+
 /// A source's metadata cleaned by the leak rules for a crop written as new
 /// pixels, turned upright (its EXIF says orientation 1 and the output's
 /// size): what every writer serializes its own way.
@@ -31,6 +33,29 @@ struct CleanedMetadata {
 }
 
 extension CleanedMetadata {
+    /// Adds a container's EXIF block and XMP packet (a WebP's chunks, a
+    /// PNG's), each cleaned for an upright crop of `size` by the one
+    /// route (``MetadataBlockCleaner``, places mapped under `policy`) and
+    /// named in the report as `vocabulary` names them.
+    mutating func cleanUpright(
+        exif: [UInt8]?, xmp: [UInt8]?, vocabulary: MetadataVocabulary,
+        size: PixelSize<StoredPixels>, policy: MetadataPolicy
+    ) {
+        if let exif {
+            let (tiff, entry, warning) = MetadataBlockCleaner.exif(
+                exif, name: vocabulary.exif, size: size, orientation: .up, policy: policy)
+            self.exif = tiff
+            entries.append(entry)
+            if let warning { warnings.append(warning) }
+        }
+        if let xmp {
+            let (packet, entry) = MetadataBlockCleaner.xmp(
+                xmp, name: vocabulary.xmp, size: size, policy: policy)
+            self.xmp = packet
+            entries.append(entry)
+        }
+    }
+
     /// What became of each piece of the source's metadata, said in the
     /// terms of the file a writer of another format made of it
     /// (`vocabulary`): a block it wrote (`written`) named as the output

@@ -102,24 +102,16 @@ extension PNGFileInfo: FormatReader {
             // The one metadata model: the first EXIF block and XMP packet,
             // each cleaned by the route every format's takes.
             let read = try metadata(in: input)
-            if let exif = read.exif.first, let at = dropped.firstIndex(of: "eXIf") {
-                dropped.remove(at: at)
-                let (tiff, entry, warning) = MetadataBlockCleaner.exif(
-                    exif, name: MetadataVocabulary.png.exif, size: size, orientation: .up,
-                    policy: policy)
-                cleaned.exif = tiff
-                cleaned.entries.append(entry)
-                if let warning { cleaned.warnings.append(warning) }
-                if let tiff { chunks.append(PNGChunk(type: "eXIf", data: tiff)) }
+            let exif = dropped.contains("eXIf") ? read.exif.first : nil
+            let xmp = dropped.contains("iTXt") ? read.xmp.first : nil
+            for (type, block) in [("eXIf", exif != nil), ("iTXt", xmp != nil)] where block {
+                dropped.remove(at: dropped.firstIndex(of: type)!)
             }
-            if let xmp = read.xmp.first, let at = dropped.firstIndex(of: "iTXt") {
-                dropped.remove(at: at)
-                let (packet, entry) = MetadataBlockCleaner.xmp(
-                    Array(xmp.utf8), name: MetadataVocabulary.png.xmp, size: size, policy: policy)
-                cleaned.xmp = packet
-                cleaned.entries.append(entry)
-                if let packet { chunks.append(Self.xmpChunk(packet)) }
-            }
+            cleaned.cleanUpright(
+                exif: exif, xmp: xmp.map { Array($0.utf8) }, vocabulary: .png, size: size,
+                policy: policy)
+            if let tiff = cleaned.exif { chunks.append(PNGChunk(type: "eXIf", data: tiff)) }
+            if let packet = cleaned.xmp { chunks.append(Self.xmpChunk(packet)) }
         }
         cleaned.native = PNGNativeMetadata(chunks: chunks, dropped: dropped)
         // Each chunk a crop does not carry, named with why.

@@ -93,20 +93,8 @@ extension WebPFileInfo: FormatReader {
                     segment: MetadataVocabulary.webp.iccProfile, action: .kept,
                     reason: "the colour profile", kind: .iccProfile))
         }
-        if let exif {
-            let (tiff, entry, warning) = MetadataBlockCleaner.exif(
-                exif, name: MetadataVocabulary.webp.exif, size: size, orientation: .up,
-                policy: policy)
-            cleaned.exif = tiff
-            cleaned.entries.append(entry)
-            if let warning { cleaned.warnings.append(warning) }
-        }
-        if let xmp {
-            let (packet, entry) = MetadataBlockCleaner.xmp(
-                xmp, name: MetadataVocabulary.webp.xmp, size: size, policy: policy)
-            cleaned.xmp = packet
-            cleaned.entries.append(entry)
-        }
+        cleaned.cleanUpright(
+            exif: exif, xmp: xmp, vocabulary: .webp, size: size, policy: policy)
         let known: Set<String> = ["VP8X", "VP8 ", "VP8L", "ALPH", "ICCP", "EXIF", "XMP "]
         for chunk in chunks where !known.contains(chunk.type) {
             let credentials = chunk.type == "C2PA"
