@@ -105,7 +105,7 @@ extension PNGFileInfo: FormatReader {
             let exif = dropped.contains("eXIf") ? read.exif.first : nil
             let xmp = dropped.contains("iTXt") ? read.xmp.first : nil
             for (type, block) in [("eXIf", exif != nil), ("iTXt", xmp != nil)] where block {
-                dropped.remove(at: dropped.firstIndex(of: type)!)
+                if let at = dropped.firstIndex(of: type) { dropped.remove(at: at) }
             }
             cleaned.cleanUpright(
                 exif: exif, xmp: xmp.map { Array($0.utf8) }, vocabulary: .png, size: size,
