@@ -198,7 +198,8 @@ public struct PlaceMapping: Hashable, Sendable {
         let (w, h) = (Double(shown.width), Double(shown.height))
         // In output pixels, then normalized: the bottom edge's distance
         // from the output's bottom is exact there.
-        guard let box = map(topDown.scaledPlace(x: w, y: h)).place?.boundingBox else { return nil }
+        let scaled: Place<ImagePixels> = Place.rect(topDown).scaled(x: w, y: h)
+        guard let box = map(scaled).place?.boundingBox else { return nil }
         let (ow, oh) = (Double(outputSize.width), Double(outputSize.height))
         return Rect(
             x: box.x / ow, y: max(oh - box.maxY, 0) / oh, width: box.width / ow,
@@ -331,13 +332,6 @@ public struct PlaceMapping: Hashable, Sendable {
                 centre.y - 0.5 * across.y - 0.5 * down.y
             ), across, down
         )
-    }
-}
-
-extension Rect where Space == ImagePixels {
-    /// The rect, multiplied by `x` across and `y` down, as a place.
-    fileprivate func scaledPlace(x sx: Double, y sy: Double) -> Place<ImagePixels> {
-        .rect(Rect(x: x * sx, y: y * sy, width: width * sx, height: height * sy))
     }
 }
 

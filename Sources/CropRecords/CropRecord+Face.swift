@@ -122,11 +122,13 @@ public enum FaceAnswer: Hashable, Sendable {
     public var json: JSONValue {
         switch self {
         case .outside: return .null
-        case .box(let r):
-            return .object([
-                .init("x", .number(r.x)), .init("y", .number(r.y)),
-                .init("width", .number(r.width)), .init("height", .number(r.height)),
-            ])
+        case .box(let r): return rectJSON(r)
         }
+    }
+
+    /// The box, or `nil` outside the crop.
+    public var box: Rect<OutputPixels>? {
+        if case .box(let r) = self { return r }
+        return nil
     }
 }

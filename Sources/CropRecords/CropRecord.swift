@@ -306,13 +306,7 @@ extension CropRecord {
                     ])))
         }
         if let face {
-            members.append(
-                .init(
-                    "face",
-                    .object([
-                        .init("x", .number(face.x)), .init("y", .number(face.y)),
-                        .init("width", .number(face.width)), .init("height", .number(face.height)),
-                    ])))
+            members.append(.init("face", rectJSON(face)))
         }
         // The companion's cut and the face's box are written, and kept,
         // beside an expected rect.
@@ -669,7 +663,8 @@ private func sizeJSON(_ w: Double, _ h: Double) -> JSONValue {
     .object([.init("width", .number(w)), .init("height", .number(h))])
 }
 
-private func rectJSON(_ r: Rect<ViewPoints>) -> JSONValue {
+/// `{"x","y","width","height"}` of a rect in any space.
+func rectJSON<Space>(_ r: Rect<Space>) -> JSONValue {
     .object([
         .init("x", .number(r.x)), .init("y", .number(r.y)), .init("width", .number(r.width)),
         .init("height", .number(r.height)),

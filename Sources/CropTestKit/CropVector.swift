@@ -118,9 +118,8 @@ public struct CropVector: Hashable, Sendable {
     /// number to within `CropRecord.faceTolerance`; empty when it agrees
     /// or the vector has no face or no crop.
     public func faceMismatches(_ answer: Rect<OutputPixels>?) -> [String] {
-        guard let face, case .success(let result) = expected else { return [] }
-        return CropRecord.faceMismatches(
-            FaceAnswer(answer), PlaceMapping(result).map(visionRect: face))
+        guard let expectedFace else { return [] }
+        return CropRecord.faceMismatches(FaceAnswer(answer), expectedFace.box)
     }
 
     /// The vector as a record: the request's members, `companion`, `face`,

@@ -16,16 +16,3 @@ public enum LocationCheck {
         try source.metadata().locations
     }
 }
-
-/// The people an image file names: the other personal data a crop keeps by
-/// default (``MetadataPolicy/stripPeople`` removes them), read back from
-/// the written file so that a report can say so.
-public enum PeopleCheck {
-    /// The names of people in `source`'s XMP (region names, IPTC's persons
-    /// shown); empty when there are none.
-    ///
-    /// - Throws: ``ImagingError`` when the file cannot be read.
-    public static func names(in source: ImageSource) throws(ImagingError) -> [String] {
-        try source.metadata().people
-    }
-}

@@ -446,9 +446,9 @@ struct CropCommand: Subcommand {
     }
 
     /// Where the written file says the photo was taken and the names of
-    /// people it holds, read back from it in one read of its metadata (as
-    /// ``LocationCheck`` and ``PeopleCheck`` read them): a crop keeps both
-    /// unless asked not to.
+    /// people it holds, read back from it in one read of its metadata
+    /// (`ImageMetadata.locations` and `people`): a crop keeps both unless
+    /// asked not to.
     static func keptPersonalData(_ written: ImageSource) -> (location: [String], people: [String]) {
         guard let metadata = try? written.metadata() else { return ([], []) }
         return (metadata.locations, metadata.people)

@@ -190,9 +190,10 @@ extension CropPlan {
             transforms: transforms.boxes, into: &writer)
         // The stored pixels are kept, so the EXIF keeps its orientation
         // (not applied in a HEIF) and says the rect's stored size.
+        let policy = placing(encoder.metadata)
         let metadata = HEIFMetadata.clean(
-            info, size: stored.size, orientation: nil, policy: placing(encoder.metadata),
-            keepsGainMapItems: companions.keptGainMap)
+            info, size: stored.size, orientation: nil, policy: policy,
+            keepsGainMapItems: companions.keptGainMap, carriesRegions: true)
         let warnings = info.warnings + metadata.warnings + companions.warnings
         // The photo's EXIF and XMP, and a copy of each for the other eye of
         // a stereo pair.
@@ -201,27 +202,26 @@ extension CropPlan {
         var entries = metadata.entries
         companions.apply(to: &entries)
         // The region items, mapped into the crop's canvas (``HEIFRegions``).
+        let frames = HEIFRegions.Frames(
+            sourceCanvas: (info.layout.width, info.layout.height), sourceOrigin: info.origin,
+            outputCanvas: (image.codedWidth, image.codedHeight),
+            outputOrigin: (clap?.x ?? 0, clap?.y ?? 0))
         for region in info.regionItems {
-            let (data, said) = HEIFRegions.map(
-                region, places: placing(encoder.metadata).places,
-                frames: HEIFRegions.Frames(
-                    sourceCanvas: (info.layout.width, info.layout.height),
-                    sourceOrigin: info.origin,
-                    outputCanvas: (image.codedWidth, image.codedHeight),
-                    outputOrigin: (clap?.x ?? 0, clap?.y ?? 0)))
             let segment = HEIFMetadata.regionSegment(region)
-            entries.removeAll { $0.segment == segment }
-            if let data, !encoder.metadata.stripAll {
-                let item = writer.addItem(type: "rgan", hidden: true, properties: [])
-                writer.setData(item, .bytes(data))
-                writer.reference("cdsc", from: item, to: [primary])
-                entries.append(MetadataEntry(segment: segment, action: .rewritten, reason: said))
-            } else {
+            guard !policy.stripAll else {
                 entries.append(
-                    MetadataEntry(
-                        segment: segment, action: .dropped,
-                        reason: encoder.metadata.stripAll ? "--strip all" : said))
+                    MetadataEntry(segment: segment, action: .dropped, reason: "--strip all"))
+                continue
             }
+            let (data, said) = HEIFRegions.map(region, places: policy.places, frames: frames)
+            guard let data else {
+                entries.append(MetadataEntry(segment: segment, action: .dropped, reason: said))
+                continue
+            }
+            let item = writer.addItem(type: "rgan", hidden: true, properties: [])
+            writer.setData(item, .bytes(data))
+            writer.reference("cdsc", from: item, to: [primary])
+            entries.append(MetadataEntry(segment: segment, action: .rewritten, reason: said))
         }
         let bytes = try writer.write(to: sink, input: source.input)
         var notes: [String] = []

@@ -22,10 +22,12 @@ struct HEIFMetadata {
     /// stored in the output) with `orientation` written into the EXIF (`nil`
     /// keeps the source's value). With `keepsGainMapItems` (a HEIC crop
     /// that carries the gain map), the XMP's gain-map description
-    /// (`hdrgm:Version`, its container directory) stays.
+    /// (`hdrgm:Version`, its container directory) stays. With
+    /// `carriesRegions` (a HEIC crop, which maps them and says so itself),
+    /// the region items are not named as dropped.
     static func clean(
         _ info: HEIFFileInfo, size: PixelSize<StoredPixels>, orientation: EXIFOrientation?,
-        policy: MetadataPolicy, keepsGainMapItems: Bool = false
+        policy: MetadataPolicy, keepsGainMapItems: Bool = false, carriesRegions: Bool = false
     ) -> HEIFMetadata {
         var result = HEIFMetadata()
         func entry(
@@ -67,8 +69,7 @@ struct HEIFMetadata {
                 ContentCredentials.segment("uuid box of \(bytes) bytes"), .dropped,
                 ContentCredentials.reason)
         }
-        for region in info.regionItems {
-            // Carried (mapped) only by a HEIC crop, which says so itself.
+        for region in info.regionItems where !carriesRegions {
             entry(
                 Self.regionSegment(region), .dropped,
                 "HEIF regions, which this output cannot hold: removed, not kept stale")

@@ -25,7 +25,7 @@ struct HEIFRegionItem: Sendable {
 /// them exactly.
 enum HEIFRegions {
     /// One geometry, in the item's reference space.
-    enum Geometry: Equatable {
+    enum Geometry {
         case point(x: Int, y: Int)
         case rectangle(x: Int, y: Int, width: Int, height: Int)
         case ellipse(x: Int, y: Int, radiusX: Int, radiusY: Int)
@@ -33,19 +33,6 @@ enum HEIFRegions {
         case polyline([(x: Int, y: Int)])
         /// A referenced (type 4) or inline (type 5) mask.
         case mask(type: Int)
-
-        static func == (a: Geometry, b: Geometry) -> Bool {
-            switch (a, b) {
-            case (.point(let x, let y), .point(let u, let v)): return (x, y) == (u, v)
-            case (.rectangle(let x, let y, let w, let h), .rectangle(let u, let v, let s, let t)),
-                (.ellipse(let x, let y, let w, let h), .ellipse(let u, let v, let s, let t)):
-                return (x, y, w, h) == (u, v, s, t)
-            case (.polygon(let p), .polygon(let q)), (.polyline(let p), .polyline(let q)):
-                return p.count == q.count && zip(p, q).allSatisfy { $0 == $1 }
-            case (.mask(let s), .mask(let t)): return s == t
-            default: return false
-            }
-        }
 
         /// The geometry's kind in words.
         var name: String {
@@ -61,7 +48,7 @@ enum HEIFRegions {
     }
 
     /// A region item's contents.
-    struct Item: Equatable {
+    struct Item {
         var referenceWidth: Int
         var referenceHeight: Int
         var geometries: [Geometry]
