@@ -1,7 +1,89 @@
 internal import CImagingShims
 
-/// What CropKit reads of an ICC profile: its description, for reports.
+/// What CropKit reads of an ICC profile: its description, for reports, and
+/// whether it is one at all.
+///
+/// A profile is a container (a JPEG's APP2, a PNG's iCCP, a WebP's ICCP, a
+/// HEIF or AVIF `colr` of type `prof`): any bytes fit in it. A crop carries
+/// a profile only when ``problem(in:)`` finds none, so a whole photo stored
+/// as a "profile" never reaches a crop.
 public enum ICCProfile {
+    /// Why `profile` is not carried, or `nil` when it is an ICC profile a
+    /// crop may carry: at least its 128-byte header and tag count, the
+    /// header's size the bytes' (zero bytes of padding after it allowed),
+    /// the signature `acsp` at byte 36, a tag table inside the profile,
+    /// each tag's data inside it, and no embedded image in it, in a tag or
+    /// between tags (``LeakCheck``'s signatures: JPEG, PNG, WebP, HEIF,
+    /// AVIF, HEVC, AV1 and, inside a tag, TIFF).
+    ///
+    /// The reason is a noun phrase naming what the bytes are ("bytes that
+    /// are not an ICC profile (no 'acsp' signature), holding an embedded
+    /// JPEG image"; "an ICC profile whose tag 'desc' holds an embedded
+    /// JPEG image").
+    ///
+    /// - Complexity: O(*n*) in the profile's size.
+    public static func problem(in profile: [UInt8]) -> String? {
+        func u32(_ i: Int) -> Int {
+            Int(profile[i]) << 24 | Int(profile[i + 1]) << 16 | Int(profile[i + 2]) << 8
+                | Int(profile[i + 3])
+        }
+        // An image anywhere in it, said after what is wrong with its
+        // structure.
+        let held = LeakCheck.embeddedImage(profile)
+        let image = held.map { ", holding \($0)" } ?? ""
+        guard profile.count >= 132 else {
+            return
+                "bytes that are not an ICC profile (\(profile.count) bytes, shorter than a header)\(image)"
+        }
+        guard profile[36..<40].elementsEqual(Array("acsp".utf8)) else {
+            return "bytes that are not an ICC profile (no 'acsp' signature)\(image)"
+        }
+        let size = u32(0)
+        guard size >= 132, size <= profile.count,
+            profile[size...].allSatisfy({ $0 == 0 })
+        else {
+            return
+                "bytes that are not a valid ICC profile (its header says \(size) bytes, and it has \(profile.count))\(image)"
+        }
+        let count = u32(128)
+        guard count <= (size - 132) / 12 else {
+            return
+                "bytes that are not a valid ICC profile (its tag table of \(count) tags ends outside it)\(image)"
+        }
+        for index in 0..<count {
+            let entry = 132 + 12 * index
+            let signature = String(
+                decoding: profile[entry..<entry + 4].map { (0x20..<0x7F).contains($0) ? $0 : 0x3F },
+                as: UTF8.self)
+            let (offset, length) = (u32(entry + 4), u32(entry + 8))
+            guard offset >= 128, length <= size, offset <= size - length else {
+                return
+                    "bytes that are not a valid ICC profile (its tag '\(signature)' lies outside it)\(image)"
+            }
+            let data = Array(profile[offset..<offset + length])
+            if let inside = LeakCheck.embeddedImage(data) ?? tiff(in: data) {
+                return "an ICC profile whose tag '\(signature)' holds \(inside)"
+            }
+        }
+        return held.map { "an ICC profile that holds \($0) outside its tags" }
+    }
+
+    /// What `info` says of a file's profile: its description, "(an ICC
+    /// profile without a description)", or, for bytes a crop removes
+    /// (`problem`, from ``problem(in:)``), what they are; `nil` for none.
+    static func summary(_ profile: [UInt8]?, problem: String?) -> String? {
+        if let problem { return "(\(problem); a crop removes it)" }
+        return profile.map { description(of: $0) ?? "(an ICC profile without a description)" }
+    }
+
+    /// "an embedded TIFF image" when `data` starts a TIFF header (`II*\0`
+    /// or `MM\0*`) anywhere: no ICC tag type holds one.
+    static func tiff(in data: [UInt8]) -> String? {
+        LeakCheck.contains(data, [0x49, 0x49, 0x2A, 0])
+            || LeakCheck.contains(data, [0x4D, 0x4D, 0, 0x2A])
+            ? "an embedded TIFF image" : nil
+    }
+
     /// The profile inside a PNG iCCP chunk (name, NUL, method 0, zlib data),
     /// or `nil` when the chunk is malformed or the profile exceeds `limit`.
     public static func profile(fromICCP chunk: PNGChunk, limit: Int = 16 << 20) -> [UInt8]? {

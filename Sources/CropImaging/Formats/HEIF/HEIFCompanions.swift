@@ -167,7 +167,7 @@ extension HEIFParser {
     /// The `colr` and `pixi` boxes of `item`, whole.
     func colourBoxes(of item: HEIFItem) -> [[UInt8]] {
         item.properties.map { properties[$0.index] }.filter {
-            $0.type == "colr" || $0.type == "pixi"
+            carriesColour($0) || $0.type == "pixi"
         }
         .map { Array(meta[$0.whole]) }
     }

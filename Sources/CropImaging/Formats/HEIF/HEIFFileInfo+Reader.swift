@@ -172,9 +172,8 @@ extension HEIFFileInfo: FormatReader {
             format: .heif, storedSize: storedSize, orientation: orientation,
             colorSpace: "YCbCr \(chroma)\(alpha == nil ? "" : " + alpha")",
             bitDepth: bitDepth,
-            profile: iccProfile.map {
-                (ICCProfile.description(of: $0) ?? "(an ICC profile without a description)")
-                    + (iccOnTiles ? " (on the tiles)" : "")
+            profile: ICCProfile.summary(iccProfile, problem: profileProblem).map {
+                $0 + (iccOnTiles ? " (on the tiles)" : "")
             },
             details: HEIFFileInfo.details(self)
                 + (contentCredentials.map {

@@ -33,6 +33,10 @@ public struct HEIFFileInfo: Sendable {
     /// The ICC profile, if any: the primary item's, or (as an iPhone writes
     /// it) its tiles'.
     public var iccProfile: [UInt8]?
+    /// Why the primary's `colr` profile is not one a crop carries
+    /// (``ICCProfile/problem(in:)``), when it is not; ``iccProfile`` is
+    /// then `nil`, and no `colr` box holding it is carried.
+    public var profileProblem: String? = nil
     /// Whether the ICC profile came from the tiles, not the primary item.
     public var iccOnTiles: Bool
     /// The colour description (`colr` nclx), if any.
@@ -545,6 +549,17 @@ struct HEIFParser {
 
     /// One hvc1 or av01 item as a coded image; `colour` is used when it has
     /// no `colr` of its own.
+    /// Whether `box` is a `colr` a crop carries: an `nclx`, or a profile
+    /// (`prof`, `rICC`) that is one (``ICCProfile/problem(in:)``). A
+    /// `colr` holding anything else, a whole photo among them, is never
+    /// copied into a crop.
+    func carriesColour(_ box: HEIFBox) -> Bool {
+        guard box.type == "colr", box.payload.count >= 4 else { return false }
+        let kind = String(decoding: meta[box.payload.prefix(4)], as: UTF8.self)
+        guard kind == "prof" || kind == "rICC" else { return true }
+        return ICCProfile.problem(in: Array(meta[box.payload.dropFirst(4)])) == nil
+    }
+
     func codedImage(_ item: HEIFItem, colour: [[UInt8]], role: String) throws(ImagingError)
         -> HEIFCodedImage
     {
@@ -582,7 +597,7 @@ struct HEIFParser {
                 "\(role) (item \(item.id)) declares a size of \(size.width)x\(size.height)")
         }
         try limits.check(width: size.width, height: size.height)
-        let own = item.properties.map { properties[$0.index] }.filter { $0.type == "colr" }
+        let own = item.properties.map { properties[$0.index] }.filter { carriesColour($0) }
         let at = configurationBox.payload.lowerBound
         let bitDepth: Int
         let chromaCode: Int
@@ -614,7 +629,7 @@ struct HEIFParser {
 
     /// An image item (hvc1 or grid) as tiles.
     func layout(_ item: HEIFItem, role: String) throws(ImagingError) -> HEIFLayout {
-        let colour = item.properties.map { properties[$0.index] }.filter { $0.type == "colr" }
+        let colour = item.properties.map { properties[$0.index] }.filter { carriesColour($0) }
             .map { Array(meta[$0.whole]) }
         if item.type == "grid" {
             let description = try data(of: item, limit: 64)
@@ -723,6 +738,7 @@ struct HEIFParser {
 
         // Colour: the primary's own, else its tiles' (where an iPhone puts it).
         var icc: [UInt8]?
+        var profileProblem: String?
         var iccOnTiles = false
         var nclx: HEIFColourDescription?
         let ownColour = item.properties.map { properties[$0.index] }.filter { $0.type == "colr" }
@@ -740,6 +756,8 @@ struct HEIFParser {
                     let profile = Array(meta[r.offset..<box.payload.upperBound])
                     if profile.isEmpty {
                         warnings.append("an empty ICC profile (0 bytes) was ignored")
+                    } else if let problem = ICCProfile.problem(in: profile) {
+                        profileProblem = problem
                     } else {
                         icc = profile
                         iccOnTiles = onTiles
@@ -859,12 +877,13 @@ struct HEIFParser {
         var info = HEIFFileInfo(
             brands: brands, primaryItem: item.id, layout: layout, cleanAperture: cleanAperture,
             transforms: transforms, orientation: orientation, bitDepth: bitDepth, chroma: chroma,
-            alpha: alpha, iccProfile: icc, iccOnTiles: iccOnTiles, nclx: nclx, exif: exif,
+            alpha: alpha, iccProfile: icc, profileProblem: profileProblem, iccOnTiles: iccOnTiles,
+            nclx: nclx, exif: exif,
             exifOrientation: exifOrientation, xmp: xmp, auxiliaryImages: auxiliary,
             thumbnails: thumbnails, otherImages: otherImages, warnings: warnings)
         let own = item.properties.map { properties[$0.index] }
         info.regionItems = regions
-        info.primaryBoxes = own.filter { $0.type == "colr" || $0.type == "pixi" }.map {
+        info.primaryBoxes = own.filter { carriesColour($0) || $0.type == "pixi" }.map {
             Array(meta[$0.whole])
         }
         info.transformBoxes = own.filter { $0.type == "irot" || $0.type == "imir" }.map {

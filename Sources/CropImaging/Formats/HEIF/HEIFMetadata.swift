@@ -44,6 +44,9 @@ struct HEIFMetadata {
                 info.iccOnTiles ? "the colour profile (found on the tiles)" : "the colour profile",
                 kind: .iccProfile)
         }
+        if let problem = info.profileProblem {
+            entry("colr ICC", .dropped, problem, kind: .iccProfile)
+        }
         if let nclx = info.nclx {
             entry(
                 "colr nclx", .kept,

@@ -162,7 +162,9 @@ extension LeakCheck {
                 found.append(
                     LeakFinding(
                         place: "'\(box.type)' in 'meta' at byte \(box.range.lowerBound)",
-                        detail: "a box the image does not use holds \(image.dropFirst(3))"))
+                        detail: box.type == "colr"
+                            ? "a colour box holds \(image)"
+                            : "a box the image does not use holds \(image.dropFirst(3))"))
             }
         }
         if let idat = info.idatRange {

@@ -117,9 +117,7 @@ extension JPEGFileInfo: FormatReader {
         return ImageFileSummary(
             format: .jpeg, storedSize: storedSize, orientation: orientation,
             colorSpace: colorSpace, bitDepth: 8,
-            profile: iccProfile.map {
-                ICCProfile.description(of: $0) ?? "(an ICC profile without a description)"
-            },
+            profile: ICCProfile.summary(iccProfile, problem: profileProblem),
             details: [.init("frame", .text(frame)), .init("sampling", .list(sampling))]
                 + companionDetails(in: input) + credentialDetails(in: input)
                 + (scanWork.map { work in

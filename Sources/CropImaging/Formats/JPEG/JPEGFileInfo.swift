@@ -22,6 +22,10 @@ public struct JPEGFileInfo: Sendable {
     public var orientation: EXIFOrientation
     /// An embedded ICC profile, reassembled from its APP2 segments.
     public var iccProfile: [UInt8]?
+    /// Why the APP2 ICC_PROFILE segments are not a profile a crop carries
+    /// (``ICCProfile/problem(in:)``, or some segments missing), when they
+    /// are not; ``iccProfile`` is then `nil`.
+    public var profileProblem: String? = nil
     /// The Adobe APP14 transform (0: none, 1: YCbCr, 2: YCCK), if present.
     public var adobeTransform: Int?
     /// The file's size in bytes.
@@ -165,8 +169,12 @@ extension JPEGFileInfo {
                 }
                 if iccCount > 0 {
                     if (1...iccCount).allSatisfy({ iccPieces[$0] != nil }) {
-                        info.iccProfile = (1...iccCount).flatMap { iccPieces[$0] ?? [] }
+                        let profile = (1...iccCount).flatMap { iccPieces[$0] ?? [] }
+                        info.profileProblem = ICCProfile.problem(in: profile)
+                        if info.profileProblem == nil { info.iccProfile = profile }
                     } else {
+                        info.profileProblem =
+                            "an ICC profile missing some of its \(iccCount) segments"
                         info.warnings.append(
                             "JPEG ICC profile is missing some of its \(iccCount) segments; ignored")
                     }

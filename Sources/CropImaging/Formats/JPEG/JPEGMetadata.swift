@@ -222,7 +222,13 @@ struct JPEGMetadata {
                         ? "what it holds could not be read, so it cannot be cleaned"
                         : "\(ExtendedXMP.describe(held)), which a crop does not carry")
             case 0xE2 where body.starts(with: Array("ICC_PROFILE\0".utf8)):
-                keep(body, "\(name) ICC_PROFILE", .kept, "the colour profile")
+                if let problem = info.profileProblem {
+                    drop("\(name) ICC_PROFILE", problem)
+                } else if info.iccProfile == nil {
+                    drop("\(name) ICC_PROFILE", "not part of a whole ICC profile")
+                } else {
+                    keep(body, "\(name) ICC_PROFILE", .kept, "the colour profile")
+                }
             case 0xE2 where body.starts(with: Array("MPF\0".utf8)):
                 drop(
                     "\(name) MPF",

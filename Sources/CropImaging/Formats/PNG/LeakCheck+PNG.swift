@@ -14,6 +14,12 @@ extension LeakCheck {
         try forEachPNGChunk(in: input, upTo: 64 << 20, except: "IDAT") { type, data in
             if let image = embeddedImage(data) {
                 found.append(LeakFinding(place: type, detail: image))
+            } else if type == "iCCP",
+                let profile = ICCProfile.profile(fromICCP: PNGChunk(type: type, data: data)),
+                let image = embeddedImage(profile) ?? ICCProfile.tiff(in: profile)
+            {
+                // Compressed: searched once inflated.
+                found.append(LeakFinding(place: type, detail: "its profile holds \(image)"))
             }
             if type == "eXIf" {
                 for leak in EXIFRewriter(tiff: data)?.leaks(size: size) ?? [] {

@@ -57,10 +57,10 @@ extension PNGChunk {
             guard let nul = data.firstIndex(of: 0), nul >= 1, nul <= 79, nul + 2 <= count,
                 data[nul + 1] == 0
             else { return "has no valid profile name and compression method" }
-            guard ICCProfile.profile(fromICCP: self, limit: metadataLimit) != nil else {
+            guard let profile = ICCProfile.profile(fromICCP: self, limit: metadataLimit) else {
                 return "holds a profile that does not inflate"
             }
-            return nil
+            return ICCProfile.problem(in: profile).map { "holds \($0)" }
         default:
             return nil
         }

@@ -124,6 +124,8 @@ extension PNGFileInfo: FormatReader {
                         segment: ContentCredentials.segment("caBX chunk"), action: .dropped,
                         reason: ContentCredentials.reason))
                 continue
+            case "iCCP" where chunkProblems["iCCP"] != nil:
+                reason = "it \(chunkProblems["iCCP"] ?? "")"
             case "eXIf":
                 reason = "a second EXIF block: a PNG holds one"
             case "iTXt", "tEXt", "zTXt":
@@ -148,10 +150,11 @@ extension PNGFileInfo: FormatReader {
 
     func summary(in input: ImageInput) -> ImageFileSummary {
         // The iCCP profile's own description, else the chunk's name.
-        let profile = carriedChunks.first(where: { $0.type == "iCCP" }).map { chunk in
-            ICCProfile.profile(fromICCP: chunk).flatMap(ICCProfile.description(of:))
-                ?? String(decoding: chunk.data.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
+        let profile =
+            carriedChunks.first(where: { $0.type == "iCCP" }).map { chunk in
+                ICCProfile.profile(fromICCP: chunk).flatMap(ICCProfile.description(of:))
+                    ?? String(decoding: chunk.data.prefix(while: { $0 != 0 }), as: UTF8.self)
+            } ?? chunkProblems["iCCP"].map { "(an iCCP chunk that \($0); a crop removes it)" }
         return ImageFileSummary(
             format: .png, storedSize: storedSize, orientation: .up,
             colorSpace: colorType.name, bitDepth: bitDepth, profile: profile,

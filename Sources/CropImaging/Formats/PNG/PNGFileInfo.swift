@@ -16,6 +16,9 @@ public struct PNGFileInfo: Hashable, Sendable {
     public var carriedChunks: [PNGChunk]
     /// The types of the other ancillary chunks, which a crop drops.
     public var droppedChunkTypes: [String]
+    /// Why each carried chunk type that breaks the specification was
+    /// dropped (``PNGChunk/problem(colorType:bitDepth:paletteEntries:metadataLimit:)``).
+    var chunkProblems: [String: String] = [:]
     /// The file's size in bytes.
     public var fileSize: Int
     /// Problems that did not stop the read (a carried chunk with a bad CRC is
@@ -292,6 +295,7 @@ extension PNGFileInfo {
             guard let problem else { return true }
             warnings.append("PNG chunk \(chunk.type) \(problem); the chunk was dropped")
             droppedChunkTypes.append(chunk.type)
+            chunkProblems[chunk.type] = chunkProblems[chunk.type] ?? problem
             return false
         }.map(\.element)
     }

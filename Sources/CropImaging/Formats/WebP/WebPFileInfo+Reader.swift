@@ -92,6 +92,11 @@ extension WebPFileInfo: FormatReader {
                 MetadataEntry(
                     segment: MetadataVocabulary.webp.iccProfile, action: .kept,
                     reason: "the colour profile", kind: .iccProfile))
+        } else if let profileProblem {
+            cleaned.entries.append(
+                MetadataEntry(
+                    segment: MetadataVocabulary.webp.iccProfile, action: .dropped,
+                    reason: profileProblem, kind: .iccProfile))
         }
         cleaned.cleanUpright(
             exif: exif, xmp: xmp, vocabulary: .webp, size: size, policy: policy)
@@ -116,9 +121,7 @@ extension WebPFileInfo: FormatReader {
             colorSpace: coding == .lossy
                 ? "YCbCr 4:2:0\(hasAlpha ? " + alpha" : "")" : (hasAlpha ? "ARGB" : "RGB"),
             bitDepth: 8,
-            profile: iccProfile.map {
-                ICCProfile.description(of: $0) ?? "(an ICC profile without a description)"
-            },
+            profile: ICCProfile.summary(iccProfile, problem: profileProblem),
             details: [
                 .init("coding", .text(coding == .lossy ? "VP8 (lossy)" : "VP8L (lossless)")),
                 .init("extended", label: "extended format (VP8X)", .flag(extended)),

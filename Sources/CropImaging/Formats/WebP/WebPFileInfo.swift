@@ -34,6 +34,10 @@ public struct WebPFileInfo: Sendable {
     public var orientation: EXIFOrientation
     /// The ICC profile (ICCP chunk), if any.
     public var iccProfile: [UInt8]?
+    /// Why the ICCP chunk is not a profile a crop carries
+    /// (``ICCProfile/problem(in:)``), when it is not; ``iccProfile`` is
+    /// then `nil`.
+    public var profileProblem: String? = nil
     /// The EXIF block (a TIFF structure; a leading `Exif\0\0` removed), if
     /// any.
     public var exif: [UInt8]?
@@ -244,7 +248,12 @@ extension WebPFileInfo {
             return try input.read(at: chunk.offset, count: chunk.size, format: .webp)
         }
         iccProfile = try payload("ICCP")
-        if flags & 0x20 != 0, iccProfile == nil {
+        if let profile = iccProfile, let problem = ICCProfile.problem(in: profile) {
+            // Not a profile: a crop carries none, and says what it was.
+            profileProblem = problem
+            iccProfile = nil
+        }
+        if flags & 0x20 != 0, iccProfile == nil, profileProblem == nil {
             warnings.append("VP8X says there is an ICC profile, and there is no ICCP chunk")
         }
         if var tiff = try payload("EXIF") {
