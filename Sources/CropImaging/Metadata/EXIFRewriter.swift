@@ -234,6 +234,16 @@ struct EXIFRewriter {
             exifEntries = kept
             exif = exifEntries
         }
+        // No value in any IFD carried holds an image (a MakerNote or a
+        // private tag holding the whole photo), nor a profile that is none.
+        ifd0 = withoutImages(ifd0, in: "IFD0", keepingMakerNote: policy.keepMakerNote)
+        exif = exif.map {
+            withoutImages($0, in: "the Exif IFD", keepingMakerNote: policy.keepMakerNote)
+        }
+        gps = gps.map { withoutImages($0, in: "the GPS IFD", keepingMakerNote: false) }
+        interop = interop.map {
+            withoutImages($0, in: "the Interoperability IFD", keepingMakerNote: false)
+        }
         // Layout: header, IFD0 and its values, then each sub-IFD and its
         // values; every offset even.
         var out: [UInt8] = little ? [0x49, 0x49] : [0x4D, 0x4D]
@@ -287,6 +297,56 @@ struct EXIFRewriter {
             _ = write(gps, links: [])
         }
         return out
+    }
+
+    /// Names of the tags a hostile file hides an image under, for reports.
+    static let tagNames: [UInt16: String] = [
+        0x927C: "MakerNote", 0x9286: "UserComment", 0xC4A5: "PrintIM", 0x8773: "InterColorProfile",
+        0x02BC: "ApplicationNotes", 0x83BB: "IPTC-NAA", 0x8649: "PhotoshopSettings",
+        0xEA1C: "Padding", 0x001B: "GPSProcessingMethod",
+    ]
+
+    /// How a report names `tag`: "tag 0x927C (MakerNote)".
+    static func name(_ tag: UInt16) -> String {
+        let hex = String(tag, radix: 16, uppercase: true)
+        return "tag 0x\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)"
+            + (tagNames[tag].map { " (\($0))" } ?? "")
+    }
+
+    /// What image `value` holds (``LeakCheck/embeddedImage(_:)``'s
+    /// signatures, and a TIFF header), or `nil`.
+    static func embeddedImage(_ value: [UInt8]) -> String? {
+        guard value.count > 8 else { return nil }
+        return LeakCheck.embeddedImage(value) ?? ICCProfile.tiff(in: value)
+    }
+
+    /// `entries` (of the IFD called `ifd`) without the values a crop must
+    /// not carry, each named in ``changes``: one holding an embedded image
+    /// (but a MakerNote kept on purpose, `keepingMakerNote`), an
+    /// InterColorProfile that is not an ICC profile, and an IFD pointer of
+    /// a type the rewrite does not follow (its offset would point at
+    /// nothing, or at something else, in the new structure).
+    private mutating func withoutImages(
+        _ entries: [Entry], in ifd: String, keepingMakerNote: Bool
+    ) -> [Entry] {
+        entries.filter { entry in
+            if entry.type == 13 {
+                changes.append(
+                    "\(Self.name(entry.tag)) in \(ifd) removed: it points at an IFD a crop does not carry"
+                )
+                return false
+            }
+            if entry.tag == 0x927C, keepingMakerNote { return true }
+            if let image = Self.embeddedImage(entry.value) {
+                changes.append("\(Self.name(entry.tag)) in \(ifd) removed: it holds \(image)")
+                return false
+            }
+            if entry.tag == 0x8773, let problem = ICCProfile.problem(in: entry.value) {
+                changes.append("\(Self.name(entry.tag)) in \(ifd) removed: it holds \(problem)")
+                return false
+            }
+            return true
+        }
     }
 
     /// The whole numbers of a SHORT or LONG entry; `nil` for another type.
@@ -406,6 +466,36 @@ struct EXIFRewriter {
             }
             return pointer(entry)
         }
+        // A value holding an image, in any IFD a crop carries.
+        var holding = 0
+        func images(_ entries: [Entry], _ ifd: String) {
+            for entry in entries {
+                if let image = Self.embeddedImage(entry.value) {
+                    found.append("\(Self.name(entry.tag)) in \(ifd) holds \(image)")
+                    holding += 1
+                }
+            }
+        }
+        images(ifd0, "IFD0")
+        for (tag, ifd) in [(UInt16(0x8769), "the Exif IFD"), (0x8825, "the GPS IFD")] {
+            let inner =
+                ifd0.first(where: { $0.tag == tag }).flatMap(pointer).flatMap {
+                    entries(at: $0, visited: &visited)
+                } ?? []
+            images(inner, ifd)
+            if let interop = inner.first(where: { $0.tag == 0xA005 }).flatMap(pointer)
+                .flatMap({ entries(at: $0, visited: &visited) })
+            {
+                images(interop, "the Interoperability IFD")
+            }
+        }
+        // Else anywhere in the block (an IFD reached by a pointer nothing
+        // knows, bytes between values), past the TIFF header; a thumbnail
+        // IFD's image is said above.
+        if holding == 0, found.isEmpty, let image = Self.embeddedImage(Array(tiff.dropFirst(8))) {
+            found.append("\(image) in the EXIF block, outside the values of its IFDs")
+        }
+        visited = [first]
         for entry in ifd0 {
             switch entry.tag {
             case 0x0111, 0x0201, 0x014A:
