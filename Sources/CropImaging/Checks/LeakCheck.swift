@@ -26,6 +26,14 @@ public enum LeakCheck {
             for stale in XMPRegions.staleDimensions(in: packet, size: source.storedSize) {
                 found.append(LeakFinding(place: "XMP", detail: stale))
             }
+            // The JPEG reader's search says where, and knows the gain map
+            // and depth map a crop keeps; every other format's XMP goes
+            // through the same search here (a gain map's version and
+            // directory point at no image outside a JPEG).
+            guard source.format != .jpeg else { continue }
+            for leak in XMPCleaner.imageLeaks(in: packet, exempt: XMPCleaner.gainMapItems) {
+                found.append(LeakFinding(place: "XMP", detail: leak))
+            }
         }
         return found
     }

@@ -406,6 +406,21 @@ enum XMPCleaner {
         where !(keepsGainMapItems && gainMapItems.contains(property)) && remove(property) {
             changes.append("\(property) removed")
         }
+        // An image in base64 under a name no list knows: the property
+        // removed, or the packet when it cannot be named.
+        var removals = 0
+        while let (property, image) = base64Image(in: out) {
+            guard let property, removals < 100, remove(property) else {
+                return (
+                    nil,
+                    changes + [
+                        "dropped whole: it holds \(image)\(property.map { " in \($0)" } ?? "") that cannot be removed by itself"
+                    ]
+                )
+            }
+            removals += 1
+            changes.append("\(property) removed: it holds \(image)")
+        }
         if policy.stripLocation {
             // Read as XML, namespaces by URI: every location property of the
             // known schemas goes, whatever its prefix or quoting.
@@ -440,6 +455,106 @@ enum XMPCleaner {
             }
         }
         return (out, changes)
+    }
+
+    /// The first bytes of an image in base64, as an XMP value holds one,
+    /// and what it is.
+    static let base64Images: [(start: String, image: String)] = [
+        ("/9j/", "a base64 JPEG image"), ("iVBORw0KGgo", "a base64 PNG image"),
+        ("UklGR", "a base64 RIFF (WebP) file"), ("AAAAGGZ0eXBoZWlj", "a base64 HEIF file"),
+        ("AAAAHGZ0eXBhdmlm", "a base64 AVIF file"),
+    ]
+
+    /// The first image `text` holds in base64 in a value (the start of
+    /// ``base64Images`` right after `>`, a quote, or white space after
+    /// one), with the property that holds it when one can be named (the
+    /// attribute, or the nearest enclosing element outside `rdf:`), and
+    /// what it is.
+    static func base64Image(in text: String) -> (property: String?, image: String)? {
+        let bytes = Array(text.utf8)
+        for (start, image) in base64Images {
+            let needle = Array(start.utf8)
+            var at = 0
+            while at + needle.count <= bytes.count {
+                guard bytes[at] == needle[0], bytes[at..<at + needle.count].elementsEqual(needle)
+                else {
+                    at += 1
+                    continue
+                }
+                // What comes before the value, white space aside.
+                var before = at - 1
+                while before >= 0, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[before]) { before -= 1 }
+                guard before >= 0, [UInt8(ascii: ">"), 0x22, 0x27].contains(bytes[before]) else {
+                    at += 1
+                    continue
+                }
+                return (property(before: before, in: bytes), image)
+            }
+        }
+        return nil
+    }
+
+    /// The property whose value starts after `bytes[end]` (a quote ends an
+    /// attribute's `name=`, `>` an element's start tag, whose `rdf:`
+    /// wrappers are passed to the element outside them).
+    private static func property(before end: Int, in bytes: [UInt8]) -> String? {
+        func isName(_ byte: UInt8) -> Bool {
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte)
+                || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: ":")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: ".")
+        }
+        if bytes[end] != UInt8(ascii: ">") {
+            // name="value: the name before the '='.
+            var at = end - 1
+            guard at >= 0, bytes[at] == UInt8(ascii: "=") else { return nil }
+            let last = at
+            at -= 1
+            while at >= 0, isName(bytes[at]) { at -= 1 }
+            let name = String(decoding: bytes[(at + 1)..<last], as: UTF8.self)
+            return name.contains(":") ? name : nil
+        }
+        // The start tags before `end`, nearest first; an end tag closes one.
+        var at = end
+        var depth = 0
+        while at > 0 {
+            at -= 1
+            guard bytes[at] == UInt8(ascii: "<"), at + 1 < bytes.count else { continue }
+            if bytes[at + 1] == UInt8(ascii: "/") {
+                depth += 1
+                continue
+            }
+            if bytes[at + 1] == UInt8(ascii: "?") || bytes[at + 1] == UInt8(ascii: "!") { continue }
+            var stop = at + 1
+            while stop < bytes.count, isName(bytes[stop]) { stop += 1 }
+            if stop > 0, bytes[stop - 1] == UInt8(ascii: "/") { continue }
+            if depth > 0 {
+                depth -= 1
+                continue
+            }
+            let name = String(decoding: bytes[(at + 1)..<stop], as: UTF8.self)
+            if name.hasPrefix("rdf:") { continue }
+            return name.contains(":") ? name : nil
+        }
+        return nil
+    }
+
+    /// What in `text` shows an image of the whole photo: each preview
+    /// property present (but those in `exempt`: a gain map's description
+    /// kept with its cut map), and a base64 image under any other name.
+    /// Phrases for a leak report, the same in every format.
+    static func imageLeaks(in text: String, exempt: Set<String> = []) -> [String] {
+        var found: [String] = []
+        for property in previews
+        where !exempt.contains(property)
+            && (mentions(text, "\(property)=") || mentions(text, "<\(property)"))
+        {
+            found.append("\(property), a preview or an image item")
+        }
+        if found.isEmpty, let (property, image) = base64Image(in: text) {
+            found.append("\(property ?? "a value") holds \(image)")
+        }
+        return found
     }
 
     /// Whether `text` holds `word`: a byte search, without Foundation's

@@ -53,16 +53,11 @@ extension LeakCheck {
             } else if body.starts(with: JPEGMetadata.xmpSignature) {
                 place += " XMP"
                 let text = String(decoding: body, as: UTF8.self)
-                for property in XMPCleaner.previews
-                where
-                    !((gainMapKept || describesGainMap)
-                    && XMPCleaner.gainMapItems.contains(property))
-                    && !(depthKept && property == "xmpNote:HasExtendedXMP")
-                    && (text.contains("\(property)=") || text.contains("<\(property)"))
-                {
-                    found.append(
-                        LeakFinding(place: place, detail: "\(property), a preview or an image item")
-                    )
+                let exempt =
+                    (gainMapKept || describesGainMap ? XMPCleaner.gainMapItems : [])
+                    .union(depthKept ? ["xmpNote:HasExtendedXMP"] : [])
+                for leak in XMPCleaner.imageLeaks(in: text, exempt: exempt) {
+                    found.append(LeakFinding(place: place, detail: leak))
                 }
                 for (property, isWidth) in XMPCleaner.dimensions {
                     let expected = isWidth ? size.width : size.height
