@@ -53,7 +53,7 @@ extension DemoCommandTests {
         #expect(first.out.contains("dropped APP2 MPF"))
         #expect(
             first.out.contains(
-                "a JPEG crop of a phone photo: lossless, 2 segment(s) dropped, leaks 10 -> 0"))
+                "a JPEG crop of a phone photo: lossless, 2 segment(s) dropped, leaks 11 -> 0"))
         // The HEIC case: tiles copied or fixed, the orientation kept, leaks
         // removed (where libheif can encode; else it says it was skipped).
         if HEIFDecoder.libheifVersion != nil && HEIFEncoder.canEncodeTiles {
@@ -62,7 +62,7 @@ extension DemoCommandTests {
             #expect(first.out.contains("dropped thumbnail item"))
             #expect(
                 first.out.contains(
-                    "a HEIC crop of an iPhone-like photo: 1 tile(s) copied, 8 encoded again, leaks 6 -> 0"
+                    "a HEIC crop of an iPhone-like photo: 1 tile(s) copied, 8 encoded again, leaks 7 -> 0"
                 ))
             #expect(FileManager.default.fileExists(atPath: folder + "/crop.heic"))
             let report = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)

@@ -26,16 +26,19 @@ public enum LeakCheck {
             for stale in XMPRegions.staleDimensions(in: packet, size: source.storedSize) {
                 found.append(LeakFinding(place: "XMP", detail: stale))
             }
-            // The JPEG reader's search says where, and knows the gain map
-            // and depth map a crop keeps; every other format's XMP goes
-            // through the same search here (a gain map's version and
-            // directory point at no image outside a JPEG).
-            guard source.format != .jpeg else { continue }
-            for leak in XMPCleaner.imageLeaks(in: packet, exempt: XMPCleaner.gainMapItems) {
-                found.append(LeakFinding(place: "XMP", detail: leak))
-            }
         }
         return found
+    }
+
+    /// The findings of the one XMP image search (``XMPCleaner/imageLeaks(in:exempt:)``)
+    /// in a container's XMP (`packet`, named `place`), as every format
+    /// reports them: a gain map's version and directory point at no image
+    /// outside a JPEG.
+    static func xmpFindings(_ packet: [UInt8]?, place: String) -> [LeakFinding] {
+        guard let packet else { return [] }
+        return XMPCleaner.imageLeaks(
+            in: String(decoding: packet, as: UTF8.self), exempt: XMPCleaner.gainMapItems
+        ).map { LeakFinding(place: place, detail: $0) }
     }
 
     /// Whether `bytes` holds `pattern` anywhere.

@@ -50,13 +50,10 @@ extension LeakCheck {
         }
         if let xmp = info.xmp {
             let text = String(decoding: xmp, as: UTF8.self)
-            for property in XMPCleaner.previews
-            where (text.contains("\(property)=") || text.contains("<\(property)"))
-                && !(gainMapKept && XMPCleaner.gainMapItems.contains(property))
+            for leak in XMPCleaner.imageLeaks(
+                in: text, exempt: gainMapKept ? XMPCleaner.gainMapItems : [])
             {
-                found.append(
-                    LeakFinding(
-                        place: "XMP item", detail: "\(property), a preview or an image item"))
+                found.append(LeakFinding(place: "XMP item", detail: leak))
             }
         }
         found += try heifDataFindings(info, input: input)

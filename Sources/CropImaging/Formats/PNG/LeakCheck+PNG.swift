@@ -27,6 +27,9 @@ extension LeakCheck {
                 }
             }
         }
+        for packet in try info.metadata(in: input).xmp {
+            found += xmpFindings(Array(packet.utf8), place: "iTXt XMP")
+        }
         if let end = info.endOfImage, end < input.byteCount {
             found.append(
                 try trailingFinding(place: "after IEND", end: end, input: input, format: .png))

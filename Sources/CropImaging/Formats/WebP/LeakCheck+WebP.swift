@@ -23,6 +23,7 @@ extension LeakCheck {
                 }
             }
         }
+        found += xmpFindings(info.xmp, place: "\"XMP \" chunk")
         let images = info.chunks.filter { $0.type == "VP8 " || $0.type == "VP8L" }
         if images.count > 1 {
             found.append(
