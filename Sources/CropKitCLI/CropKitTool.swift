@@ -63,7 +63,7 @@ public enum CropKitTool {
         guard let command = subcommands.first(where: { $0.name == first }) else {
             let guess = ParsedArguments.closest(to: first, among: subcommands.map { $0.name })
             console.err.write(
-                "error: unknown subcommand '\(first)'"
+                "error: unknown subcommand '\(field: first)'"
                     + (guess.map { "; did you mean '\($0)'?" } ?? "") + "\n\n" + help)
             return ExitCode.usage
         }
@@ -85,7 +85,8 @@ public enum CropKitTool {
             return instance.run(console: console)
         } catch {
             console.err.write(
-                "error: \(error.message)\nRun 'cropkit \(command.name) --help' for usage.\n")
+                "error: \(field: error.message)\nRun 'cropkit \(field: command.name) --help' for usage.\n"
+            )
             return ExitCode.usage
         }
     }

@@ -293,7 +293,7 @@ struct BatchCommand: Subcommand {
         if let merging {
             if let reportPath, merging.contains(where: { cleanPath($0) == cleanPath(reportPath) }) {
                 console.err.write(
-                    "error: --report \(reportPath) is one of the reports to merge: name a new file\n"
+                    "error: --report \(field: reportPath) is one of the reports to merge: name a new file\n"
                 )
                 return ExitCode.badInput
             }
@@ -311,7 +311,8 @@ struct BatchCommand: Subcommand {
         case .none: break
         }
         if let conflict = check.problem ?? check.finish() {
-            console.err.write("error: \(manifest): \(conflict); nothing was cropped\n")
+            console.err.write(
+                "error: \(field: manifest): \(field: conflict); nothing was cropped\n")
             return ExitCode.badInput
         }
         let terminal = isatty(2) == 1
@@ -323,7 +324,7 @@ struct BatchCommand: Subcommand {
                 try AtomicFile.Writer(path: path, replacing: true)
             }
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return ExitCode.badInput
         }
         let results = Results(
@@ -368,7 +369,7 @@ struct BatchCommand: Subcommand {
             if let failure = results.failure { throw failure }
             try sink?.commit()
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return ExitCode.badInput
         }
         let written = results.counts["written", default: 0]
@@ -389,7 +390,7 @@ struct BatchCommand: Subcommand {
         let reader: LineReader
         switch LineReader.open(path: manifest) {
         case .failure(let error):
-            console.err.write("error: \(error)\n")
+            console.err.write("error: \(field: error)\n")
             return ExitCode.badInput
         case .success(let opened): reader = opened
         }
@@ -403,7 +404,7 @@ struct BatchCommand: Subcommand {
             body(number, String(decoding: bytes, as: UTF8.self))
         }
         if let failure = reader.failure {
-            console.err.write("error: \(manifest): \(failure)\n")
+            console.err.write("error: \(field: manifest): \(field: failure)\n")
             return ExitCode.badInput
         }
         return nil

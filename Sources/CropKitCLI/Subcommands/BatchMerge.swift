@@ -96,7 +96,7 @@ struct BatchMerge {
         for path in reports {
             switch LineReader.open(path: path) {
             case .failure(let error):
-                console.err.write("error: \(error)\n")
+                console.err.write("error: \(field: error)\n")
                 return ExitCode.badInput
             case .success(let lines):
                 lines.maxLineBytes = maxLineBytes
@@ -106,7 +106,7 @@ struct BatchMerge {
         let manifestLines: LineReader
         switch LineReader.open(path: manifest) {
         case .failure(let error):
-            console.err.write("error: \(error)\n")
+            console.err.write("error: \(field: error)\n")
             return ExitCode.badInput
         case .success(let opened): manifestLines = opened
         }
@@ -117,7 +117,7 @@ struct BatchMerge {
                 try AtomicFile.Writer(path: path, replacing: true)
             }
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return ExitCode.badInput
         }
         var summary = Summary()
@@ -146,7 +146,7 @@ struct BatchMerge {
                     if let trouble = reader.problem { problem = problem ?? trouble }
                 }
                 if let problem {
-                    console.err.write("error: \(problem)\n")
+                    console.err.write("error: \(field: problem)\n")
                     return ExitCode.badInput
                 }
                 let expected = Self.expectedPaths(
@@ -159,13 +159,13 @@ struct BatchMerge {
                 if out.count > 1 << 20 { try flush() }
             }
             if let failure = manifestLines.failure {
-                console.err.write("error: \(manifest): \(failure)\n")
+                console.err.write("error: \(field: manifest): \(field: failure)\n")
                 return ExitCode.badInput
             }
             for reader in readers {
                 if let next = reader.next {
                     console.err.write(
-                        "error: \(reader.path) reports line \(next.line), past the end of \(manifest) (\(number) lines): a report of another manifest?\n"
+                        "error: \(field: reader.path) reports line \(field: next.line), past the end of \(field: manifest) (\(field: number) lines): a report of another manifest?\n"
                     )
                     return ExitCode.badInput
                 }
@@ -173,7 +173,7 @@ struct BatchMerge {
             try flush()
             try sink?.commit()
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return ExitCode.badInput
         }
         console.err.write(Self.describe(summary, reports: reports.count))

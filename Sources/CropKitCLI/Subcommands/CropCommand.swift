@@ -343,7 +343,7 @@ struct CropCommand: Subcommand {
                         : "wrote the crop to standard output: \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes\n"
                             + Self.locationNote(location) + Self.peopleNote(people)
                 )
-                for warning in report.warnings { console.err.write("warning: \(warning)\n") }
+                for warning in report.warnings { console.err.write("warning: \(field: warning)\n") }
                 return ExitCode.success
             }
             let report = try plan.write(to: output, replacing: force)
@@ -352,8 +352,8 @@ struct CropCommand: Subcommand {
             {
                 console.err.write(
                     job.clampsToImage && !asked.isInside(plan.result.orientedSize)
-                        ? "warning: --clamp: wrote pixels \(plan.result.rect), the part of \(asked) inside the image\n"
-                        : "warning: --snap-to-blocks: wrote pixels \(plan.result.rect), \(asked) grown to the block grid\n"
+                        ? "warning: --clamp: wrote pixels \(field: plan.result.rect), the part of \(field: asked) inside the image\n"
+                        : "warning: --snap-to-blocks: wrote pixels \(field: plan.result.rect), \(field: asked) grown to the block grid\n"
                 )
             }
             let written = try ImageSource.open(path: output)
@@ -368,23 +368,24 @@ struct CropCommand: Subcommand {
                 if let resampling = plan.resampling {
                     let crop = resampling.crop
                     console.out.write(
-                        "wrote \(output): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (output rect \(crop.rect) of \(input) turned \(numberText(crop.frame.angle))°, \(resampling.resampler.filter), read pixels \(plan.result.rect) as seen)\n"
+                        "wrote \(field: output): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (output rect \(crop.rect) of \(field: input) turned \(numberText(crop.frame.angle))°, \(resampling.resampler.filter), read pixels \(plan.result.rect) as seen)\n"
                     )
                 } else {
                     console.out.write(
-                        "wrote \(output): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (pixels \(plan.result.rect) of \(input) as seen)\n"
+                        "wrote \(field: output): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (pixels \(plan.result.rect) of \(field: input) as seen)\n"
                     )
                 }
                 for entry in report.metadata where entry.action != .kept {
                     console.out.write(
-                        "  \(entry.action.rawValue) \(entry.segment): \(entry.reason)\n")
+                        "  \(entry.action.rawValue) \(field: entry.segment): \(field: entry.reason)\n"
+                    )
                 }
                 console.out.write(Self.locationNote(location) + Self.peopleNote(people))
             }
-            for warning in report.warnings { console.err.write("warning: \(warning)\n") }
+            for warning in report.warnings { console.err.write("warning: \(field: warning)\n") }
             return ExitCode.success
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return error.exitCode
         }
     }
@@ -400,7 +401,7 @@ struct CropCommand: Subcommand {
                 do throws(CropPlanError) {
                     plans.append(try variant.job.plan(for: source))
                 } catch {
-                    console.err.write("\(variant.output): ")
+                    console.err.write("\(field: variant.output): ")
                     return Self.refused(error, console: console, json: json)
                 }
             }
@@ -421,17 +422,17 @@ struct CropCommand: Subcommand {
                             "output rect \($0.crop.rect) turned \(numberText($0.crop.frame.angle))°, \($0.resampler.filter)"
                         } ?? "pixels \(plan.result.rect) as seen"
                     console.out.write(
-                        "wrote \(report.output ?? "?"): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (\(what))\n"
+                        "wrote \(field: report.output ?? "?"): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (\(what))\n"
                             + Self.locationNote(location) + Self.peopleNote(people))
                 }
                 for warning in report.warnings {
-                    console.err.write("warning: \(report.output ?? ""): \(warning)\n")
+                    console.err.write("warning: \(field: report.output ?? ""): \(field: warning)\n")
                 }
             }
             if json { console.out.write(JSONValue.array(lines).text + "\n") }
             return ExitCode.success
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return error.exitCode
         }
     }
@@ -442,7 +443,7 @@ struct CropCommand: Subcommand {
     static func locationNote(_ places: [String]) -> String {
         places.isEmpty
             ? ""
-            : "  kept the photo's location (\(places.joined(separator: "; "))); --strip location removes it\n"
+            : "  kept the photo's location (\(field: places.joined(separator: "; "))); --strip location removes it\n"
     }
 
     /// Where the written file says the photo was taken and the names of
@@ -459,7 +460,7 @@ struct CropCommand: Subcommand {
     static func peopleNote(_ names: [String]) -> String {
         names.isEmpty
             ? ""
-            : "  kept the names of \(names.count) people (\(names.joined(separator: ", "))); --strip people removes them\n"
+            : "  kept the names of \(names.count) people (\(field: names.joined(separator: ", "))); --strip people removes them\n"
     }
 
     /// Says why a job has no plan: exit 1, the selection covers no pixel
@@ -474,17 +475,17 @@ struct CropCommand: Subcommand {
                         replaying: .failure(rejection)) + "\n")
             }
         case .notInsideImage:
-            console.err.write("error: --pixels: \(error)\n")
+            console.err.write("error: --pixels: \(field: error)\n")
         case .notLossless:
-            console.err.write("error: --lossless: \(error)\n")
+            console.err.write("error: --lossless: \(field: error)\n")
         case .ratioNotOnBlockGrid:
-            console.err.write("error: --snap-to-blocks: \(error)\n")
+            console.err.write("error: --snap-to-blocks: \(field: error)\n")
         case .straightenRejected(let rejection):
             console.err.write("rejected (\(rejection.code)): \(rejection)\n")
         case .unsupportedOutput:
             // The input cannot be written so: exit 2, as when it was found
             // while writing.
-            console.err.write("error: \(error)\n")
+            console.err.write("error: \(field: error)\n")
             return ExitCode.badInput
         }
         return ExitCode.failure

@@ -96,7 +96,7 @@ extension DemoCommand {
                 passed
             )
         } catch {
-            console.err.write("error: the straightened case: \(error)\n")
+            console.err.write("error: the straightened case: \(field: error)\n")
             return ("", "failed: \(error)", false)
         }
     }
@@ -146,7 +146,7 @@ extension DemoCommand {
                 """
             return (html, sizes.joined(separator: ", "), passed)
         } catch {
-            console.err.write("error: the variants case: \(error)\n")
+            console.err.write("error: the variants case: \(field: error)\n")
             return ("", "failed: \(error)", false)
         }
     }

@@ -104,7 +104,7 @@ struct DemoCommand: Subcommand {
             let contents = (try? files.contentsOfDirectory(atPath: folder)) ?? []
             guard isFolder.boolValue, contents.isEmpty || contents.contains(Self.marker) else {
                 console.err.write(
-                    "error: '\(folder)' exists and is not a CropKit demo folder; choose another --output\n"
+                    "error: '\(field: folder)' exists and is not a CropKit demo folder; choose another --output\n"
                 )
                 return ExitCode.usage
             }
@@ -117,7 +117,8 @@ struct DemoCommand: Subcommand {
             try Data("made by cropkit demo; a second run replaces this folder\n".utf8).write(
                 to: URL(fileURLWithPath: folder + "/" + Self.marker))
         } catch {
-            console.err.write("error: cannot write '\(folder)': \(error.localizedDescription)\n")
+            console.err.write(
+                "error: cannot write '\(field: folder)': \(field: error.localizedDescription)\n")
             return ExitCode.badInput
         }
         return nil
@@ -344,7 +345,7 @@ struct DemoCommand: Subcommand {
                 passed
             )
         } catch {
-            console.err.write("error: the HEIC case: \(error)\n")
+            console.err.write("error: the HEIC case: \(field: error)\n")
             return ("", "failed: \(error)", false)
         }
     }
@@ -416,7 +417,7 @@ struct DemoCommand: Subcommand {
                 passed
             )
         } catch {
-            console.err.write("error: the JPEG case: \(error)\n")
+            console.err.write("error: the JPEG case: \(field: error)\n")
             return ("", "failed: \(error)", false)
         }
     }

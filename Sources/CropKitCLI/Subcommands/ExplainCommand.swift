@@ -81,7 +81,7 @@ struct ExplainCommand: Subcommand {
                 do throws(ImagingError) {
                     try mapping.takeSource(fromFile: sourceFile)
                 } catch {
-                    console.err.write("error: \(error.commandLineMessage)\n")
+                    console.err.write("error: \(field: error.commandLineMessage)\n")
                     return error.exitCode
                 }
             }
@@ -90,7 +90,7 @@ struct ExplainCommand: Subcommand {
         case .record(let path, let number):
             switch LineReader.open(path: path) {
             case .failure(let error):
-                console.err.write("error: \(error)\n")
+                console.err.write("error: \(field: error)\n")
                 return ExitCode.badInput
             case .success(let reader):
                 var current = 0
@@ -103,7 +103,7 @@ struct ExplainCommand: Subcommand {
                     }
                 }
                 guard let found else {
-                    console.err.write("error: '\(path)' has no line \(number)\n")
+                    console.err.write("error: '\(field: path)' has no line \(field: number)\n")
                     return ExitCode.badInput
                 }
                 do {
@@ -112,7 +112,8 @@ struct ExplainCommand: Subcommand {
                     aspect = record.aspect
                 } catch {
                     console.err.write(
-                        "error: line \(number) of '\(path)' is not a valid record: \(error)\n")
+                        "error: line \(field: number) of '\(field: path)' is not a valid record: \(field: error)\n"
+                    )
                     return ExitCode.badInput
                 }
             }
@@ -124,10 +125,10 @@ struct ExplainCommand: Subcommand {
         }
         do throws(ImagingError) {
             try AtomicFile.write(Array(svg.utf8), to: output, replacing: force)
-            console.out.write("wrote \(output)\n")
+            console.out.write("wrote \(field: output)\n")
             return ExitCode.success
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return error.exitCode
         }
     }

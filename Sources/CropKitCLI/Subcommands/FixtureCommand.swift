@@ -74,7 +74,7 @@ struct FixtureCommand: Subcommand {
             )
             return ExitCode.success
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return error.code == .outputRefused ? ExitCode.usage : ExitCode.badInput
         }
     }

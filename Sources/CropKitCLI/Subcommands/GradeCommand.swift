@@ -59,7 +59,7 @@ struct GradeCommand: Subcommand {
         guard let reader = console.lines(of: path) else { return ExitCode.badInput }
         for output in [failuresPath, shrinkPath].compactMap({ $0 })
         where path != "-" && AtomicFile.isSameFile(output, path) {
-            console.err.write("error: '\(output)' is the answers file; write elsewhere\n")
+            console.err.write("error: '\(field: output)' is the answers file; write elsewhere\n")
             return ExitCode.usage
         }
         // Failures are written as they are found (a file of a million wrong
@@ -70,7 +70,7 @@ struct GradeCommand: Subcommand {
                 try AtomicFile.Writer(path: path, replacing: true)
             }
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return error.exitCode
         }
         var pending: [UInt8] = []
@@ -84,7 +84,7 @@ struct GradeCommand: Subcommand {
             do throws(CropRecordError) {
                 graded = try CropGrader.grade(CropRecord(jsonLine: line))
             } catch {
-                console.err.write("error: \(path):\(lineNumber): \(error)\n")
+                console.err.write("error: \(field: path):\(field: lineNumber): \(field: error)\n")
                 return ExitCode.badInput
             }
             // An app names its categories: at most 200 rows of 64 characters.
@@ -113,7 +113,7 @@ struct GradeCommand: Subcommand {
                     do throws(ImagingError) {
                         try failures.write(pending[...])
                     } catch {
-                        console.err.write("error: \(error.commandLineMessage)\n")
+                        console.err.write("error: \(field: error.commandLineMessage)\n")
                         return error.exitCode
                     }
                     pending.removeAll(keepingCapacity: true)
@@ -121,7 +121,7 @@ struct GradeCommand: Subcommand {
             }
             if rows[index].failed <= 3 {
                 console.err.write(
-                    "line \(lineNumber) (\(category)): \(graded.mismatches.joined(separator: "; "))\n"
+                    "line \(lineNumber) (\(field: category)): \(field: graded.mismatches.joined(separator: "; "))\n"
                 )
             }
             let size = Self.size(of: graded.record)
@@ -131,14 +131,16 @@ struct GradeCommand: Subcommand {
             smallest[category] = (size, failureLine)
         }
         if let failure = reader.failure {
-            console.err.write("error: \(path): \(failure)\n")
+            console.err.write("error: \(field: path): \(field: failure)\n")
             return ExitCode.badInput
         }
-        let width = max(8, rows.map(\.category.count).max() ?? 0)
+        let width = max(8, rows.map { printable(field: $0.category).count }.max() ?? 0)
         var table =
             "category".padding(toLength: width, withPad: " ", startingAt: 0) + "  passed  failed\n"
         for row in rows {
-            table += row.category.padding(toLength: width, withPad: " ", startingAt: 0)
+            // An app's own name for a category: one field of its row.
+            table += printable(field: row.category).padding(
+                toLength: width, withPad: " ", startingAt: 0)
             table += "  " + Self.right(row.passed) + "  " + Self.right(row.failed) + "\n"
         }
         console.out.write(table)
@@ -154,7 +156,7 @@ struct GradeCommand: Subcommand {
                 try AtomicFile.write(Array(text.joined().utf8), to: shrinkPath, replacing: true)
             }
         } catch {
-            console.err.write("error: \(error.commandLineMessage)\n")
+            console.err.write("error: \(field: error.commandLineMessage)\n")
             return error.exitCode
         }
         console.err.write("\(passed) passed, \(failed) failed\n")

@@ -46,7 +46,7 @@ struct InfoCommand: Subcommand {
         var status = ExitCode.success
         for (index, path) in paths.enumerated() {
             if !json && paths.count > 1 {
-                console.out.write((index > 0 ? "\n" : "") + "== \(path)\n")
+                console.out.write((index > 0 ? "\n" : "") + "== \(field: path)\n")
             }
             do throws(ImagingError) {
                 let summary = try ImageFileSummary.read(path: path)
@@ -56,7 +56,7 @@ struct InfoCommand: Subcommand {
                     console.out.write(Self.text(summary))
                 }
                 for warning in summary.warnings {
-                    console.err.write("warning: \(path): \(warning)\n")
+                    console.err.write("warning: \(field: path): \(field: warning)\n")
                 }
             } catch {
                 if json {
@@ -66,7 +66,7 @@ struct InfoCommand: Subcommand {
                             .init("error", .string(error.commandLineMessage)),
                         ]).text + "\n")
                 }
-                console.err.write("error: \(error.commandLineMessage)\n")
+                console.err.write("error: \(field: error.commandLineMessage)\n")
                 status = error.exitCode
             }
         }
@@ -112,7 +112,7 @@ struct InfoCommand: Subcommand {
             "oriented     \(summary.orientedSize) (as the person sees it)",
             "orientation  \(summary.orientation.rawValue)",
             "colour       \(summary.colorSpace), \(summary.bitDepth)-bit",
-            "profile      \(summary.profile ?? "none")",
+            "profile      \(field: summary.profile ?? "none")",
         ]
         for detail in summary.details {
             let value: String
@@ -133,9 +133,10 @@ struct InfoCommand: Subcommand {
                 value = counts.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
             }
             guard !value.isEmpty else { continue }
+            // A value is one field: what a file says cannot start a line.
             lines.append(
                 detail.label + String(repeating: " ", count: max(1, 13 - detail.label.count))
-                    + value)
+                    + printable(field: value))
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -55,14 +55,14 @@ struct LeaksCommand: Subcommand {
                                     })),
                         ]).text + "\n")
                 } else if findings.isEmpty {
-                    console.out.write("\(path): clean\n")
+                    console.out.write("\(field: path): clean\n")
                 } else {
-                    console.out.write("\(path): \(findings.count) finding(s)\n")
-                    for finding in findings { console.out.write("  \(finding)\n") }
+                    console.out.write("\(field: path): \(findings.count) finding(s)\n")
+                    for finding in findings { console.out.write("  \(field: finding)\n") }
                 }
                 if !findings.isEmpty && status == ExitCode.success { status = ExitCode.failure }
             } catch {
-                console.err.write("error: \(error.commandLineMessage)\n")
+                console.err.write("error: \(field: error.commandLineMessage)\n")
                 status = ExitCode.badInput
             }
         }

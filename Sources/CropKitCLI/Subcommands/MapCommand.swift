@@ -114,7 +114,7 @@ struct MapCommand: Subcommand {
                     blockGrid = try ImageSource.open(path: sourceFile).losslessBlockGrid
                 }
             } catch {
-                console.err.write("error: \(error.commandLineMessage)\n")
+                console.err.write("error: \(field: error.commandLineMessage)\n")
                 return error.exitCode
             }
         }

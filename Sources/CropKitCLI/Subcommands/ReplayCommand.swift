@@ -100,7 +100,7 @@ struct ReplayCommand: Subcommand {
             do throws(ImagingError) {
                 fileOrientation = try ImageSource.open(path: sourceFile).orientation
             } catch {
-                console.err.write("error: \(error.commandLineMessage)\n")
+                console.err.write("error: \(field: error.commandLineMessage)\n")
                 return error.exitCode
             }
         }
@@ -110,7 +110,7 @@ struct ReplayCommand: Subcommand {
                     atPath: exportFolder, withIntermediateDirectories: true)
             } catch {
                 console.err.write(
-                    "error: cannot create the export folder '\(exportFolder)': \(error.localizedDescription)\n"
+                    "error: cannot create the export folder '\(field: exportFolder)': \(field: error.localizedDescription)\n"
                 )
                 return ExitCode.badInput
             }
@@ -144,7 +144,7 @@ struct ReplayCommand: Subcommand {
         let (passed, failed, unchecked) = (tally.passed, tally.failed, tally.unchecked)
         if let failure = reader.failure {
             console.err.write(
-                "error: \(path): \(failure)\n\(passed) passed, \(failed) failed\n"
+                "error: \(field: path): \(field: failure)\n\(field: passed) passed, \(field: failed) failed\n"
             )
             return ExitCode.badInput
         }
@@ -156,9 +156,9 @@ struct ReplayCommand: Subcommand {
                 title: "CropKit replay of \(path)", passed: passed, failed: failed)
             do throws(ImagingError) {
                 try AtomicFile.write(Array(html.utf8), to: reportPath, replacing: true)
-                console.err.write("report: \(reportPath)\n")
+                console.err.write("report: \(field: reportPath)\n")
             } catch {
-                console.err.write("error: \(error.commandLineMessage)\n")
+                console.err.write("error: \(field: error.commandLineMessage)\n")
             }
         }
         console.err.write("\(passed) passed, \(failed) failed\n")
@@ -204,7 +204,8 @@ struct ReplayCommand: Subcommand {
             record = try CropRecord(jsonLine: bytes)
         } catch {
             tally.failed += 1
-            output.err += Array("line \(number): not a valid record: \(error)\n".utf8)
+            output.err += Array(
+                "line \(number): not a valid record: \(field: String(describing: error))\n".utf8)
             RecordReplay.invalidLine(number: number, error: error.description).write(
                 to: &output.out)
             output.out.append(0x0A)
@@ -220,7 +221,7 @@ struct ReplayCommand: Subcommand {
         } else {
             tally.failed += 1
             output.err += Array(
-                "line \(number): failed: \(outcome.problems.joined(separator: "; "))\n".utf8)
+                "line \(number): failed: \(field: outcome.problems.joined(separator: "; "))\n".utf8)
         }
         outcome.writeLine(echoing: bytes, to: &output.out)
         output.out.append(0x0A)

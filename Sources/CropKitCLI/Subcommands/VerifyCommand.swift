@@ -197,7 +197,7 @@ struct VerifyCommand: Subcommand {
                     }
                 }
             } catch {
-                console.err.write("error: \(error.commandLineMessage)\n")
+                console.err.write("error: \(field: error.commandLineMessage)\n")
                 return ExitCode.badInput
             }
         }
@@ -256,7 +256,7 @@ struct VerifyCommand: Subcommand {
                     }
                 }
             } catch {
-                console.err.write("error: \(error.commandLineMessage)\n")
+                console.err.write("error: \(field: error.commandLineMessage)\n")
                 return ExitCode.badInput
             }
         }
