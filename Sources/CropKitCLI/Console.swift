@@ -241,9 +241,21 @@ public final class LineReader {
     public static let defaultMaxLineBytes = 64 << 20
     /// Why reading stopped before the end, if it did.
     public private(set) var failure: ReadFailure?
+    /// Whether a line after the first that holds bytes no text holds is
+    /// handed out with ``malformed`` set, and the reading goes on (what
+    /// `replay` does with a bad line); by default the reading stops at it.
+    /// The first line still stops it: a JPEG or PNG given where JSON Lines
+    /// were meant is not read as thousands of bad lines.
+    public var continuesPastMalformedLines = false
+    /// Why the line last handed out is not text (``ReadFailure/binary(offset:byte:line:)``),
+    /// under ``continuesPastMalformedLines``; `nil` for a line of text.
+    public private(set) var malformed: ReadFailure?
+    /// The first byte no text holds in the line being read, found before
+    /// its end was (under ``continuesPastMalformedLines``).
+    private var badInLine: (offset: Int, byte: UInt8)?
 
     /// Why a ``LineReader`` stopped before the end.
-    public enum ReadFailure: Equatable, CustomStringConvertible {
+    public enum ReadFailure: Equatable, Sendable, CustomStringConvertible {
         /// Line `line` (counted from 1) is longer than
         /// ``LineReader/maxLineBytes``.
         case lineTooLong(limit: Int, line: Int)
@@ -310,28 +322,33 @@ public final class LineReader {
     /// ``nextLine()`` as its UTF-8 bytes, with no `String` made of them:
     /// valid until the next call.
     public func nextLineBytes() -> ArraySlice<UInt8>? {
+        malformed = nil
         while true {
             // Only the bytes not yet searched are searched: a long line read
             // in many pieces costs linear time.
             if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
-                if let bad = binaryByte(upTo: newline) { return fail(bad) }
+                if let bad = binaryByte(upTo: newline) {
+                    guard tolerate(bad) else { return fail(bad) }
+                    checked = newline
+                }
                 var end = newline
                 if end > start, buffer[end - 1] == 0x0D { end -= 1 }
                 let line = buffer[start..<end]
                 start = newline + 1
                 scanned = start
                 checked = start
-                linesRead += 1
-                return line
+                return handOut(line)
             }
-            if let bad = binaryByte(upTo: buffer.count) { return fail(bad) }
+            if let bad = binaryByte(upTo: buffer.count) {
+                guard tolerate(bad) else { return fail(bad) }
+                checked = buffer.count
+            }
             scanned = buffer.count
             if finished {
                 guard start < buffer.count else { return nil }
                 let line = buffer[start...]
                 start = buffer.count
-                linesRead += 1
-                return line
+                return handOut(line)
             }
             if buffer.count - start > maxLineBytes {
                 return stop(.lineTooLong(limit: maxLineBytes, line: linesRead + 1))
@@ -397,6 +414,27 @@ public final class LineReader {
         return nil
     }
 
+    /// Whether the byte no text holds at buffer index `index` is the
+    /// line's problem rather than the reading's
+    /// (``continuesPastMalformedLines``, past the first line); the first
+    /// such byte of a line is kept for ``malformed``.
+    private func tolerate(_ index: Int) -> Bool {
+        guard continuesPastMalformedLines, linesRead > 0 else { return false }
+        if badInLine == nil { badInLine = (consumed + index, buffer[index]) }
+        return true
+    }
+
+    /// Counts `line` and hands it out, with ``malformed`` set when a byte
+    /// in it is not text.
+    private func handOut(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        linesRead += 1
+        if let bad = badInLine {
+            malformed = .binary(offset: bad.offset, byte: bad.byte, line: linesRead)
+            badInLine = nil
+        }
+        return line
+    }
+
     /// Stops reading at the binary byte at buffer index `index`.
     private func fail(_ index: Int) -> ArraySlice<UInt8>? {
         stop(.binary(offset: consumed + index, byte: buffer[index], line: linesRead + 1))
@@ -440,7 +478,7 @@ public struct FileError: Error, CustomStringConvertible {
 
 extension String {
     /// The string with `"0"`s in front, to `width` characters.
-    fileprivate func leftPadded(to width: Int) -> String {
+    func leftPadded(to width: Int) -> String {
         String(repeating: "0", count: max(0, width - count)) + self
     }
 }

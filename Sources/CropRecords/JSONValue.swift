@@ -162,13 +162,50 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
     public var offset: Int
     /// What is wrong there.
     public var problem: String
+    /// For a member given twice, the path to it from the top (outermost
+    /// first), as the error leaves each enclosing value.
+    var duplicate: [PathStep]? = nil
+
+    /// One step of a path into a JSON text.
+    enum PathStep: Hashable, Sendable {
+        case member(String)
+        case item(Int)
+    }
 
     /// "PROBLEM at byte N", counting from 1.
     public var description: String { "\(problem) at byte \(offset + 1)" }
+
+    /// This error as it leaves the value `step` reaches: a member given
+    /// twice deeper down gets `step` in front of its path.
+    func inside(_ step: PathStep) -> JSONSyntaxError {
+        guard let path = duplicate else { return self }
+        var outer = self
+        outer.duplicate = [step] + path
+        return outer.named()
+    }
+
+    /// ``problem`` said for the path so far: "the member selection.x is
+    /// given twice (ambiguous); give it once" (`variants[2].output`).
+    func named() -> JSONSyntaxError {
+        guard let path = duplicate else { return self }
+        var text = ""
+        for step in path {
+            switch step {
+            case .member(let key): text += text.isEmpty ? key : ".\(key)"
+            case .item(let index): text += "[\(index)]"
+            }
+        }
+        var named = self
+        named.problem = "the member \(text) is given twice (ambiguous); give it once"
+        return named
+    }
 }
 
 extension JSONValue {
-    /// Parses one JSON text (RFC 8259), nested at most 64 deep.
+    /// Parses one JSON text (RFC 8259), nested at most 64 deep; an object
+    /// that gives a member twice, at any depth, is refused, naming its path
+    /// (`selection.x`): which of the two a reader takes, RFC 8259 leaves
+    /// open, and readers differ.
     public init(parsing text: String) throws(JSONSyntaxError) {
         var text = text
         let parsed = text.withUTF8 { bytes in
@@ -201,11 +238,20 @@ private let exactPowersOfTen: [Double] = (0...22).map { k in
 private struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
-
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     func error(_ problem: String) -> JSONSyntaxError {
         JSONSyntaxError(offset: index, problem: problem)
+    }
+
+    /// The error for the member `name` given twice in the object being
+    /// read: its path is filled in as the error leaves each enclosing
+    /// object and array (``JSONSyntaxError/inside(_:)``), so that reading
+    /// a good text tracks no path.
+    func twice(_ name: String) -> JSONSyntaxError {
+        var error = error("")
+        error.duplicate = [.member(name)]
+        return error.named()
     }
 
     mutating func skipSpace() {
@@ -254,19 +300,45 @@ private struct JSONParser {
             return .object(members)
         }
         members.reserveCapacity(8)
+        // The names so far, once an object has more than a few (so that a
+        // hostile object of a million members costs linear time).
+        var names: Set<[UInt8]> = []
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a member name in quotes")
             }
+            let nameStart = index
             let key = try string()
+            // A member given twice is ambiguous (RFC 8259 leaves it to the
+            // reader, and readers differ): refused at any depth. Names are
+            // the same when they decode to the same scalars ("x" and
+            // "\u0078"), compared as UTF-8, not by Unicode equivalence.
+            if members.count < 16 {
+                if members.contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
+                    index = nameStart
+                    throw twice(key)
+                }
+            } else {
+                if names.isEmpty { names = Set(members.map { Array($0.key.utf8) }) }
+                guard names.insert(Array(key.utf8)).inserted else {
+                    index = nameStart
+                    throw twice(key)
+                }
+            }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw error("expected ':' after member name")
             }
             index += 1
             skipSpace()
-            members.append(JSONValue.Member(key, try value(depth: depth + 1)))
+            let member: JSONValue
+            do {
+                member = try value(depth: depth + 1)
+            } catch {
+                throw error.inside(.member(key))
+            }
+            members.append(JSONValue.Member(key, member))
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end of JSON in an object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -289,7 +361,13 @@ private struct JSONParser {
         }
         while true {
             skipSpace()
-            items.append(try value(depth: depth + 1))
+            let item: JSONValue
+            do {
+                item = try value(depth: depth + 1)
+            } catch {
+                throw error.inside(.item(items.count))
+            }
+            items.append(item)
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end of JSON in an array") }
             if bytes[index] == UInt8(ascii: ",") {

@@ -187,9 +187,12 @@ extension RecordTests {
     @Test func ambiguousAndInexactRecordsAreRefused() {
         let twice =
             #"{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":75,"y":75,"width":150,"height":150},"orientation":1,"orientation":6}"#
+        // Refused by the JSON reader itself, at any depth (round five).
         #expect(
             throws: CropRecordError(
-                description: "orientation is given twice (ambiguous); give it once")
+                description:
+                    "not valid JSON: the member orientation is given twice (ambiguous); give it once at byte 147"
+            )
         ) {
             try CropRecord(jsonLine: twice)
         }

@@ -57,8 +57,17 @@ struct BatchMerge {
                 lineNumber += 1
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
                 let text = String(decoding: bytes, as: UTF8.self)
-                guard let json = try? JSONValue(parsing: text),
-                    case .number(_, let value)? = json["line"], value >= 1,
+                let json: JSONValue
+                do {
+                    json = try JSONValue(parsing: text)
+                } catch {
+                    // A member given twice among them: which "status" holds
+                    // is not the merge's to guess.
+                    problem =
+                        "\(path) line \(lineNumber) is not a batch report line (\(error)): \(text.prefix(80))"
+                    return
+                }
+                guard case .number(_, let value)? = json["line"], value >= 1,
                     value == value.rounded(),
                     value < 1e15
                 else {

@@ -117,6 +117,9 @@ struct ReplayCommand: Subcommand {
         }
         guard let reader = console.lines(of: path) else { return ExitCode.badInput }
         reader.maxLineBytes = maxLineBytes
+        // A line that is not UTF-8 text is a bad line like any other:
+        // named, counted failed, and the run goes on.
+        reader.continuesPastMalformedLines = true
         var replayer = RecordReplayer(
             exportFolder: exportFolder, defaultOrientation: fileOrientation, format: format)
         var report = ReplayReport()
@@ -130,10 +133,11 @@ struct ReplayCommand: Subcommand {
             var output = Tally.Output()
             while let bytes = reader.nextLineBytes() {
                 lineNumber += 1
+                let malformed = reader.malformed
                 let row = bytes.withUnsafeBufferPointer { line in
                     Self.replay(
-                        line, number: lineNumber, with: &replayer, into: &output, tally: &tally,
-                        reporting: reportPath != nil)
+                        line, number: lineNumber, malformed: malformed, with: &replayer,
+                        into: &output, tally: &tally, reporting: reportPath != nil)
                 }
                 if let row { report.add(row) }
                 console.out.write(utf8: output.out)
@@ -192,27 +196,36 @@ struct ReplayCommand: Subcommand {
     /// Replays one line (blank lines are skipped), appending its output line
     /// and any complaint to `output`; returns its report row when
     /// `reporting`.
+    /// A line whose bytes are not text (`malformed`, as the reader found
+    /// it) is not a valid record.
     static func replay(
-        _ bytes: UnsafeBufferPointer<UInt8>, number: Int, with replayer: inout RecordReplayer,
-        into output: inout Tally.Output, tally: inout Tally, reporting: Bool
+        _ bytes: UnsafeBufferPointer<UInt8>, number: Int, malformed: LineReader.ReadFailure? = nil,
+        with replayer: inout RecordReplayer, into output: inout Tally.Output, tally: inout Tally,
+        reporting: Bool
     ) -> ReplayReport.Row? {
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+        if malformed == nil, bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
         // The line's text is made only where it is shown.
         var line: String { String(decoding: bytes, as: UTF8.self) }
-        let record: CropRecord
-        do {
-            record = try CropRecord(jsonLine: bytes)
-        } catch {
+        var parsed: CropRecord?
+        var problem = ""
+        if let malformed {
+            problem = NotText(failure: malformed).description
+        } else {
+            do throws(CropRecordError) {
+                parsed = try CropRecord(jsonLine: bytes)
+            } catch {
+                problem = error.description
+            }
+        }
+        guard let record = parsed else {
             tally.failed += 1
-            output.err += Array(
-                "line \(number): not a valid record: \(field: String(describing: error))\n".utf8)
-            RecordReplay.invalidLine(number: number, error: error.description).write(
-                to: &output.out)
+            output.err += Array("line \(number): not a valid record: \(field: problem)\n".utf8)
+            RecordReplay.invalidLine(number: number, error: problem).write(to: &output.out)
             output.out.append(0x0A)
             guard reporting else { return nil }
             return ReplayReport.Row(
                 line: number, record: line, outcome: "not a valid record", passed: false,
-                problems: [error.description], svg: nil, thumbnail: nil)
+                problems: [problem], svg: nil, thumbnail: nil)
         }
         let outcome = replayer.replay(record, line: number)
         if outcome.passed {
@@ -228,6 +241,17 @@ struct ReplayCommand: Subcommand {
         return reporting ? RecordReplayer.reportRow(outcome, line: number, text: line) : nil
     }
 
+    /// A line whose bytes are not UTF-8 text, as a record's error.
+    struct NotText: Error, CustomStringConvertible {
+        var failure: LineReader.ReadFailure
+        var description: String {
+            guard case .binary(let offset, let byte, _) = failure else { return "\(failure)" }
+            return "not UTF-8 text: byte 0x"
+                + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                + " at byte \(offset) of the file"
+        }
+    }
+
     /// Replays every line of `reader` on all cores: lines are read in blocks,
     /// each block split into one stretch a core, and the stretches' output
     /// written in order, so the output is the same as one core's.
@@ -240,17 +264,21 @@ struct ReplayCommand: Subcommand {
         var firstLine = 1
         var block: [UInt8] = []
         var ends: [Int] = []
+        // The block's lines that are not text, by their index in it.
+        var malformed: [Int: LineReader.ReadFailure] = [:]
         while true {
             block.removeAll(keepingCapacity: true)
             ends.removeAll(keepingCapacity: true)
+            malformed.removeAll(keepingCapacity: true)
             while ends.count < blockLines, let bytes = reader.nextLineBytes() {
+                if let failure = reader.malformed { malformed[ends.count] = failure }
                 block += bytes
                 ends.append(block.count)
             }
             if ends.isEmpty { break }
             let parts = min(workers, ends.count)
             let results = ParallelResults<(Tally, Tally.Output)>(count: parts)
-            let (lines, lineEnds, first) = (block, ends, firstLine)
+            let (lines, lineEnds, first, notText) = (block, ends, firstLine, malformed)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var replayer = RecordReplayer(
                     exportFolder: nil, defaultOrientation: defaultOrientation)
@@ -265,8 +293,8 @@ struct ReplayCommand: Subcommand {
                         let start = index == 0 ? 0 : lineEnds[index - 1]
                         _ = Self.replay(
                             UnsafeBufferPointer(rebasing: all[start..<lineEnds[index]]),
-                            number: first + index, with: &replayer, into: &output,
-                            tally: &partTally, reporting: false)
+                            number: first + index, malformed: notText[index], with: &replayer,
+                            into: &output, tally: &partTally, reporting: false)
                     }
                 }
                 results.set(part, (partTally, output))
