@@ -66,8 +66,10 @@ struct BatchCommand: Subcommand {
         report in manifest order (--report or standard output): each manifest
         line once, with the last word the reports give it (the last report named
         wins; two "written" results that differ are a conflict), its outputs
-        checked to exist with the size the report gives, and a line in no
-        report written as "missing". A summary on standard error says how many
+        checked to exist with the size in bytes the report gives and a header
+        that reads as the format and pixel size it gives (a line whose output
+        does not is failed, with the reason), and a line in no report written
+        as "missing". A summary on standard error says how many
         lines are done, failed and missing, and which. Exit 1 when any line is
         failed or missing.
         """
@@ -510,7 +512,7 @@ struct BatchCommand: Subcommand {
                             .init("outputRect", r.json),
                             .init("read", plan.result.json),
                         ]
-                    } ?? [.init("pixels", plan.result.json)]) + [
+                    } ?? [.init("pixels", plan.result.json)]) + Self.header(of: written) + [
                         .init("bytes", .number(report.bytes)),
                         // Where the written file says the photo was taken.
                         .init("keptLocation", .array(location.map { .string($0) })),
@@ -626,14 +628,22 @@ struct BatchCommand: Subcommand {
                                 let written = try? ImageSource.open(path: report.output ?? "")
                                 let (location, people) =
                                     written.map(CropCommand.keptPersonalData) ?? ([], [])
-                                return .object([
-                                    .init("output", .string(report.output ?? "")),
-                                    .init("width", .number(report.size.width)),
-                                    .init("height", .number(report.size.height)),
-                                    .init("bytes", .number(report.bytes)),
-                                    .init("keptLocation", .array(location.map { .string($0) })),
-                                    .init("keptPeople", .array(people.map { .string($0) })),
-                                ])
+                                return .object(
+                                    [
+                                        .init("output", .string(report.output ?? "")),
+                                        .init("width", .number(report.size.width)),
+                                        .init("height", .number(report.size.height)),
+                                    ]
+                                        + (written.map {
+                                            [.init("format", .string($0.format.rawValue))]
+                                        } ?? [])
+                                        + [
+                                            .init("bytes", .number(report.bytes)),
+                                            .init(
+                                                "keptLocation", .array(location.map { .string($0) })
+                                            ),
+                                            .init("keptPeople", .array(people.map { .string($0) })),
+                                        ])
                             }))
                 ])
         } catch {
@@ -641,14 +651,28 @@ struct BatchCommand: Subcommand {
         }
     }
 
+    /// What a written file's header says, for a merge to check it by:
+    /// its format ("png") and its size as seen ("width", "height").
+    static func header(of written: ImageSource) -> [JSONValue.Member] {
+        let size = written.orientation.orientedSize(written.storedSize)
+        return [
+            .init("format", .string(written.format.rawValue)),
+            .init("width", .number(size.width)), .init("height", .number(size.height)),
+        ]
+    }
+
     /// A line whose outputs exist (complete: they are written atomically),
-    /// with their sizes, so that a merge of the reports can check them.
+    /// with their sizes and headers, so that a merge of the reports can
+    /// check them.
     static func skipped(
         line: Int, _ paths: [JSONValue.Member], outputs: [String], variants: Bool = false
     ) -> Outcome {
         func size(_ path: String) -> JSONValue {
             var info = stat()
             return stat(path, &info) == 0 ? .number(Int(info.st_size)) : .null
+        }
+        func header(_ path: String) -> [JSONValue.Member] {
+            (try? ImageSource.open(path: path)).map(Self.header(of:)) ?? []
         }
         let sizes: [JSONValue.Member] =
             variants
@@ -657,10 +681,13 @@ struct BatchCommand: Subcommand {
                     "variants",
                     .array(
                         outputs.map {
-                            .object([.init("output", .string($0)), .init("bytes", size($0))])
+                            .object(
+                                [.init("output", .string($0))] + header($0) + [
+                                    .init("bytes", size($0))
+                                ])
                         }))
             ]
-            : [.init("bytes", size(outputs[0]))]
+            : header(outputs[0]) + [.init("bytes", size(outputs[0]))]
         return Outcome(line: line, status: "skipped", members: paths + sizes)
     }
 

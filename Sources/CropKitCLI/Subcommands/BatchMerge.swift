@@ -1,3 +1,4 @@
+import CropGeometry
 import CropImaging
 import CropRecords
 import Foundation
@@ -236,8 +237,11 @@ struct BatchMerge {
             summary.failed.append((line, Self.error(of: last.json)))
             return last.text
         case "written", "skipped":
-            // The size each output had when it was written (or found complete).
-            let sizes = Self.sizes(of: written.last?.json ?? last.json, named: named, at: outputs)
+            // The size each output had when it was written (or found
+            // complete), and what its header said.
+            let said = written.last?.json ?? last.json
+            let sizes = Self.sizes(of: said, named: named, at: outputs)
+            let headers = Self.headers(of: said, named: named, at: outputs)
             for output in outputs {
                 var info = stat()
                 guard stat(output, &info) == 0 else {
@@ -248,6 +252,9 @@ struct BatchMerge {
                     return failed(
                         "\(output) has \(info.st_size) bytes, the report says \(size): changed since it was written"
                     )
+                }
+                if let problem = Self.headerProblem(output, expected: headers[output]) {
+                    return failed(problem)
                 }
             }
             if last.status == "written" { summary.written += 1 } else { summary.skipped += 1 }
@@ -328,6 +335,51 @@ struct BatchMerge {
         var sizes: [String: Int] = [:]
         for (name, path) in zip(named, paths) { sizes[path] = given[name] }
         return sizes
+    }
+
+    /// What a report line says each output's header holds ("format",
+    /// "width", "height"), keyed by the path checked here; a report from
+    /// before they were given says none.
+    static func headers(of json: JSONValue, named: [String], at paths: [String])
+        -> [String: JSONValue]
+    {
+        var given: [String: JSONValue] = [:]
+        if case .string(let output)? = json["output"] { given[output] = json }
+        if case .array(let variants)? = json["variants"] {
+            for variant in variants {
+                if case .string(let output)? = variant["output"] { given[output] = variant }
+            }
+        }
+        var headers: [String: JSONValue] = [:]
+        for (name, path) in zip(named, paths) { headers[path] = given[name] }
+        return headers
+    }
+
+    /// Why the output at `path` is not what its report line (`expected`)
+    /// says was written, read from its header: a file that no longer reads
+    /// as an image (as many zero bytes put in its place), or one of another
+    /// format or pixel size; `nil` when it is what was written.
+    static func headerProblem(_ path: String, expected: JSONValue?) -> String? {
+        let source: ImageSource
+        do throws(ImagingError) {
+            source = try ImageSource.open(path: path)
+        } catch {
+            return
+                "\(path) does not read as an image (\(error.commandLineMessage)): changed since it was written"
+        }
+        let size = source.orientation.orientedSize(source.storedSize)
+        if case .string(let format)? = expected?["format"], format != source.format.rawValue {
+            return
+                "\(path) reads as \(source.format.rawValue), the report says \(format): changed since it was written"
+        }
+        if case .number(_, let width)? = expected?["width"],
+            case .number(_, let height)? = expected?["height"],
+            Int(exactly: width) != size.width || Int(exactly: height) != size.height
+        {
+            return
+                "\(path) is \(size.width)x\(size.height), the report says \(numberText(width))x\(numberText(height)): changed since it was written"
+        }
+        return nil
     }
 
     /// What a written line produced: its pixels and sizes, for comparing two.
