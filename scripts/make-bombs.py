@@ -182,6 +182,36 @@ def heif_bombs(testdata):
     write("heif-ipma-item-twice.heic", heif)
 
 
+def webp_bombs():
+    """The decode bombs of Tests/CropImagingTests/DecodeBombTests: WebP's
+    largest canvas, 16383x16383, over a few bytes (VP8L, VP8, and VP8X with
+    VP8L). Their 2 s bound is measured here, on a quiet machine; the test
+    proves what each run did."""
+    side = 16383
+
+    def riff(chunks):
+        body = b""
+        for kind, payload in chunks:
+            body += kind + struct.pack("<I", len(payload)) + payload
+            if len(payload) % 2:
+                body += b"\0"
+        return b"RIFF" + struct.pack("<I", len(body) + 4) + b"WEBP" + body
+
+    vp8l = (b"VP8L", b"\x2f" + struct.pack("<I", (side - 1) | (side - 1) << 14) + b"\x5a" * 59)
+    size = 100
+    tag = bytes([size << 5 & 0xE0 | 0x10, size >> 3 & 255, size >> 11 & 255])
+    vp8 = (b"VP8 ", tag + b"\x9d\x01\x2a" + struct.pack("<HH", side, side) + b"\x33" * 90)
+    canvas = b"\0\0\0\0" + struct.pack("<I", side - 1)[:3] + struct.pack("<I", side - 1)[:3]
+    for name, chunks in [
+        ("webp-vp8l-16383x16383.webp", [vp8l]),
+        ("webp-vp8-16383x16383.webp", [vp8]),
+        ("webp-vp8x-vp8l-16383x16383.webp", [(b"VP8X", canvas), vp8l]),
+    ]:
+        with open(os.path.join(folder, name), "wb") as out:
+            out.write(riff(chunks))
+
+
+webp_bombs()
 if len(sys.argv) > 2:
     heif_bombs(sys.argv[2])
 for name in sorted(os.listdir(folder)):

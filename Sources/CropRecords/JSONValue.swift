@@ -196,7 +196,7 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
             }
         }
         var named = self
-        named.problem = "the member \(text) is given twice (ambiguous); give it once"
+        named.problem = "the member \"\(text)\" is given twice (ambiguous); give it once"
         return named
     }
 }

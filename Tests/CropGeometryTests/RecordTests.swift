@@ -191,7 +191,7 @@ extension RecordTests {
         #expect(
             throws: CropRecordError(
                 description:
-                    "not valid JSON: the member orientation is given twice (ambiguous); give it once at byte 147"
+                    #"not valid JSON: the member "orientation" is given twice (ambiguous); give it once at byte 147"#
             )
         ) {
             try CropRecord(jsonLine: twice)

@@ -197,18 +197,19 @@ struct AVIFTests {
         }
     }
 
-    @Test("hostile AVIFs end in a decode or a clean error within 2 s")
-    func corruptFilesAreRefusedQuickly() throws {
+    /// Each ends in a decode or a clean error (the 2 s bound is
+    /// scripts/gauntlet's, on a quiet machine: these files are in its
+    /// corpus, and a test that times itself fails on a busy one).
+    @Test("hostile AVIFs end in a decode or a clean error")
+    func corruptFilesAreRefusedCleanly() throws {
         let corrupt = TestData.files(under: "corrupt/avif", extensions: ["avif"])
         #expect(corrupt.count >= 37)
         for file in corrupt {
-            let started = Date()
             do throws(ImagingError) {
                 _ = try ImageSource.open(path: TestData.path(file)).decode()
             } catch {
                 #expect(!error.description.isEmpty)
             }
-            #expect(Date().timeIntervalSince(started) < 2, "\(file) took too long")
         }
     }
 }

@@ -219,20 +219,20 @@ struct WebPTests {
     }
 
     @Test(
-        "animated, truncated, oversized and malformed WebPs are refused within 2 s, naming the problem"
+        "animated, truncated, oversized and malformed WebPs are refused, naming the problem"
     )
     func corruptFilesAreRefused() throws {
         let corrupt = TestData.files(under: "corrupt/webp", extensions: ["webp"])
         #expect(corrupt.count == 29)
+        // The 2 s bound is scripts/gauntlet's, on a quiet machine (these
+        // files are in its corpus): a test that times itself is flaky.
         for file in corrupt {
-            let started = Date()
             var outcome = "decoded"
             do throws(ImagingError) {
                 _ = try ImageSource.open(path: TestData.path(file)).decode()
             } catch {
                 outcome = error.description
             }
-            #expect(Date().timeIntervalSince(started) < 2, "\(file) took too long")
             let name = (file as NSString).lastPathComponent
             if name.hasPrefix("27_") || name.hasPrefix("28_") || name.hasPrefix("29_") {
                 // Bad metadata, a good image: decoded, with a warning.

@@ -89,7 +89,6 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let fifo = folder.appendingPathComponent("pipe.png").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        let started = Date()
         for arguments in [
             ["info", fifo], ["leaks", fifo],
             [
@@ -115,8 +114,9 @@ import Testing
         #expect(mkfifo(manifestFIFO, 0o600) == 0)
         let refused = cropkit("batch", manifestFIFO)
         #expect(refused.status == 64)
+        // Refused by what the file is (no open that would wait for a
+        // writer): the outcome proves it, not a clock.
         #expect(refused.err.contains("not a regular file"))
-        #expect(Date().timeIntervalSince(started) < 30)
     }
 
     /// Unknown, repeated, mistyped and misplaced members fail the line,

@@ -325,7 +325,9 @@ struct MemoryTests {
     /// Every corrupt WebP and AVIF of the test data (bombs of a 16384x16384
     /// canvas over a few bytes, truncations, size overflows, reference
     /// cycles) in one batch, a line at a time: each line ends written or
-    /// failed, and the run peaks under 256 MB and takes under 0.25 s a file.
+    /// failed, and the run peaks under 256 MB (the time each takes is
+    /// scripts/gauntlet's to bound, on a quiet machine: these files are in
+    /// its corpus).
     @Test(
         .enabled(if: !sanitized, "peaks are not measured under a sanitizer"),
         .enabled(if: TestGate.procStatus, "peaks are read from /proc"),
@@ -346,16 +348,10 @@ struct MemoryTests {
         let manifest = folder.appendingPathComponent("m.jsonl").path
         try Data(text.utf8).write(to: URL(fileURLWithPath: manifest))
         let report = folder.appendingPathComponent("r.jsonl").path
-        let start = Date()
         let run = try #require(
             try Self.watchPeak(["batch", manifest, "--jobs", "1", "--report", report]))
-        let seconds = Date().timeIntervalSince(start)
         #expect(run.status == 1, "most of them are refused")
         #expect(run.peak > 0 && run.peak < 256 << 20, "peak \(run.peak >> 20) MB")
-        // A refusal takes about 1.5 ms a file in a debug build (0.1 s for
-        // 68): a quarter of a second a file still leaves room for a slow
-        // machine, and catches a bomb that is decoded instead of refused.
-        #expect(seconds < 0.25 * Double(files.count), "\(seconds) s")
         let lines = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == files.count)
         #expect(

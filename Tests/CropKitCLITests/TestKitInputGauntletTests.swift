@@ -82,13 +82,13 @@ import Testing
             "a duplicate key",
             record.replacingOccurrences(
                 of: #"{"source""#, with: #"{"source":{"width":9,"height":9},"source""#),
-            .unreadable("source is given twice")
+            .unreadable(#"the member "source" is given twice"#)
         ),
         (
             "a duplicate mode",
             record.replacingOccurrences(
                 of: #""mode":"aspectFit""#, with: #""mode":"aspectFit","mode":"fill""#),
-            .unreadable("mode is given twice")
+            .unreadable(#"the member "mode" is given twice"#)
         ),
         (
             "arrays nested 10^5 deep",
