@@ -91,3 +91,33 @@ import Testing
         #expect(LeakCheck.contains(sink.bytes, Array("MPF\0".utf8)))
     }
 }
+
+extension LyingCompanionTests {
+    /// An MPF index of the primary and `entries` (size, offset), big-endian,
+    /// as a segment body whose body starts at byte 20 of its file.
+    static func index(_ entries: [(Int, Int)]) -> MPFIndex? {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v >> 16 & 0xFFFF) + u16(v & 0xFFFF) }
+        let all = [(1000, 0)] + entries
+        var tiff: [UInt8] = [0x4D, 0x4D] + u16(42) + u32(8) + u16(1)
+        tiff += u16(0xB002) + u16(7) + u32(16 * all.count) + u32(26) + u32(0)
+        for (size, offset) in all { tiff += u32(0) + u32(size) + u32(offset) + u16(0) + u16(0) }
+        return MPFIndex(body: Array("MPF\0".utf8) + tiff, bodyOffset: 20)
+    }
+
+    /// Round five: an MPF index whose entries point into the primary image,
+    /// past the end of the file or over each other is named for each lie
+    /// (the primary ends at byte 1000 of a 5000-byte file; offsets count
+    /// from byte 24).
+    @Test func anMPFIndexThatLiesIsNamedForEachLie() throws {
+        let lies = { (entries: [(Int, Int)]) in
+            Self.index(entries)?.lies(primaryEnd: 1000, fileSize: 5000) ?? ["unreadable"]
+        }
+        #expect(lies([(1000, 1500)]).isEmpty)
+        #expect(lies([(100, 500)]) == ["its entry 2 points into the primary image's own bytes"])
+        #expect(lies([(100, 0)]) == ["its entry 2 points into the primary image's own bytes"])
+        #expect(lies([(4000, 1500)]) == ["its entry 2 runs past the end of the file"])
+        #expect(lies([(1000, 1500), (1000, 2000)]) == ["its entries 2 and 3 overlap"])
+        #expect(lies([(500, 1500), (500, 2000)]).isEmpty)
+    }
+}

@@ -54,6 +54,35 @@ struct MPFIndex {
         base = bodyOffset + 4
     }
 
+    /// How the entries after the first (the primary image's own) lie about
+    /// where their images are, in a file of `fileSize` bytes whose primary
+    /// image ends at `primaryEnd`: one that starts before it points into
+    /// the primary image's own bytes (an image there is no secondary image,
+    /// and may be a thumbnail or a hidden photo); one that runs past the
+    /// end of the file; two that overlap. Phrases for a report; no entry
+    /// named here is read as a companion.
+    func lies(primaryEnd: Int, fileSize: Int) -> [String] {
+        var said: [String] = []
+        var ranges: [(Int, Range<Int>)] = []
+        for (number, entry) in entries.enumerated().dropFirst() where entry.size > 0 {
+            let start = base + entry.offset
+            if entry.offset == 0 || start < primaryEnd {
+                said.append("its entry \(number + 1) points into the primary image's own bytes")
+                continue
+            }
+            guard entry.size <= fileSize, start <= fileSize - entry.size else {
+                said.append("its entry \(number + 1) runs past the end of the file")
+                continue
+            }
+            let range = start..<start + entry.size
+            if let (other, _) = ranges.first(where: { $0.1.overlaps(range) }) {
+                said.append("its entries \(other + 1) and \(number + 1) overlap")
+            }
+            ranges.append((number, range))
+        }
+        return said
+    }
+
     /// An MPF segment (whole, marker and length included) for a primary
     /// image and one more image, big-endian, with the sizes and the offset
     /// left zero: ``patch(_:primarySize:secondSize:)`` fills them once the
@@ -131,9 +160,19 @@ struct GainMap {
             let body = try input.read(
                 at: segment.bodyOffset, count: segment.bodyLength, format: .jpeg)
             guard let index = MPFIndex(body: body, bodyOffset: segment.bodyOffset) else { continue }
+            // An image cannot start inside the primary's scan (FF D8 is no
+            // byte pair of entropy-coded data), so one that starts after
+            // the first scan's header starts after the primary's end; one
+            // before it is in the primary's own segments, and not read.
+            let scanStart =
+                info.segments.first { $0.marker == 0xDA }.map {
+                    $0.bodyOffset + $0.bodyLength
+                } ?? input.byteCount
             for entry in index.entries where entry.offset > 0 && entry.size > 4 {
                 let start = index.base + entry.offset
-                guard start + entry.size <= input.byteCount, entry.size <= 64 << 20 else {
+                guard start >= scanStart, start + entry.size <= input.byteCount,
+                    entry.size <= 64 << 20
+                else {
                     continue
                 }
                 let bytes = try input.read(at: start, count: entry.size, format: .jpeg)

@@ -116,6 +116,8 @@ struct JPEGMetadata {
         // are then its video.
         var motionPhoto = false
         var extended: [String: [String]]?
+        // Where the primary image ends, read once it is needed.
+        var primaryEnd: Int?
         for segment in info.segments {
             let marker = segment.marker
             guard (0xE0...0xEF).contains(marker) || marker == 0xFE else { continue }
@@ -230,10 +232,18 @@ struct JPEGMetadata {
                     keep(body, "\(name) ICC_PROFILE", .kept, "the colour profile")
                 }
             case 0xE2 where body.starts(with: Array("MPF\0".utf8)):
+                if primaryEnd == nil {
+                    primaryEnd = try info.endOfImage(in: input) ?? input.byteCount
+                }
+                let lies =
+                    MPFIndex(body: body, bodyOffset: segment.bodyOffset)?.lies(
+                        primaryEnd: primaryEnd ?? input.byteCount, fileSize: input.byteCount) ?? []
                 drop(
                     "\(name) MPF",
                     "it indexes secondary images of the whole photo (HDR gain map, depth map, stereo pair)"
-                )
+                        + (lies.isEmpty
+                            ? ""
+                            : "; \(lies.joined(separator: ", ")), and no such image is carried"))
             case 0xED where body.starts(with: Array("Photoshop 3.0\0".utf8)):
                 if policy.stripAll {
                     drop("\(name) Photoshop", "--strip all")
@@ -265,7 +275,8 @@ struct JPEGMetadata {
                     "not a kind CropKit can clean; it may hold an image of the whole photo")
             }
         }
-        let trailing = try info.endOfImage(in: input).map { input.byteCount - $0 } ?? 0
+        if primaryEnd == nil { primaryEnd = try info.endOfImage(in: input) }
+        let trailing = primaryEnd.map { input.byteCount - $0 } ?? 0
         if trailing > 0 {
             result.entries.append(
                 MetadataEntry(
