@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Mutates valid PNG and JPEG files (truncations, bit flips, length-field
-edits, and the classes of hostile input round two: a wrong zlib Adler-32
-with every chunk CRC right, compressed data after the last row, malformed
-ancillary chunks, a second EXIF segment) and crops each mutant whole with
+edits, the classes of hostile input round two: a wrong zlib Adler-32 with
+every chunk CRC right, compressed data after the last row, malformed
+ancillary chunks, a second EXIF segment; and round five's containers: a
+colour profile (APP2, iCCP) or an EXIF block (APP1, eXIf) holding a whole
+photo, in a private tag, a MakerNote in IFD0 or no ICC structure at all,
+then hit by bit flips and odd length fields, whose photo no crop may carry)
+and crops each mutant whole with
 the release `cropkit`: every run must end in exit 0 (a decode) or 2 (a clean
 error), under 2 s and 256 MB, and a failed run must leave no output. A
 wrong Adler-32 must be refused (exit 2), data after the last row and a bad
@@ -167,7 +171,84 @@ def heif_classed(data):
     return heif.write(), kind
 
 
+# Round five: the containers a crop carries metadata in, each holding a
+# hidden photo (a JPEG whose comment is HIDDEN), then mutated.
+HIDDEN = b"CROPKIT-MUTATION-HIDDEN-PHOTO"
+
+
+def hidden_photo():
+    base = next(o for o in originals if o[:2] == b"\xff\xd8")
+    return base[:2] + b"\xff\xfe" + struct.pack(">H", len(HIDDEN) + 2) + HIDDEN + base[2:]
+
+
+def icc_profile(blob):
+    """An ICC v2 profile: a 'desc' tag and a private tag 'zzzz' holding blob."""
+    text = b"CropKit mutation\x00"
+    desc = b"desc\x00\x00\x00\x00" + struct.pack(">I", len(text)) + text
+    desc += b"\x00" * (-len(desc) % 4)
+    header = bytearray(128)
+    header[8] = 2
+    header[12:16], header[16:20], header[20:24], header[36:40] = b"mntr", b"RGB ", b"XYZ ", b"acsp"
+    table = struct.pack(">I", 2) + b"desc" + struct.pack(">II", 156, len(desc)) + \
+        b"zzzz" + struct.pack(">II", 156 + len(desc), len(blob))
+    profile = bytearray(bytes(header) + table + desc + blob)
+    profile[0:4] = struct.pack(">I", len(profile))
+    return profile
+
+
+def exif_tiff(blob):
+    """A big-endian TIFF structure whose IFD0 has a Make and a tag nothing
+    expects (a MakerNote there, or a private one) holding blob."""
+    tag = random.choice([0x927C, 0xC0DE, 0x8773, 0x9286])
+    entries = [(0x010F, 2, 7, b"Acme X\x00"), (tag, 7, len(blob), blob)]
+    out = bytearray(b"MM\x00\x2a\x00\x00\x00\x08" + struct.pack(">H", len(entries)))
+    data_at = 8 + 2 + 12 * len(entries) + 4
+    data = b""
+    for tag, kind, count, value in sorted(entries):
+        out += struct.pack(">HHI", tag, kind, count)
+        if len(value) <= 4:
+            out += value.ljust(4, b"\x00")
+        else:
+            out += struct.pack(">I", data_at + len(data))
+            data += value + b"\x00" * (len(value) % 2)
+    return bytearray(out + b"\x00\x00\x00\x00" + data)
+
+
+def container(data):
+    """A mutant whose colour profile or EXIF holds the hidden photo (the
+    profile sometimes a photo with no ICC structure at all), its structure
+    then hit by a few bit flips or a length set to something odd; and its
+    class. No crop may carry the photo (its SOI and comment, when the
+    flips left them whole: a photo whose start they broke is no photo)."""
+    kind = random.choice(["icc", "exif-image"])
+    photo = hidden_photo()
+    block = icc_profile(photo) if kind == "icc" and random.random() < 0.7 else bytearray(photo)
+    if kind == "exif-image":
+        block = exif_tiff(photo)
+    for _ in range(random.randint(0, 4)):
+        at = random.randrange(min(len(block), 200))
+        if random.random() < 0.5:
+            block[at] ^= 1 << random.randrange(8)
+        elif at + 4 <= len(block):
+            block[at:at + 4] = struct.pack(">I", random.choice([0, 1, 0x7FFFFFFF, 0xFFFFFFFF, len(block)]))
+    block = bytes(block)
+    if data[:4] == b"\x89PNG":
+        chunks = png_chunks(data)
+        chunk = (b"iCCP", b"ICC\x00\x00" + zlib.compress(block)) if kind == "icc" else (b"eXIf", block)
+        return png_file(chunks[:1] + [chunk] + [c for c in chunks[1:] if c[0] != chunk[0]]), kind
+    if kind == "icc":
+        pieces = [block[i:i + 65519] for i in range(0, len(block), 65519)]
+        segments = b"".join(
+            b"\xff\xe2" + struct.pack(">H", len(piece) + 16) + b"ICC_PROFILE\x00" + bytes([n + 1, len(pieces)]) + piece
+            for n, piece in enumerate(pieces))
+    else:
+        segments = b"\xff\xe1" + struct.pack(">H", len(block) + 8) + b"Exif\x00\x00" + block
+    return data[:2] + segments + data[2:], kind
+
+
 def mutate(data):
+    if random.random() < 0.2 and data[4:8] != b"ftyp":
+        return container(data)
     if random.random() < 0.25 and data[4:8] != b"ftyp":
         return classed(data)
     if random.random() < 0.25 and data[4:8] == b"ftyp":
@@ -240,6 +321,8 @@ with tempfile.TemporaryDirectory() as work:
             problem = f"a source with its own clap was not cropped (exit {status}): {result.stderr.strip()}"
         elif kind in ("hvcC", "dimg", "extents", "ipma") and status != 2:
             problem = f"a {kind} mutant was not refused (exit {status})"
+        elif kind in ("icc", "exif-image") and status == 0 and hidden_photo()[:6 + len(HIDDEN)] in open(out, "rb").read():
+            problem = f"the photo hidden in the {kind} container reached the crop"
         elif status == 0:
             leaks = subprocess.run([cropkit, "leaks", out], capture_output=True, text=True, timeout=30)
             if leaks.returncode != 0:

@@ -125,7 +125,13 @@ import Testing
             Case(
                 name: "a TIFF in a private tag",
                 tiff: tiff(ifd0: [
-                    make, undefined(0xC0DE, Array("II*\0".utf8) + [8, 0, 0, 0] + photo.suffix(40)),
+                    make,
+                    undefined(
+                        0xC0DE,
+                        Array("II*\0".utf8) + [
+                            8, 0, 0, 0, 1, 0, 0, 1, 4, 0, 1, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0,
+                        ]
+                            + photo.suffix(40)),
                 ]),
                 says: "tag 0xC0DE in IFD0 removed: it holds an embedded TIFF image",
                 leaks: "tag 0xC0DE in IFD0 holds an embedded TIFF image"),

@@ -86,7 +86,11 @@ import Testing
         let pngBlob = Array(
             ((png ?? []) + [UInt8](repeating: 0, count: whole.count)).prefix(whole.count))
         let tiffBlob = Array(
-            ([0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8] + marker + [UInt8](repeating: 0, count: whole.count))
+            ([
+                0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 1, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 64, 0, 0, 0,
+                0,
+            ]
+                + marker + [UInt8](repeating: 0, count: whole.count))
                 .prefix(whole.count))
         return [
             Case(name: "a valid profile", bytes: valid, says: nil),
