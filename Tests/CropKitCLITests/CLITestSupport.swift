@@ -113,6 +113,19 @@ func imagesWritten(by arguments: [String], _ run: Run) -> [String] {
     }
 }
 
+/// The 64x48 coordinates fixture as a JPEG CropKit wrote of it (a colour
+/// photo with no metadata), made in `folder`: the base hostile files are
+/// made of.
+func plainJPEG(in folder: URL) throws -> [UInt8] {
+    let pixels = try PNGEncoder().encode(Fixture.make(.coordinates, width: 64, height: 48))
+    let plain = folder.appendingPathComponent("plain.png").path
+    try Data(pixels).write(to: URL(fileURLWithPath: plain))
+    let jpeg = folder.appendingPathComponent("plain.jpg").path
+    let run = cropkit("crop", plain, "--pixels", "0,0,64,48", "-o", jpeg, "--force")
+    try #require(run.status == 0, "\(run.err)")
+    return try [UInt8](Data(contentsOf: URL(fileURLWithPath: jpeg)))
+}
+
 /// A fresh temporary folder, removed by the caller.
 func temporaryFolder() throws -> URL { try TestData.temporaryFolder() }
 

@@ -151,14 +151,9 @@ import Testing
     func anImageInAnyEXIFValueReachesNoCrop(item: Case) throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let pixels = try PNGEncoder().encode(Fixture.make(.coordinates, width: 64, height: 48))
-        let plain = folder.appendingPathComponent("plain.png").path
-        try Data(pixels).write(to: URL(fileURLWithPath: plain))
-        let plainJPEG = folder.appendingPathComponent("plain.jpg").path
-        #expect(cropkit("crop", plain, "--pixels", "0,0,64,48", "-o", plainJPEG).status == 0)
         let jpeg = SyntheticJPEG.inserting(
             [SyntheticJPEG.segment(0xE1, Array("Exif\0\0".utf8) + item.tiff)],
-            into: try [UInt8](Data(contentsOf: URL(fileURLWithPath: plainJPEG))))
+            into: try plainJPEG(in: folder))
         let source = folder.appendingPathComponent("source.jpg").path
         try Data(jpeg).write(to: URL(fileURLWithPath: source))
         var sources = [source]

@@ -168,11 +168,7 @@ import Testing
     /// profile's bytes replaced by the case's.
     static func sources(_ item: Case, in folder: URL) throws -> [String] {
         let pixels = try PNGEncoder().encode(Fixture.make(.coordinates, width: 64, height: 48))
-        let plain = folder.appendingPathComponent("plain.png").path
-        try Data(pixels).write(to: URL(fileURLWithPath: plain))
-        let plainJPEG = folder.appendingPathComponent("plain.jpg").path
-        #expect(cropkit("crop", plain, "--pixels", "0,0,64,48", "-o", plainJPEG).status == 0)
-        let jpegBase = try [UInt8](Data(contentsOf: URL(fileURLWithPath: plainJPEG)))
+        let jpegBase = try plainJPEG(in: folder)
         func app2(_ profile: [UInt8]) -> [UInt8] {
             SyntheticJPEG.inserting(
                 [SyntheticJPEG.segment(0xE2, Array("ICC_PROFILE\0".utf8) + [1, 1] + profile)],

@@ -246,11 +246,7 @@ struct LyingSurfacesGauntletTests {
     @Test func placesThatLieAreRemovedAndNamed() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let pixels = try PNGEncoder().encode(Fixture.make(.coordinates, width: 64, height: 48))
-        let plain = folder.appendingPathComponent("plain.png").path
-        try Data(pixels).write(to: URL(fileURLWithPath: plain))
-        let plainJPEG = folder.appendingPathComponent("plain.jpg").path
-        #expect(cropkit("crop", plain, "--pixels", "0,0,64,48", "-o", plainJPEG).status == 0)
+        let plain = try plainJPEG(in: folder)
         func shorts(_ values: [Int]) -> [UInt8] { values.flatMap { HiddenEXIFImageTests.be16($0) } }
         let region = { (area: String) in
             "<rdf:li rdf:parseType=\"Resource\"><mwg-rs:Name>R</mwg-rs:Name><mwg-rs:Type>Face</mwg-rs:Type><mwg-rs:Area \(area) stArea:unit=\"normalized\"/></rdf:li>"
@@ -288,7 +284,7 @@ struct LyingSurfacesGauntletTests {
                     SyntheticJPEG.segment(0xE1, Array("Exif\0\0".utf8) + tiff),
                     SyntheticJPEG.segment(0xE1, Array(xmp(dimensions, area).utf8)),
                 ],
-                into: try [UInt8](Data(contentsOf: URL(fileURLWithPath: plainJPEG))))
+                into: plain)
             let source = folder.appendingPathComponent("places.jpg").path
             try Data(jpeg).write(to: URL(fileURLWithPath: source))
             for format in ["jpg", "png"] {
