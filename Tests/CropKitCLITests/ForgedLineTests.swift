@@ -84,6 +84,28 @@ import Testing
         #expect(object?["file"] as? String == source)
     }
 
+    /// A manifest names its files in JSON, where a line feed is `\n`: a
+    /// batch's failure lines and a merge's summary keep each name on its
+    /// line.
+    @Test func aManifestsNamesStartNoLine() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func at(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        let missing = #"x\nFAKE: line 9: written\u2028.png"#
+        let manifest =
+            #"{"input":"\#(missing)","output":"o.png","pixels":{"x":0,"y":0,"width":8,"height":8}}"#
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: at("m.jsonl")))
+        let run = cropkit("batch", at("m.jsonl"), "--report", at("r.jsonl"))
+        #expect(run.status == 1, "\(run.err)")
+        Self.expectNoForgedLine(run, ["line 1: failed: ", "batch: "], "batch")
+        // The merged report on standard output is JSON, escaped its own
+        // way (a U+2028 inside a JSON string is JSON); its summary is text.
+        var merge = cropkit("batch", at("m.jsonl"), "--merge", at("r.jsonl"))
+        #expect(merge.out.split(separator: "\n").allSatisfy { $0.hasPrefix("{") }, "\(merge.out)")
+        merge.out = ""
+        Self.expectNoForgedLine(merge, ["merge: "], "merge")
+    }
+
     /// What a file says (a profile's name, a WebP chunk's FourCC) is a
     /// field too.
     @Test func whatAFileSaysStartsNoLine() throws {

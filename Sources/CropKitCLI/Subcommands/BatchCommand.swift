@@ -271,7 +271,7 @@ struct BatchCommand: Subcommand {
                         case .string(let error)? = ready.members.last?.value
                     {
                         failures.write(utf8: clear)
-                        failures.write("line \(ready.line): failed: \(error)\n")
+                        failures.write("line \(ready.line): failed: \(field: error)\n")
                     } else if failuresNamed == Self.maxFailuresNamed + 1 {
                         failures.write(utf8: clear)
                         failures.write("(more failed lines: see the report)\n")

@@ -405,7 +405,7 @@ struct BatchMerge {
                 "merge: \(summary.repeated.count) line\(summary.repeated.count == 1 ? " is" : "s are") in more than one report (the last named has the last word): \(list(summary.repeated))\n"
         }
         for (line, error) in summary.failed.prefix(100) {
-            text += "merge: line \(line) failed: \(error)\n"
+            text += "merge: line \(line) failed: \(field: error)\n"
         }
         if summary.failed.count > 100 {
             text += "merge: (more failed lines: see the merged report)\n"

@@ -70,7 +70,7 @@ struct FixtureCommand: Subcommand {
             let bytes = try PNGEncoder(level: 1).encode(image)
             try AtomicFile.write(bytes, to: output, replacing: force)
             console.out.write(
-                "wrote \(output): \(kind.rawValue) fixture, \(width)x\(height), \(bytes.count) bytes\n"
+                "wrote \(field: output): \(kind.rawValue) fixture, \(width)x\(height), \(bytes.count) bytes\n"
             )
             return ExitCode.success
         } catch {
