@@ -129,6 +129,43 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: at("merged.jsonl")))
     }
 
+    /// A line that is not UTF-8 in the middle of a manifest or of a shard
+    /// report does what each help says: the manifest is refused whole
+    /// (exit 2, the line named, nothing cropped: it is checked before the
+    /// first crop); the merge stops, the report's line named, and writes
+    /// nothing.
+    @Test func aLineThatIsNotTextMidwayIsNamedByEveryReader() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func at(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        #expect(cropkit("fixture", "64x48", "-o", at("a.png")).status == 0)
+        let good = (1...2).map {
+            #"{"input":"a.png","output":"o\#($0).png","pixels":{"x":0,"y":0,"width":8,"height":8}}"#
+        }
+        var bytes = Array((good.joined(separator: "\n") + "\n").utf8)
+        bytes +=
+            Array(#"{"input":"a.png","output":"o3"#.utf8) + [0xC3, 0x28]
+            + Array(#".png","pixels":{"x":0,"y":0,"width":8,"height":8}}"#.utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: at("bad.jsonl")))
+        let batch = cropkit("batch", at("bad.jsonl"))
+        #expect(batch.status == 2, "\(batch.err)")
+        #expect(batch.err.contains("line 3: not JSON Lines: binary data at byte"), "\(batch.err)")
+        #expect(
+            !FileManager.default.fileExists(atPath: at("o1.png")), "checked before the first crop")
+        // A good manifest's report, its second line made not UTF-8.
+        try Data(good.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: at("m.jsonl")))
+        #expect(cropkit("batch", at("m.jsonl"), "--report", at("r.jsonl")).status == 0)
+        var report = [UInt8](try Data(contentsOf: URL(fileURLWithPath: at("r.jsonl"))))
+        let second = try #require(report.firstIndex(of: 0x0A)) + 3
+        report[second] = 0xFF
+        try Data(report).write(to: URL(fileURLWithPath: at("r.jsonl")))
+        let merge = cropkit(
+            "batch", at("m.jsonl"), "--merge", at("r.jsonl"), "--report", at("merged.jsonl"))
+        #expect(merge.status == 2, "\(merge.err)")
+        #expect(merge.err.contains("line 2: not JSON Lines: binary data at byte"), "\(merge.err)")
+        #expect(!FileManager.default.fileExists(atPath: at("merged.jsonl")))
+    }
+
     /// The parser itself: the path through arrays, names compared as
     /// decoded scalars (NFC and NFD spellings are two names), and an
     /// object of a hundred thousand members read in one pass.
