@@ -163,7 +163,8 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
     /// What is wrong there.
     public var problem: String
     /// For a member given twice, the path to it from the top (outermost
-    /// first), as the error leaves each enclosing value.
+    /// first): the member alone from a first reading, its whole path from
+    /// the second (which only a text that gave a member twice gets).
     var duplicate: [PathStep]? = nil
 
     /// One step of a path into a JSON text.
@@ -174,15 +175,6 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// "PROBLEM at byte N", counting from 1.
     public var description: String { "\(problem) at byte \(offset + 1)" }
-
-    /// This error as it leaves the value `step` reaches: a member given
-    /// twice deeper down gets `step` in front of its path.
-    func inside(_ step: PathStep) -> JSONSyntaxError {
-        guard let path = duplicate else { return self }
-        var outer = self
-        outer.duplicate = [step] + path
-        return outer.named()
-    }
 
     /// ``problem`` said for the path so far: "the member selection.x is
     /// given twice (ambiguous); give it once" (`variants[2].output`).
@@ -219,7 +211,16 @@ extension JSONValue {
     public init(parsingUTF8 bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
         var parser = JSONParser(bytes: bytes)
         parser.skipSpace()
-        let value = try parser.value(depth: 0)
+        let value: JSONValue
+        do {
+            value = try parser.value(depth: 0)
+        } catch  where error.duplicate != nil {
+            // A member given twice: read again, tracking the path to it.
+            var tracking = JSONParser(bytes: bytes, tracksPath: true)
+            tracking.skipSpace()
+            _ = try tracking.value(depth: 0)
+            throw error
+        }
         parser.skipSpace()
         guard parser.index == bytes.count else {
             throw parser.error("unexpected text after the JSON value")
@@ -238,19 +239,28 @@ private let exactPowersOfTen: [Double] = (0...22).map { k in
 private struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
-    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    /// Whether the parser keeps ``path``: only when a text it read gave a
+    /// member twice, read again to name where (a good text is read once,
+    /// tracking nothing).
+    let tracksPath: Bool
+    /// The member names and array indexes from the top to where the parser
+    /// is, under ``tracksPath``.
+    var path: [JSONSyntaxError.PathStep] = []
+
+    init(bytes: UnsafeBufferPointer<UInt8>, tracksPath: Bool = false) {
+        self.bytes = bytes
+        self.tracksPath = tracksPath
+    }
 
     func error(_ problem: String) -> JSONSyntaxError {
         JSONSyntaxError(offset: index, problem: problem)
     }
 
     /// The error for the member `name` given twice in the object being
-    /// read: its path is filled in as the error leaves each enclosing
-    /// object and array (``JSONSyntaxError/inside(_:)``), so that reading
-    /// a good text tracks no path.
+    /// read, with its path when the parser tracks one (``tracksPath``).
     func twice(_ name: String) -> JSONSyntaxError {
         var error = error("")
-        error.duplicate = [.member(name)]
+        error.duplicate = path + [.member(name)]
         return error.named()
     }
 
@@ -303,6 +313,8 @@ private struct JSONParser {
         // The names so far, once an object has more than a few (so that a
         // hostile object of a million members costs linear time).
         var names: Set<[UInt8]> = []
+        // The signatures of the names so far (see below).
+        var seen: UInt64 = 0
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -314,17 +326,30 @@ private struct JSONParser {
             // reader, and readers differ): refused at any depth. Names are
             // the same when they decode to the same scalars ("x" and
             // "\u0078"), compared as UTF-8, not by Unicode equivalence.
-            if members.count < 16 {
-                if members.contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
-                    index = nameStart
-                    throw twice(key)
-                }
-            } else {
+            if members.count >= 16 {
                 if names.isEmpty { names = Set(members.map { Array($0.key.utf8) }) }
                 guard names.insert(Array(key.utf8)).inserted else {
                     index = nameStart
                     throw twice(key)
                 }
+            } else {
+                // A name's signature, one bit of 64 from its first byte and
+                // length as written; a name with an escape sets them all (as
+                // written it is not what it decodes to). Only a name whose
+                // bit an earlier one set is compared with the others: a
+                // record's names almost never are.
+                let written = index - nameStart - 2
+                let signature: UInt64 =
+                    written > 0 && written == key.utf8.count
+                    ? 1 &<< ((UInt64(bytes[nameStart + 1]) &* 31 &+ UInt64(written)) & 63) : ~0
+                if seen & signature != 0,
+                    members.contains(where: { $0.key == key && $0.key.utf8.elementsEqual(key.utf8) }
+                    )
+                {
+                    index = nameStart
+                    throw twice(key)
+                }
+                seen |= signature
             }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -332,13 +357,9 @@ private struct JSONParser {
             }
             index += 1
             skipSpace()
-            let member: JSONValue
-            do {
-                member = try value(depth: depth + 1)
-            } catch {
-                throw error.inside(.member(key))
-            }
-            members.append(JSONValue.Member(key, member))
+            if tracksPath { path.append(.member(key)) }
+            members.append(JSONValue.Member(key, try value(depth: depth + 1)))
+            if tracksPath { path.removeLast() }
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end of JSON in an object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -361,13 +382,9 @@ private struct JSONParser {
         }
         while true {
             skipSpace()
-            let item: JSONValue
-            do {
-                item = try value(depth: depth + 1)
-            } catch {
-                throw error.inside(.item(items.count))
-            }
-            items.append(item)
+            if tracksPath { path.append(.item(items.count)) }
+            items.append(try value(depth: depth + 1))
+            if tracksPath { path.removeLast() }
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end of JSON in an array") }
             if bytes[index] == UInt8(ascii: ",") {

@@ -184,6 +184,13 @@ import Testing
                 == true)
         #expect(problem(#"[{"x":1,"\u0078":2}]"#)?.contains(#""[0].x" is given twice"#) == true)
         #expect(problem("{\"\u{E9}\":1,\"e\u{301}\":2}") == nil)
+        // An escaped name first, the plain one after; names alike in their
+        // first byte and length; twice at the seventeenth member, where a
+        // set takes over from comparing.
+        #expect(problem(#"{"\u0078":1,"x":2}"#)?.contains(#""x" is given twice"#) == true)
+        #expect(problem(#"{"ab":1,"ac":2,"ad":{"ab":1}}"#) == nil)
+        let sixteen = (0..<16).map { "\"m\($0)\":\($0)" }.joined(separator: ",")
+        #expect(problem("{\(sixteen),\"m3\":0}")?.contains(#""m3" is given twice"#) == true)
         #expect(problem(#"{"x":{"y":1},"y":2,"z":{"y":3}}"#) == nil)
         let many = (0..<100_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
         #expect(problem("{\(many)}") == nil)
