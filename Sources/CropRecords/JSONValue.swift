@@ -162,35 +162,12 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
     public var offset: Int
     /// What is wrong there.
     public var problem: String
-    /// For a member given twice, the path to it from the top (outermost
-    /// first): the member alone from a first reading, its whole path from
-    /// the second (which only a text that gave a member twice gets).
-    var duplicate: [PathStep]? = nil
-
-    /// One step of a path into a JSON text.
-    enum PathStep: Hashable, Sendable {
-        case member(String)
-        case item(Int)
-    }
+    /// Whether the problem is a member given twice: the text is then
+    /// read again, tracking the path that names it.
+    var givenTwice = false
 
     /// "PROBLEM at byte N", counting from 1.
     public var description: String { "\(problem) at byte \(offset + 1)" }
-
-    /// ``problem`` said for the path so far: "the member selection.x is
-    /// given twice (ambiguous); give it once" (`variants[2].output`).
-    func named() -> JSONSyntaxError {
-        guard let path = duplicate else { return self }
-        var text = ""
-        for step in path {
-            switch step {
-            case .member(let key): text += text.isEmpty ? key : ".\(key)"
-            case .item(let index): text += "[\(index)]"
-            }
-        }
-        var named = self
-        named.problem = "the member \"\(text)\" is given twice (ambiguous); give it once"
-        return named
-    }
 }
 
 extension JSONValue {
@@ -214,7 +191,7 @@ extension JSONValue {
         let value: JSONValue
         do {
             value = try parser.value(depth: 0)
-        } catch  where error.duplicate != nil {
+        } catch  where error.givenTwice {
             // A member given twice: read again, tracking the path to it.
             var tracking = JSONParser(bytes: bytes, tracksPath: true)
             tracking.skipSpace()
@@ -245,7 +222,13 @@ private struct JSONParser {
     let tracksPath: Bool
     /// The member names and array indexes from the top to where the parser
     /// is, under ``tracksPath``.
-    var path: [JSONSyntaxError.PathStep] = []
+    var path: [PathStep] = []
+
+    /// One step of a path into a JSON text.
+    enum PathStep {
+        case member(String)
+        case item(Int)
+    }
 
     init(bytes: UnsafeBufferPointer<UInt8>, tracksPath: Bool = false) {
         self.bytes = bytes
@@ -258,10 +241,18 @@ private struct JSONParser {
 
     /// The error for the member `name` given twice in the object being
     /// read, with its path when the parser tracks one (``tracksPath``).
+    /// The path reads `selection.x`, `variants[2].output`.
     func twice(_ name: String) -> JSONSyntaxError {
-        var error = error("")
-        error.duplicate = path + [.member(name)]
-        return error.named()
+        var text = ""
+        for step in path + [.member(name)] {
+            switch step {
+            case .member(let key): text += text.isEmpty ? key : ".\(key)"
+            case .item(let index): text += "[\(index)]"
+            }
+        }
+        var error = error("the member \"\(text)\" is given twice (ambiguous); give it once")
+        error.givenTwice = true
+        return error
     }
 
     mutating func skipSpace() {

@@ -41,6 +41,39 @@ public enum LeakCheck {
         ).map { LeakFinding(place: place, detail: $0) }
     }
 
+    /// "an embedded TIFF image" when `data` holds a TIFF header (`II*\0` or
+    /// `MM\0*`) whose first IFD lies inside `data` with 1 to 1000 entries:
+    /// no ICC tag type and no EXIF value holds one. Four bytes alone are no
+    /// image (a mangled file's value may hold its own header's).
+    static func embeddedTIFF(_ data: [UInt8]) -> String? {
+        for (signature, little) in [
+            ([UInt8]([0x49, 0x49, 0x2A, 0]), true), ([0x4D, 0x4D, 0, 0x2A], false),
+        ] {
+            var from = data.startIndex
+            while let hit = data[from...].firstIndex(of: signature[0]) {
+                from = hit + 1
+                guard hit + 8 <= data.count, data[hit..<hit + 4].elementsEqual(signature) else {
+                    continue
+                }
+                let b = (4..<8).map { Int(data[hit + $0]) }
+                let ifd =
+                    little
+                    ? b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24
+                    : b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
+                guard ifd >= 8, ifd <= data.count - hit - 2 else { continue }
+                let at = hit + ifd
+                let count =
+                    little
+                    ? Int(data[at]) | Int(data[at + 1]) << 8
+                    : Int(data[at]) << 8 | Int(data[at + 1])
+                if count >= 1, count <= 1000, at + 2 + 12 * count <= data.count {
+                    return "an embedded TIFF image"
+                }
+            }
+        }
+        return nil
+    }
+
     /// Whether `bytes` holds `pattern` anywhere.
     static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {
         guard bytes.count >= pattern.count, let first = pattern.first else { return false }

@@ -317,7 +317,7 @@ struct EXIFRewriter {
     /// signatures, and a TIFF header), or `nil`.
     static func embeddedImage(_ value: [UInt8]) -> String? {
         guard value.count > 8 else { return nil }
-        return LeakCheck.embeddedImage(value) ?? ICCProfile.tiff(in: value)
+        return LeakCheck.embeddedImage(value) ?? LeakCheck.embeddedTIFF(value)
     }
 
     /// `entries` (of the IFD called `ifd`) without the values a crop must
@@ -466,13 +466,14 @@ struct EXIFRewriter {
             }
             return pointer(entry)
         }
-        // A value holding an image, in any IFD a crop carries.
-        var holding = 0
+        // A value holding an image, in any IFD a crop carries (walked with
+        // a visited set of its own: the dimension checks below walk the
+        // Exif IFD again).
+        var walked = visited
         func images(_ entries: [Entry], _ ifd: String) {
             for entry in entries {
                 if let image = Self.embeddedImage(entry.value) {
                     found.append("\(Self.name(entry.tag)) in \(ifd) holds \(image)")
-                    holding += 1
                 }
             }
         }
@@ -480,11 +481,11 @@ struct EXIFRewriter {
         for (tag, ifd) in [(UInt16(0x8769), "the Exif IFD"), (0x8825, "the GPS IFD")] {
             let inner =
                 ifd0.first(where: { $0.tag == tag }).flatMap(pointer).flatMap {
-                    entries(at: $0, visited: &visited)
+                    entries(at: $0, visited: &walked)
                 } ?? []
             images(inner, ifd)
             if let interop = inner.first(where: { $0.tag == 0xA005 }).flatMap(pointer)
-                .flatMap({ entries(at: $0, visited: &visited) })
+                .flatMap({ entries(at: $0, visited: &walked) })
             {
                 images(interop, "the Interoperability IFD")
             }
@@ -492,10 +493,9 @@ struct EXIFRewriter {
         // Else anywhere in the block (an IFD reached by a pointer nothing
         // knows, bytes between values), past the TIFF header; a thumbnail
         // IFD's image is said above.
-        if holding == 0, found.isEmpty, let image = Self.embeddedImage(Array(tiff.dropFirst(8))) {
+        if found.isEmpty, let image = Self.embeddedImage(Array(tiff.dropFirst(8))) {
             found.append("\(image) in the EXIF block, outside the values of its IFDs")
         }
-        visited = [first]
         for entry in ifd0 {
             switch entry.tag {
             case 0x0111, 0x0201, 0x014A:

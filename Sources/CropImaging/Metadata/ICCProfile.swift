@@ -50,6 +50,9 @@ public enum ICCProfile {
             return
                 "bytes that are not a valid ICC profile (its tag table of \(count) tags ends outside it)\(image)"
         }
+        // Where an image is, named by the tag that holds it: looked for tag
+        // by tag only when the profile holds one (a tag is part of it).
+        let anyImage = held != nil || LeakCheck.embeddedTIFF(profile) != nil
         for index in 0..<count {
             let entry = 132 + 12 * index
             let signature = String(
@@ -60,8 +63,9 @@ public enum ICCProfile {
                 return
                     "bytes that are not a valid ICC profile (its tag '\(signature)' lies outside it)\(image)"
             }
+            guard anyImage else { continue }
             let data = Array(profile[offset..<offset + length])
-            if let inside = LeakCheck.embeddedImage(data) ?? tiff(in: data) {
+            if let inside = LeakCheck.embeddedImage(data) ?? LeakCheck.embeddedTIFF(data) {
                 return "an ICC profile whose tag '\(signature)' holds \(inside)"
             }
         }
@@ -74,39 +78,6 @@ public enum ICCProfile {
     static func summary(_ profile: [UInt8]?, problem: String?) -> String? {
         if let problem { return "(\(problem); a crop removes it)" }
         return profile.map { description(of: $0) ?? "(an ICC profile without a description)" }
-    }
-
-    /// "an embedded TIFF image" when `data` holds a TIFF header (`II*\0` or
-    /// `MM\0*`) whose first IFD lies inside `data` with 1 to 1000 entries:
-    /// no ICC tag type and no EXIF value holds one. Four bytes alone are no
-    /// image (a mangled file's value may hold its own header's).
-    static func tiff(in data: [UInt8]) -> String? {
-        for (signature, little) in [
-            ([UInt8]([0x49, 0x49, 0x2A, 0]), true), ([0x4D, 0x4D, 0, 0x2A], false),
-        ] {
-            var from = data.startIndex
-            while let hit = data[from...].firstIndex(of: signature[0]) {
-                from = hit + 1
-                guard hit + 8 <= data.count, data[hit..<hit + 4].elementsEqual(signature) else {
-                    continue
-                }
-                let b = (4..<8).map { Int(data[hit + $0]) }
-                let ifd =
-                    little
-                    ? b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24
-                    : b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
-                guard ifd >= 8, ifd <= data.count - hit - 2 else { continue }
-                let at = hit + ifd
-                let count =
-                    little
-                    ? Int(data[at]) | Int(data[at + 1]) << 8
-                    : Int(data[at]) << 8 | Int(data[at + 1])
-                if count >= 1, count <= 1000, at + 2 + 12 * count <= data.count {
-                    return "an embedded TIFF image"
-                }
-            }
-        }
-        return nil
     }
 
     /// The profile inside a PNG iCCP chunk (name, NUL, method 0, zlib data),

@@ -209,7 +209,7 @@ struct ReplayCommand: Subcommand {
         var parsed: CropRecord?
         var problem = ""
         if let malformed {
-            problem = NotText(failure: malformed).description
+            problem = Self.notText(malformed)
         } else {
             do throws(CropRecordError) {
                 parsed = try CropRecord(jsonLine: bytes)
@@ -241,15 +241,13 @@ struct ReplayCommand: Subcommand {
         return reporting ? RecordReplayer.reportRow(outcome, line: number, text: line) : nil
     }
 
-    /// A line whose bytes are not UTF-8 text, as a record's error.
-    struct NotText: Error, CustomStringConvertible {
-        var failure: LineReader.ReadFailure
-        var description: String {
-            guard case .binary(let offset, let byte, _) = failure else { return "\(failure)" }
-            return "not UTF-8 text: byte 0x"
-                + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-                + " at byte \(offset) of the file"
-        }
+    /// A line whose bytes are not UTF-8 text (`failure`, as the reader
+    /// found it), as a record's error.
+    static func notText(_ failure: LineReader.ReadFailure) -> String {
+        guard case .binary(let offset, let byte, _) = failure else { return "\(failure)" }
+        return "not UTF-8 text: byte 0x"
+            + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            + " at byte \(offset) of the file"
     }
 
     /// Replays every line of `reader` on all cores: lines are read in blocks,

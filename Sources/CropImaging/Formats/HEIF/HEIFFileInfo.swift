@@ -170,6 +170,10 @@ struct HEIFParser {
     var primary: Int?
     /// Property boxes of `ipco`, in order.
     var properties: [HEIFBox] = []
+    /// Why each `colr` property holding a profile (`prof`, `rICC`) is not
+    /// one a crop carries (``ICCProfile/problem(in:)``), by where its box
+    /// starts; a profile that is one has no entry.
+    var profileProblems: [Int: String] = [:]
     /// References: type → from → to.
     var references: [String: [Int: [Int]]] = [:]
     var idat: Range<Int>?
@@ -417,6 +421,18 @@ struct HEIFParser {
                 var c = child.reader(meta)
                 while let property = try c.box(in: "ipco") {
                     properties.append(property)
+                    if property.type == "colr", property.payload.count >= 4 {
+                        // Each profile judged once, however many tiles
+                        // share it.
+                        let kind = String(
+                            decoding: meta[property.payload.prefix(4)], as: UTF8.self)
+                        if kind == "prof" || kind == "rICC",
+                            let problem = ICCProfile.problem(
+                                in: Array(meta[property.payload.dropFirst(4)]))
+                        {
+                            profileProblems[property.start] = problem
+                        }
+                    }
                     if property.type != "hvcC", property.type != "av1C" { unread.append(property) }
                     guard properties.count <= HEIFFileInfo.maxItems else {
                         throw HEIFFailure.limit(
@@ -547,19 +563,16 @@ struct HEIFParser {
         return (try r.u32("'ispe'"), try r.u32("'ispe'"))
     }
 
-    /// One hvc1 or av01 item as a coded image; `colour` is used when it has
-    /// no `colr` of its own.
     /// Whether `box` is a `colr` a crop carries: an `nclx`, or a profile
-    /// (`prof`, `rICC`) that is one (``ICCProfile/problem(in:)``). A
-    /// `colr` holding anything else, a whole photo among them, is never
-    /// copied into a crop.
+    /// (`prof`, `rICC`) that is one (``profileProblems``). A `colr`
+    /// holding anything else, a whole photo among them, is never copied
+    /// into a crop.
     func carriesColour(_ box: HEIFBox) -> Bool {
-        guard box.type == "colr", box.payload.count >= 4 else { return false }
-        let kind = String(decoding: meta[box.payload.prefix(4)], as: UTF8.self)
-        guard kind == "prof" || kind == "rICC" else { return true }
-        return ICCProfile.problem(in: Array(meta[box.payload.dropFirst(4)])) == nil
+        box.type == "colr" && box.payload.count >= 4 && profileProblems[box.start] == nil
     }
 
+    /// One hvc1 or av01 item as a coded image; `colour` is used when it has
+    /// no `colr` of its own.
     func codedImage(_ item: HEIFItem, colour: [[UInt8]], role: String) throws(ImagingError)
         -> HEIFCodedImage
     {
@@ -756,7 +769,7 @@ struct HEIFParser {
                     let profile = Array(meta[r.offset..<box.payload.upperBound])
                     if profile.isEmpty {
                         warnings.append("an empty ICC profile (0 bytes) was ignored")
-                    } else if let problem = ICCProfile.problem(in: profile) {
+                    } else if let problem = profileProblems[box.start] {
                         profileProblem = problem
                     } else {
                         icc = profile

@@ -116,8 +116,15 @@ struct JPEGMetadata {
         // are then its video.
         var motionPhoto = false
         var extended: [String: [String]]?
-        // Where the primary image ends, read once it is needed.
-        var primaryEnd: Int?
+        // Where the primary image ends (`nil` when it has no end), read
+        // once, when first needed.
+        var readEnd: Int??
+        func primaryEnd() throws(ImagingError) -> Int? {
+            if let end = readEnd { return end }
+            let end = try info.endOfImage(in: input)
+            readEnd = .some(end)
+            return end
+        }
         for segment in info.segments {
             let marker = segment.marker
             guard (0xE0...0xEF).contains(marker) || marker == 0xFE else { continue }
@@ -232,12 +239,10 @@ struct JPEGMetadata {
                     keep(body, "\(name) ICC_PROFILE", .kept, "the colour profile")
                 }
             case 0xE2 where body.starts(with: Array("MPF\0".utf8)):
-                if primaryEnd == nil {
-                    primaryEnd = try info.endOfImage(in: input) ?? input.byteCount
-                }
                 let lies =
-                    MPFIndex(body: body, bodyOffset: segment.bodyOffset)?.lies(
-                        primaryEnd: primaryEnd ?? input.byteCount, fileSize: input.byteCount) ?? []
+                    try MPFIndex(body: body, bodyOffset: segment.bodyOffset)?.lies(
+                        primaryEnd: primaryEnd() ?? input.byteCount, fileSize: input.byteCount)
+                    ?? []
                 drop(
                     "\(name) MPF",
                     "it indexes secondary images of the whole photo (HDR gain map, depth map, stereo pair)"
@@ -275,8 +280,7 @@ struct JPEGMetadata {
                     "not a kind CropKit can clean; it may hold an image of the whole photo")
             }
         }
-        if primaryEnd == nil { primaryEnd = try info.endOfImage(in: input) }
-        let trailing = primaryEnd.map { input.byteCount - $0 } ?? 0
+        let trailing = try primaryEnd().map { input.byteCount - $0 } ?? 0
         if trailing > 0 {
             result.entries.append(
                 MetadataEntry(

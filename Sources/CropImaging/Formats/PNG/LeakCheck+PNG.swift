@@ -8,6 +8,8 @@ extension LeakCheck {
         -> [LeakFinding]
     {
         var found: [LeakFinding] = []
+        // The XMP packets' findings, said after the chunks' own.
+        var xmp: [LeakFinding] = []
         // Every chunk but the image data, read from the file: the ones a
         // crop does not carry can hold images too.
         let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
@@ -16,10 +18,16 @@ extension LeakCheck {
                 found.append(LeakFinding(place: type, detail: image))
             } else if type == "iCCP",
                 let profile = ICCProfile.profile(fromICCP: PNGChunk(type: type, data: data)),
-                let image = embeddedImage(profile) ?? ICCProfile.tiff(in: profile)
+                let image = embeddedImage(profile) ?? embeddedTIFF(profile)
             {
                 // Compressed: searched once inflated.
                 found.append(LeakFinding(place: type, detail: "its profile holds \(image)"))
+            }
+            // The XMP packet as `metadata(in:)` reads it (at most 16 MiB).
+            if type == "iTXt", data.count <= 16 << 20,
+                let packet = PNGFileInfo.xmpPacket(inITXt: data)
+            {
+                xmp += xmpFindings(Array(packet), place: "iTXt XMP")
             }
             if type == "eXIf" {
                 for leak in EXIFRewriter(tiff: data)?.leaks(size: size) ?? [] {
@@ -27,9 +35,7 @@ extension LeakCheck {
                 }
             }
         }
-        for packet in try info.metadata(in: input).xmp {
-            found += xmpFindings(Array(packet.utf8), place: "iTXt XMP")
-        }
+        found += xmp
         if let end = info.endOfImage, end < input.byteCount {
             found.append(
                 try trailingFinding(place: "after IEND", end: end, input: input, format: .png))

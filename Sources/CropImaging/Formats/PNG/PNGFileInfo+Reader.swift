@@ -55,22 +55,26 @@ extension PNGFileInfo: FormatReader {
         try LeakCheck.pngFindings(self, input: input)
     }
 
+    /// The XMP packet of an uncompressed `iTXt` chunk's data (keyword
+    /// `XML:com.adobe.xmp`, flag 0, method, then language and translated
+    /// keyword, each ended by NUL), or `nil` for another text.
+    static func xmpPacket(inITXt data: [UInt8]) -> ArraySlice<UInt8>? {
+        guard data.starts(with: Array("XML:com.adobe.xmp\0\0".utf8)) else { return nil }
+        var at = 19
+        for _ in 0..<2 {
+            while at < data.count, data[at] != 0 { at += 1 }
+            at += 1
+        }
+        return at < data.count ? data[at...] : nil
+    }
+
     func metadata(in input: ImageInput) throws(ImagingError) -> ImageMetadata {
         var metadata = ImageMetadata()
         try LeakCheck.forEachPNGChunk(in: input, upTo: 16 << 20, except: "IDAT") { type, data in
             if type == "eXIf" {
                 metadata.exif.append(data)
-            } else if type == "iTXt", data.starts(with: Array("XML:com.adobe.xmp\0\0".utf8)) {
-                // Uncompressed iTXt: keyword, flag 0, method, then
-                // language and translated keyword, each ended by NUL.
-                var at = 19
-                for _ in 0..<2 {
-                    while at < data.count, data[at] != 0 { at += 1 }
-                    at += 1
-                }
-                if at < data.count {
-                    metadata.xmp.append(String(decoding: data[at...], as: UTF8.self))
-                }
+            } else if type == "iTXt", let packet = Self.xmpPacket(inITXt: data) {
+                metadata.xmp.append(String(decoding: packet, as: UTF8.self))
             }
         }
         metadata.iccProfile = carriedChunks.first(where: { $0.type == "iCCP" }).flatMap {
