@@ -35,6 +35,33 @@ import Testing
         try Data(manifest.joined(separator: "\n").utf8).write(
             to: URL(fileURLWithPath: at("m.jsonl")))
         #expect(cropkit("batch", at("m.jsonl"), "--report", at("r0.jsonl")).status == 0)
+        // What each written line says of its outputs' headers, read back
+        // by exiftool: the format and the pixel size.
+        if ExifTool.isInstalled {
+            let written = try String(contentsOfFile: at("r0.jsonl"), encoding: .utf8)
+                .split(separator: "\n")
+            var checked = 0
+            for line in written {
+                let json = try #require(
+                    try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                let outputs =
+                    [json] + ((json["variants"] as? [[String: Any]]) ?? [])
+                for said in outputs where said["output"] != nil && said["format"] != nil {
+                    let path = try #require(said["output"] as? String)
+                    let tags = try ExifTool.tags(path)
+                    // "image/png": the format; "48 40": the pixel size.
+                    let type = (tags["File:MIMEType"] as? String)?.replacingOccurrences(
+                        of: "image/", with: "")
+                    #expect(type == said["format"] as? String, "\(path): \(type ?? "?") \(said)")
+                    let size = tags["Composite:ImageSize"] as? String
+                    #expect(
+                        size == "\(said["width"] as? Int ?? -1) \(said["height"] as? Int ?? -1)",
+                        "\(path): exiftool reads \(size ?? "?"), the report \(said)")
+                    checked += 1
+                }
+            }
+            #expect(checked == 7, "every output of the six lines, two of them variants")
+        }
         // A rerun finds every output complete: its report says skipped,
         // with each header as found.
         #expect(cropkit("batch", at("m.jsonl"), "--report", at("r1.jsonl")).status == 0)
