@@ -26,6 +26,8 @@ struct ImageOptions {
             ("max-scans", .scans, \.maxScans),
             ("max-scan-passes", .scanPasses, \.maxScanPasses),
             ("max-memory", .memory, \.maxMemory),
+            ("max-frames", .frames, \.maxFrames),
+            ("max-animation-pixels", .animationPixels, \.maxAnimationPixels),
         ]
 
     /// The flag that raises `limit`, if there is one.
@@ -54,6 +56,15 @@ struct ImageOptions {
             name: "max-memory", value: "BYTES",
             help:
                 "refuse a crop whose peak memory would be more (its need plus 30M for the program); K, M, G suffixes (default 256M)"
+        ),
+        OptionSpec(
+            name: "max-frames", value: "N",
+            help:
+                "refuse animations with more frames (default \(DecodeLimits.standard.maxFrames))"),
+        OptionSpec(
+            name: "max-animation-pixels", value: "N",
+            help:
+                "refuse animations whose crop visits more pixels: frame areas plus the crop's once a frame (default \(DecodeLimits.standard.maxAnimationPixels))"
         ),
         OptionSpec(
             name: "max-pixels", value: "N",

@@ -12,6 +12,8 @@ import CropGeometry
 /// | `maxScans` | 500 | a progressive JPEG's scans (a scan bomb repeats them; encoders write about 10) |
 /// | `maxMemory` | 256 MiB | the peak resident memory of one crop: what it holds at once (``MemoryNeed``) plus `programMemory`; a 48-megapixel photo's crop, turned, fits; a bomb's 13000² frame does not |
 /// | `programMemory` | 30 MiB | what the process holds besides the crop, counted against `maxMemory`: the `cropkit` binary with its libraries loaded holds 19–28 MB (measured as the peak resident memory less the crop's need, on crops of every format; a 6400x6400 HEIC's JPEG: 28.3 MB), and 30 MiB leaves a margin; an app that budgets the crop alone sets 0 |
+/// | `maxFrames` | 10,000 | an animation's frames (a GIF bomb repeats a 1x1 frame a hundred thousand times; a 10-minute animation at 15 fps is 9,000) |
+/// | `maxAnimationPixels` | 2,147,483,648 | an animation's work: the sum of its frames' areas and, for every frame, the crop's (each frame is composited and cut); about 6 s of compositing |
 /// | `maxScanPasses` | 20 | how many times over a progressive JPEG's scans visit its blocks (``ScanWork``; encoders: 3 to 6) |
 ///
 /// A limit that is exceeded throws ``ImagingError/limitExceeded(_:limit:actual:)``
@@ -39,13 +41,22 @@ public struct DecodeLimits: Hashable, Sendable {
     /// The most times over a progressive JPEG's scans may visit its blocks
     /// (``ScanWork/passes``), checked from the scan headers before decoding.
     public var maxScanPasses: Int
+    /// The most frames an animation may have.
+    public var maxFrames: Int
+    /// The most pixels an animation's crop may visit: the sum of its
+    /// frames' areas plus the crop's area once a frame, checked from the
+    /// frame headers before anything is decoded.
+    public var maxAnimationPixels: Int
 
     /// Limits with the defaults in the table above, or the values given.
     public init(
         maxPixels: Int = 178_956_970, maxDimension: Int = 1_000_000, maxChunkBytes: Int = 16 << 20,
         maxMetadataBytes: Int = 64 << 20, maxFileBytes: Int = 2 << 30, maxScans: Int = 500,
-        maxScanPasses: Int = 20, maxMemory: Int = 256 << 20, programMemory: Int = 30 << 20
+        maxScanPasses: Int = 20, maxMemory: Int = 256 << 20, programMemory: Int = 30 << 20,
+        maxFrames: Int = 10_000, maxAnimationPixels: Int = 1 << 31
     ) {
+        self.maxFrames = maxFrames
+        self.maxAnimationPixels = maxAnimationPixels
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
         self.maxChunkBytes = maxChunkBytes

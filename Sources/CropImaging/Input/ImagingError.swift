@@ -77,6 +77,10 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
         case scans
         /// ``DecodeLimits/maxScanPasses``.
         case scanPasses
+        /// ``DecodeLimits/maxFrames``.
+        case frames
+        /// ``DecodeLimits/maxAnimationPixels``.
+        case animationPixels
         /// Memory the format forces a decode to hold (an interlaced PNG's
         /// rows, a progressive JPEG's coefficients).
         case memory
@@ -203,6 +207,10 @@ public enum ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
             "the progressive JPEG has more than \(value) scans"
         case .scanPasses:
             "the progressive JPEG's scans visit its blocks more than \(value) times over (\(actual) at the scan that passed it; encoders' scans visit them 3 to 6 times); refused before decoding"
+        case .frames:
+            "the animation has \(actual == Int.max ? "more than \(value)" : "\(actual)") frames, over the limit of \(value); refused before decoding"
+        case .animationPixels:
+            "cropping the animation would visit \(actual) pixels (its frames' areas and the crop's once a frame), over the limit of \(value); refused before decoding"
         case .memory:
             "the decode needs \(describeBytes(actual)) of memory, over the \(describeBytes(value)) it may take"
         case .fixturePixels:

@@ -95,6 +95,11 @@ struct CropCommand: Subcommand {
     static let options: [OptionSpec] =
         [
             OptionSpec(
+                name: "frame", value: "N",
+                help:
+                    "an animation (GIF, APNG, animated WebP): crop frame N (from 0) as a still, in any output format"
+            ),
+            OptionSpec(
                 name: "output", value: "OUT.png",
                 help:
                     "the file to write (\(OutputFormat.choices.map { "." + ($0.extensions.first ?? $0.name) }.joined(separator: ", "))); - for standard output; repeat for variants",
@@ -131,6 +136,10 @@ struct CropCommand: Subcommand {
     /// With several `-o`: every output and its job (the first is
     /// ``output`` and ``job``); empty for one output.
     var variants: [(output: String, job: CropJob)] = []
+    /// `--frame N`: one frame of an animation, as a still.
+    var frame: Int?
+    /// Whether the output is a GIF (written by the animation path).
+    var gifOutput = false
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         let outputs = parsed.repeated["output"] ?? []
@@ -205,6 +214,14 @@ struct CropCommand: Subcommand {
             throw UsageError(message: "missing -o OUT.png")
         }
         self.output = output
+        if let text = parsed.values["frame"] {
+            guard let value = Int(text), value >= 0 else {
+                throw UsageError(message: "--frame must be a whole number from 0, not '\(text)'")
+            }
+            frame = value
+        }
+        let lowered = output.lowercased()
+        gifOutput = lowered.hasSuffix(".gif") || parsed.values["format"]?.lowercased() == "gif"
         let viewFlags = [
             "viewport", "selection", "mode", "image-scale", "zoom", "offset", "aspect",
         ]
@@ -288,9 +305,16 @@ struct CropCommand: Subcommand {
         force = parsed.flags.contains("force")
         json = parsed.flags.contains("json")
         image = try ImageOptions(parsed)
+        var formatArguments = parsed
+        if gifOutput {
+            // A GIF is written by the animation path; the plan is made as for PNG.
+            formatArguments.values["format"] = nil
+        }
         job = CropJob(
             region: region, orientation: orientation,
-            format: try OutputOptions.format(for: output, parsed), lenient: image.lenient)
+            format: try OutputOptions.format(
+                for: gifOutput ? String(output.dropLast(4)) + ".png" : output, formatArguments),
+            lenient: image.lenient)
         job.clampsToImage = parsed.flags.contains("clamp")
         job.resampling = resampling
         if resampling.angle != 0 || resampling.size != nil || parsed.flags.contains("inside")
@@ -314,7 +338,45 @@ struct CropCommand: Subcommand {
     func run(console: Console) -> Int32 {
         if !variants.isEmpty { return runVariants(console: console) }
         do throws(ImagingError) {
-            let source = try image.open(input)
+            var source: ImageSource
+            if let animated = try AnimatedImage.open(path: input, limits: image.limits) {
+                if frame == nil && !gifOutput && !["png", "webp"].contains(job.format.name)
+                    && animated.animation.frames.count > 1
+                {
+                    console.err.write(
+                        "error: \(field: input) is an animation of \(animated.animation.frames.count) frames and \(job.format.displayName) holds one image: add --frame N (0 to \(animated.animation.frames.count - 1)) for a still of one frame, or write GIF, APNG (.png) or WebP\n"
+                    )
+                    return ExitCode.usage
+                }
+                if let frame {
+                    if gifOutput {
+                        console.err.write(
+                            "error: a still frame is written as PNG, JPEG, HEIC, WebP or AVIF, not GIF\n"
+                        )
+                        return ExitCode.usage
+                    }
+                    source = try animated.frame(frame)
+                } else if gifOutput || ["png", "webp"].contains(job.format.name) {
+                    return runAnimation(animated, console: console)
+                } else {
+                    source = try animated.frame(0)
+                }
+            } else {
+                if let frame {
+                    console.err.write(
+                        "error: --frame \(frame) is for an animation; \(field: input) is a still image\n"
+                    )
+                    return ExitCode.usage
+                }
+                if gifOutput {
+                    console.err.write(
+                        "error: GIF is written from an animation (GIF, APNG, animated WebP); write a still as \(Self.formats)\n"
+                    )
+                    return ExitCode.usage
+                }
+                source = try image.open(input)
+            }
+            source.inflater = image.inflater
             let plan: CropPlan
             do throws(CropPlanError) {
                 plan = try job.plan(for: source)
@@ -381,6 +443,59 @@ struct CropCommand: Subcommand {
                     )
                 }
                 console.out.write(Self.locationNote(location) + Self.peopleNote(people))
+            }
+            for warning in report.warnings { console.err.write("warning: \(field: warning)\n") }
+            return ExitCode.success
+        } catch {
+            console.err.write("error: \(field: error.commandLineMessage)\n")
+            return error.exitCode
+        }
+    }
+
+    /// Every frame of an animation cut to the rect, written as GIF, APNG or
+    /// WebP with the same timeline.
+    func runAnimation(_ animated: AnimatedImage, console: Console) -> Int32 {
+        let rect: PixelRect<StoredPixels>
+        do throws(CropPlanError) {
+            rect = try animated.rect(for: job)
+        } catch {
+            return Self.refused(error, console: console, json: json)
+        }
+        let format: ImageFormat = gifOutput ? .gif : job.format.name == "webp" ? .webp : .png
+        do throws(ImagingError) {
+            if output == "-" {
+                console.err.write(
+                    "error: an animation is written to a file, not to standard output\n")
+                return ExitCode.usage
+            }
+            let report = try animated.write(rect, as: format, to: output, replacing: force)
+            if json {
+                var members: [JSONValue.Member] = [
+                    .init("input", .string(input)), .init("output", .string(output)),
+                    .init("format", .string(format == .png ? "apng" : format.rawValue)),
+                ]
+                let rectValues: [JSONValue] = [rect.x, rect.y, rect.width, rect.height].map {
+                    JSONValue.number($0)
+                }
+                members.append(.init("rect", .array(rectValues)))
+                let counts: [(String, Int)] = [
+                    ("width", rect.width), ("height", rect.height), ("frames", report.frames),
+                    ("plays", report.plays), ("durationMs", report.totalMilliseconds),
+                    ("copied", report.copied), ("encodedLosslessly", report.losslessAgain),
+                    ("encodedLossy", report.lossyAgain), ("bytes", report.bytes),
+                ]
+                for (key, count) in counts { members.append(.init(key, .number(count))) }
+                members.append(
+                    .init("dropped", .array(report.dropped.map { JSONValue.string($0) })))
+                members.append(
+                    .init("warnings", .array(report.warnings.map { JSONValue.string($0) })))
+                let value = JSONValue.object(members)
+                console.out.write(value.text + "\n")
+            } else {
+                console.out.write(
+                    "wrote \(field: output): \(rect.width)x\(rect.height) \(report.summary), \(report.bytes) bytes (pixels \(rect) of \(field: input)'s canvas, every frame)\n"
+                )
+                for entry in report.dropped { console.out.write("  dropped \(field: entry)\n") }
             }
             for warning in report.warnings { console.err.write("warning: \(field: warning)\n") }
             return ExitCode.success

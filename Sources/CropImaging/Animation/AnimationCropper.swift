@@ -1,0 +1,527 @@
+import CropGeometry
+
+/// Cuts every frame of an animation to a rect and writes the same timeline
+/// (DESIGN.md, "Animated images"): same frames, same durations, same loop
+/// count, each displayed canvas the source's cut to the rect.
+///
+/// Into its own container a frame keeps its operations (its rect cut to
+/// the crop, its disposal, its blend): the composition is the same pixel by
+/// pixel, so every player shows the same. A frame inside the crop keeps its
+/// coded bytes; a cut frame is coded again from its own decoded values (a
+/// GIF's indices, an APNG's samples, a WebP's pixels: losslessly, or lossy
+/// for a lossy WebP frame); a frame that misses the crop becomes a 1x1
+/// transparent frame drawn over. Where that cannot be said (an odd WebP
+/// offset whose frame is disposed, an opaque APNG with no transparent
+/// sample) and into another container, a frame is written from the
+/// displayed canvas: the rect where it changed, replacing, not disposed.
+struct AnimationCropper {
+    let animation: Animation
+    let input: ImageInput
+    let limits: DecodeLimits
+    let rect: PixelRect<StoredPixels>
+    let output: ImageFormat
+    /// The quality of a lossy WebP frame coded again.
+    var lossyQuality = 90
+    /// Whether an APNG of the source's colour type may be written
+    /// (otherwise RGBA: after a frame it could not hold).
+    var keepsColourType = true
+
+    /// What the crop wrote, frame by frame.
+    struct Outcome {
+        var bytes: Int
+        var copied = 0
+        var losslessAgain = 0
+        var lossyAgain = 0
+        var fromCanvas = 0
+        var warnings: [String] = []
+        var colorType: String = ""
+    }
+
+    /// Why a crop into the source's own container has to start again in
+    /// its general form.
+    struct Restart: Error {}
+
+    private var sameContainer: Bool { output == animation.format }
+
+    /// Writes the cropped animation to `sink`.
+    ///
+    /// - Throws: ``ImagingError``.
+    func write(to sink: some ByteSink) throws(ImagingError) -> Outcome {
+        if sameContainer, animation.format == .png, keepsColourType {
+            // Try the source's colour type in memory first: a frame it cannot
+            // hold sends the whole crop to RGBA.
+            let memory = MemorySink()
+            do {
+                var outcome = try run(to: memory)
+                try sink.write(memory.bytes[...])
+                outcome.bytes = memory.bytes.count
+                return outcome
+            } catch {
+                if let imaging = error as? ImagingError { throw imaging }
+                guard error is Restart else {
+                    throw .encodeFailed(format: "png", detail: "\(error)")
+                }
+            }
+            var general = self
+            general.keepsColourType = false
+            return try general.write(to: sink)
+        }
+        do {
+            return try run(to: sink)
+        } catch {
+            if let imaging = error as? ImagingError { throw imaging }
+            throw .encodeFailed(format: output.rawValue, detail: "\(error)")
+        }
+    }
+
+    private func run(to sink: some ByteSink) throws -> Outcome {
+        let out = CountingSink(sink)
+        let decoder = AnimationFrameDecoder(animation: animation, input: input, limits: limits)
+        let depth = animation.bitDepth == 16 && output == .png ? 2 : 1
+        var outcome = Outcome(bytes: 0)
+        var writer = try makeWriter(out, decoder: decoder, outcome: &outcome)
+        try writer.begin(size: rect.size, plays: animation.plays)
+
+        // GIF into GIF keeps every frame's operations and needs no canvas.
+        let needsCanvas = !(sameContainer && animation.format == .gif)
+        let arithmetic: BlendArithmetic =
+            switch animation.format {
+            case .gif: .binary
+            case .webp: .libwebp
+            default: .exact
+            }
+        var canvas = AnimationCanvas(
+            width: needsCanvas ? animation.canvas.width : 0,
+            height: needsCanvas ? animation.canvas.height : 0, bytesPerChannel: depth)
+        var shown = AnimationCanvas(width: rect.width, height: rect.height, bytesPerChannel: depth)
+        var inSync = true
+        var gifState = GIFCanvasWriter(rect: rect)
+        var previousWebP: (rect: PixelRect<StoredPixels>, disposal: FrameDisposal, key: Bool)?
+
+        for (index, frame) in animation.frames.enumerated() {
+            let cut = frame.rect.meeting(rect)
+            var decoded: DecodedFrame?
+            func frameDecoded() throws(ImagingError) -> DecodedFrame {
+                if let decoded { return decoded }
+                let made = try decoder.decode(index)
+                decoded = made
+                return made
+            }
+            var saved: AnimationCanvas?
+            var target = shown
+            if needsCanvas {
+                let before = inSync ? canvas.cut(rect) : shown
+                shown = before
+                if frame.disposal == .previous { saved = canvas.cut(frame.rect) }
+                let pixels = try frameDecoded().rgba
+                var untouched: PixelRect<StoredPixels>?
+                var key = index == 0
+                if arithmetic == .libwebp, case .webp(let data) = frame.data {
+                    let full = frame.rect.size == animation.canvas
+                    let hasAlpha =
+                        data.alpha != nil || data.bitstreamType == "VP8L" && pixels.hasTransparency
+                    if full && (!hasAlpha || frame.blend == .source) { key = true }
+                    if let previous = previousWebP, previous.disposal == .background,
+                        previous.rect.size == animation.canvas || previous.key
+                    {
+                        key = true
+                    }
+                    if key {
+                        canvas = AnimationCanvas(
+                            width: canvas.width, height: canvas.height, bytesPerChannel: 1)
+                        untouched = PixelRect(size: animation.canvas)
+                    } else if let previous = previousWebP, previous.disposal == .background {
+                        untouched = previous.rect
+                    }
+                    previousWebP = (frame.rect, frame.disposal, key)
+                }
+                canvas.draw(
+                    pixels, at: frame.rect, blend: frame.blend, arithmetic: arithmetic,
+                    untouched: untouched)
+                target = canvas.cut(rect)
+            }
+
+            var written: OutputFrame?
+            if sameContainer && inSync {
+                written = try keptFrame(
+                    index, frame, cut: cut, decoded: frameDecoded, before: shown)
+            }
+            if let kept = written {
+                try writer.add(kept)
+                count(kept.how, into: &outcome)
+            } else if output == .gif {
+                for made in try gifState.frames(
+                    before: shown, target: target, duration: frame.duration, index: index)
+                {
+                    try writer.add(made)
+                }
+                outcome.fromCanvas += 1
+                outcome.losslessAgain += 1
+            } else {
+                let lossy = output == .webp && !frame.isLossless
+                let made = try canvasFrame(
+                    before: shown, target: target, duration: frame.duration, lossy: lossy)
+                try writer.add(made)
+                outcome.fromCanvas += 1
+                count(made.how, into: &outcome)
+            }
+
+            if needsCanvas {
+                switch frame.disposal {
+                case .none: break
+                case .background: canvas.clear(frame.rect)
+                case .previous:
+                    if let saved { canvas.paste(saved, x: frame.rect.x, y: frame.rect.y) }
+                }
+                if written == nil {
+                    shown = target
+                    inSync = shown == canvas.cut(rect) || shownMatches(shown, canvas.cut(rect))
+                }
+            }
+        }
+        if output == .gif, let last = try gifState.flush() { try writer.add(last) }
+        outcome.bytes = try writer.finish()
+        return outcome
+    }
+
+    private func shownMatches(_ a: AnimationCanvas, _ b: AnimationCanvas) -> Bool {
+        for i in 0..<(a.width * a.height) where !a.showsSame(i, as: b, i) { return false }
+        return true
+    }
+
+    private func count(_ how: OutputFrame.How, into outcome: inout Outcome) {
+        switch how {
+        case .copied: outcome.copied += 1
+        case .losslessAgain: outcome.losslessAgain += 1
+        case .lossyAgain: outcome.lossyAgain += 1
+        }
+    }
+
+    // MARK: Writers
+
+    private func makeWriter(
+        _ out: CountingSink, decoder: AnimationFrameDecoder, outcome: inout Outcome
+    ) throws
+        -> any AnimationFileWriter
+    {
+        switch output {
+        case .gif:
+            var writer = GIFFileWriter(out: out)
+            if sameContainer, case .gif(let details) = animation.details {
+                writer.globalColours = details.globalColours
+                writer.backgroundIndex = details.backgroundIndex
+                writer.aspectByte = details.aspectByte
+                outcome.colorType = "palette (the source's colour tables)"
+            } else {
+                outcome.colorType = "palette (a local colour table a frame)"
+            }
+            return writer
+        case .png:
+            if sameContainer, keepsColourType, case .png(let details) = animation.details {
+                var hidden: [UInt8]?
+                if details.hiddenDefault != nil, let image = try decoder.decodeHiddenDefault() {
+                    hidden = try Self.zlib(of: image.cropped(to: rect))
+                }
+                var writer = APNGFileWriter(
+                    out: out, colorType: details.colorType, bitDepth: details.bitDepth,
+                    chunks: details.colourChunks, frameCount: animation.frames.count,
+                    hiddenDefault: hidden)
+                writer.storedDenominators = details.storedDenominators
+                outcome.colorType = "\(details.colorType) \(details.bitDepth)-bit (the source's)"
+                return writer
+            }
+            var hidden: [UInt8]?
+            let depth = animation.bitDepth == 16 ? 16 : 8
+            if case .png(let details) = animation.details, details.hiddenDefault != nil,
+                let image = try decoder.decodeHiddenDefault()
+            {
+                let rgba = AnimationFrameDecoder.rgba(image, depth: depth).cut(rect)
+                hidden = try Self.zlib(of: rgba.raster)
+            }
+            let chunks: [PNGChunk] =
+                if case .png(let details) = animation.details {
+                    details.colourChunks.filter {
+                        $0.type != "PLTE" && $0.type != "tRNS" && $0.type != "sBIT"
+                    }
+                } else { [] }
+            outcome.colorType = "RGBA \(depth)-bit"
+            var writer = APNGFileWriter(
+                out: out, colorType: .rgba, bitDepth: depth, chunks: chunks,
+                frameCount: animation.frames.count, hiddenDefault: hidden)
+            if case .png(let details) = animation.details {
+                writer.storedDenominators = details.storedDenominators
+            }
+            return writer
+        default:
+            var background: [UInt8] = [0, 0, 0, 0]
+            var icc: [UInt8]?
+            if case .webp(let details) = animation.details {
+                background = details.background
+                if let range = details.icc {
+                    icc = try input.read(at: range.offset, count: range.count, format: .webp)
+                }
+            }
+            outcome.colorType = "RGBA 8-bit"
+            return AnimatedWebPFileWriter(out: out, background: background, icc: icc)
+        }
+    }
+
+    /// A PNG image's zlib stream, as the PNG encoder writes it.
+    static func zlib(of image: RasterImage) throws(ImagingError) -> [UInt8] {
+        let file = try PNGEncoder(threads: 1).encode(image)
+        var data: [UInt8] = []
+        var at = 8
+        while at + 12 <= file.count {
+            let length = Int(file.bigEndianUInt32(at: at))
+            let type = String(decoding: file[(at + 4)..<(at + 8)], as: UTF8.self)
+            if type == "IDAT" { data += file[(at + 8)..<(at + 8 + length)] }
+            at += 12 + length
+        }
+        return data
+    }
+
+    // MARK: A frame kept with its operations
+
+    private func keptFrame(
+        _ index: Int, _ frame: AnimationFrame, cut: PixelRect<StoredPixels>?,
+        decoded: () throws(ImagingError) -> DecodedFrame, before: AnimationCanvas
+    ) throws -> OutputFrame? {
+        let inside = cut == frame.rect
+        switch (frame.data, animation.details) {
+        case (.gif(let data), .gif(let details)):
+            guard let cut else {
+                // A 1x1 frame of the transparent index: nothing drawn.
+                let table = details.globalColours == nil ? [UInt8](repeating: 0, count: 6) : nil
+                return OutputFrame(
+                    rect: PixelRect(x: 0, y: 0, width: 1, height: 1), duration: frame.duration,
+                    disposal: .none, blend: .over,
+                    coded: .gif(
+                        lzw: GIFLZW.encode([0], minimum: 2), localColours: table,
+                        transparentIndex: 0, storedDisposal: 1), how: .losslessAgain)
+            }
+            let moved = cut.offset(by: -rect.x, -rect.y)
+            if inside {
+                let lzw = try input.read(at: data.lzw.offset, count: data.lzw.count, format: .gif)
+                return OutputFrame(
+                    rect: moved, duration: frame.duration, disposal: frame.disposal, blend: .over,
+                    coded: .gif(
+                        lzw: lzw, localColours: data.localColours,
+                        transparentIndex: data.transparentIndex,
+                        storedDisposal: data.storedDisposal, interlaced: data.interlaced),
+                    how: .copied)
+            }
+            // Interlacing is not kept: the cut rows are written in order.
+            let indices = try decoded().indices ?? []
+            let local = cut.offset(by: -frame.rect.x, -frame.rect.y)
+            var kept = [UInt8]()
+            kept.reserveCapacity(cut.width * cut.height)
+            for y in local.y..<local.maxY {
+                let start = y * frame.rect.width + local.x
+                kept += indices[start..<start + local.width]
+            }
+            let minimum =
+                data.lzw.count > 0
+                ? Int(try input.read(at: data.lzw.offset, count: 1, format: .gif)[0]) : 8
+            return OutputFrame(
+                rect: moved, duration: frame.duration, disposal: frame.disposal, blend: .over,
+                coded: .gif(
+                    lzw: GIFLZW.encode(kept, minimum: minimum), localColours: data.localColours,
+                    transparentIndex: data.transparentIndex, storedDisposal: data.storedDisposal),
+                how: .losslessAgain)
+        case (.png(let pieces), .png(let details)):
+            // Written as RGBA after a frame the source's colour type could
+            // not hold: every frame from the canvas.
+            guard keepsColourType else { return nil }
+            guard let cut else {
+                return try noOpPNG(frame, details: details, before: before)
+            }
+            let moved = cut.offset(by: -rect.x, -rect.y)
+            if inside && (index > 0 || details.hiddenDefault != nil || moved.size == rect.size) {
+                var zlib: [UInt8] = []
+                for piece in pieces {
+                    zlib += try input.read(at: piece.offset, count: piece.count, format: .png)
+                }
+                if !details.interlaced {
+                    return OutputFrame(
+                        rect: moved, duration: frame.duration, disposal: frame.disposal,
+                        blend: frame.blend,
+                        coded: .png(zlib: zlib), how: .copied)
+                }
+            }
+            guard let samples = try decoded().samples else { throw Restart() }
+            let local = cut.offset(by: -frame.rect.x, -frame.rect.y)
+            return OutputFrame(
+                rect: moved, duration: frame.duration, disposal: frame.disposal, blend: frame.blend,
+                coded: .png(zlib: try Self.zlib(of: samples.cropped(to: local))),
+                how: .losslessAgain)
+        case (.webp(let data), .webp):
+            guard let cut else {
+                return try noOpWebP(frame)
+            }
+            var moved = cut.offset(by: -rect.x, -rect.y)
+            if inside && moved.x % 2 == 0 && moved.y % 2 == 0 {
+                let alpha = try data.alpha.map { range throws(ImagingError) in
+                    try input.read(at: range.offset, count: range.count, format: .webp)
+                }
+                let bitstream = try input.read(
+                    at: data.bitstream.offset, count: data.bitstream.count, format: .webp)
+                return OutputFrame(
+                    rect: moved, duration: frame.duration, disposal: frame.disposal,
+                    blend: frame.blend,
+                    coded: .webp(alpha: alpha, bitstream: bitstream, type: data.bitstreamType),
+                    how: .copied)
+            }
+            var pixels = try decoded().rgba.cut(cut.offset(by: -frame.rect.x, -frame.rect.y))
+            let padX = moved.x % 2
+            let padY = moved.y % 2
+            if padX + padY > 0 {
+                // An odd offset: one column or row more to the left or top,
+                // drawn as a no-op: transparent drawn over, or the shown
+                // pixels replaced by themselves. A disposed frame would clear
+                // them too: written from the canvas instead.
+                guard frame.disposal == .none else { return nil }
+                let grown = PixelRect<StoredPixels>(
+                    x: moved.x - padX, y: moved.y - padY, width: moved.width + padX,
+                    height: moved.height + padY)
+                var padded =
+                    frame.blend == .over
+                    ? AnimationCanvas(width: grown.width, height: grown.height, bytesPerChannel: 1)
+                    : before.cut(grown)
+                padded.paste(pixels, x: padX, y: padY)
+                pixels = padded
+                moved = grown
+            }
+            let lossy = !frame.isLossless
+            return OutputFrame(
+                rect: moved, duration: frame.duration, disposal: frame.disposal, blend: frame.blend,
+                coded: try webpCoded(pixels, lossy: lossy),
+                how: lossy ? .lossyAgain : .losslessAgain)
+        default:
+            return nil
+        }
+    }
+
+    private func noOpPNG(_ frame: AnimationFrame, details: APNGDetails, before: AnimationCanvas)
+        throws -> OutputFrame?
+    {
+        let one = PixelRect<StoredPixels>(x: 0, y: 0, width: 1, height: 1)
+        var pixel: RasterImage
+        let wide = details.bitDepth == 16
+        let trns = details.colourChunks.first { $0.type == "tRNS" }?.data
+        switch details.colorType {
+        case .rgba, .grayAlpha:
+            pixel = RasterImage(
+                width: 1, height: 1, colorType: details.colorType, bitDepth: details.bitDepth,
+                samples: [UInt8](repeating: 0, count: details.colorType.channels * (wide ? 2 : 1)))
+        case .palette:
+            guard let trns, let index = trns.firstIndex(of: 0) else { throw Restart() }
+            pixel = RasterImage(
+                width: 1, height: 1, colorType: .palette, bitDepth: details.bitDepth,
+                samples: [UInt8(index)],
+                chunks: details.colourChunks.filter { $0.type == "PLTE" || $0.type == "tRNS" })
+        case .gray, .rgb:
+            guard let trns, trns.count >= (details.colorType == .gray ? 2 : 6) else {
+                throw Restart()
+            }
+            let values = stride(from: 0, to: trns.count, by: 2).map {
+                Int(trns[$0]) << 8 | Int(trns[$0 + 1])
+            }
+            var samples: [UInt8] = []
+            for v in values {
+                samples += wide ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF)]
+            }
+            pixel = RasterImage(
+                width: 1, height: 1, colorType: details.colorType, bitDepth: details.bitDepth,
+                samples: samples)
+        }
+        _ = before
+        return OutputFrame(
+            rect: one, duration: frame.duration, disposal: .none, blend: .over,
+            coded: .png(zlib: try Self.zlib(of: pixel)), how: .losslessAgain)
+    }
+
+    private func noOpWebP(_ frame: AnimationFrame) throws -> OutputFrame {
+        let pixel = AnimationCanvas(width: 1, height: 1, bytesPerChannel: 1)
+        return OutputFrame(
+            rect: PixelRect(x: 0, y: 0, width: 1, height: 1), duration: frame.duration,
+            disposal: .none,
+            blend: .over, coded: try webpCoded(pixel, lossy: false), how: .losslessAgain)
+    }
+
+    private func webpCoded(_ pixels: AnimationCanvas, lossy: Bool) throws -> OutputFrame.Coded {
+        let file = try WebPEncoder.encode(
+            pixels.raster, lossless: !lossy, quality: lossy ? lossyQuality : 100)
+        guard let chunks = WebPContainer.frameChunks(of: file) else {
+            throw ImagingError.encodeFailed(format: "webp", detail: "libwebp wrote no bitstream")
+        }
+        return .webp(alpha: chunks.alpha, bitstream: chunks.bitstream, type: chunks.type)
+    }
+
+    // MARK: A frame from the displayed canvas
+
+    /// The rect where `target` differs from `before` (grown to even
+    /// offsets for WebP), written replacing, not disposed.
+    private func canvasFrame(
+        before: AnimationCanvas, target: AnimationCanvas, duration: FrameDuration, lossy: Bool
+    ) throws -> OutputFrame {
+        guard var changed = Self.changedRect(before, target) else {
+            let pixel = AnimationCanvas(
+                width: 1, height: 1, bytesPerChannel: target.bytesPerChannel)
+            let one = PixelRect<StoredPixels>(x: 0, y: 0, width: 1, height: 1)
+            let coded: OutputFrame.Coded =
+                output == .webp
+                ? try webpCoded(pixel, lossy: false) : .png(zlib: try Self.zlib(of: pixel.raster))
+            return OutputFrame(
+                rect: one, duration: duration, disposal: .none, blend: .over, coded: coded,
+                how: .losslessAgain)
+        }
+        if output == .webp {
+            let x = changed.x - changed.x % 2
+            let y = changed.y - changed.y % 2
+            changed = PixelRect(x: x, y: y, width: changed.maxX - x, height: changed.maxY - y)
+        }
+        let pixels = target.cut(changed)
+        let coded: OutputFrame.Coded =
+            output == .webp
+            ? try webpCoded(pixels, lossy: lossy) : .png(zlib: try Self.zlib(of: pixels.raster))
+        return OutputFrame(
+            rect: changed, duration: duration, disposal: .none, blend: .source, coded: coded,
+            how: lossy ? .lossyAgain : .losslessAgain)
+    }
+
+    /// The smallest rect holding every pixel `a` and `b` show differently.
+    static func changedRect(_ a: AnimationCanvas, _ b: AnimationCanvas) -> PixelRect<StoredPixels>?
+    {
+        var x0 = Int.max
+        var y0 = Int.max
+        var x1 = -1
+        var y1 = -1
+        for y in 0..<a.height {
+            for x in 0..<a.width where !a.showsSame(y * a.width + x, as: b, y * a.width + x) {
+                x0 = min(x0, x)
+                x1 = max(x1, x)
+                y0 = min(y0, y)
+                y1 = max(y1, y)
+            }
+        }
+        guard x1 >= 0 else { return nil }
+        return PixelRect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
+    }
+}
+
+extension AnimationCanvas {
+    /// Whether any pixel is not fully opaque.
+    var hasTransparency: Bool {
+        for i in 0..<(width * height) where alpha(i) != (bytesPerChannel == 1 ? 255 : 65535) {
+            return true
+        }
+        return false
+    }
+}
+
+extension PixelRect where Space == StoredPixels {
+    /// The rect moved by (`dx`, `dy`).
+    func offset(by dx: Int, _ dy: Int) -> PixelRect<StoredPixels> {
+        PixelRect(x: x + dx, y: y + dy, width: width, height: height)
+    }
+}

@@ -1,0 +1,258 @@
+import CropGeometry
+
+/// One frame decoded: its pixels as RGBA (what is composited) and, for a
+/// lossless container, in the container's own form (a GIF's indices, an
+/// APNG's samples), which a crop into the same container cuts and codes
+/// again without changing a value.
+struct DecodedFrame {
+    /// The frame's pixels, RGBA at the animation's channel depth.
+    var rgba: AnimationCanvas
+    /// A GIF frame's palette indices, one byte a pixel, rows top to bottom.
+    var indices: [UInt8]? = nil
+    /// An APNG frame's samples in the file's colour type and bit depth.
+    var samples: RasterImage? = nil
+}
+
+/// Decodes the frames of an ``Animation`` one at a time.
+struct AnimationFrameDecoder {
+    let animation: Animation
+    let input: ImageInput
+    let limits: DecodeLimits
+
+    /// Frame `index` decoded.
+    ///
+    /// - Throws: ``ImagingError``, naming the frame.
+    func decode(_ index: Int) throws(ImagingError) -> DecodedFrame {
+        let frame = animation.frames[index]
+        switch (frame.data, animation.details) {
+        case (.gif(let data), .gif(let details)):
+            return try decodeGIF(frame, data, details, index: index)
+        case (.png(let pieces), .png(let details)):
+            let samples = try decodePNG(
+                pieces, details: details, size: frame.rect.size, what: "frame \(index)")
+            return DecodedFrame(
+                rgba: Self.rgba(samples, depth: animation.bitDepth), samples: samples)
+        case (.webp(let data), _):
+            return DecodedFrame(rgba: try decodeWebP(data, size: frame.rect.size, index: index))
+        default:
+            throw .corrupt(
+                format: animation.format, detail: "frame \(index) is not of its container")
+        }
+    }
+
+    /// The hidden default image of an APNG whose IDAT image is not a frame.
+    func decodeHiddenDefault() throws(ImagingError) -> RasterImage? {
+        guard case .png(let details) = animation.details, let pieces = details.hiddenDefault else {
+            return nil
+        }
+        return try decodePNG(
+            pieces, details: details, size: animation.canvas, what: "the default image")
+    }
+
+    // MARK: GIF
+
+    /// The palette the frame's indices look up (local, else global).
+    static func palette(_ data: GIFFrameData, _ details: GIFDetails) -> [UInt8] {
+        data.localColours ?? details.globalColours ?? []
+    }
+
+    private func decodeGIF(
+        _ frame: AnimationFrame, _ data: GIFFrameData, _ details: GIFDetails, index: Int
+    ) throws(ImagingError) -> DecodedFrame {
+        let blocks = try input.read(at: data.lzw.offset, count: data.lzw.count, format: .gif)
+        let count = frame.rect.width * frame.rect.height
+        var (indices, _) = try GIFLZW.decode(GIFLZW.joined(blocks), count: count, frame: index)
+        if data.interlaced {
+            indices = Self.deinterlace(indices, width: frame.rect.width, height: frame.rect.height)
+        }
+        let palette = Self.palette(data, details)
+        let entries = palette.count / 3
+        var rgba = [UInt8](repeating: 0, count: count * 4)
+        for i in 0..<count {
+            let value = Int(indices[i])
+            if value == data.transparentIndex { continue }
+            if value < entries {
+                rgba[4 * i] = palette[3 * value]
+                rgba[4 * i + 1] = palette[3 * value + 1]
+                rgba[4 * i + 2] = palette[3 * value + 2]
+            }
+            // An index past the table shows black, as browsers draw it.
+            rgba[4 * i + 3] = 255
+        }
+        return DecodedFrame(
+            rgba: AnimationCanvas(
+                width: frame.rect.width, height: frame.rect.height, bytesPerChannel: 1,
+                samples: rgba),
+            indices: indices)
+    }
+
+    /// Rows stored in GIF's four interlace passes, put in order.
+    static func deinterlace(_ stored: [UInt8], width: Int, height: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: stored.count)
+        var row = 0
+        for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {
+            var y = start
+            while y < height {
+                for x in 0..<width { out[y * width + x] = stored[row * width + x] }
+                row += 1
+                y += step
+            }
+        }
+        return out
+    }
+
+    // MARK: APNG
+
+    /// A still PNG of `size` holding these zlib pieces, decoded by the PNG
+    /// path (the IDAT path decodes an fdAT's data the same way).
+    private func decodePNG(
+        _ pieces: [ByteRange], details: APNGDetails, size: PixelSize<StoredPixels>, what: String
+    ) throws(ImagingError) -> RasterImage {
+        var file: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
+        var ihdr: [UInt8] = []
+        ihdr.appendBigEndian(UInt32(size.width))
+        ihdr.appendBigEndian(UInt32(size.height))
+        ihdr += [
+            UInt8(details.bitDepth), details.colorType.rawValue, 0, 0, details.interlaced ? 1 : 0,
+        ]
+        appendChunk("IHDR", ihdr, to: &file)
+        for chunk in details.colourChunks where chunk.type == "PLTE" || chunk.type == "tRNS" {
+            appendChunk(chunk.type, chunk.data, to: &file)
+        }
+        var data: [UInt8] = []
+        for piece in pieces {
+            data += try input.read(at: piece.offset, count: piece.count, format: .png)
+        }
+        appendChunk("IDAT", data, to: &file)
+        appendChunk("IEND", [UInt8](), to: &file)
+        do {
+            let source = try ImageSource(ImageInput(bytes: file, name: what), limits: limits)
+            return try source.decode().image
+        } catch {
+            throw .corrupt(format: .png, detail: "\(what): \(Self.detail(error))")
+        }
+    }
+
+    /// A frame's samples as RGBA at `depth` bits.
+    static func rgba(_ image: RasterImage, depth: Int) -> AnimationCanvas {
+        let count = image.width * image.height
+        let wide = depth == 16
+        var out = [UInt8](repeating: 0, count: count * (wide ? 8 : 4))
+        let palette = image.palette ?? []
+        let trns = image.chunks.first(where: { $0.type == "tRNS" })?.data ?? []
+        let maxValue = (1 << image.bitDepth) - 1
+        // A sample scaled to the canvas depth.
+        func scaled(_ v: Int) -> Int {
+            let top = wide ? 65535 : 255
+            if image.bitDepth == (wide ? 16 : 8) { return v }
+            return (v * top + maxValue / 2) / maxValue
+        }
+        var keyColour: [Int]?
+        if !trns.isEmpty, image.colorType == .gray, trns.count >= 2 {
+            keyColour = [Int(trns[0]) << 8 | Int(trns[1])]
+        } else if !trns.isEmpty, image.colorType == .rgb, trns.count >= 6 {
+            keyColour = [0, 2, 4].map { Int(trns[$0]) << 8 | Int(trns[$0 + 1]) }
+        }
+        for i in 0..<count {
+            let x = i % image.width
+            let y = i / image.width
+            var r = 0
+            var g = 0
+            var b = 0
+            var a = wide ? 65535 : 255
+            switch image.colorType {
+            case .palette:
+                let index = image.sample(x: x, y: y, channel: 0)
+                if 3 * index + 2 < palette.count {
+                    r = Int(palette[3 * index])
+                    g = Int(palette[3 * index + 1])
+                    b = Int(palette[3 * index + 2])
+                }
+                let alpha = index < trns.count ? Int(trns[index]) : 255
+                if wide {
+                    (r, g, b, a) = (r * 257, g * 257, b * 257, alpha * 257)
+                } else {
+                    a = alpha
+                }
+            case .gray, .grayAlpha:
+                let v = image.sample(x: x, y: y, channel: 0)
+                r = scaled(v)
+                (g, b) = (r, r)
+                if image.colorType == .grayAlpha {
+                    a = scaled(image.sample(x: x, y: y, channel: 1))
+                } else if keyColour == [v] {
+                    a = 0
+                }
+            case .rgb, .rgba:
+                let values = (0..<3).map { image.sample(x: x, y: y, channel: $0) }
+                (r, g, b) = (scaled(values[0]), scaled(values[1]), scaled(values[2]))
+                if image.colorType == .rgba {
+                    a = scaled(image.sample(x: x, y: y, channel: 3))
+                } else if keyColour == values {
+                    a = 0
+                }
+            }
+            if wide {
+                for (k, v) in [r, g, b, a].enumerated() {
+                    out[8 * i + 2 * k] = UInt8(v >> 8)
+                    out[8 * i + 2 * k + 1] = UInt8(v & 0xFF)
+                }
+            } else {
+                for (k, v) in [r, g, b, a].enumerated() { out[4 * i + k] = UInt8(v) }
+            }
+        }
+        return AnimationCanvas(
+            width: image.width, height: image.height, bytesPerChannel: wide ? 2 : 1, samples: out)
+    }
+
+    // MARK: WebP
+
+    private func decodeWebP(_ data: WebPFrameData, size: PixelSize<StoredPixels>, index: Int)
+        throws(ImagingError) -> AnimationCanvas
+    {
+        var chunks: [[UInt8]] = []
+        if let alpha = data.alpha {
+            chunks.append(
+                WebPContainer.vp8x(
+                    flags: WebPContainer.alphaFlag, width: size.width, height: size.height))
+            chunks.append(
+                WebPContainer.chunk(
+                    "ALPH", try input.read(at: alpha.offset, count: alpha.count, format: .webp)))
+        } else {
+            chunks.append(WebPContainer.vp8x(flags: 0, width: size.width, height: size.height))
+        }
+        chunks.append(
+            WebPContainer.chunk(
+                data.bitstreamType,
+                try input.read(
+                    at: data.bitstream.offset, count: data.bitstream.count, format: .webp)))
+        let file = WebPContainer.riff(chunks)
+        let image: RasterImage
+        do {
+            let source = try ImageSource(
+                ImageInput(bytes: file, name: "frame \(index)"), limits: limits)
+            image = try source.decode().image
+        } catch {
+            throw .corrupt(format: .webp, detail: "frame \(index): \(Self.detail(error))")
+        }
+        if image.colorType == .rgba {
+            return AnimationCanvas(
+                width: image.width, height: image.height, bytesPerChannel: 1, samples: image.samples
+            )
+        }
+        var out = [UInt8](repeating: 255, count: image.width * image.height * 4)
+        for i in 0..<image.width * image.height {
+            for k in 0..<3 { out[4 * i + k] = image.samples[3 * i + k] }
+        }
+        return AnimationCanvas(
+            width: image.width, height: image.height, bytesPerChannel: 1, samples: out)
+    }
+
+    /// An error's words without its format's prefix.
+    static func detail(_ error: any Error) -> String {
+        if let imaging = error as? ImagingError, case .corrupt(_, let detail) = imaging {
+            return detail
+        }
+        return "\(error)"
+    }
+}
