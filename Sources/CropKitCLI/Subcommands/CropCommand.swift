@@ -42,7 +42,8 @@ struct CropCommand: Subcommand {
         again, as above; from anything else the crop is encoded whole (aom,
         --quality, default 80). From a WebP, libwebp decodes only the rows and
         columns the crop needs, and its EXIF orientation applies as a JPEG's;
-        an animated WebP is refused. As WebP: lossless (VP8L) from a lossless
+        an animation (GIF, APNG, WebP) is cut frame by frame into GIF, APNG
+        (.png) or WebP, or --frame N takes one frame. As WebP: lossless (VP8L) from a lossless
         source (PNG, lossless WebP, AVIF or HEIC, as its bitstream says),
         lossy (VP8) from a lossy source at that source's quality (90 from a
         JPEG, HEIC or AVIF); --quality and --lossless choose. In every format the EXIF
@@ -313,7 +314,9 @@ struct CropCommand: Subcommand {
         job = CropJob(
             region: region, orientation: orientation,
             format: try OutputOptions.format(
-                for: gifOutput ? String(output.dropLast(4)) + ".png" : output, formatArguments),
+                for: gifOutput || lowered.hasSuffix(".apng")
+                    ? String(output.dropLast(lowered.hasSuffix(".apng") ? 5 : 4)) + ".png" : output,
+                formatArguments),
             lenient: image.lenient)
         job.clampsToImage = parsed.flags.contains("clamp")
         job.resampling = resampling
@@ -461,7 +464,11 @@ struct CropCommand: Subcommand {
         } catch {
             return Self.refused(error, console: console, json: json)
         }
-        let format: ImageFormat = gifOutput ? .gif : job.format.name == "webp" ? .webp : .png
+        guard let format = AnimatedImage.outputFormat(named: gifOutput ? "gif" : job.format.name)
+        else {
+            console.err.write("error: \(job.format.displayName) holds no animation\n")
+            return ExitCode.usage
+        }
         do throws(ImagingError) {
             if output == "-" {
                 console.err.write(
@@ -472,7 +479,7 @@ struct CropCommand: Subcommand {
             if json {
                 var members: [JSONValue.Member] = [
                     .init("input", .string(input)), .init("output", .string(output)),
-                    .init("format", .string(format == .png ? "apng" : format.rawValue)),
+                    .init("format", .string(report.formatName)),
                 ]
                 let rectValues: [JSONValue] = [rect.x, rect.y, rect.width, rect.height].map {
                     JSONValue.number($0)

@@ -89,6 +89,18 @@ public struct AnimatedImage: Sendable {
             ImageInput(bytes: bytes, name: "\(input.name) frame \(index)"), limits: limits)
     }
 
+    /// The animation format a crop writes into an output whose still
+    /// format is named `name` ("png" is APNG, "webp", "gif"); `nil` for a
+    /// format that holds no animation.
+    public static func outputFormat(named name: String) -> ImageFormat? {
+        switch name {
+        case "gif": .gif
+        case "png", "apng": .png
+        case "webp": .webp
+        default: nil
+        }
+    }
+
     /// Checks that cropping `rect` stays within the limits: the work (the
     /// frames' areas and the crop's once a frame) and the memory (a canvas,
     /// its saved part, a frame, the crop's canvases).
@@ -242,6 +254,9 @@ public struct AnimationCropReport: Sendable {
     public var warnings: [String]
     /// The file written, or `nil` for another sink.
     public var output: String?
+
+    /// The output's short name: "gif", "apng" or "webp".
+    public var formatName: String { format == .png ? "apng" : format.rawValue }
 
     /// "GIF animation, 42 frames, loops forever, 2520 ms: 30 frames copied,
     /// 12 encoded again losslessly".

@@ -1,0 +1,149 @@
+import CropGeometry
+import CropImaging
+import CropKitTestSupport
+import Foundation
+import Testing
+
+/// Animations (issue 53): every frame of a GIF, an APNG or an animated
+/// WebP cut to the rect, the timeline kept, into each of the three; the
+/// hostile corpus refused with its reason.
+@Suite(.enabled(if: TestData.isPresent, Comment(rawValue: TestData.absent)))
+struct AnimationCropTests {
+    /// The generated "coordinates" animations and real ones of every kind.
+    static let sources = [
+        "animated/generated/gif_coords_97x61_5f_loop0.gif",
+        "animated/generated/gif_coords_97x61_7f_interlaced.gif",
+        "animated/generated/gif_coords_301x203_6f_loop1_subrects.gif",
+        "animated/generated/apng_coords_rgba8_97x61_4f_loop1_hidden_default.png",
+        "animated/generated/apng_coords_pal8_97x61_4f_loop0.png",
+        "animated/generated/apng_coords_rgba8_301x203_7f_loop3_subrects.png",
+        "animated/generated/webp_coords_301x203_7f_loop3_subrects_lossless.webp",
+        "animated/generated/webp_coords_97x61_5f_loop0_lossless.webp",
+        "animated/pillow/iss634.gif", "animated/pillow/iss634.apng", "animated/pillow/iss634.webp",
+        "animated/pillow/dispose_prev.gif", "animated/wuffs/animated-red-blue.gif",
+    ]
+
+    /// Into its own container, at rects on and off any grid: the same
+    /// frame count, durations and plays, read back by CropKit's reader,
+    /// and every displayed frame equal to the source's cut to the rect, by
+    /// Pillow's compositor where it is installed.
+    @Test func everyFrameIsTheSourcesCut() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let python = Pillow.python
+        var pillowChecked = 0
+        for source in Self.sources {
+            let path = TestData.path(source)
+            let animated = try #require(try AnimatedImage.open(path: path))
+            let size = animated.size
+            let rects = [
+                PixelRect<StoredPixels>(size: size),
+                PixelRect(
+                    x: size.width / 4 + 1, y: size.height / 4 + 1, width: size.width / 2,
+                    height: size.height / 2 - 1),
+                PixelRect(x: size.width - 3, y: size.height - 3, width: 3, height: 3),
+            ]
+            let ext = URL(fileURLWithPath: source).pathExtension
+            for rect in rects {
+                let output = folder.appendingPathComponent("out.\(ext)").path
+                let run = cropkit(
+                    "crop", path, "--pixels", "\(rect.x),\(rect.y),\(rect.width),\(rect.height)",
+                    "-o", output,
+                    "--force")
+                #expect(run.status == 0, "\(source) \(rect): \(run.err)")
+                let written = try #require(
+                    try AnimatedImage.open(path: output), "\(source) \(rect)")
+                #expect(written.size == rect.size)
+                #expect(written.animation.plays == animated.animation.plays, "\(source)")
+                #expect(
+                    written.animation.frames.count == animated.animation.frames.count, "\(source)")
+                for (a, b) in zip(animated.animation.frames, written.animation.frames) {
+                    #expect(a.duration.sameLength(as: b.duration), "\(source) \(rect)")
+                }
+                if let python {
+                    let check = Process()
+                    check.executableURL = URL(fileURLWithPath: python)
+                    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                        .deletingLastPathComponent().deletingLastPathComponent()
+                        .appendingPathComponent("scripts/animation-check.py").path
+                    check.arguments = [
+                        script, path, output, "\(rect.x),\(rect.y),\(rect.width),\(rect.height)",
+                    ]
+                    let pipe = Pipe()
+                    check.standardOutput = pipe
+                    try check.run()
+                    let said = String(
+                        decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    check.waitUntilExit()
+                    #expect(check.terminationStatus == 0, "\(source) \(rect): \(said)")
+                    pillowChecked += 1
+                }
+            }
+        }
+        _ = TestGate.holds(python != nil, else: "without .build/venv (Pillow's compositor check)")
+        #expect(python == nil || pillowChecked == Self.sources.count * 3)
+    }
+
+    /// A frame inside the rect keeps its coded bytes; one cut is coded
+    /// again; the report counts them.
+    @Test func framesInsideTheRectAreCopied() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = TestData.path("animated/pillow/iss634.gif")
+        let animated = try #require(try AnimatedImage.open(path: path))
+        let size = animated.size
+        let same = cropkit(
+            "crop", path, "--pixels", "0,0,\(size.width),\(size.height)", "-o",
+            folder.appendingPathComponent("b.gif").path)
+        #expect(same.out.contains("42 copied"), "\(same.out)")
+    }
+
+    /// A still format takes one frame, chosen: without --frame it is a
+    /// usage error naming the choice; with it, any still format.
+    @Test func aStillFormatNeedsAFrame() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = TestData.path("animated/generated/gif_coords_97x61_5f_loop0.gif")
+        let refused = cropkit(
+            "crop", path, "--pixels", "1,1,20,20", "-o", folder.appendingPathComponent("a.jpg").path
+        )
+        #expect(refused.status == 64)
+        #expect(refused.err.contains("--frame N"), "\(refused.err)")
+        let still = cropkit(
+            "crop", path, "--frame", "2", "--pixels", "1,1,20,20", "-o",
+            folder.appendingPathComponent("b.jpg").path)
+        #expect(still.status == 0, "\(still.err)")
+        let source = try ImageSource.open(path: folder.appendingPathComponent("b.jpg").path)
+        #expect(source.storedSize == PixelSize(width: 20, height: 20))
+        let missing = cropkit(
+            "crop", path, "--frame", "9", "--pixels", "1,1,20,20", "-o",
+            folder.appendingPathComponent("c.png").path)
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("no frame 9"), "\(missing.err)")
+    }
+
+    /// Every hostile animation EXPECTED.tsv says to refuse is refused with
+    /// exit 2 and a reason, and writes nothing.
+    @Test func hostileAnimationsAreRefused() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let table = try String(
+            contentsOfFile: TestData.path("animated/EXPECTED.tsv"), encoding: .utf8)
+        var refused = 0
+        for line in table.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            // "refuse, or keep the first and say so": either is careful.
+            guard fields.count > 14, fields[14].hasPrefix("refuse"),
+                !fields[14].contains("(or keep")
+            else { continue }
+            let output = folder.appendingPathComponent("out\(refused).png").path
+            let run = cropkit(
+                "crop", TestData.path(String(fields[0])), "--pixels", "0,0,1,1", "-o", output)
+            #expect(run.status == 2, "\(fields[0]): \(run.out) \(run.err)")
+            #expect(run.err.hasPrefix("error: "), "\(fields[0])")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(fields[0])")
+            refused += 1
+        }
+        #expect(refused >= 40)
+    }
+}
