@@ -84,8 +84,8 @@ struct AnimationCropTests {
         #expect(python == nil || pillowChecked == Self.sources.count * 3)
     }
 
-    /// A frame inside the rect keeps its coded bytes; one cut is coded
-    /// again; the report counts them.
+    /// A frame inside the rect keeps its coded bytes, and the report
+    /// counts them: every frame of a crop of the whole canvas is copied.
     @Test func framesInsideTheRectAreCopied() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

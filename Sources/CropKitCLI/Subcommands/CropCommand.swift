@@ -343,9 +343,10 @@ struct CropCommand: Subcommand {
         do throws(ImagingError) {
             var source: ImageSource
             if let animated = try AnimatedImage.open(path: input, limits: image.limits) {
-                if frame == nil && !gifOutput && !["png", "webp"].contains(job.format.name)
-                    && animated.animation.frames.count > 1
-                {
+                // The animation format the output names, if it holds one.
+                let animatedFormat = AnimatedImage.outputFormat(
+                    named: gifOutput ? "gif" : job.format.name)
+                if frame == nil && animatedFormat == nil && animated.animation.frames.count > 1 {
                     console.err.write(
                         "error: \(field: input) is an animation of \(animated.animation.frames.count) frames and \(job.format.displayName) holds one image: add --frame N (0 to \(animated.animation.frames.count - 1)) for a still of one frame, or write GIF, APNG (.png) or WebP\n"
                     )
@@ -359,8 +360,8 @@ struct CropCommand: Subcommand {
                         return ExitCode.usage
                     }
                     source = try animated.frame(frame)
-                } else if gifOutput || ["png", "webp"].contains(job.format.name) {
-                    return runAnimation(animated, console: console)
+                } else if let animatedFormat {
+                    return runAnimation(animated, as: animatedFormat, console: console)
                 } else {
                     source = try animated.frame(0)
                 }
@@ -457,17 +458,14 @@ struct CropCommand: Subcommand {
 
     /// Every frame of an animation cut to the rect, written as GIF, APNG or
     /// WebP with the same timeline.
-    func runAnimation(_ animated: AnimatedImage, console: Console) -> Int32 {
+    func runAnimation(_ animated: AnimatedImage, as format: ImageFormat, console: Console)
+        -> Int32
+    {
         let rect: PixelRect<StoredPixels>
         do throws(CropPlanError) {
             rect = try animated.rect(for: job)
         } catch {
             return Self.refused(error, console: console, json: json)
-        }
-        guard let format = AnimatedImage.outputFormat(named: gifOutput ? "gif" : job.format.name)
-        else {
-            console.err.write("error: \(job.format.displayName) holds no animation\n")
-            return ExitCode.usage
         }
         do throws(ImagingError) {
             if output == "-" {

@@ -38,11 +38,11 @@ enum APNGContainer {
         var defaultIsFrame = false
         var warnings: [String] = []
         var storedDenominators: [Int] = []
-        var storedDisposals: [Int] = []
         let canvas = PixelSize<StoredPixels>(width: info.width, height: info.height)
 
         func finishFrame() throws(ImagingError) {
-            guard var (frame, beforeIDAT) = pending else { return }
+            guard let (first, beforeIDAT) = pending else { return }
+            var frame = first
             let index = frames.count
             if beforeIDAT {
                 defaultIsFrame = true
@@ -150,7 +150,6 @@ enum APNGContainer {
                         data: .png([])), beforeIDAT
                 )
                 storedDenominators.append(denominator)
-                storedDisposals.append(dispose)
                 continue chunks
             case "fdAT":
                 guard length >= 4, let number = try cursor.read(4) else {
@@ -202,7 +201,7 @@ enum APNGContainer {
             hiddenDefault: defaultIsFrame ? nil : idat,
             otherChunks: info.carriedChunks.map(\.type).filter { !colourTypes.contains($0) }
                 + info.droppedChunkTypes.filter { !["acTL", "fcTL", "fdAT"].contains($0) },
-            storedDenominators: storedDenominators, storedDisposals: storedDisposals)
+            storedDenominators: storedDenominators)
         var animation = Animation(
             format: .png, canvas: canvas, plays: plays, frames: frames, details: .png(details))
         animation.warnings = info.warnings + warnings

@@ -283,17 +283,13 @@ public struct DisplayedFrames: Sequence {
     public struct Iterator: IteratorProtocol {
         let image: AnimatedImage
         private var index = 0
-        private var canvas: AnimationCanvas
-        private var previousWebP:
-            (rect: PixelRect<StoredPixels>, disposal: FrameDisposal, key: Bool)?
+        private var compositor: AnimationCompositor
         /// The error that ended the sequence, if one did.
         public private(set) var error: ImagingError?
 
         init(image: AnimatedImage) {
             self.image = image
-            canvas = AnimationCanvas(
-                width: image.size.width, height: image.size.height,
-                bytesPerChannel: image.animation.bitDepth == 16 ? 2 : 1)
+            compositor = AnimationCompositor(image.animation)
         }
 
         /// The next displayed canvas, or `nil` after the last (or an error,
@@ -309,47 +305,13 @@ public struct DisplayedFrames: Sequence {
         ///
         /// - Throws: ``ImagingError``.
         public mutating func nextFrame() throws(ImagingError) -> RasterImage? {
-            let animation = image.animation
-            guard index < animation.frames.count else { return nil }
-            let frame = animation.frames[index]
+            guard index < image.animation.frames.count else { return nil }
             let decoder = AnimationFrameDecoder(
-                animation: animation, input: image.input, limits: image.limits)
-            let pixels = try decoder.decode(index).rgba
-            let saved = frame.disposal == .previous ? canvas.cut(frame.rect) : nil
-            var untouched: PixelRect<StoredPixels>?
-            let arithmetic: BlendArithmetic =
-                animation.format == .gif ? .binary : animation.format == .webp ? .libwebp : .exact
-            if arithmetic == .libwebp, case .webp(let data) = frame.data {
-                var key = index == 0
-                let full = frame.rect.size == animation.canvas
-                let hasAlpha =
-                    data.alpha != nil || data.bitstreamType == "VP8L" && pixels.hasTransparency
-                if full && (!hasAlpha || frame.blend == .source) { key = true }
-                if let previous = previousWebP, previous.disposal == .background,
-                    previous.rect.size == animation.canvas || previous.key
-                {
-                    key = true
-                }
-                if key {
-                    canvas = AnimationCanvas(
-                        width: canvas.width, height: canvas.height, bytesPerChannel: 1)
-                    untouched = PixelRect(size: animation.canvas)
-                } else if let previous = previousWebP, previous.disposal == .background {
-                    untouched = previous.rect
-                }
-                previousWebP = (frame.rect, frame.disposal, key)
-            }
-            canvas.draw(
-                pixels, at: frame.rect, blend: frame.blend, arithmetic: arithmetic,
-                untouched: untouched)
-            let shown = canvas.raster
-            switch frame.disposal {
-            case .none: break
-            case .background: canvas.clear(frame.rect)
-            case .previous: if let saved { canvas.paste(saved, x: frame.rect.x, y: frame.rect.y) }
-            }
+                animation: image.animation, input: image.input, limits: image.limits)
+            compositor.dispose()
+            compositor.draw(index, pixels: try decoder.decode(index).rgba)
             index += 1
-            return shown
+            return compositor.canvas.raster
         }
     }
 }

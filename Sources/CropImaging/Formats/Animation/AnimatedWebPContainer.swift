@@ -103,6 +103,12 @@ enum AnimatedWebPContainer {
                     throw corrupt("frame \(index)'s ANMF chunk holds no VP8 or VP8L bitstream")
                 }
                 let lossless = bitstream.1 == "VP8L"
+                var hasAlpha = !lossless && alpha != nil
+                if lossless {
+                    let header = try input.read(
+                        at: bitstream.0.offset, count: min(5, bitstream.0.count), format: .webp)
+                    hasAlpha = WebPContainer.vp8lHasAlpha(header)
+                }
                 animation.frames.append(
                     AnimationFrame(
                         rect: rect,
@@ -112,7 +118,7 @@ enum AnimatedWebPContainer {
                         data: .webp(
                             WebPFrameData(
                                 alpha: lossless ? nil : alpha, bitstream: bitstream.0,
-                                bitstreamType: bitstream.1))))
+                                bitstreamType: bitstream.1, hasAlpha: hasAlpha))))
             case "ICCP": details.icc = ByteRange(offset: body, count: size)
             case "EXIF": details.exif = ByteRange(offset: body, count: size)
             case "XMP ": details.xmp = ByteRange(offset: body, count: size)

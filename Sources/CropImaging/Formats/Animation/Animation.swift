@@ -5,7 +5,7 @@ import CropGeometry
 /// and coded data, read without decoding a pixel.
 ///
 /// GIF, APNG and animated WebP are read into this one shape
-/// (``AnimatedImage/open(_:limits:)``); a crop cuts every frame of it to
+/// (``AnimatedImage/open(path:limits:)``); a crop cuts every frame of it to
 /// the rect and writes the same timeline (DESIGN.md, "Animated images").
 public struct Animation: Sendable {
     /// The container the frames were read from: ``ImageFormat/gif``,
@@ -141,6 +141,8 @@ struct GIFFrameData: Sendable {
     var storedDisposal: Int
     /// The delay in 1/100 s as stored.
     var delay: Int
+    /// The LZW minimum code size (2–8).
+    var minimumCodeSize: Int
     /// The LZW minimum code size byte and the data sub-blocks through their
     /// terminator.
     var lzw: ByteRange
@@ -154,6 +156,9 @@ struct WebPFrameData: Sendable {
     var bitstream: ByteRange
     /// "VP8 " or "VP8L".
     var bitstreamType: String
+    /// Whether the frame has alpha: an ALPH chunk, or a VP8L header's
+    /// alpha bit (what libwebp's demuxer says, and its compositing asks).
+    var hasAlpha: Bool
 }
 
 /// What a container says beyond its frames.
@@ -195,11 +200,9 @@ struct APNGDetails: Sendable {
     var hiddenDefault: [ByteRange]?
     /// The names of other chunks, dropped by a crop.
     var otherChunks: [String]
-    /// Each frame's delay denominator and dispose_op as stored (a 0
-    /// denominator, meaning 100, and a first frame's dispose_op 2, meaning
-    /// 1, are written back as read).
+    /// Each frame's delay denominator as stored (a 0, meaning 100, is
+    /// written back as read).
     var storedDenominators: [Int]
-    var storedDisposals: [Int]
 }
 
 /// An animated WebP's ANIM chunk and metadata chunks.

@@ -49,10 +49,10 @@ struct AnimationCanvas: Equatable {
         let (rowBytes, bytesPerPixel) = (self.rowBytes, self.bytesPerPixel)
         samples.withUnsafeMutableBufferPointer { out in
             pixels.samples.withUnsafeBufferPointer { source in
+                guard let to = out.baseAddress, let from = source.baseAddress else { return }
                 for row in 0..<pixels.height {
-                    let to = (y + row) * rowBytes + x * bytesPerPixel
-                    let from = row * count
-                    for i in 0..<count { out[to + i] = source[from + i] }
+                    (to + (y + row) * rowBytes + x * bytesPerPixel).update(
+                        from: from + row * count, count: count)
                 }
             }
         }
@@ -63,9 +63,9 @@ struct AnimationCanvas: Equatable {
         let count = rect.width * bytesPerPixel
         let (rowBytes, bytesPerPixel) = (self.rowBytes, self.bytesPerPixel)
         samples.withUnsafeMutableBufferPointer { out in
+            guard let base = out.baseAddress else { return }
             for y in rect.y..<rect.maxY {
-                let start = y * rowBytes + rect.x * bytesPerPixel
-                for i in start..<start + count { out[i] = 0 }
+                (base + y * rowBytes + rect.x * bytesPerPixel).update(repeating: 0, count: count)
             }
         }
     }

@@ -77,26 +77,17 @@ struct AnimationCropper {
     private func run(to sink: some ByteSink) throws -> Outcome {
         let out = CountingSink(sink)
         let decoder = AnimationFrameDecoder(animation: animation, input: input, limits: limits)
-        let depth = animation.bitDepth == 16 && output == .png ? 2 : 1
         var outcome = Outcome(bytes: 0)
         var writer = try makeWriter(out, decoder: decoder, outcome: &outcome)
         try writer.begin(size: rect.size, plays: animation.plays)
 
         // GIF into GIF keeps every frame's operations and needs no canvas.
         let needsCanvas = !(sameContainer && animation.format == .gif)
-        let arithmetic: BlendArithmetic =
-            switch animation.format {
-            case .gif: .binary
-            case .webp: .libwebp
-            default: .exact
-            }
-        var canvas = AnimationCanvas(
-            width: needsCanvas ? animation.canvas.width : 0,
-            height: needsCanvas ? animation.canvas.height : 0, bytesPerChannel: depth)
+        var compositor = needsCanvas ? AnimationCompositor(animation) : nil
+        let depth = animation.bitDepth == 16 ? 2 : 1
         var shown = AnimationCanvas(width: rect.width, height: rect.height, bytesPerChannel: depth)
         var inSync = true
         var gifState = GIFCanvasWriter(rect: rect)
-        var previousWebP: (rect: PixelRect<StoredPixels>, disposal: FrameDisposal, key: Bool)?
 
         for (index, frame) in animation.frames.enumerated() {
             let cut = frame.rect.meeting(rect)
@@ -107,38 +98,11 @@ struct AnimationCropper {
                 decoded = made
                 return made
             }
-            var saved: AnimationCanvas?
             var target = shown
-            if needsCanvas {
-                let before = inSync ? canvas.cut(rect) : shown
-                shown = before
-                if frame.disposal == .previous { saved = canvas.cut(frame.rect) }
-                let pixels = try frameDecoded().rgba
-                var untouched: PixelRect<StoredPixels>?
-                var key = index == 0
-                if arithmetic == .libwebp, case .webp(let data) = frame.data {
-                    let full = frame.rect.size == animation.canvas
-                    let hasAlpha =
-                        data.alpha != nil || data.bitstreamType == "VP8L" && pixels.hasTransparency
-                    if full && (!hasAlpha || frame.blend == .source) { key = true }
-                    if let previous = previousWebP, previous.disposal == .background,
-                        previous.rect.size == animation.canvas || previous.key
-                    {
-                        key = true
-                    }
-                    if key {
-                        canvas = AnimationCanvas(
-                            width: canvas.width, height: canvas.height, bytesPerChannel: 1)
-                        untouched = PixelRect(size: animation.canvas)
-                    } else if let previous = previousWebP, previous.disposal == .background {
-                        untouched = previous.rect
-                    }
-                    previousWebP = (frame.rect, frame.disposal, key)
-                }
-                canvas.draw(
-                    pixels, at: frame.rect, blend: frame.blend, arithmetic: arithmetic,
-                    untouched: untouched)
-                target = canvas.cut(rect)
+            if compositor != nil {
+                if inSync, let canvas = compositor?.canvas { shown = canvas.cut(rect) }
+                compositor?.draw(index, pixels: try frameDecoded().rgba)
+                target = compositor?.canvas.cut(rect) ?? shown
             }
 
             var written: OutputFrame?
@@ -151,7 +115,7 @@ struct AnimationCropper {
                 count(kept.how, into: &outcome)
             } else if output == .gif {
                 for made in try gifState.frames(
-                    before: shown, target: target, duration: frame.duration, index: index)
+                    target: target, duration: frame.duration, index: index)
                 {
                     try writer.add(made)
                 }
@@ -166,27 +130,17 @@ struct AnimationCropper {
                 count(made.how, into: &outcome)
             }
 
-            if needsCanvas {
-                switch frame.disposal {
-                case .none: break
-                case .background: canvas.clear(frame.rect)
-                case .previous:
-                    if let saved { canvas.paste(saved, x: frame.rect.x, y: frame.rect.y) }
-                }
-                if written == nil {
+            if compositor != nil {
+                compositor?.dispose()
+                if written == nil, let canvas = compositor?.canvas {
                     shown = target
-                    inSync = shown == canvas.cut(rect) || shownMatches(shown, canvas.cut(rect))
+                    inSync = Self.changedRect(shown, canvas.cut(rect)) == nil
                 }
             }
         }
         if output == .gif, let last = try gifState.flush() { try writer.add(last) }
         outcome.bytes = try writer.finish()
         return outcome
-    }
-
-    private func shownMatches(_ a: AnimationCanvas, _ b: AnimationCanvas) -> Bool {
-        for i in 0..<(a.width * a.height) where !a.showsSame(i, as: b, i) { return false }
-        return true
     }
 
     private func count(_ how: OutputFrame.How, into outcome: inout Outcome) {
@@ -319,13 +273,11 @@ struct AnimationCropper {
                 let start = y * frame.rect.width + local.x
                 kept += indices[start..<start + local.width]
             }
-            let minimum =
-                data.lzw.count > 0
-                ? Int(try input.read(at: data.lzw.offset, count: 1, format: .gif)[0]) : 8
             return OutputFrame(
                 rect: moved, duration: frame.duration, disposal: frame.disposal, blend: .over,
                 coded: .gif(
-                    lzw: GIFLZW.encode(kept, minimum: minimum), localColours: data.localColours,
+                    lzw: GIFLZW.encode(kept, minimum: data.minimumCodeSize),
+                    localColours: data.localColours,
                     transparentIndex: data.transparentIndex, storedDisposal: data.storedDisposal),
                 how: .losslessAgain)
         case (.png(let pieces), .png(let details)):
@@ -333,7 +285,7 @@ struct AnimationCropper {
             // not hold: every frame from the canvas.
             guard keepsColourType else { return nil }
             guard let cut else {
-                return try noOpPNG(frame, details: details, before: before)
+                return try noOpPNG(frame, details: details)
             }
             let moved = cut.offset(by: -rect.x, -rect.y)
             if inside && (index > 0 || details.hiddenDefault != nil || moved.size == rect.size) {
@@ -401,9 +353,7 @@ struct AnimationCropper {
         }
     }
 
-    private func noOpPNG(_ frame: AnimationFrame, details: APNGDetails, before: AnimationCanvas)
-        throws -> OutputFrame?
-    {
+    private func noOpPNG(_ frame: AnimationFrame, details: APNGDetails) throws -> OutputFrame? {
         let one = PixelRect<StoredPixels>(x: 0, y: 0, width: 1, height: 1)
         var pixel: RasterImage
         let wide = details.bitDepth == 16
@@ -434,7 +384,6 @@ struct AnimationCropper {
                 width: 1, height: 1, colorType: details.colorType, bitDepth: details.bitDepth,
                 samples: samples)
         }
-        _ = before
         return OutputFrame(
             rect: one, duration: frame.duration, disposal: .none, blend: .over,
             coded: .png(zlib: try Self.zlib(of: pixel)), how: .losslessAgain)
@@ -506,16 +455,6 @@ struct AnimationCropper {
         }
         guard x1 >= 0 else { return nil }
         return PixelRect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
-    }
-}
-
-extension AnimationCanvas {
-    /// Whether any pixel is not fully opaque.
-    var hasTransparency: Bool {
-        for i in 0..<(width * height) where alpha(i) != (bytesPerChannel == 1 ? 255 : 65535) {
-            return true
-        }
-        return false
     }
 }
 

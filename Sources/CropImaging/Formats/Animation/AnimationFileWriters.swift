@@ -88,8 +88,8 @@ struct APNGFileWriter: AnimationFileWriter {
     /// The hidden default image's zlib stream, cut to the crop, when the
     /// source's default image is not a frame.
     var hiddenDefault: [UInt8]?
-    /// Each frame's dispose_op as stored, by index, where a first frame's
-    /// stored value differs from what it means.
+    /// Each frame's delay denominator as stored (an APNG source's), written
+    /// back as read; otherwise the duration's fraction, reduced.
     var storedDenominators: [Int]? = nil
     private var sequence = 0
     private var index = 0
@@ -239,7 +239,7 @@ struct AnimatedWebPFileWriter: AnimationFileWriter {
             payload += WebPContainer.chunk("ALPH", alphaData)
             alpha = true
         }
-        if type == "VP8L", bitstream.count >= 5, bitstream[4] & 0x10 != 0 { alpha = true }
+        if type == "VP8L", WebPContainer.vp8lHasAlpha(bitstream) { alpha = true }
         payload += WebPContainer.chunk(type, bitstream)
         frames.append(WebPContainer.chunk("ANMF", payload))
     }
@@ -266,6 +266,12 @@ struct AnimatedWebPFileWriter: AnimationFileWriter {
 }
 
 extension WebPContainer {
+    /// Whether a VP8L bitstream starting with `header` says its image uses
+    /// alpha (bit 28 after the signature byte).
+    static func vp8lHasAlpha(_ header: [UInt8]) -> Bool {
+        header.count >= 5 && header[4] & 0x10 != 0
+    }
+
     /// The payloads of a WebP file's ALPH chunk (if any) and its bitstream
     /// chunk, with the bitstream's type: what an ANMF frame holds.
     static func frameChunks(of file: [UInt8]) -> (

@@ -147,12 +147,15 @@ struct AnimationFrameDecoder {
             if image.bitDepth == (wide ? 16 : 8) { return v }
             return (v * top + maxValue / 2) / maxValue
         }
-        var keyColour: [Int]?
-        if !trns.isEmpty, image.colorType == .gray, trns.count >= 2 {
-            keyColour = [Int(trns[0]) << 8 | Int(trns[1])]
-        } else if !trns.isEmpty, image.colorType == .rgb, trns.count >= 6 {
-            keyColour = [0, 2, 4].map { Int(trns[$0]) << 8 | Int(trns[$0 + 1]) }
+        // A gray or RGB image's tRNS colour key, -1 for none.
+        func key(_ channel: Int) -> Int {
+            let at = 2 * channel
+            return at + 1 < trns.count ? Int(trns[at]) << 8 | Int(trns[at + 1]) : -1
         }
+        let keyColour =
+            image.colorType == .gray
+            ? (key(0), key(0), key(0))
+            : image.colorType == .rgb ? (key(0), key(1), key(2)) : (-1, -1, -1)
         for i in 0..<count {
             let x = i % image.width
             let y = i / image.width
@@ -180,25 +183,33 @@ struct AnimationFrameDecoder {
                 (g, b) = (r, r)
                 if image.colorType == .grayAlpha {
                     a = scaled(image.sample(x: x, y: y, channel: 1))
-                } else if keyColour == [v] {
+                } else if v == keyColour.0 {
                     a = 0
                 }
             case .rgb, .rgba:
-                let values = (0..<3).map { image.sample(x: x, y: y, channel: $0) }
-                (r, g, b) = (scaled(values[0]), scaled(values[1]), scaled(values[2]))
+                let (vr, vg, vb) = (
+                    image.sample(x: x, y: y, channel: 0), image.sample(x: x, y: y, channel: 1),
+                    image.sample(x: x, y: y, channel: 2)
+                )
+                (r, g, b) = (scaled(vr), scaled(vg), scaled(vb))
                 if image.colorType == .rgba {
                     a = scaled(image.sample(x: x, y: y, channel: 3))
-                } else if keyColour == values {
+                } else if (vr, vg, vb) == keyColour {
                     a = 0
                 }
             }
+            let at = i * (wide ? 8 : 4)
             if wide {
-                for (k, v) in [r, g, b, a].enumerated() {
-                    out[8 * i + 2 * k] = UInt8(v >> 8)
-                    out[8 * i + 2 * k + 1] = UInt8(v & 0xFF)
-                }
+                (out[at], out[at + 1], out[at + 2], out[at + 3]) = (
+                    UInt8(r >> 8), UInt8(r & 0xFF), UInt8(g >> 8), UInt8(g & 0xFF)
+                )
+                (out[at + 4], out[at + 5], out[at + 6], out[at + 7]) = (
+                    UInt8(b >> 8), UInt8(b & 0xFF), UInt8(a >> 8), UInt8(a & 0xFF)
+                )
             } else {
-                for (k, v) in [r, g, b, a].enumerated() { out[4 * i + k] = UInt8(v) }
+                (out[at], out[at + 1], out[at + 2], out[at + 3]) = (
+                    UInt8(r), UInt8(g), UInt8(b), UInt8(a)
+                )
             }
         }
         return AnimationCanvas(
@@ -210,23 +221,14 @@ struct AnimationFrameDecoder {
     private func decodeWebP(_ data: WebPFrameData, size: PixelSize<StoredPixels>, index: Int)
         throws(ImagingError) -> AnimationCanvas
     {
-        var chunks: [[UInt8]] = []
-        if let alpha = data.alpha {
-            chunks.append(
-                WebPContainer.vp8x(
-                    flags: WebPContainer.alphaFlag, width: size.width, height: size.height))
-            chunks.append(
-                WebPContainer.chunk(
-                    "ALPH", try input.read(at: alpha.offset, count: alpha.count, format: .webp)))
-        } else {
-            chunks.append(WebPContainer.vp8x(flags: 0, width: size.width, height: size.height))
+        let alpha = try data.alpha.map { range throws(ImagingError) in
+            try input.read(at: range.offset, count: range.count, format: .webp)
         }
-        chunks.append(
-            WebPContainer.chunk(
-                data.bitstreamType,
-                try input.read(
-                    at: data.bitstream.offset, count: data.bitstream.count, format: .webp)))
-        let file = WebPContainer.riff(chunks)
+        let bitstream = try input.read(
+            at: data.bitstream.offset, count: data.bitstream.count, format: .webp)
+        let file = WebPContainer.stillFile(
+            bitstream: bitstream, type: data.bitstreamType, alpha: alpha, width: size.width,
+            height: size.height, extended: true)
         let image: RasterImage
         do {
             let source = try ImageSource(

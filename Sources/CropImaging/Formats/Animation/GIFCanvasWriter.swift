@@ -23,10 +23,9 @@ struct GIFCanvasWriter {
 
     /// The frames finished by knowing the displayed canvas `target` of
     /// frame `index` (at most one: the frame before it).
-    mutating func frames(
-        before: AnimationCanvas, target: AnimationCanvas, duration: FrameDuration, index: Int
-    ) throws(ImagingError) -> [OutputFrame] {
-        _ = before
+    mutating func frames(target: AnimationCanvas, duration: FrameDuration, index: Int)
+        throws(ImagingError) -> [OutputFrame]
+    {
         guard target.bytesPerChannel == 1 else {
             throw .unsupported(
                 format: .gif,

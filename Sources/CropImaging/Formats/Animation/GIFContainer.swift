@@ -17,8 +17,7 @@ extension ImageFormat {
 enum GIFContainer {
     /// Whether `head` starts a GIF.
     static func matches(_ head: [UInt8]) -> Bool {
-        head.count >= 6 && head.starts(with: Array("GIF87a".utf8))
-            || head.starts(with: Array("GIF89a".utf8))
+        head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8))
     }
 
     /// The animation in `input`.
@@ -171,7 +170,7 @@ enum GIFContainer {
                             GIFFrameData(
                                 localColours: local, transparentIndex: stored.transparent,
                                 interlaced: flags & 0x40 != 0, storedDisposal: stored.disposal,
-                                delay: stored.delay,
+                                delay: stored.delay, minimumCodeSize: minimum,
                                 lzw: ByteRange(offset: start, count: cursor.offset - start)))))
                 control = nil
             default:

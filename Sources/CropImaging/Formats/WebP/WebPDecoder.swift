@@ -61,21 +61,14 @@ enum WebPDecoder {
     static func minimalFile(_ info: WebPFileInfo, input: ImageInput) throws(ImagingError)
         -> [UInt8]
     {
-        var chunks: [[UInt8]] = []
-        if let alpha = info.alphaChunk {
-            chunks.append(
-                WebPContainer.vp8x(
-                    flags: WebPContainer.alphaFlag, width: info.width, height: info.height))
-            chunks.append(
-                WebPContainer.chunk(
-                    "ALPH", try input.read(at: alpha.offset, count: alpha.size, format: .webp)))
+        let alpha = try info.alphaChunk.map { alpha throws(ImagingError) in
+            try input.read(at: alpha.offset, count: alpha.size, format: .webp)
         }
-        chunks.append(
-            WebPContainer.chunk(
-                info.bitstream.type,
-                try input.read(
-                    at: info.bitstream.offset, count: info.bitstream.size, format: .webp)))
-        return WebPContainer.riff(chunks)
+        let bitstream = try input.read(
+            at: info.bitstream.offset, count: info.bitstream.size, format: .webp)
+        return WebPContainer.stillFile(
+            bitstream: bitstream, type: info.bitstream.type, alpha: alpha, width: info.width,
+            height: info.height)
     }
 }
 
@@ -111,6 +104,23 @@ enum WebPContainer {
     }
 
     /// The RIFF WEBP form holding `chunks`.
+    /// A still WebP of one bitstream: after a VP8X header of `width` ×
+    /// `height` when there is an ALPH chunk or `extended` (a reader then
+    /// checks the bitstream's size against it), the ALPH chunk, the
+    /// bitstream.
+    static func stillFile(
+        bitstream: [UInt8], type: String, alpha: [UInt8]?, width: Int, height: Int,
+        extended: Bool = false
+    ) -> [UInt8] {
+        var chunks: [[UInt8]] = []
+        if alpha != nil || extended {
+            chunks.append(vp8x(flags: alpha != nil ? alphaFlag : 0, width: width, height: height))
+        }
+        if let alpha { chunks.append(chunk("ALPH", alpha)) }
+        chunks.append(chunk(type, bitstream))
+        return riff(chunks)
+    }
+
     static func riff(_ chunks: [[UInt8]]) -> [UInt8] {
         let size = 4 + chunks.reduce(0) { $0 + $1.count }
         var bytes = Array("RIFF".utf8) + le32(size) + Array("WEBP".utf8)
