@@ -1,6 +1,7 @@
 import CropGeometry
 import CropImaging
 import CropKitTestSupport
+import CropRecords
 import Foundation
 import Testing
 
@@ -26,7 +27,8 @@ struct AnimationCropTests {
     /// Into its own container, at rects on and off any grid: the same
     /// frame count, durations and plays, read back by CropKit's reader,
     /// and every displayed frame equal to the source's cut to the rect, by
-    /// Pillow's compositor where it is installed.
+    /// Pillow's compositor where it is installed, which also reads back the
+    /// frames, plays and duration the report claims.
     @Test func everyFrameIsTheSourcesCut() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -49,8 +51,13 @@ struct AnimationCropTests {
                 let run = cropkit(
                     "crop", path, "--pixels", "\(rect.x),\(rect.y),\(rect.width),\(rect.height)",
                     "-o", output,
-                    "--force")
+                    "--force", "--json")
                 #expect(run.status == 0, "\(source) \(rect): \(run.err)")
+                let report = try JSONValue(parsing: run.out)
+                func claimed(_ key: String) -> Int? {
+                    if case .number(_, let value)? = report[key] { return Int(value) }
+                    return nil
+                }
                 let written = try #require(
                     try AnimatedImage.open(path: output), "\(source) \(rect)")
                 #expect(written.size == rect.size)
@@ -76,6 +83,21 @@ struct AnimationCropTests {
                         decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                     check.waitUntilExit()
                     #expect(check.terminationStatus == 0, "\(source) \(rect): \(said)")
+                    // What the report claims is what Pillow reads back:
+                    // frames, plays, the summed durations (to a millisecond
+                    // a frame: the report rounds each down).
+                    let read = said.split(whereSeparator: \.isWhitespace).dropFirst().compactMap {
+                        Int($0)
+                    }
+                    #expect(read.count == 3, "\(said)")
+                    if read.count == 3 {
+                        #expect(claimed("frames") == read[0], "\(source) \(rect): \(run.out)")
+                        #expect(claimed("plays") == read[1], "\(source) \(rect): \(run.out)")
+                        let total = claimed("durationMs") ?? -1
+                        #expect(
+                            abs(total - read[2]) <= read[0], "\(source) \(rect): \(run.out) \(said)"
+                        )
+                    }
                     pillowChecked += 1
                 }
             }
