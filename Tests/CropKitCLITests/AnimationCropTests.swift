@@ -70,9 +70,7 @@ struct AnimationCropTests {
                 if let python {
                     let check = Process()
                     check.executableURL = URL(fileURLWithPath: python)
-                    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                        .deletingLastPathComponent().deletingLastPathComponent()
-                        .appendingPathComponent("scripts/animation-check.py").path
+                    let script = TestData.repositoryPath("scripts/animation-check.py")
                     check.arguments = [
                         script, path, output, "\(rect.x),\(rect.y),\(rect.width),\(rect.height)",
                     ]

@@ -66,6 +66,13 @@ public enum TestData {
         return (root ?? URL(fileURLWithPath: "/")).appendingPathComponent(relative).path
     }
 
+    /// The absolute path of `relative` inside this repository (a script the
+    /// tests run, say).
+    public static func repositoryPath(_ relative: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(relative).path
+    }
+
     /// The expected outcome of one corpus file (libpng 1.6.39 / libjpeg-turbo 2.1.5).
     public struct Expectation: Sendable {
         /// `ok` or the failure kind the table records.

@@ -240,6 +240,11 @@ struct AnimatedWebPFileWriter: AnimationFileWriter {
             alpha = true
         }
         if type == "VP8L", WebPContainer.vp8lHasAlpha(bitstream) { alpha = true }
+        // The canvas shows transparency where the first frame leaves it
+        // uncovered and where a frame is disposed: the alpha flag says so,
+        // or readers that trust it (Pillow) show those pixels opaque.
+        if frames.isEmpty && frame.rect != PixelRect(size: size) { alpha = true }
+        if frame.disposal == .background { alpha = true }
         payload += WebPContainer.chunk(type, bitstream)
         frames.append(WebPContainer.chunk("ANMF", payload))
     }
