@@ -199,6 +199,8 @@ def apng_timeline(data):
     if plays is None:
         raise Refused("not an APNG (no acTL)")
     width, height = default_size
+    if not default_hidden and frames and tuple(frames[0][:4]) != (width, height, 0, 0):
+        raise Refused("the fcTL before IDAT is not the whole image (APNG specification)")
 
     def chunk(kind, body):
         return struct.pack(">I", len(body)) + kind + body + struct.pack(

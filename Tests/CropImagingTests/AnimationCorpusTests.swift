@@ -52,7 +52,8 @@ struct AnimationCorpusTests {
     /// Every crop the contract allows is written and equals the source's
     /// displayed canvases cut to the rect, with the same durations and
     /// plays: exactly, or for a lossy WebP frame coded again within a mean
-    /// of 1 and a 99th percentile of 4 codes. A crop refused is refused
+    /// of 1 and a 99th percentile of 4 codes; and `leaks` finds nothing in
+    /// it. A crop refused is refused
     /// for a conversion the output cannot hold exactly, and says which.
     @Test func everyFileCropsAsTheContractSays() throws {
         let folder = try TestData.temporaryFolder()
@@ -82,6 +83,8 @@ struct AnimationCorpusTests {
                         let report = try animated.write(rect, as: format, to: output)
                         #expect(report.frames == animated.animation.frames.count, "\(path)")
                         #expect(report.plays == animated.animation.plays, "\(path)")
+                        let leaks = try LeakCheck.findings(path: output)
+                        #expect(leaks.isEmpty, "\(path) \(rect) \(format): \(leaks)")
                         let tolerance = lossy && format == .webp && report.lossyAgain > 0
                         list +=
                             "\(source)\t\(output)\t\(rect.x),\(rect.y),\(rect.width),\(rect.height)\t\(tolerance ? "lossy" : "exact")\n"

@@ -58,6 +58,7 @@ struct AnimationCropTests {
                     if case .number(_, let value)? = report[key] { return Int(value) }
                     return nil
                 }
+                expectNoLeaks(inImagesWrittenBy: ["crop", path, "-o", output], run)
                 let written = try #require(
                     try AnimatedImage.open(path: output), "\(source) \(rect)")
                 #expect(written.size == rect.size)
@@ -165,5 +166,69 @@ struct AnimationCropTests {
             refused += 1
         }
         #expect(refused >= 40)
+    }
+
+    /// `info` lists an animation's timeline from the container, no pixel
+    /// decoded: frames, plays, durations, disposal, blend, frame rects and
+    /// how many are lossless, as EXPECTED.tsv's independent parser read them.
+    @Test func infoListsTheFrames() throws {
+        let expected: [(String, [String])] = [
+            (
+                "animated/pillow/iss634.apng",
+                [
+                    "\"frames\":41", "\"plays\":0", "\"durationMs\":2730",
+                    "\"disposal\":[\"none*5\",\"previous\",\"none*34\",\"background\"]",
+                    "\"blend\":[\"source\",\"over*40\"]", "\"losslessFrames\":41",
+                    "\"hiddenDefaultImage\":false",
+                ]
+            ),
+            (
+                "animated/pillow/dispose_bgnd_transparency.gif",
+                [
+                    "\"frames\":10", "\"plays\":0",
+                    "\"durations\":[\"2000ms\",\"200ms*2\",\"500ms\",\"100ms\",\"500ms\",\"100ms\",\"500ms\",\"100ms\",\"200ms\"]",
+                    "\"disposal\":[\"none\",\"background*8\",\"none\"]",
+                    "\"frameRects\":[\"0,0,27x32\",\"22,15,14x17\"",
+                ]
+            ),
+            (
+                "animated/generated/apng_coords_rgba8_97x61_4f_loop1_hidden_default.png",
+                ["\"plays\":1", "\"hiddenDefaultImage\":true", "\"format\":\"png\""]
+            ),
+            (
+                "animated/generated/webp_coords_97x61_4f_mixed_lossy_lossless.webp",
+                ["\"frames\":4", "\"losslessFrames\":2"]
+            ),
+        ]
+        for (file, members) in expected {
+            let run = cropkit("info", "--json", TestData.path(file))
+            #expect(run.status == 0, "\(file): \(run.err)")
+            for member in members {
+                #expect(run.out.contains(member), "\(file): \(member) in \(run.out)")
+            }
+        }
+    }
+
+    /// `leaks` reads animations: a frame reaching beyond the canvas and
+    /// bytes after the GIF trailer, frame data in a still PNG are findings
+    /// (exit 1); the crops
+    /// CropKit writes have none (checked above for every output).
+    @Test func leaksFindsWhatAnAnimationHides() throws {
+        let beyond = cropkit("leaks", TestData.path("animated/pillow/test_extents.gif"))
+        #expect(beyond.status == 1)
+        #expect(
+            beyond.out.contains("frame 1: its 100x100 at (50,50) reaches beyond"), "\(beyond.out)")
+        let trailing = cropkit("leaks", TestData.path("animated/image-gif/samples/moon_impact.gif"))
+        #expect(trailing.status == 1)
+        #expect(trailing.out.contains("47 bytes after the end of the image"), "\(trailing.out)")
+        let webp = cropkit(
+            "leaks", TestData.path("corrupt/animated/40_webp_anmf_partly_outside_canvas.webp"))
+        #expect(webp.status == 1, "\(webp.out) \(webp.err)")
+        // fcTL/fdAT in a PNG that is no APNG: a still that hides a frame.
+        let still = cropkit("leaks", TestData.path("animated/pillow/apng/chunk_no_actl.png"))
+        #expect(still.status == 1)
+        #expect(still.out.contains("not an APNG"), "\(still.out)")
+        let clean = cropkit("leaks", TestData.path("animated/pillow/iss634.webp"))
+        #expect(clean.status == 0, "\(clean.out)")
     }
 }

@@ -72,13 +72,17 @@ public struct ImageFileSummary: Sendable {
     /// The size as the person sees it, after the orientation.
     public var orientedSize: PixelSize<ImagePixels> { orientation.orientedSize(storedSize) }
 
-    /// Reads the file's header and metadata (no pixels).
+    /// Reads the file's header and metadata (no pixels); for a GIF, an
+    /// APNG or an animated WebP, its timeline (``AnimatedImage/summary``).
     ///
     /// - Throws: ``ImagingError``.
     public static func read(path: String, limits: DecodeLimits = .standard) throws(ImagingError)
         -> ImageFileSummary
     {
-        ImageFileSummary(try ImageSource.open(path: path, limits: limits))
+        if let animated = try AnimatedImage.open(path: path, limits: limits) {
+            return animated.summary
+        }
+        return ImageFileSummary(try ImageSource.open(path: path, limits: limits))
     }
 
 }

@@ -9,7 +9,7 @@ struct LeaksCommand: Subcommand {
     static let usage = """
         Usage: cropkit leaks FILE... [--json]
 
-        Looks through each PNG, JPEG, HEIC, WebP or AVIF for anything that
+        Looks through each PNG, JPEG, HEIC, WebP, AVIF or GIF for anything that
         shows more than its own pixels: an embedded image (an EXIF or JFIF
         thumbnail, a maker-note or FlashPix preview, an MPF secondary image
         such as an HDR gain map or a depth map, an XMP preview or container
@@ -18,7 +18,9 @@ struct LeaksCommand: Subcommand {
         the aCropalypse leak), EXIF or XMP dimensions that disagree with the
         pixels, and (HEIF, AVIF) pixels coded in a tile but hidden beyond the
         clean aperture that are not the shown edge
-        repeated or a flat fill (those tiles are decoded). A crop CropKit wrote has
+        repeated or a flat fill (those tiles are decoded); for an animation
+        (GIF, APNG, animated WebP), frames reaching beyond the canvas and its
+        metadata and trailing bytes as above. A crop CropKit wrote has
         none; most camera and phone originals have several. Exit 0 when no file
         has any, 1 when one does, 2 when a file cannot be read.
         """
@@ -38,7 +40,7 @@ struct LeaksCommand: Subcommand {
         var status = ExitCode.success
         for path in paths {
             do throws(ImagingError) {
-                let findings = try LeakCheck.findings(in: ImageSource.open(path: path))
+                let findings = try LeakCheck.findings(path: path)
                 if json {
                     console.out.write(
                         JSONValue.object([

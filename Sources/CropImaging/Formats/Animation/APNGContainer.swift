@@ -22,7 +22,10 @@ enum APNGContainer {
     /// the acTL comes after the image data (a still PNG).
     ///
     /// - Throws: ``ImagingError``.
-    static func read(_ input: ImageInput, info: PNGFileInfo, limits: DecodeLimits)
+    static func read(
+        _ input: ImageInput, info: PNGFileInfo, limits: DecodeLimits,
+        reading: AnimationReading = .crop
+    )
         throws(ImagingError) -> Animation?
     {
         let cursor = InputCursor(input)
@@ -38,6 +41,8 @@ enum APNGContainer {
         var defaultIsFrame = false
         var warnings: [String] = []
         var storedDenominators: [Int] = []
+        var beyond: [Int] = []
+        var endOfImage: Int?
         let canvas = PixelSize<StoredPixels>(width: info.width, height: info.height)
 
         func finishFrame() throws(ImagingError) {
@@ -113,9 +118,15 @@ enum APNGContainer {
                 guard width > 0, height > 0 else {
                     throw corrupt("frame \(index)'s fcTL is \(width)x\(height)")
                 }
-                guard x <= 0x7FFF_FFFF, y <= 0x7FFF_FFFF, width <= 0x7FFF_FFFF,
-                    height <= 0x7FFF_FFFF, x + width <= canvas.width, y + height <= canvas.height
-                else {
+                let inside =
+                    x <= 0x7FFF_FFFF && y <= 0x7FFF_FFFF && width <= 0x7FFF_FFFF
+                    && height <= 0x7FFF_FFFF && x + width <= canvas.width
+                    && y + height <= canvas.height
+                if !inside && reading == .leakCheck && x <= 0x7FFF_FFFF && y <= 0x7FFF_FFFF
+                    && width <= 0x7FFF_FFFF && height <= 0x7FFF_FFFF
+                {
+                    beyond.append(index)
+                } else if !inside {
                     throw corrupt(
                         "frame \(index) (\(x),\(y) \(width)x\(height)) does not lie inside the \(canvas.width)x\(canvas.height) canvas"
                     )
@@ -173,6 +184,7 @@ enum APNGContainer {
                 idat.append(ByteRange(offset: start, count: length))
             case "IEND":
                 _ = cursor.skip(length + 4)
+                endOfImage = cursor.offset
                 break chunks
             default:
                 if sawIDAT, let frame = pending, frame.beforeIDAT {
@@ -205,6 +217,8 @@ enum APNGContainer {
         var animation = Animation(
             format: .png, canvas: canvas, plays: plays, frames: frames, details: .png(details))
         animation.warnings = info.warnings + warnings
+        animation.endOfImage = endOfImage
+        animation.framesBeyondCanvas = beyond
         try AnimationLimits.check(animation, limits: limits)
         return animation
     }

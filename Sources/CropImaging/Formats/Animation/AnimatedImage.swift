@@ -34,19 +34,28 @@ public struct AnimatedImage: Sendable {
     ///
     /// - Throws: ``ImagingError``.
     public init?(_ input: ImageInput, limits: DecodeLimits = .standard) throws(ImagingError) {
+        try self.init(input, limits: limits, reading: .crop)
+    }
+
+    /// Reads the animation in `input` for a crop, or for a leak check,
+    /// which keeps frames beyond the canvas to report them.
+    init?(_ input: ImageInput, limits: DecodeLimits, reading: AnimationReading)
+        throws(ImagingError)
+    {
         var head = [UInt8](repeating: 0, count: 32)
         let got = try head.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
             try input.read(at: 0, into: buffer)
         }
         head = Array(head.prefix(got))
         if GIFContainer.matches(head) {
-            animation = try GIFContainer.read(input, limits: limits)
+            animation = try GIFContainer.read(input, limits: limits, reading: reading)
         } else if AnimatedWebPContainer.matches(head) {
-            animation = try AnimatedWebPContainer.read(input, limits: limits)
+            animation = try AnimatedWebPContainer.read(input, limits: limits, reading: reading)
         } else if head.starts(with: [137, 80, 78, 71, 13, 10, 26, 10]) {
             let info = try PNGFileInfo.read(input, limits: limits, deferringDataCRCs: true)
             guard APNGContainer.isAnimated(info),
-                let read = try APNGContainer.read(input, info: info, limits: limits)
+                let read = try APNGContainer.read(
+                    input, info: info, limits: limits, reading: reading)
             else { return nil }
             animation = read
         } else {
@@ -198,7 +207,7 @@ public struct AnimatedImage: Sendable {
     }
 
     /// What of the source's metadata a crop does not carry, with why.
-    private func droppedMetadata(into format: ImageFormat) -> [String] {
+    func droppedMetadata(into format: ImageFormat) -> [String] {
         var dropped: [String] = []
         switch animation.details {
         case .gif(let details):

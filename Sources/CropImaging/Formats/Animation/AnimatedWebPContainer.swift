@@ -18,7 +18,9 @@ enum AnimatedWebPContainer {
     /// The animation in `input`.
     ///
     /// - Throws: ``ImagingError``.
-    static func read(_ input: ImageInput, limits: DecodeLimits) throws(ImagingError) -> Animation {
+    static func read(
+        _ input: ImageInput, limits: DecodeLimits, reading: AnimationReading = .crop
+    ) throws(ImagingError) -> Animation {
         try limits.check(fileSize: input.byteCount)
         func corrupt(_ detail: String) -> ImagingError { .corrupt(format: .webp, detail: detail) }
         func le(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int {
@@ -75,7 +77,10 @@ enum AnimatedWebPContainer {
                 let rect = PixelRect<StoredPixels>(
                     x: 2 * le(anmf, 0, 3), y: 2 * le(anmf, 3, 3), width: 1 + le(anmf, 6, 3),
                     height: 1 + le(anmf, 9, 3))
-                guard rect.maxX <= canvas.width, rect.maxY <= canvas.height else {
+                if reading == .leakCheck && (rect.maxX > canvas.width || rect.maxY > canvas.height)
+                {
+                    animation.framesBeyondCanvas.append(index)
+                } else if rect.maxX > canvas.width || rect.maxY > canvas.height {
                     let outside = rect.x >= canvas.width || rect.y >= canvas.height
                     throw corrupt(
                         "frame \(index) (\(rect.x),\(rect.y) \(rect.width)x\(rect.height)) \(outside ? "lies outside" : "extends beyond") the \(canvas.width)x\(canvas.height) canvas"
@@ -136,6 +141,7 @@ enum AnimatedWebPContainer {
                 "\(input.byteCount - end) bytes after the end of the RIFF form (not carried)")
         }
         animation.details = .webp(details)
+        animation.endOfImage = end
         try AnimationLimits.check(animation, limits: limits)
         return animation
     }

@@ -24,6 +24,12 @@ public struct Animation: Sendable {
     var details: AnimationDetails
     /// Problems reading the container that did not stop it.
     public var warnings: [String] = []
+    /// Where the container ends (the GIF trailer's, IEND's or the RIFF
+    /// form's last byte, plus one); bytes after it are not the image.
+    var endOfImage: Int?
+    /// The frames reaching beyond the canvas, kept only by a leak check's
+    /// reading (``AnimationReading/leakCheck``); a crop's reading refuses them.
+    var framesBeyondCanvas: [Int] = []
 
     /// The sum of the durations, in milliseconds (exact when every
     /// duration is a whole millisecond; otherwise rounded down).
@@ -41,6 +47,13 @@ public struct Animation: Sendable {
         if case .png(let png) = details, png.bitDepth == 16 { return 16 }
         return 8
     }
+}
+
+/// How a container is read: for a crop, which refuses a frame beyond the
+/// canvas, or for a leak check, which keeps it to report it.
+enum AnimationReading {
+    case crop
+    case leakCheck
 }
 
 /// One frame of an ``Animation``.

@@ -124,7 +124,8 @@ struct AnimationCropper {
             } else {
                 let lossy = output == .webp && !frame.isLossless
                 let made = try canvasFrame(
-                    before: shown, target: target, duration: frame.duration, lossy: lossy)
+                    before: shown, target: target, duration: frame.duration, lossy: lossy,
+                    whole: output == .png && index == 0)
                 try writer.add(made)
                 outcome.fromCanvas += 1
                 count(made.how, into: &outcome)
@@ -464,11 +465,16 @@ struct AnimationCropper {
     // MARK: A frame from the displayed canvas
 
     /// The rect where `target` differs from `before` (grown to even
-    /// offsets for WebP), written replacing, not disposed.
+    /// offsets for WebP), written replacing, not disposed; the whole
+    /// canvas when `whole` (an APNG's first frame, whose fcTL the
+    /// specification requires to be the IDAT image's full size).
     private func canvasFrame(
-        before: AnimationCanvas, target: AnimationCanvas, duration: FrameDuration, lossy: Bool
+        before: AnimationCanvas, target: AnimationCanvas, duration: FrameDuration, lossy: Bool,
+        whole: Bool = false
     ) throws -> OutputFrame {
-        guard var changed = Self.changedRect(before, target) else {
+        let full = PixelRect<StoredPixels>(
+            x: 0, y: 0, width: target.width, height: target.height)
+        guard var changed = whole ? full : Self.changedRect(before, target) else {
             let pixel = AnimationCanvas(
                 width: 1, height: 1, bytesPerChannel: target.bytesPerChannel)
             let one = PixelRect<StoredPixels>(x: 0, y: 0, width: 1, height: 1)

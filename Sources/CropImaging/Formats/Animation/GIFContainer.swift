@@ -23,7 +23,9 @@ enum GIFContainer {
     /// The animation in `input`.
     ///
     /// - Throws: ``ImagingError``.
-    static func read(_ input: ImageInput, limits: DecodeLimits) throws(ImagingError) -> Animation {
+    static func read(
+        _ input: ImageInput, limits: DecodeLimits, reading: AnimationReading = .crop
+    ) throws(ImagingError) -> Animation {
         try limits.check(fileSize: input.byteCount)
         let cursor = InputCursor(input)
         func need(_ count: Int, _ what: String) throws(ImagingError) -> [UInt8] {
@@ -61,6 +63,7 @@ enum GIFContainer {
             switch introducer {
             case 0x3B:
                 sawTrailer = true
+                animation.endOfImage = cursor.offset
                 break blocks
             case 0x21:
                 let label = try need(1, "an extension")[0]
@@ -117,7 +120,9 @@ enum GIFContainer {
                     throw .corrupt(
                         format: .gif, detail: "frame \(index) is \(rect.width)x\(rect.height)")
                 }
-                guard rect.maxX <= width, rect.maxY <= height else {
+                if reading == .leakCheck && (rect.maxX > width || rect.maxY > height) {
+                    animation.framesBeyondCanvas.append(index)
+                } else if rect.maxX > width || rect.maxY > height {
                     let outside = rect.x >= width || rect.y >= height
                     throw .corrupt(
                         format: .gif,

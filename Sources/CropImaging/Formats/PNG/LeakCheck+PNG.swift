@@ -4,8 +4,11 @@ import Foundation
 /// The leak rules for PNG: what in a PNG file could show more than its
 /// primary image.
 extension LeakCheck {
-    static func pngFindings(_ info: PNGFileInfo, input: ImageInput) throws(ImagingError)
-        -> [LeakFinding]
+    /// - Parameter animated: Whether the file is an APNG, whose `fdAT`
+    ///   chunks are its frames' image data; in a still PNG they are pixels
+    ///   no decoder shows, a finding.
+    static func pngFindings(_ info: PNGFileInfo, input: ImageInput, animated: Bool = false)
+        throws(ImagingError) -> [LeakFinding]
     {
         var found: [LeakFinding] = []
         // The XMP packets' findings, said after the chunks' own.
@@ -13,7 +16,12 @@ extension LeakCheck {
         // Every chunk but the image data, read from the file: the ones a
         // crop does not carry can hold images too.
         let size = PixelSize<StoredPixels>(width: info.width, height: info.height)
+        var hiddenFrames = 0
         try forEachPNGChunk(in: input, upTo: 64 << 20, except: "IDAT") { type, data in
+            if type == "fdAT" {
+                if !animated { hiddenFrames += 1 }
+                return
+            }
             if let image = embeddedImage(data) {
                 found.append(LeakFinding(place: type, detail: image))
             } else if type == "iCCP",
@@ -36,6 +44,14 @@ extension LeakCheck {
             }
         }
         found += xmp
+        if hiddenFrames > 0 {
+            found.append(
+                LeakFinding(
+                    place: "fdAT",
+                    detail:
+                        "\(hiddenFrames) chunk(s) of APNG frame data in a PNG that is not an APNG: pixels a decoder never shows"
+                ))
+        }
         if let end = info.endOfImage, end < input.byteCount {
             found.append(
                 try trailingFinding(place: "after IEND", end: end, input: input, format: .png))
