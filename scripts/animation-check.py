@@ -147,23 +147,32 @@ def png_chunks(data):
         pos += 12 + length
 
 
+OPAQUE = [255 if a == 255 else 0 for a in range(256)]
+PARTIAL = [255 if 0 < a < 255 else 0 for a in range(256)]
+
+
 def blend_over(canvas, frame, x, y):
-    """The APNG specification's 'over', each sample rounded to nearest."""
+    """The APNG specification's 'over', each sample rounded to nearest:
+    opaque pixels replace, transparent ones leave the canvas, and only
+    partly transparent ones are computed here."""
     w, h = frame.size
+    alpha = frame.getchannel("A")
+    canvas.paste(frame, (x, y), alpha.point(OPAQUE))
+    partial = alpha.point(PARTIAL).tobytes()
+    if not any(partial):
+        return
     src = frame.tobytes()
     region = canvas.crop((x, y, x + w, y + h))
     dst = bytearray(region.tobytes())
-    for p in range(0, len(src), 4):
+    for i in (i for i, v in enumerate(partial) if v):
+        p = 4 * i
         sa = src[p + 3]
-        if sa == 255:
-            dst[p:p + 4] = src[p:p + 4]
-        elif sa:
-            da = dst[p + 3]
-            a_num = sa * 255 + da * (255 - sa)
-            for k in range(3):
-                num = src[p + k] * sa * 255 + dst[p + k] * da * (255 - sa)
-                dst[p + k] = (2 * num + a_num) // (2 * a_num)
-            dst[p + 3] = (2 * a_num + 255) // 510
+        da = dst[p + 3]
+        a_num = sa * 255 + da * (255 - sa)
+        for k in range(3):
+            num = src[p + k] * sa * 255 + dst[p + k] * da * (255 - sa)
+            dst[p + k] = (2 * num + a_num) // (2 * a_num)
+        dst[p + 3] = (2 * a_num + 255) // 510
     canvas.paste(Image.frombytes("RGBA", (w, h), bytes(dst)), (x, y))
 
 
