@@ -34,7 +34,7 @@ enum ManifestMembers {
         "imageScale": .number, "zoom": .object, "orientation": .number, "aspect": .string,
         "inside": .bool, "angle": .numberOrString, "size": .string, "fit": .string,
         "width": .numberOrString, "height": .numberOrString, "filter": .string, "fill": .string,
-        "circle": .bool, "variants": .array,
+        "circle": .bool, "variants": .array, "frame": .number,
     ]
 
     /// The members of the objects inside some members.

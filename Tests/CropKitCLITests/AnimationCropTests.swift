@@ -231,4 +231,49 @@ struct AnimationCropTests {
         let clean = cropkit("leaks", TestData.path("animated/pillow/iss634.webp"))
         #expect(clean.status == 0, "\(clean.out)")
     }
+
+    /// `batch` crops animations like stills: into each animation format,
+    /// by a view selection too, one frame with "frame", and a still format
+    /// without it fails its line naming "frame".
+    @Test func batchCropsAnimations() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = TestData.path("animated/pillow/iss634.gif")
+        let pixels = #""pixels":{"x":11,"y":10,"width":100,"height":90}"#
+        let manifest = [
+            #"{"input":"\#(input)","output":"a.gif",\#(pixels)}"#,
+            #"{"input":"\#(input)","output":"b.webp",\#(pixels)}"#,
+            #"{"input":"\#(input)","output":"c.png",\#(pixels),"frame":3}"#,
+            #"{"input":"\#(input)","output":"d.jpg",\#(pixels)}"#,
+            #"{"input":"\#(input)","output":"e.apng","viewport":{"width":490,"height":490},"selection":{"x":22,"y":20,"width":200,"height":180}}"#,
+        ].joined(separator: "\n")
+        let path = folder.appendingPathComponent("m.jsonl")
+        try manifest.write(to: path, atomically: true, encoding: .utf8)
+        let run = cropkit("batch", path.path)
+        #expect(run.status == 1, "\(run.err)")
+        let lines = run.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5)
+        for (index, line) in lines.enumerated() {
+            let report = try JSONValue(parsing: line)
+            guard case .string(let status)? = report["status"] else {
+                Issue.record("\(line)")
+                continue
+            }
+            #expect(status == (index == 3 ? "failed" : "written"), "\(line)")
+            if index == 3 { #expect(line.contains("add \\\"frame\\\""), "\(line)") }
+            if index == 0 || index == 1 || index == 4 {
+                #expect(line.contains("\"frames\":42"), "\(line)")
+                #expect(line.contains("\"rect\":[11,10,100,90]"), "\(line)")
+            }
+        }
+        for name in ["a.gif", "b.webp", "e.apng"] {
+            let written = try #require(
+                try AnimatedImage.open(path: folder.appendingPathComponent(name).path))
+            #expect(written.animation.frames.count == 42)
+            #expect(written.size == PixelSize(width: 100, height: 90))
+        }
+        let still = try ImageSource.open(path: folder.appendingPathComponent("c.png").path)
+        #expect(still.storedSize == PixelSize(width: 100, height: 90))
+        #expect(try AnimatedImage.open(path: folder.appendingPathComponent("c.png").path) == nil)
+    }
 }

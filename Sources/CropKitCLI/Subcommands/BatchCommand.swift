@@ -26,6 +26,11 @@ struct BatchCommand: Subcommand {
         lines of the formats that take them (as crop's --help says),
         --compressor and --level to the PNG ones.
 
+        An animation (GIF, APNG, animated WebP) is cut frame by frame, as
+        crop does, into .gif, .png or .apng (APNG) or .webp, its line reported
+        with crop --json's members (frames, plays, durationMs, copied, ...);
+        "frame": N (from 0) takes one frame as a still, in any output format.
+
         Straighten and resize, as crop's options: "angle" (degrees), "inside":
         true (the largest rect inside, of "aspect"), "size" or "fit" ("WxH"),
         "width" or "height" (numbers), "filter", "fill" ("#rrggbb"), "circle":
@@ -460,9 +465,26 @@ struct BatchCommand: Subcommand {
             }
             flags.values["format"] = name
         }
+        // A GIF (or .apng) is written by the animation path; the plan is
+        // made as for PNG, as crop's is.
+        let lowered = output.lowercased()
+        let gifOutput = lowered.hasSuffix(".gif") || flags.values["format"]?.lowercased() == "gif"
+        let apngOutput = lowered.hasSuffix(".apng")
+        if gifOutput { flags.values["format"] = nil }
+        let planned =
+            gifOutput || apngOutput
+            ? String(output.dropLast(apngOutput ? 5 : 4)) + ".png" : output
+        var frame: Int?
+        if let value = json["frame"] {
+            guard case .number(_, let number) = value, number >= 0, number == number.rounded()
+            else {
+                return failed("\"frame\" must be a whole number from 0", paths)
+            }
+            frame = Int(number)
+        }
         let format: OutputFormat
         do throws(UsageError) {
-            format = try OutputOptions.format(for: output, flags, threads: 1, mixed: true)
+            format = try OutputOptions.format(for: planned, flags, threads: 1, mixed: true)
         } catch {
             let message =
                 error.message.hasPrefix("-o ")
@@ -486,7 +508,43 @@ struct BatchCommand: Subcommand {
             job = made
         }
         do throws(ImagingError) {
-            let source = try image.open(input)
+            var source: ImageSource
+            if let animated = try AnimatedImage.open(path: input, limits: image.limits) {
+                let animatedFormat = AnimatedImage.outputFormat(
+                    named: gifOutput ? "gif" : job.format.name)
+                switch (frame, animatedFormat) {
+                case (let frame?, _):
+                    if gifOutput {
+                        return failed(
+                            "a still frame is written as PNG, JPEG, HEIC, WebP or AVIF, not GIF",
+                            paths)
+                    }
+                    source = try animated.frame(frame)
+                case (nil, let animatedFormat?):
+                    return processAnimation(
+                        animated, as: animatedFormat, job: job, line: line, output: output,
+                        paths: paths)
+                case (nil, nil):
+                    guard animated.animation.frames.count == 1 else {
+                        return failed(
+                            "an animation of \(animated.animation.frames.count) frames, and \(job.format.displayName) holds one image: add \"frame\" (0 to \(animated.animation.frames.count - 1)) for a still of one frame, or write GIF, APNG (.png) or WebP",
+                            paths)
+                    }
+                    source = try animated.frame(0)
+                }
+            } else {
+                if frame != nil {
+                    return failed(
+                        "\"frame\" is for an animation; the input is a still image", paths)
+                }
+                if gifOutput {
+                    return failed(
+                        "GIF is written from an animation (GIF, APNG, animated WebP); write a still as PNG, JPEG, HEIC, WebP or AVIF",
+                        paths)
+                }
+                source = try image.open(input)
+            }
+            source.inflater = image.inflater
             let plan: CropPlan
             do throws(CropPlanError) {
                 plan = try job.plan(for: source)
@@ -525,6 +583,41 @@ struct BatchCommand: Subcommand {
                 return Self.skipped(line: line, paths, outputs: [output])
             }
             return failed(error.commandLineMessage, paths)
+        }
+    }
+
+    /// A line whose input is an animation and whose output holds one
+    /// (GIF, APNG, WebP): every frame cut to the rect, the timeline kept,
+    /// reported with crop --json's members.
+    func processAnimation(
+        _ animated: AnimatedImage, as format: ImageFormat, job: CropJob, line: Int,
+        output: String, paths: [JSONValue.Member]
+    ) -> Outcome {
+        func failed(_ message: String) -> Outcome {
+            Outcome(
+                line: line, status: "failed", members: paths + [.init("error", .string(message))])
+        }
+        let rect: PixelRect<StoredPixels>
+        do throws(CropPlanError) {
+            rect = try animated.rect(for: job)
+        } catch {
+            return failed("no pixels: \(error)")
+        }
+        do throws(ImagingError) {
+            let folder = (output as NSString).deletingLastPathComponent
+            if !folder.isEmpty {
+                try? FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true)
+            }
+            let report = try animated.write(rect, as: format, to: output, replacing: force)
+            return Outcome(
+                line: line, status: "written",
+                members: paths + CropCommand.animationMembers(report, rect: rect))
+        } catch {
+            if case .outputExists = error, !force {
+                return Self.skipped(line: line, paths, outputs: [output])
+            }
+            return failed(error.commandLineMessage)
         }
     }
 

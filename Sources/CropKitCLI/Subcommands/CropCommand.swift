@@ -456,6 +456,28 @@ struct CropCommand: Subcommand {
         }
     }
 
+    /// What an animation crop wrote, as `--json` and batch lines say it:
+    /// the format, the rect, the timeline and how the frames were made.
+    static func animationMembers(_ report: AnimationCropReport, rect: PixelRect<StoredPixels>)
+        -> [JSONValue.Member]
+    {
+        var members: [JSONValue.Member] = [.init("format", .string(report.formatName))]
+        let rectValues: [JSONValue] = [rect.x, rect.y, rect.width, rect.height].map {
+            JSONValue.number($0)
+        }
+        members.append(.init("rect", .array(rectValues)))
+        let counts: [(String, Int)] = [
+            ("width", rect.width), ("height", rect.height), ("frames", report.frames),
+            ("plays", report.plays), ("durationMs", report.totalMilliseconds),
+            ("copied", report.copied), ("encodedLosslessly", report.losslessAgain),
+            ("encodedLossy", report.lossyAgain), ("bytes", report.bytes),
+        ]
+        for (key, count) in counts { members.append(.init(key, .number(count))) }
+        members.append(.init("dropped", .array(report.dropped.map { JSONValue.string($0) })))
+        members.append(.init("warnings", .array(report.warnings.map { JSONValue.string($0) })))
+        return members
+    }
+
     /// Every frame of an animation cut to the rect, written as GIF, APNG or
     /// WebP with the same timeline.
     func runAnimation(_ animated: AnimatedImage, as format: ImageFormat, console: Console)
@@ -475,25 +497,9 @@ struct CropCommand: Subcommand {
             }
             let report = try animated.write(rect, as: format, to: output, replacing: force)
             if json {
-                var members: [JSONValue.Member] = [
-                    .init("input", .string(input)), .init("output", .string(output)),
-                    .init("format", .string(report.formatName)),
-                ]
-                let rectValues: [JSONValue] = [rect.x, rect.y, rect.width, rect.height].map {
-                    JSONValue.number($0)
-                }
-                members.append(.init("rect", .array(rectValues)))
-                let counts: [(String, Int)] = [
-                    ("width", rect.width), ("height", rect.height), ("frames", report.frames),
-                    ("plays", report.plays), ("durationMs", report.totalMilliseconds),
-                    ("copied", report.copied), ("encodedLosslessly", report.losslessAgain),
-                    ("encodedLossy", report.lossyAgain), ("bytes", report.bytes),
-                ]
-                for (key, count) in counts { members.append(.init(key, .number(count))) }
-                members.append(
-                    .init("dropped", .array(report.dropped.map { JSONValue.string($0) })))
-                members.append(
-                    .init("warnings", .array(report.warnings.map { JSONValue.string($0) })))
+                let members: [JSONValue.Member] =
+                    [.init("input", .string(input)), .init("output", .string(output))]
+                    + Self.animationMembers(report, rect: rect)
                 let value = JSONValue.object(members)
                 console.out.write(value.text + "\n")
             } else {
