@@ -276,4 +276,50 @@ struct AnimationCropTests {
         #expect(still.storedSize == PixelSize(width: 100, height: 90))
         #expect(try AnimatedImage.open(path: folder.appendingPathComponent("c.png").path) == nil)
     }
+
+    /// A turned, resized or circled crop of an animation is, frame by
+    /// frame, the still crop of that displayed frame with the same options
+    /// (--frame N): the same positions, filter and fill; the timeline kept.
+    @Test(arguments: [
+        ["--pixels", "10,10,60,40", "--width", "47"],
+        ["--pixels", "10,10,60,40", "--angle", "7"],
+        ["--pixels", "9,10,41,39", "--circle"],
+        ["--angle", "3", "--inside", "--aspect", "1:1"],
+    ])
+    func resampledAnimationsAreTheirFramesStills(options: [String]) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Four frames over a hidden default image, sub-frames disposed to
+        // background and to previous.
+        let path = TestData.path(
+            "animated/generated/apng_coords_rgba8_97x61_4f_loop1_hidden_default.png")
+        for ext in ["png", "webp"] {
+            let output = folder.appendingPathComponent("all.\(ext)").path
+            let run = cropkit(["crop", path] + options + ["-o", output, "--json"])
+            #expect(run.status == 0, "\(options) \(ext): \(run.err)")
+            expectNoLeaks(inImagesWrittenBy: ["crop", path, "-o", output], run)
+            let written = try #require(try AnimatedImage.open(path: output))
+            #expect(written.animation.frames.count == 4)
+            #expect(written.animation.totalMilliseconds == 400)
+            #expect(written.animation.plays == 1)
+            var frames = written.displayedFrames.makeIterator()
+            for index in 0..<4 {
+                let frame = try #require(try frames.nextFrame())
+                let still = folder.appendingPathComponent("f\(index).png").path
+                let one = cropkit(
+                    ["crop", path, "--frame", "\(index)"] + options + ["-o", still, "--force"])
+                #expect(one.status == 0, "\(one.err)")
+                let rgba = try ImageSource.open(path: still).decode().image
+                #expect(rgba.colorType == .rgba && rgba.bitDepth == 8)
+                #expect(frame.width == rgba.width && frame.height == rgba.height)
+                var differing = 0
+                for i in 0..<min(frame.samples.count, rgba.samples.count) / 4 {
+                    let a = Array(frame.samples[4 * i..<4 * i + 4])
+                    let b = Array(rgba.samples[4 * i..<4 * i + 4])
+                    if a != b && !(a[3] == 0 && b[3] == 0) { differing += 1 }
+                }
+                #expect(differing == 0, "\(options) \(ext) frame \(index): \(differing) pixels")
+            }
+        }
+    }
 }

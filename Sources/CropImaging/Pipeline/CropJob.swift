@@ -149,7 +149,7 @@ public struct CropJob: Sendable {
 
     /// Whether the job turns, resizes, cuts to an ellipse or picks the
     /// largest rect inside: its pixels are resampled, never copied.
-    var isResampled: Bool {
+    public var isResampled: Bool {
         var isLargestInside = false
         if case .largestInside = region { isLargestInside = true }
         return resampling.angle != 0 || resampling.size != nil || isLargestInside

@@ -43,7 +43,9 @@ struct CropCommand: Subcommand {
         --quality, default 80). From a WebP, libwebp decodes only the rows and
         columns the crop needs, and its EXIF orientation applies as a JPEG's;
         an animation (GIF, APNG, WebP) is cut frame by frame into GIF, APNG
-        (.png) or WebP, or --frame N takes one frame. As WebP: lossless (VP8L) from a lossless
+        (.png) or WebP, the timeline kept (--angle, --width, --fit, --circle
+        make each displayed frame as they make a still, and write the frames
+        losslessly), or --frame N takes one frame. As WebP: lossless (VP8L) from a lossless
         source (PNG, lossless WebP, AVIF or HEIC, as its bitstream says),
         lossy (VP8) from a lossy source at that source's quality (90 from a
         JPEG, HEIC or AVIF); --quality and --lossless choose. In every format the EXIF
@@ -467,7 +469,8 @@ struct CropCommand: Subcommand {
         }
         members.append(.init("rect", .array(rectValues)))
         let counts: [(String, Int)] = [
-            ("width", rect.width), ("height", rect.height), ("frames", report.frames),
+            ("width", report.size.width), ("height", report.size.height),
+            ("frames", report.frames),
             ("plays", report.plays), ("durationMs", report.totalMilliseconds),
             ("copied", report.copied), ("encodedLosslessly", report.losslessAgain),
             ("encodedLossy", report.lossyAgain), ("bytes", report.bytes),
@@ -484,8 +487,14 @@ struct CropCommand: Subcommand {
         -> Int32
     {
         let rect: PixelRect<StoredPixels>
+        var resampling: AnimationResampling?
         do throws(CropPlanError) {
-            rect = try animated.rect(for: job)
+            if job.isResampled {
+                resampling = try animated.resampling(for: job)
+                rect = resampling?.read ?? PixelRect(size: animated.size)
+            } else {
+                rect = try animated.rect(for: job)
+            }
         } catch {
             return Self.refused(error, console: console, json: json)
         }
@@ -495,7 +504,12 @@ struct CropCommand: Subcommand {
                     "error: an animation is written to a file, not to standard output\n")
                 return ExitCode.usage
             }
-            let report = try animated.write(rect, as: format, to: output, replacing: force)
+            let report: AnimationCropReport
+            if let resampling {
+                report = try animated.write(resampling, as: format, to: output, replacing: force)
+            } else {
+                report = try animated.write(rect, as: format, to: output, replacing: force)
+            }
             if json {
                 let members: [JSONValue.Member] =
                     [.init("input", .string(input)), .init("output", .string(output))]
@@ -503,8 +517,12 @@ struct CropCommand: Subcommand {
                 let value = JSONValue.object(members)
                 console.out.write(value.text + "\n")
             } else {
+                let how =
+                    resampling == nil
+                    ? "pixels \(rect) of \(field: input)'s canvas, every frame"
+                    : "every frame turned or resized as a still would be, reading pixels \(rect) of \(field: input)'s canvas"
                 console.out.write(
-                    "wrote \(field: output): \(rect.width)x\(rect.height) \(report.summary), \(report.bytes) bytes (pixels \(rect) of \(field: input)'s canvas, every frame)\n"
+                    "wrote \(field: output): \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes (\(how))\n"
                 )
                 for entry in report.dropped { console.out.write("  dropped \(field: entry)\n") }
             }

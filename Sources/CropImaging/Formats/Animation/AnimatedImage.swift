@@ -152,6 +152,23 @@ public struct AnimatedImage: Sendable {
     public func crop(
         _ rect: PixelRect<StoredPixels>, as format: ImageFormat, to sink: some ByteSink
     ) throws(ImagingError) -> AnimationCropReport {
+        try checkOutput(format, size: rect.size)
+        try checkCrop(rect)
+        let cropper = AnimationCropper(
+            animation: animation, input: input, limits: limits, rect: rect, output: format)
+        let outcome = try cropper.write(to: sink)
+        return AnimationCropReport(
+            format: format, size: rect.size, frames: animation.frames.count, plays: animation.plays,
+            totalMilliseconds: animation.totalMilliseconds, copied: outcome.copied,
+            losslessAgain: outcome.losslessAgain, lossyAgain: outcome.lossyAgain,
+            fromCanvas: outcome.fromCanvas, bytes: outcome.bytes, coding: outcome.colorType,
+            dropped: droppedMetadata(into: format), warnings: animation.warnings)
+    }
+
+    /// Refuses an output `format` that cannot hold this animation exactly
+    /// at `size`: a still format, 16-bit samples outside APNG, durations
+    /// WebP cannot store, a WebP canvas over 16384 pixels a side.
+    func checkOutput(_ format: ImageFormat, size: PixelSize<StoredPixels>) throws(ImagingError) {
         guard [.gif, .png, .webp].contains(format) else {
             throw .unsupported(
                 format: format,
@@ -159,7 +176,6 @@ public struct AnimatedImage: Sendable {
                     "\(format.name) holds no animation: choose one frame (--frame N), or write GIF, APNG (.png) or WebP"
             )
         }
-        try checkCrop(rect)
         if animation.bitDepth == 16 && format != .png {
             throw .unsupported(
                 format: format,
@@ -176,20 +192,11 @@ public struct AnimatedImage: Sendable {
                         "frame \(index) is shown for \(frame.duration), not a whole number of milliseconds, which is all WebP stores; crop into APNG to keep it exact"
                 )
             }
-            guard rect.width <= 16384, rect.height <= 16384 else {
+            guard size.width <= 16384, size.height <= 16384 else {
                 throw .unsupported(
                     format: .webp, detail: "an animated WebP is at most 16384 pixels a side")
             }
         }
-        let cropper = AnimationCropper(
-            animation: animation, input: input, limits: limits, rect: rect, output: format)
-        let outcome = try cropper.write(to: sink)
-        return AnimationCropReport(
-            format: format, size: rect.size, frames: animation.frames.count, plays: animation.plays,
-            totalMilliseconds: animation.totalMilliseconds, copied: outcome.copied,
-            losslessAgain: outcome.losslessAgain, lossyAgain: outcome.lossyAgain,
-            fromCanvas: outcome.fromCanvas, bytes: outcome.bytes, coding: outcome.colorType,
-            dropped: droppedMetadata(into: format), warnings: animation.warnings)
     }
 
     /// ``crop(_:as:to:)`` into a file at `path`, written atomically.
@@ -345,16 +352,21 @@ extension AnimatedImage {
     ///
     /// - Throws: ``CropPlanError`` as ``CropJob/plan(for:)`` does;
     ///   ``CropPlanError/unsupportedOutput(_:)`` for a turned, resized or
-    ///   circled crop, which animations do not take yet.
+    ///   circled crop, which ``resampling(for:)`` plans.
     public func rect(for job: CropJob) throws(CropPlanError) -> PixelRect<StoredPixels> {
         var planning = job
         planning.format = .png(PNGEncoder(threads: 1))
         guard !planning.isResampled else {
             throw .unsupportedOutput(
-                "an animation is cropped frame by frame without turning or resizing (--angle, --inside, --size, --fit, --width, --height, --circle); take one frame with --frame N for those"
+                "a turned, resized or circled crop of an animation is planned by resampling(for:)"
             )
         }
-        // A PNG header of the canvas's size: planning reads no pixel.
+        return try planning.plan(for: try standIn()).stored
+    }
+
+    /// A PNG header of the canvas's size, with no pixels: planning reads
+    /// none.
+    func standIn() throws(CropPlanError) -> ImageSource {
         var file: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
         var ihdr: [UInt8] = []
         ihdr.appendBigEndian(UInt32(size.width))
@@ -363,12 +375,10 @@ extension AnimatedImage {
         appendChunk("IHDR", ihdr, to: &file)
         appendChunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01], to: &file)
         appendChunk("IEND", [UInt8](), to: &file)
-        let standIn: ImageSource
         do {
-            standIn = try ImageSource(ImageInput(bytes: file, name: input.name), limits: limits)
+            return try ImageSource(ImageInput(bytes: file, name: input.name), limits: limits)
         } catch {
             throw .unsupportedOutput("the canvas \(size) cannot be planned: \(error)")
         }
-        return try planning.plan(for: standIn).stored
     }
 }

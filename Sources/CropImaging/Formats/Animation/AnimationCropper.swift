@@ -25,6 +25,15 @@ struct AnimationCropper {
     /// Whether an APNG of the source's colour type may be written
     /// (otherwise RGBA: after a frame it could not hold).
     var keepsColourType = true
+    /// For a turned, resized or circled crop: each displayed canvas (the
+    /// whole of it) made into the output canvas by the still pipeline.
+    var resample: Resample?
+
+    /// Each displayed canvas made into an output canvas of `size`.
+    struct Resample {
+        let size: PixelSize<StoredPixels>
+        let frame: (AnimationCanvas) throws(ImagingError) -> AnimationCanvas
+    }
 
     /// What the crop wrote, frame by frame.
     struct Outcome {
@@ -41,7 +50,12 @@ struct AnimationCropper {
     /// its general form.
     struct Restart: Error {}
 
-    private var sameContainer: Bool { output == animation.format }
+    /// Whether frames keep their own operations and coded data: into the
+    /// source's container, neither turned nor resized.
+    private var sameContainer: Bool { output == animation.format && resample == nil }
+
+    /// The output canvas's size.
+    private var outputSize: PixelSize<StoredPixels> { resample?.size ?? rect.size }
 
     /// Writes the cropped animation to `sink`.
     ///
@@ -79,15 +93,16 @@ struct AnimationCropper {
         let decoder = AnimationFrameDecoder(animation: animation, input: input, limits: limits)
         var outcome = Outcome(bytes: 0)
         var writer = try makeWriter(out, decoder: decoder, outcome: &outcome)
-        try writer.begin(size: rect.size, plays: animation.plays)
+        try writer.begin(size: outputSize, plays: animation.plays)
 
         // GIF into GIF keeps every frame's operations and needs no canvas.
         let needsCanvas = !(sameContainer && animation.format == .gif)
         var compositor = needsCanvas ? AnimationCompositor(animation) : nil
         let depth = animation.bitDepth == 16 ? 2 : 1
-        var shown = AnimationCanvas(width: rect.width, height: rect.height, bytesPerChannel: depth)
-        var inSync = true
-        var gifState = GIFCanvasWriter(rect: rect)
+        var shown = AnimationCanvas(
+            width: outputSize.width, height: outputSize.height, bytesPerChannel: depth)
+        var inSync = resample == nil
+        var gifState = GIFCanvasWriter(rect: PixelRect(size: outputSize))
 
         for (index, frame) in animation.frames.enumerated() {
             let cut = frame.rect.meeting(rect)
@@ -102,7 +117,11 @@ struct AnimationCropper {
             if compositor != nil {
                 if inSync, let canvas = compositor?.canvas { shown = canvas.cut(rect) }
                 compositor?.draw(index, pixels: try frameDecoded().rgba)
-                target = compositor?.canvas.cut(rect) ?? shown
+                if let resample, let canvas = compositor?.canvas {
+                    target = try resample.frame(canvas)
+                } else {
+                    target = compositor?.canvas.cut(rect) ?? shown
+                }
             }
 
             var written: OutputFrame?
@@ -135,7 +154,7 @@ struct AnimationCropper {
                 compositor?.dispose()
                 if written == nil, let canvas = compositor?.canvas {
                     shown = target
-                    inSync = Self.changedRect(shown, canvas.cut(rect)) == nil
+                    inSync = resample == nil && Self.changedRect(shown, canvas.cut(rect)) == nil
                 }
             }
         }
@@ -187,7 +206,9 @@ struct AnimationCropper {
             }
             var hidden: [UInt8]?
             let depth = animation.bitDepth == 16 ? 16 : 8
-            if case .png(let details) = animation.details, details.hiddenDefault != nil,
+            // A turned or resized crop's first frame is its default image.
+            if resample == nil, case .png(let details) = animation.details,
+                details.hiddenDefault != nil,
                 let image = try decoder.decodeHiddenDefault()
             {
                 let rgba = AnimationFrameDecoder.rgba(image, depth: depth).cut(rect)
