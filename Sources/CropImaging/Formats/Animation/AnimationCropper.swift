@@ -1,4 +1,5 @@
 import CropGeometry
+import Foundation
 
 /// Cuts every frame of an animation to a rect and writes the same timeline
 /// (DESIGN.md, "Animated images"): same frames, same durations, same loop
@@ -104,6 +105,36 @@ struct AnimationCropper {
         var inSync = resample == nil
         var gifState = GIFCanvasWriter(rect: PixelRect(size: outputSize))
 
+        if compositor == nil, case .gif(let details) = animation.details {
+            // GIF into GIF: every frame stands alone, so they are made side
+            // by side, a few a core at a time (memory: those frames only),
+            // and written in order.
+            let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 4)
+            var start = 0
+            while start < animation.frames.count {
+                let end = min(start + batch, animation.frames.count)
+                let frames = Array(animation.frames[start..<end])
+                let rect = self.rect
+                let first = start
+                let made = try concurrentResults(frames.count) { k throws(ImagingError) in
+                    let frame = frames[k]
+                    guard case .gif(let data) = frame.data else {
+                        throw .corrupt(
+                            format: .gif, detail: "frame \(first + k) is not a GIF frame")
+                    }
+                    return try Self.gifFrame(
+                        first + k, frame, data, details, cut: frame.rect.meeting(rect), rect: rect,
+                        decoder: decoder)
+                }
+                for frame in made {
+                    try writer.add(frame)
+                    count(frame.how, into: &outcome)
+                }
+                start = end
+            }
+            outcome.bytes = try writer.finish()
+            return outcome
+        }
         for (index, frame) in animation.frames.enumerated() {
             let cut = frame.rect.meeting(rect)
             var decoded: DecodedFrame?
@@ -127,7 +158,7 @@ struct AnimationCropper {
             var written: OutputFrame?
             if sameContainer && inSync {
                 written = try keptFrame(
-                    index, frame, cut: cut, decoded: frameDecoded, before: shown)
+                    index, frame, cut: cut, decoded: frameDecoded, decoder: decoder, before: shown)
             }
             if let kept = written {
                 try writer.add(kept)
@@ -169,6 +200,57 @@ struct AnimationCropper {
         case .losslessAgain: outcome.losslessAgain += 1
         case .lossyAgain: outcome.lossyAgain += 1
         }
+    }
+
+    /// A GIF frame into GIF: copied when inside the crop, its cut rows
+    /// coded again from its own indices (the rows below the crop never
+    /// decoded), a 1x1 transparent frame when it misses the crop. It needs
+    /// no canvas, so frames are made side by side.
+    static func gifFrame(
+        _ index: Int, _ frame: AnimationFrame, _ data: GIFFrameData, _ details: GIFDetails,
+        cut: PixelRect<StoredPixels>?, rect: PixelRect<StoredPixels>,
+        decoder: AnimationFrameDecoder
+    ) throws(ImagingError) -> OutputFrame {
+        let input = decoder.input
+        let inside = cut == frame.rect
+        guard let cut else {
+            // A 1x1 frame of the transparent index: nothing drawn.
+            let table = details.globalColours == nil ? [UInt8](repeating: 0, count: 6) : nil
+            return OutputFrame(
+                rect: PixelRect(x: 0, y: 0, width: 1, height: 1), duration: frame.duration,
+                disposal: .none, blend: .over,
+                coded: .gif(
+                    lzw: GIFLZW.encode([0], minimum: 2), localColours: table,
+                    transparentIndex: 0, storedDisposal: 1), how: .losslessAgain)
+        }
+        let moved = cut.offset(by: -rect.x, -rect.y)
+        if inside {
+            let lzw = try input.read(at: data.lzw.offset, count: data.lzw.count, format: .gif)
+            return OutputFrame(
+                rect: moved, duration: frame.duration, disposal: frame.disposal, blend: .over,
+                coded: .gif(
+                    lzw: lzw, localColours: data.localColours,
+                    transparentIndex: data.transparentIndex,
+                    storedDisposal: data.storedDisposal, interlaced: data.interlaced),
+                how: .copied)
+        }
+        // Interlacing is not kept: the cut rows are written in order.
+        // The rows below the crop are not decoded.
+        let local = cut.offset(by: -frame.rect.x, -frame.rect.y)
+        let indices = try decoder.gifIndices(index, rows: local.maxY)
+        var kept = [UInt8]()
+        kept.reserveCapacity(cut.width * cut.height)
+        for y in local.y..<local.maxY {
+            let start = y * frame.rect.width + local.x
+            kept += indices[start..<start + local.width]
+        }
+        return OutputFrame(
+            rect: moved, duration: frame.duration, disposal: frame.disposal, blend: .over,
+            coded: .gif(
+                lzw: GIFLZW.encode(kept, minimum: data.minimumCodeSize),
+                localColours: data.localColours,
+                transparentIndex: data.transparentIndex, storedDisposal: data.storedDisposal),
+            how: .losslessAgain)
     }
 
     // MARK: Writers
@@ -260,48 +342,14 @@ struct AnimationCropper {
 
     private func keptFrame(
         _ index: Int, _ frame: AnimationFrame, cut: PixelRect<StoredPixels>?,
-        decoded: () throws(ImagingError) -> DecodedFrame, before: AnimationCanvas
+        decoded: () throws(ImagingError) -> DecodedFrame, decoder: AnimationFrameDecoder,
+        before: AnimationCanvas
     ) throws -> OutputFrame? {
         let inside = cut == frame.rect
         switch (frame.data, animation.details) {
         case (.gif(let data), .gif(let details)):
-            guard let cut else {
-                // A 1x1 frame of the transparent index: nothing drawn.
-                let table = details.globalColours == nil ? [UInt8](repeating: 0, count: 6) : nil
-                return OutputFrame(
-                    rect: PixelRect(x: 0, y: 0, width: 1, height: 1), duration: frame.duration,
-                    disposal: .none, blend: .over,
-                    coded: .gif(
-                        lzw: GIFLZW.encode([0], minimum: 2), localColours: table,
-                        transparentIndex: 0, storedDisposal: 1), how: .losslessAgain)
-            }
-            let moved = cut.offset(by: -rect.x, -rect.y)
-            if inside {
-                let lzw = try input.read(at: data.lzw.offset, count: data.lzw.count, format: .gif)
-                return OutputFrame(
-                    rect: moved, duration: frame.duration, disposal: frame.disposal, blend: .over,
-                    coded: .gif(
-                        lzw: lzw, localColours: data.localColours,
-                        transparentIndex: data.transparentIndex,
-                        storedDisposal: data.storedDisposal, interlaced: data.interlaced),
-                    how: .copied)
-            }
-            // Interlacing is not kept: the cut rows are written in order.
-            let indices = try decoded().indices ?? []
-            let local = cut.offset(by: -frame.rect.x, -frame.rect.y)
-            var kept = [UInt8]()
-            kept.reserveCapacity(cut.width * cut.height)
-            for y in local.y..<local.maxY {
-                let start = y * frame.rect.width + local.x
-                kept += indices[start..<start + local.width]
-            }
-            return OutputFrame(
-                rect: moved, duration: frame.duration, disposal: frame.disposal, blend: .over,
-                coded: .gif(
-                    lzw: GIFLZW.encode(kept, minimum: data.minimumCodeSize),
-                    localColours: data.localColours,
-                    transparentIndex: data.transparentIndex, storedDisposal: data.storedDisposal),
-                how: .losslessAgain)
+            return try Self.gifFrame(
+                index, frame, data, details, cut: cut, rect: rect, decoder: decoder)
         case (.png(let pieces), .png(let details)):
             // Written as RGBA after a frame the source's colour type could
             // not hold: every frame from the canvas.

@@ -51,6 +51,24 @@ struct AnimationFrameDecoder {
 
     // MARK: GIF
 
+    /// A GIF frame's palette indices, rows top to bottom: only its first
+    /// `rows` rows (a crop needs none below its own) unless the frame is
+    /// interlaced, whose rows come in four passes. No RGBA is made.
+    func gifIndices(_ index: Int, rows: Int) throws(ImagingError) -> [UInt8] {
+        let frame = animation.frames[index]
+        guard case .gif(let data) = frame.data else {
+            throw .corrupt(format: animation.format, detail: "frame \(index) is not a GIF frame")
+        }
+        let blocks = try input.read(at: data.lzw.offset, count: data.lzw.count, format: .gif)
+        let width = frame.rect.width
+        let height = frame.rect.height
+        if data.interlaced {
+            let (indices, _) = try GIFLZW.decode(blocks, count: width * height, frame: index)
+            return Self.deinterlace(indices, width: width, height: height)
+        }
+        return try GIFLZW.decode(blocks, count: width * min(rows, height), frame: index).indices
+    }
+
     /// The palette the frame's indices look up (local, else global).
     static func palette(_ data: GIFFrameData, _ details: GIFDetails) -> [UInt8] {
         data.localColours ?? details.globalColours ?? []
@@ -61,7 +79,7 @@ struct AnimationFrameDecoder {
     ) throws(ImagingError) -> DecodedFrame {
         let blocks = try input.read(at: data.lzw.offset, count: data.lzw.count, format: .gif)
         let count = frame.rect.width * frame.rect.height
-        var (indices, _) = try GIFLZW.decode(GIFLZW.joined(blocks), count: count, frame: index)
+        var (indices, _) = try GIFLZW.decode(blocks, count: count, frame: index)
         if data.interlaced {
             indices = Self.deinterlace(indices, width: frame.rect.width, height: frame.rect.height)
         }
