@@ -48,7 +48,7 @@ public enum AtomicFile {
     /// A file being written: bytes go to a temporary file in the target's
     /// folder; ``commit()`` flushes it and moves it into place. Dropped
     /// without a commit (an error, a throw), it removes the temporary file.
-    public final class Writer: ByteSink {
+    public final class Writer: RewritableByteSink {
         /// The file's final path.
         public let path: String
         private let replacing: Bool
@@ -197,6 +197,25 @@ public enum AtomicFile {
         /// holding its lock, so no sweep can take it in between).
         ///
         /// - Throws: ``ImagingError``; the temporary is then removed.
+        /// Writes `bytes` over those at `offset` of the temporary file
+        /// (`pwrite`), which must all have been written already.
+        public func rewrite(at offset: Int, with bytes: [UInt8]) throws(ImagingError) {
+            precondition(offset >= 0 && offset + bytes.count <= written, "written already")
+            var done = 0
+            while done < bytes.count {
+                let count = bytes.withUnsafeBytes { raw in
+                    pwrite(
+                        descriptor, raw.baseAddress! + done, bytes.count - done,
+                        off_t(offset + done))
+                }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw .cannotWrite(path: path, reason: String(cString: strerror(errno)))
+                }
+                done += count
+            }
+        }
+
         public func commit() throws(ImagingError) {
             guard fsync(descriptor) == 0 else {
                 throw .cannotWrite(

@@ -47,8 +47,8 @@ struct AnimationCropper {
         var colorType: String = ""
     }
 
-    /// Why a crop into the source's own container has to start again in
-    /// its general form.
+    /// A frame the source's colour type cannot hold, which
+    /// ``holdsNoOpFrame(_:)`` foresees before the crop starts.
     struct Restart: Error {}
 
     /// Whether frames keep their own operations and coded data: into the
@@ -62,29 +62,28 @@ struct AnimationCropper {
     ///
     /// - Throws: ``ImagingError``.
     func write(to sink: some ByteSink) throws(ImagingError) -> Outcome {
-        if sameContainer, animation.format == .png, keepsColourType {
-            // Try the source's colour type in memory first: a frame it cannot
-            // hold sends the whole crop to RGBA.
-            let memory = MemorySink()
-            do {
-                var outcome = try run(to: memory)
-                try sink.write(memory.bytes[...])
-                outcome.bytes = memory.bytes.count
-                return outcome
-            } catch {
-                if let imaging = error as? ImagingError { throw imaging }
-                guard error is Restart else {
-                    throw .encodeFailed(format: "png", detail: "\(error)")
-                }
+        if sameContainer, animation.format == .png, keepsColourType,
+            case .png(let details) = animation.details
+        {
+            // The source's colour type holds every frame unless a frame
+            // that misses the crop needs a transparent value it lacks:
+            // known from the frames' rects, before a pixel is decoded.
+            let missing = animation.frames.contains { $0.rect.meeting(rect) == nil }
+            if missing && !Self.holdsNoOpFrame(details) {
+                var general = self
+                general.keepsColourType = false
+                return try general.write(to: sink)
             }
-            var general = self
-            general.keepsColourType = false
-            return try general.write(to: sink)
         }
         do {
             return try run(to: sink)
         } catch {
             if let imaging = error as? ImagingError { throw imaging }
+            if error is Restart {
+                throw .encodeFailed(
+                    format: output.rawValue,
+                    detail: "a frame the source's colour type cannot hold, which was not foreseen")
+            }
             throw .encodeFailed(format: output.rawValue, detail: "\(error)")
         }
     }
@@ -419,6 +418,18 @@ struct AnimationCropper {
                 coded: coded, how: how)
         default:
             return nil
+        }
+    }
+
+    /// Whether the source's colour type has a fully transparent value for
+    /// a frame that draws nothing (``noOpPNG(_:details:)``).
+    static func holdsNoOpFrame(_ details: APNGDetails) -> Bool {
+        let trns = details.colourChunks.first { $0.type == "tRNS" }?.data
+        switch details.colorType {
+        case .rgba, .grayAlpha: return true
+        case .palette: return trns?.contains(0) ?? false
+        case .gray: return (trns?.count ?? 0) >= 2
+        case .rgb: return (trns?.count ?? 0) >= 6
         }
     }
 

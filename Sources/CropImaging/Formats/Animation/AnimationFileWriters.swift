@@ -204,8 +204,10 @@ struct APNGFileWriter: AnimationFileWriter {
 }
 
 /// Writes an animated WebP: RIFF, VP8X, ANIM, then one ANMF chunk a frame.
-/// The RIFF size comes first, so the frames are held until the end
-/// (compressed, never as pixels).
+/// The RIFF size and VP8X's alpha flag come first but are known at the
+/// end: into a sink that can be written again in place (a file, memory)
+/// the frames are streamed and the header mended at the end; into any
+/// other sink they are held until the end (compressed, never as pixels).
 struct AnimatedWebPFileWriter: AnimationFileWriter {
     let out: CountingSink
     var background: [UInt8] = [0, 0, 0, 0]
@@ -214,6 +216,10 @@ struct AnimatedWebPFileWriter: AnimationFileWriter {
     private var plays = 0
     private var frames: [[UInt8]] = []
     private var alpha = false
+    private var frameCount = 0
+    /// Where the RIFF form starts in the sink (the header is mended there).
+    private var start = 0
+    private var streaming: Bool { out.rewritable != nil }
 
     init(out: CountingSink, background: [UInt8], icc: [UInt8]?) {
         self.out = out
@@ -224,6 +230,22 @@ struct AnimatedWebPFileWriter: AnimationFileWriter {
     mutating func begin(size: PixelSize<StoredPixels>, plays: Int) throws(ImagingError) {
         self.size = size
         self.plays = plays
+        if streaming {
+            start = out.count
+            try out.write(header(flags: 0x02, riffSize: 0))
+        }
+    }
+
+    /// RIFF, VP8X with `flags`, ICCP and ANIM.
+    private func header(flags: UInt8, riffSize: Int) -> [UInt8] {
+        var flags = flags
+        if icc != nil { flags |= WebPContainer.iccFlag }
+        var bytes = Array("RIFF".utf8) + WebPContainer.le32(riffSize) + Array("WEBP".utf8)
+        bytes += WebPContainer.vp8x(flags: flags, width: size.width, height: size.height)
+        if let icc { bytes += WebPContainer.chunk("ICCP", icc) }
+        bytes += WebPContainer.chunk(
+            "ANIM", background + [UInt8(plays & 0xFF), UInt8(plays >> 8 & 0xFF)])
+        return bytes
     }
 
     mutating func add(_ frame: OutputFrame) throws(ImagingError) {
@@ -243,23 +265,30 @@ struct AnimatedWebPFileWriter: AnimationFileWriter {
         // The canvas shows transparency where the first frame leaves it
         // uncovered and where a frame is disposed: the alpha flag says so,
         // or readers that trust it (Pillow) show those pixels opaque.
-        if frames.isEmpty && frame.rect != PixelRect(size: size) { alpha = true }
+        if frameCount == 0 && frame.rect != PixelRect(size: size) { alpha = true }
         if frame.disposal == .background { alpha = true }
+        frameCount += 1
         payload += WebPContainer.chunk(type, bitstream)
-        frames.append(WebPContainer.chunk("ANMF", payload))
+        let chunk = WebPContainer.chunk("ANMF", payload)
+        if streaming {
+            try out.write(chunk)
+        } else {
+            frames.append(chunk)
+        }
     }
 
     mutating func finish() throws(ImagingError) -> Int {
-        var flags: UInt8 = 0x02
-        if alpha { flags |= WebPContainer.alphaFlag }
-        if icc != nil { flags |= WebPContainer.iccFlag }
-        var chunks = [WebPContainer.vp8x(flags: flags, width: size.width, height: size.height)]
-        if let icc { chunks.append(WebPContainer.chunk("ICCP", icc)) }
-        chunks.append(
-            WebPContainer.chunk(
-                "ANIM", background + [UInt8(plays & 0xFF), UInt8(plays >> 8 & 0xFF)]))
-        chunks += frames
-        let file = WebPContainer.riff(chunks)
+        let flags: UInt8 = 0x02 | (alpha ? WebPContainer.alphaFlag : 0)
+        if let sink = out.rewritable {
+            // Mend the header: the RIFF size and the alpha flag.
+            let mended = header(flags: flags, riffSize: out.count - start - 8)
+            try sink.rewrite(at: start, with: Array(mended.prefix(24)))
+            return out.count
+        }
+        var file = header(flags: flags, riffSize: 0)
+        for frame in frames { file += frame }
+        let riffSize = WebPContainer.le32(file.count - 8)
+        file.replaceSubrange(4..<8, with: riffSize)
         try out.write(file)
         frames = []
         return out.count

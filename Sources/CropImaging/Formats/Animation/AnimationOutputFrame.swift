@@ -50,4 +50,6 @@ final class CountingSink {
         count += bytes.count
         try sink.write(bytes[...])
     }
+    /// The sink, when what was written can be written again in place.
+    var rewritable: (any RewritableByteSink)? { sink as? any RewritableByteSink }
 }
