@@ -11,8 +11,9 @@ each view resized to 480x270 (Lanczos), as a screen recording or a
 - pan300.png: the same 300 frames as an APNG (RGB, Pillow's save_all);
 - pan300_lossless.webp, pan300_lossy.webp: as animated WebP, lossless and
   lossy (quality 80, Pillow's default, as chat apps send them);
-- pan10.gif, pan1000.gif: 10 and 1000 frames of the same pan, for the
-  peak-memory comparison (1000 frames must need no more memory than 10).
+- pan10.gif, pan1000.gif, pan10.png, pan1000.png: 10 and 1000 frames of
+  the same pan as GIF and APNG, for the peak-memory comparison (1000
+  frames must need no more memory than 10).
 
 Files already made are kept.
 
@@ -70,6 +71,8 @@ def main():
     save("pan300_lossy.webp", 300, quality=80)
     save("pan10.gif", 10)
     save("pan1000.gif", 1000)
+    save("pan10.png", 10)
+    save("pan1000.png", 1000)
 
 
 main()
