@@ -43,6 +43,15 @@ let package = Package(
                 .product(name: "CropGeometry", package: "CropKit"),
             ]),
         .executableTarget(
+            name: "FuzzGIF",
+            dependencies: ["FuzzImageSupport", .product(name: "CropImaging", package: "CropKit")]),
+        .executableTarget(
+            name: "FuzzAPNG",
+            dependencies: ["FuzzImageSupport", .product(name: "CropImaging", package: "CropKit")]),
+        .executableTarget(
+            name: "FuzzAnimatedWebP",
+            dependencies: ["FuzzImageSupport", .product(name: "CropImaging", package: "CropKit")]),
+        .executableTarget(
             name: "FuzzRecord",
             dependencies: [
                 .product(name: "CropGeometry", package: "CropKit"),

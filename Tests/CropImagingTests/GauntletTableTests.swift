@@ -1,9 +1,11 @@
+import CropGeometry
 import CropImaging
 import CropKitTestSupport
 import Foundation
 import Testing
 
-/// The outcome of decoding every file in testdata/corrupt, kept as a table
+/// The outcome of decoding every file in testdata/corrupt (an animation
+/// cropped whole into its own format), kept as a table
 /// in Tests/gauntlet-outcomes.tsv. The test fails when an outcome changes,
 /// so the table stays current; regenerate it with
 /// `CROPKIT_UPDATE_GAUNTLET=1 swift test --filter GauntletTableTests`.
@@ -14,6 +16,17 @@ import Testing
 
     static func outcome(_ path: String) -> String {
         do throws(ImagingError) {
+            // An animation (GIF, APNG, animated WebP): read with the
+            // default limits and cropped whole into its own format in
+            // memory, every frame decoded and written.
+            if let animated = try AnimatedImage.open(path: path) {
+                let canvas = animated.size
+                let report = try animated.crop(
+                    PixelRect(x: 0, y: 0, width: canvas.width, height: canvas.height),
+                    as: animated.animation.format, to: MemorySink())
+                return
+                    "animation\t\(canvas.width)x\(canvas.height), \(report.frames) frames, \(report.plays) plays, \(report.totalMilliseconds) ms"
+            }
             // libpng's inflater, whatever is installed, so the table is the
             // same on every machine (InflaterTests hold ISA-L to the same
             // verdicts).
@@ -34,7 +47,7 @@ import Testing
         let files = TestData.files(under: "corrupt", extensions: nil)
         #expect(files.count > 1400)
         var lines = [
-            "# file\toutcome\tdetail (CropKit's default, strict decode of the whole image)"
+            "# file\toutcome\tdetail (CropKit's default, strict decode of the whole image; an animation's every frame, cropped whole into its own format)"
         ]
         for file in files { lines.append("\(file)\t\(Self.outcome(TestData.path(file)))") }
         let current = lines.joined(separator: "\n") + "\n"

@@ -55,3 +55,31 @@ public func fuzzCrop(
     }
     return 0
 }
+
+/// An animation container's fuzz entry: the bytes as an animated `format`
+/// file in memory (GIF, APNG as ``ImageFormat/png``, animated WebP), read
+/// with tight limits, its displayed canvases composited, frame 1 made a
+/// still, its leaks looked for, and its middle cropped into all three
+/// animation formats in memory. Still files of the format are left to
+/// their own target.
+public func fuzzAnimation(_ data: UnsafePointer<UInt8>, _ size: Int, format: ImageFormat) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let limits = DecodeLimits(
+        maxPixels: 4 << 20, maxDimension: 1 << 12, maxFrames: 64, maxAnimationPixels: 8 << 20)
+    let input = ImageInput(bytes: bytes)
+    guard let animated = try? AnimatedImage(input, limits: limits),
+        animated.animation.format == format
+    else { return 0 }
+    var frames = animated.displayedFrames.makeIterator()
+    while (try? frames.nextFrame()) != nil {}
+    _ = try? animated.frame(1)
+    _ = try? LeakCheck.findings(input: input, limits: limits)
+    let canvas = animated.size
+    let middle = PixelRect<StoredPixels>(
+        x: canvas.width / 4, y: canvas.height / 4, width: max(1, canvas.width / 2),
+        height: max(1, canvas.height / 2))
+    for output in [ImageFormat.gif, .png, .webp] {
+        _ = try? animated.crop(middle, as: output, to: MemorySink())
+    }
+    return 0
+}

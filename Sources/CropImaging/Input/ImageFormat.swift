@@ -35,8 +35,11 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// Every format CropKit reads, in the registry's order.
     public static var all: [ImageFormat] { FormatRegistry.readers.map { $0.format } }
 
-    /// The formats CropKit reads, for a sentence: "PNG, JPEG or HEIF".
-    public static var readable: String { listing(all.map(\.name)) }
+    /// The formats CropKit reads, for a sentence: "PNG, JPEG or HEIF",
+    /// with those read only as animations (GIF) last.
+    public static var readable: String {
+        listing(all.map(\.name) + FormatRegistry.animationOnly.map(\.name))
+    }
 
     /// Words as a sentence lists them: "a, b or c".
     package static func listing(_ words: [String]) -> String {

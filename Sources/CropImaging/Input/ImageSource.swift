@@ -34,7 +34,9 @@ public struct ImageSource: Sendable {
     /// reader of its format.
     ///
     /// - Throws: ``ImagingError``, ``ImagingError/unknownFormat(path:)`` for
-    ///   a signature CropKit does not read.
+    ///   a signature CropKit does not read, and
+    ///   ``ImagingError/unsupported(format:detail:)`` for a GIF, which
+    ///   ``AnimatedImage`` reads.
     public init(_ input: ImageInput, limits: DecodeLimits = .standard) throws(ImagingError) {
         var head = [UInt8](repeating: 0, count: FormatRegistry.signatureLength)
         let got = try head.withUnsafeMutableBufferPointer { buffer throws(ImagingError) in
@@ -42,7 +44,8 @@ public struct ImageSource: Sendable {
         }
         guard got > 0 else { throw .emptyFile(path: input.name) }
         guard let reader = FormatRegistry.reader(forSignature: Array(head.prefix(got))) else {
-            throw .unknownFormat(path: input.name)
+            throw FormatRegistry.stillRefusal(forSignature: Array(head.prefix(got)))
+                ?? .unknownFormat(path: input.name)
         }
         self.reader = try reader.open(input, limits: limits)
         self.input = input

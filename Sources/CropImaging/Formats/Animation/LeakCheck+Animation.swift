@@ -13,7 +13,16 @@ extension LeakCheck {
     public static func findings(path: String, limits: DecodeLimits = .standard)
         throws(ImagingError) -> [LeakFinding]
     {
-        let input = try ImageInput(path: path)
+        try findings(input: ImageInput(path: path), limits: limits)
+    }
+
+    /// ``findings(path:limits:)`` for a file already open, or held in
+    /// memory (``ImageInput/init(bytes:name:)``).
+    ///
+    /// - Throws: ``ImagingError`` when the file cannot be read.
+    public static func findings(input: ImageInput, limits: DecodeLimits = .standard)
+        throws(ImagingError) -> [LeakFinding]
+    {
         guard let animated = try AnimatedImage(input, limits: limits, reading: .leakCheck) else {
             return try findings(in: ImageSource(input, limits: limits))
         }

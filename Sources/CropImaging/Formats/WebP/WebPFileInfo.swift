@@ -149,7 +149,7 @@ extension WebPFileInfo {
             throw .unsupported(
                 format: .webp,
                 detail:
-                    "an animated WebP (\(frames) frame\(frames == 1 ? "" : "s")): CropKit crops still images; take one frame out first (webpmux -get frame 1 in.webp -o frame.webp)"
+                    "an animated WebP (\(frames) frame\(frames == 1 ? "" : "s")): read it as an animation: open it with AnimatedImage (a frame as a still: AnimatedImage.frame(_:))"
             )
         }
         guard
