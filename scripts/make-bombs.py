@@ -211,7 +211,79 @@ def webp_bombs():
             out.write(riff(chunks))
 
 
+def lzw_zeros(count):
+    """GIF LZW (minimum code size 8) of `count` zero indices, coded as runs
+    of 1, 2, 3, ... zeros, each code the entry it defines (9 bits, a clear
+    code before the table would need 10): about 290 bytes for 32 K pixels,
+    so a small file asks for a great deal of decoding."""
+    out, bits, nbits = bytearray(), 0, 0
+
+    def put(code):
+        nonlocal bits, nbits
+        bits |= code << nbits
+        nbits += 9
+        while nbits >= 8:
+            out.append(bits & 255)
+            bits >>= 8
+            nbits -= 8
+
+    remaining = count
+    while remaining > 0:
+        put(256)
+        length = 1
+        while length <= 254 and length <= remaining:
+            put(0 if length == 1 else 256 + length)
+            remaining -= length
+            length += 1
+    put(257)
+    if nbits:
+        out.append(bits & 255)
+    blocks = bytearray([8])
+    for start in range(0, len(out), 255):
+        piece = out[start:start + 255]
+        blocks += bytes([len(piece)]) + piece
+    return bytes(blocks + b"\0")
+
+
+def animation_bombs():
+    """Animations that ask for much from little (scripts/gauntlet, 2 s and
+    256 MB): a GIF screen of 12000x12000 over one pixel, 10000 frames
+    (the default limit) of a 256x256 screen, 20000 frames (over it), and an
+    APNG of 2000 frames of 1024x1024 whose summed area passes the
+    animation limit."""
+    head = lambda w, h: b"GIF89a" + struct.pack("<HHBBB", w, h, 0xF0, 0, 0) + b"\0\0\0\xff\xff\xff"
+    loop = b"\x21\xff\x0bNETSCAPE2.0\x03\x01\0\0\0"
+
+    def frame(x, y, w, h, data):
+        gce = b"\x21\xf9\x04\x00\x01\x00\x00\x00"
+        return gce + b"\x2c" + struct.pack("<HHHHB", x, y, w, h, 0) + data
+
+    with open(os.path.join(folder, "anim-gif-screen-12000x12000.gif"), "wb") as out:
+        out.write(head(12000, 12000) + loop + frame(0, 0, 1, 1, lzw_zeros(1)) + b"\x3b")
+    whole = frame(0, 0, 256, 256, lzw_zeros(256 * 256))
+    for name, frames in [("anim-gif-10000-frames-256x256.gif", 10000), ("anim-gif-20000-frames-256x256.gif", 20000)]:
+        with open(os.path.join(folder, name), "wb") as out:
+            out.write(head(256, 256) + loop + whole * frames + b"\x3b")
+    side, frames = 1024, 2000
+    rows = zlib.compress(bytes((1 + side * 4) * side), 9)
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 6, 0, 0, 0))
+    data += chunk(b"acTL", struct.pack(">II", frames, 0))
+    sequence = 0
+    for index in range(frames):
+        fctl = struct.pack(">IIIIIHHBB", sequence, side, side, 0, 0, 1, 10, 0, 0)
+        data += chunk(b"fcTL", fctl)
+        sequence += 1
+        if index == 0:
+            data += chunk(b"IDAT", rows)
+        else:
+            data += chunk(b"fdAT", struct.pack(">I", sequence) + rows)
+            sequence += 1
+    with open(os.path.join(folder, "anim-apng-2000-frames-1024x1024.png"), "wb") as out:
+        out.write(data + chunk(b"IEND", b""))
+
+
 webp_bombs()
+animation_bombs()
 if len(sys.argv) > 2:
     heif_bombs(sys.argv[2])
 for name in sorted(os.listdir(folder)):

@@ -12,7 +12,11 @@ error), under 2 s and 256 MB, and a failed run must leave no output. A
 wrong Adler-32 must be refused (exit 2), data after the last row and a bad
 ancillary chunk cropped with a warning (exit 0).
 
-    scripts/mutation-gauntlet.py CROPKIT TESTDATA [COUNT] [SEED] [png|jpg|heic]
+    scripts/mutation-gauntlet.py CROPKIT TESTDATA [COUNT] [SEED] [png|jpg|heic|anim]
+
+With anim, real and generated animations (GIF, APNG, animated WebP) are
+mutated (truncations, bit flips, random bytes, APNG chunk lengths, header
+fields) and each is cropped whole into its own format.
 
 HEIF sources get the generic mutations, their box sizes and fields among
 the length edits, and (a quarter of them) the classes of hostile input
@@ -50,6 +54,17 @@ sources = [os.path.join(testdata, p) for p in [
     "heif/generated/coords_alpha_orient8_128x64_lossless.heic", "heif/generated/coords10_orient6_300x200_lossless.heic",
     "heif/generated/coords_1001x777_clap_lossless.heic", "heif/generated/nclx_p3_srgbtrc_96x64_420.heic",
 ]]
+if out_extension == "anim":
+    # Animations (GIF, APNG, animated WebP), each cropped into its own
+    # format: real files with disposal, blend, offsets, local colour
+    # tables, interlacing and lossy frames with alpha, and the generated
+    # coordinates animations.
+    sources = [os.path.join(testdata, "animated", p) for p in [
+        "pillow/iss634.gif", "pillow/iss634.apng", "pillow/iss634.webp", "pillow/star.gif",
+        "generated/gif_coords_301x203_6f_loop1_subrects.gif", "generated/apng_coords_rgba8_301x203_7f_loop3_subrects.png",
+        "generated/webp_coords_301x203_7f_loop3_subrects_lossless.webp",
+        "pillow/apng/dispose_op_previous_region.png", "pillow/apng/mode_palette_alpha.png",
+    ]]
 originals = [open(p, "rb").read() for p in sources if os.path.exists(p)]
 if out_extension == "heic":
     originals = [data for data in originals if data[4:8] == b"ftyp"]
@@ -246,7 +261,37 @@ def container(data):
     return data[:2] + segments + data[2:], kind
 
 
+def png_length(data):
+    """A PNG chunk length set to something odd."""
+    data = bytearray(data)
+    offsets, pos = [], 8
+    while pos + 8 <= len(data):
+        offsets.append(pos)
+        pos += 12 + struct.unpack(">I", data[pos:pos + 4])[0]
+    pos = random.choice(offsets)
+    value = random.choice([0, 1, 0x7FFFFFFF, 0xFFFFFFFF, random.randrange(1 << 31), len(data)])
+    data[pos:pos + 4] = struct.pack(">I", value & 0xFFFFFFFF)
+    return bytes(data)
+
+
 def mutate(data):
+    if out_extension == "anim":
+        data = bytearray(data)
+        kind = random.choice(["truncate", "flip", "bytes", "length"])
+        if kind == "length" and data[:4] == b"\x89PNG":
+            return png_length(data), kind
+        if kind == "truncate":
+            return bytes(data[:random.randrange(len(data))]), kind
+        if kind in ("flip", "length"):
+            # A frame header or size field hit: flips land anywhere, a
+            # length edit in the first 64 bytes (screen, canvas, ANIM).
+            for _ in range(random.randint(1, 8)):
+                i = random.randrange(len(data) if kind == "flip" else min(64, len(data)))
+                data[i] ^= 1 << random.randrange(8) if kind == "flip" else random.randrange(1, 256)
+            return bytes(data), kind
+        start = random.randrange(len(data))
+        data[start:start + random.randint(1, 64)] = os.urandom(random.randint(1, 64))
+        return bytes(data), kind
     if random.random() < 0.2 and data[4:8] != b"ftyp":
         return container(data)
     if random.random() < 0.25 and data[4:8] != b"ftyp":
@@ -267,13 +312,7 @@ def mutate(data):
         if data[4:8] == b"ftyp":
             heif_length(data)
         elif data[:4] == b"\x89PNG":
-            offsets, pos = [], 8
-            while pos + 8 <= len(data):
-                offsets.append(pos)
-                pos += 12 + struct.unpack(">I", data[pos:pos + 4])[0]
-            pos = random.choice(offsets)
-            value = random.choice([0, 1, 0x7FFFFFFF, 0xFFFFFFFF, random.randrange(1 << 31), len(data)])
-            data[pos:pos + 4] = struct.pack(">I", value & 0xFFFFFFFF)
+            data = bytearray(png_length(data))
         else:
             markers = [i for i in range(2, len(data) - 3) if data[i] == 0xFF and data[i + 1] not in (0, 0xFF, 0xD8, 0xD9)]
             if markers:
@@ -293,9 +332,10 @@ with tempfile.TemporaryDirectory() as work:
     for n in range(count):
         original = random.choice(originals)
         mutant, kind = mutate(original)
-        suffix = ".png" if original[:4] == b"\x89PNG" else ".heic" if original[4:8] == b"ftyp" else ".jpg"
+        suffix = (".png" if original[:4] == b"\x89PNG" else ".heic" if original[4:8] == b"ftyp"
+                  else ".gif" if original[:3] == b"GIF" else ".webp" if original[:4] == b"RIFF" else ".jpg")
         src = os.path.join(work, "in" + suffix)
-        out = os.path.join(work, "out." + out_extension)
+        out = os.path.join(work, "out" + (suffix if out_extension == "anim" else "." + out_extension))
         open(src, "wb").write(mutant)
         if os.path.exists(out):
             os.remove(out)

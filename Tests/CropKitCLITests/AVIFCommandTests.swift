@@ -204,11 +204,37 @@ struct AVIFCommandTests {
     @Test func sequencesAndHalfPixelClapsAreNamed() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
+        // A sequence is video: refused without --frame, its primary image
+        // with --frame 0, and no later frame.
+        let path = TestData.path("avif/generated/coords_anim3_97x61_lossless.avif")
+        let output = folder.appendingPathComponent("frame.png").path
+        let whole = cropkit("crop", path, "-o", output, "--pixels", "0,0,10,10")
+        #expect(whole.status == 64)
+        #expect(whole.err.contains("is an AVIF image sequence (avis): video coded between frames"))
+        #expect(whole.err.contains("add --frame 0"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let later = cropkit("crop", path, "-o", output, "--pixels", "0,0,10,10", "--frame", "2")
+        #expect(later.status == 2)
+        #expect(later.err.contains("--frame 2:") && later.err.contains("--frame 0 crops"))
+        #expect(!FileManager.default.fileExists(atPath: output))
         let sequence = cropkit(
-            "crop", TestData.path("avif/generated/coords_anim3_97x61_lossless.avif"), "-o",
-            folder.appendingPathComponent("frame.png").path, "--pixels", "0,0,10,10")
+            "crop", path, "-o", output, "--pixels", "0,0,10,10", "--frame", "0")
         #expect(sequence.status == 0, "\(sequence.err)")
         #expect(sequence.err.contains("an image sequence (avis)"))
+        let manifest = folder.appendingPathComponent("jobs.jsonl")
+        try Data(
+            """
+            {"input":"\(path)","output":"\(folder.path)/b0.png","pixels":{"x":0,"y":0,"width":8,"height":8}}
+            {"input":"\(path)","output":"\(folder.path)/b1.png","pixels":{"x":0,"y":0,"width":8,"height":8},"frame":0}
+
+            """.utf8
+        ).write(to: manifest)
+        let batch = cropkit("batch", manifest.path)
+        #expect(batch.status != 0)
+        #expect(batch.out.contains("an AVIF image sequence (avis): video coded between frames"))
+        #expect(batch.out.contains("\"line\":2,\"status\":\"written\""), "\(batch.out)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/b0.png"))
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/b1.png"))
         let clap = cropkit(
             "crop", TestData.path("avif/link-u/kimono.crop.avif"), "-o",
             folder.appendingPathComponent("kimono.png").path, "--pixels", "0,0,10,10")

@@ -13,7 +13,7 @@ import CropGeometry
 /// | `maxMemory` | 256 MiB | the peak resident memory of one crop: what it holds at once (``MemoryNeed``) plus `programMemory`; a 48-megapixel photo's crop, turned, fits; a bomb's 13000² frame does not |
 /// | `programMemory` | 30 MiB | what the process holds besides the crop, counted against `maxMemory`: the `cropkit` binary with its libraries loaded holds 19–28 MB (measured as the peak resident memory less the crop's need, on crops of every format; a 6400x6400 HEIC's JPEG: 28.3 MB), and 30 MiB leaves a margin; an app that budgets the crop alone sets 0 |
 /// | `maxFrames` | 10,000 | an animation's frames (a GIF bomb repeats a 1x1 frame a hundred thousand times; a 10-minute animation at 15 fps is 9,000) |
-/// | `maxAnimationPixels` | 2,147,483,648 | an animation's work: the sum of its frames' areas and, for every frame, the crop's (each frame is composited and cut); about 6 s of compositing |
+/// | `maxAnimationPixels` | 268,435,456 | an animation's work: the sum of its frames' areas and, for every frame, the crop's (each frame is composited and cut); 7-15 ns a pixel in a release build (a GIF of 10,000 256x256 frames into APNG: 1.3 G pixels in 9 s), so about 2-4 s at the limit; 300 frames of 480x270 cropped whole are 78 M |
 /// | `maxScanPasses` | 20 | how many times over a progressive JPEG's scans visit its blocks (``ScanWork``; encoders: 3 to 6) |
 ///
 /// A limit that is exceeded throws ``ImagingError/limitExceeded(_:limit:actual:)``
@@ -53,7 +53,7 @@ public struct DecodeLimits: Hashable, Sendable {
         maxPixels: Int = 178_956_970, maxDimension: Int = 1_000_000, maxChunkBytes: Int = 16 << 20,
         maxMetadataBytes: Int = 64 << 20, maxFileBytes: Int = 2 << 30, maxScans: Int = 500,
         maxScanPasses: Int = 20, maxMemory: Int = 256 << 20, programMemory: Int = 30 << 20,
-        maxFrames: Int = 10_000, maxAnimationPixels: Int = 1 << 31
+        maxFrames: Int = 10_000, maxAnimationPixels: Int = 1 << 28
     ) {
         self.maxFrames = maxFrames
         self.maxAnimationPixels = maxAnimationPixels

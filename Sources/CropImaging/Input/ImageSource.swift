@@ -68,6 +68,11 @@ public struct ImageSource: Sendable {
     /// Problems reading the header that did not stop it.
     public var warnings: [String] { reader.warnings }
 
+    /// What the file is when it is an image sequence (an AVIF `avis`, a
+    /// HEIF `msf1`): video coded between frames, of which the primary
+    /// image alone is read and cropped; `nil` for an image.
+    public var imageSequence: String? { reader.imageSequence }
+
     /// The grid the edges of a lossless crop of the file into its own
     /// format must lie on, where the format has one (a JPEG's iMCU
     /// blocks); `nil` otherwise.

@@ -20,6 +20,15 @@ public protocol ImageHeader: Sendable {
     var pixelFormat: PixelFormat { get }
     /// Problems reading the header that did not stop it.
     var warnings: [String] { get }
+    /// What the file is when it is an image sequence (video coded between
+    /// frames: an AVIF `avis`, a HEIF `msf1`), whose primary image alone
+    /// is read; `nil` for an image.
+    var imageSequence: String? { get }
+}
+
+extension ImageHeader {
+    /// `nil`: most formats hold no image sequence.
+    public var imageSequence: String? { nil }
 }
 
 /// The colour type and bit depth of decoded pixels.

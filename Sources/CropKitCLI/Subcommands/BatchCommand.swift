@@ -28,7 +28,7 @@ struct BatchCommand: Subcommand {
 
         An animation (GIF, APNG, animated WebP) is cut frame by frame, as
         crop does, into .gif, .png or .apng (APNG) or .webp, its line reported
-        with crop --json's members (frames, plays, durationMs, copied, ...);
+        with the members a crop's JSON report has (frames, plays, durationMs, copied, ...);
         "frame": N (from 0) takes one frame as a still, in any output format.
 
         Straighten and resize, as crop's options: "angle" (degrees), "inside":
@@ -533,7 +533,14 @@ struct BatchCommand: Subcommand {
                     source = try animated.frame(0)
                 }
             } else {
-                if frame != nil {
+                let opened = try image.open(input)
+                if let sequence = opened.imageSequence {
+                    if let refusal = CropCommand.sequenceRefusal(
+                        sequence, frame: frame, input: "the input", flag: "\"frame\"")
+                    {
+                        return failed(refusal, paths)
+                    }
+                } else if frame != nil {
                     return failed(
                         "\"frame\" is for an animation; the input is a still image", paths)
                 }
@@ -542,7 +549,7 @@ struct BatchCommand: Subcommand {
                         "GIF is written from an animation (GIF, APNG, animated WebP); write a still as PNG, JPEG, HEIC, WebP or AVIF",
                         paths)
                 }
-                source = try image.open(input)
+                source = opened
             }
             source.inflater = image.inflater
             let plan: CropPlan

@@ -368,7 +368,15 @@ struct CropCommand: Subcommand {
                     source = try animated.frame(0)
                 }
             } else {
-                if let frame {
+                let opened = try image.open(input)
+                if let sequence = opened.imageSequence {
+                    // Video coded between frames: its primary image only,
+                    // and only when asked for by --frame 0.
+                    if let refusal = Self.sequenceRefusal(sequence, frame: frame, input: input) {
+                        console.err.write("error: \(refusal)\n")
+                        return frame == nil ? ExitCode.usage : ExitCode.badInput
+                    }
+                } else if let frame {
                     console.err.write(
                         "error: --frame \(frame) is for an animation; \(field: input) is a still image\n"
                     )
@@ -380,7 +388,7 @@ struct CropCommand: Subcommand {
                     )
                     return ExitCode.usage
                 }
-                source = try image.open(input)
+                source = opened
             }
             source.inflater = image.inflater
             let plan: CropPlan
@@ -609,6 +617,22 @@ struct CropCommand: Subcommand {
 
     /// Says why a job has no plan: exit 1, the selection covers no pixel
     /// (exit 2 when the output format cannot hold the crop).
+    /// Why an image sequence (`sequence` names it) is not cropped with
+    /// `frame` (`--frame`, a manifest's "frame"), or `nil` when it is: its
+    /// primary image is, with frame 0. Later frames are coded from earlier
+    /// ones (video), which CropKit does not decode.
+    static func sequenceRefusal(
+        _ sequence: String, frame: Int?, input: String, flag: String = "--frame"
+    ) -> String? {
+        switch frame {
+        case 0: nil
+        case nil:
+            "\(field: input) is \(sequence): video coded between frames, which CropKit does not cut frame by frame; add \(flag) 0 to crop its primary image (the still a viewer shows)"
+        case let frame?:
+            "\(flag) \(frame): \(field: input) is \(sequence), whose frames after the first are coded from earlier ones (video), which CropKit does not decode; \(flag) 0 crops its primary image"
+        }
+    }
+
     static func refused(_ error: CropPlanError, console: Console, json: Bool) -> Int32 {
         switch error {
         case .rejected(let rejection, let request):

@@ -54,6 +54,11 @@ extension AVIFFileInfo: FormatReader {
     public var pixelFormat: PixelFormat { heif.pixelFormat }
     /// Problems reading the boxes that did not stop it.
     public var warnings: [String] { heif.warnings }
+    /// "an AVIF image sequence (avis)" for a file whose major brand is
+    /// `avis`.
+    public var imageSequence: String? {
+        heif.brands.first == "avis" ? "an AVIF image sequence (avis)" : nil
+    }
 
     func decode(
         _ rect: PixelRect<StoredPixels>, of source: ImageSource, lenient: Bool,

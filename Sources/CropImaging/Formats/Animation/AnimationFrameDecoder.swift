@@ -174,6 +174,14 @@ struct AnimationFrameDecoder {
             image.colorType == .gray
             ? (key(0), key(0), key(0))
             : image.colorType == .rgb ? (key(0), key(1), key(2)) : (-1, -1, -1)
+        if !wide && image.bitDepth == 8 && image.samples.count >= image.rowBytes * image.height {
+            // The common 8-bit kinds a sample at a time, without the general
+            // path's per-sample lookups: RGBA is the canvas's own layout.
+            if let fast = rgba8(image, keyColour: keyColour, palette: palette, trns: trns) {
+                return AnimationCanvas(
+                    width: image.width, height: image.height, bytesPerChannel: 1, samples: fast)
+            }
+        }
         for i in 0..<count {
             let x = i % image.width
             let y = i / image.width
@@ -232,6 +240,61 @@ struct AnimationFrameDecoder {
         }
         return AnimationCanvas(
             width: image.width, height: image.height, bytesPerChannel: wide ? 2 : 1, samples: out)
+    }
+
+    /// An 8-bit RGBA, RGB or palette image as 8-bit RGBA (the same values
+    /// ``rgba(_:depth:)``'s general path gives); `nil` for other kinds.
+    private static func rgba8(
+        _ image: RasterImage, keyColour: (Int, Int, Int), palette: [UInt8], trns: [UInt8]
+    ) -> [UInt8]? {
+        let count = image.width * image.height
+        switch image.colorType {
+        case .rgba:
+            return image.samples.count == count * 4
+                ? image.samples : Array(image.samples.prefix(count * 4))
+        case .rgb:
+            var out = [UInt8](repeating: 255, count: count * 4)
+            let keyed = keyColour.0 >= 0
+            image.samples.withUnsafeBufferPointer { from in
+                out.withUnsafeMutableBufferPointer { to in
+                    for i in 0..<count {
+                        let (r, g, b) = (from[3 * i], from[3 * i + 1], from[3 * i + 2])
+                        to[4 * i] = r
+                        to[4 * i + 1] = g
+                        to[4 * i + 2] = b
+                        if keyed && (Int(r), Int(g), Int(b)) == keyColour { to[4 * i + 3] = 0 }
+                    }
+                }
+            }
+            return out
+        case .palette:
+            var table = [UInt8](repeating: 0, count: 256 * 4)
+            for index in 0..<256 {
+                if 3 * index + 2 < palette.count {
+                    table[4 * index] = palette[3 * index]
+                    table[4 * index + 1] = palette[3 * index + 1]
+                    table[4 * index + 2] = palette[3 * index + 2]
+                }
+                table[4 * index + 3] = index < trns.count ? trns[index] : 255
+            }
+            var out = [UInt8](repeating: 0, count: count * 4)
+            image.samples.withUnsafeBufferPointer { from in
+                out.withUnsafeMutableBufferPointer { to in
+                    table.withUnsafeBufferPointer { table in
+                        for i in 0..<count {
+                            let at = 4 * Int(from[i])
+                            to[4 * i] = table[at]
+                            to[4 * i + 1] = table[at + 1]
+                            to[4 * i + 2] = table[at + 2]
+                            to[4 * i + 3] = table[at + 3]
+                        }
+                    }
+                }
+            }
+            return out
+        default:
+            return nil
+        }
     }
 
     // MARK: WebP

@@ -58,6 +58,14 @@ public struct HEIFFileInfo: Sendable {
     public var otherImages: [HEIFOtherImage]
     /// Problems that did not stop the read.
     public var warnings: [String]
+    /// "a HEIF image sequence (msf1)" for a file whose major brand is a
+    /// sequence's (`msf1`, `hevc`, `hevx`): its primary image is read.
+    public var imageSequence: String? {
+        guard let major = brands.first, ["msf1", "hevc", "hevx"].contains(major) else {
+            return nil
+        }
+        return "a HEIF image sequence (\(major))"
+    }
     /// The primary item's own colour and `pixi` boxes, whole.
     /// Every item's data in the file (those whose `iloc` reads), for the
     /// leak check to look through.
