@@ -193,20 +193,18 @@ public enum AtomicFile {
             }
         }
 
-        /// Flushes the file to disk and moves it into place (while still
-        /// holding its lock, so no sweep can take it in between).
-        ///
-        /// - Throws: ``ImagingError``; the temporary is then removed.
         /// Writes `bytes` over those at `offset` of the temporary file
         /// (`pwrite`), which must all have been written already.
+        ///
+        /// - Throws: ``ImagingError/cannotWrite(path:reason:)``.
         public func rewrite(at offset: Int, with bytes: [UInt8]) throws(ImagingError) {
             precondition(offset >= 0 && offset + bytes.count <= written, "written already")
             var done = 0
             while done < bytes.count {
-                let count = bytes.withUnsafeBytes { raw in
-                    pwrite(
-                        descriptor, raw.baseAddress! + done, bytes.count - done,
-                        off_t(offset + done))
+                let count = bytes.withUnsafeBytes { raw -> Int in
+                    guard let base = raw.baseAddress else { return 0 }
+                    return pwrite(
+                        descriptor, base + done, bytes.count - done, off_t(offset + done))
                 }
                 if count < 0 {
                     if errno == EINTR { continue }
@@ -216,6 +214,10 @@ public enum AtomicFile {
             }
         }
 
+        /// Flushes the file to disk and moves it into place (while still
+        /// holding its lock, so no sweep can take it in between).
+        ///
+        /// - Throws: ``ImagingError``; the temporary is then removed.
         public func commit() throws(ImagingError) {
             guard fsync(descriptor) == 0 else {
                 throw .cannotWrite(
