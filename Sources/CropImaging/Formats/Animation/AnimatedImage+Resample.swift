@@ -35,7 +35,7 @@ extension AnimatedImage {
     /// `format` to `sink`: the output canvas `i` is the source's displayed
     /// canvas `i` through the still pipeline, shown for the same duration.
     ///
-    /// - Throws: ``ImagingError``, as ``crop(_:as:to:)`` does.
+    /// - Throws: ``ImagingError``, as ``crop(_:as:to:)-(PixelRect<StoredPixels>,_,_)`` does.
     public func crop(
         _ resampling: AnimationResampling, as format: ImageFormat, to sink: some ByteSink
     ) throws(ImagingError) -> AnimationCropReport {

@@ -199,7 +199,7 @@ public struct AnimatedImage: Sendable {
         }
     }
 
-    /// ``crop(_:as:to:)`` into a file at `path`, written atomically.
+    /// ``crop(_:as:to:)-(PixelRect<StoredPixels>,_,_)`` into a file at `path`, written atomically.
     ///
     /// - Throws: ``ImagingError``; on any error no output is left.
     public func write(
