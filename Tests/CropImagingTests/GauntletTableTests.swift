@@ -19,7 +19,8 @@ import Testing
             // An animation (GIF, APNG, animated WebP): read with the
             // default limits and cropped whole into its own format in
             // memory, every frame decoded and written.
-            if let animated = try AnimatedImage.open(path: path) {
+            if var animated = try AnimatedImage.open(path: path) {
+                animated.inflater = .zlib
                 let canvas = animated.size
                 let report = try animated.crop(
                     PixelRect(x: 0, y: 0, width: canvas.width, height: canvas.height),

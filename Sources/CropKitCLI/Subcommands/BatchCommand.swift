@@ -509,7 +509,8 @@ struct BatchCommand: Subcommand {
         }
         do throws(ImagingError) {
             var source: ImageSource
-            if let animated = try AnimatedImage.open(path: input, limits: image.limits) {
+            if var animated = try AnimatedImage.open(path: input, limits: image.limits) {
+                animated.inflater = image.inflater
                 let animatedFormat = AnimatedImage.outputFormat(
                     named: gifOutput ? "gif" : job.format.name)
                 switch (frame, animatedFormat) {

@@ -344,7 +344,8 @@ struct CropCommand: Subcommand {
         if !variants.isEmpty { return runVariants(console: console) }
         do throws(ImagingError) {
             var source: ImageSource
-            if let animated = try AnimatedImage.open(path: input, limits: image.limits) {
+            if var animated = try AnimatedImage.open(path: input, limits: image.limits) {
+                animated.inflater = image.inflater
                 // The animation format the output names, if it holds one.
                 let animatedFormat = AnimatedImage.outputFormat(
                     named: gifOutput ? "gif" : job.format.name)

@@ -54,6 +54,7 @@ extension AnimatedImage {
         var cropper = AnimationCropper(
             animation: animation, input: input, limits: limits, rect: PixelRect(size: size),
             output: format)
+        cropper.inflater = inflater
         cropper.resample = AnimationCropper.Resample(size: resampling.size) {
             canvas throws(ImagingError) in
             let still = try PNGEncoder(level: .fixed(1), threads: 1).encode(canvas.raster)

@@ -17,6 +17,9 @@ public struct AnimatedImage: Sendable {
     public let animation: Animation
     /// The limits the container was checked against, and a crop keeps to.
     public let limits: DecodeLimits
+    /// The inflater an APNG's frames are decoded with (as
+    /// ``ImageSource/inflater``).
+    public var inflater: Inflater = .automatic
 
     /// Opens the file at `path` as an animation; `nil` when it is a still
     /// image (a PNG without acTL, a WebP without animation, a JPEG, a HEIF).
@@ -154,8 +157,9 @@ public struct AnimatedImage: Sendable {
     ) throws(ImagingError) -> AnimationCropReport {
         try checkOutput(format, size: rect.size)
         try checkCrop(rect)
-        let cropper = AnimationCropper(
+        var cropper = AnimationCropper(
             animation: animation, input: input, limits: limits, rect: rect, output: format)
+        cropper.inflater = inflater
         let outcome = try cropper.write(to: sink)
         return AnimationCropReport(
             format: format, size: rect.size, frames: animation.frames.count, plays: animation.plays,
@@ -322,8 +326,9 @@ public struct DisplayedFrames: Sequence {
         /// - Throws: ``ImagingError``.
         public mutating func nextFrame() throws(ImagingError) -> RasterImage? {
             guard index < image.animation.frames.count else { return nil }
-            let decoder = AnimationFrameDecoder(
+            var decoder = AnimationFrameDecoder(
                 animation: image.animation, input: image.input, limits: image.limits)
+            decoder.inflater = image.inflater
             compositor.dispose()
             compositor.draw(index, pixels: try decoder.decode(index).rgba)
             index += 1

@@ -23,6 +23,8 @@ struct AnimationCropper {
     let output: ImageFormat
     /// The quality of a lossy WebP frame coded again.
     var lossyQuality = 90
+    /// The inflater an APNG's frames are decoded with.
+    var inflater: Inflater = .automatic
     /// Whether an APNG of the source's colour type may be written
     /// (otherwise RGBA: after a frame it could not hold).
     var keepsColourType = true
@@ -90,7 +92,8 @@ struct AnimationCropper {
 
     private func run(to sink: some ByteSink) throws -> Outcome {
         let out = CountingSink(sink)
-        let decoder = AnimationFrameDecoder(animation: animation, input: input, limits: limits)
+        let decoder = AnimationFrameDecoder(
+            animation: animation, input: input, limits: limits, inflater: inflater)
         var outcome = Outcome(bytes: 0)
         var writer = try makeWriter(out, decoder: decoder, outcome: &outcome)
         try writer.begin(size: outputSize, plays: animation.plays)

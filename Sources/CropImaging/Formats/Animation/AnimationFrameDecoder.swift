@@ -18,6 +18,8 @@ struct AnimationFrameDecoder {
     let animation: Animation
     let input: ImageInput
     let limits: DecodeLimits
+    /// The inflater an APNG frame's data goes through.
+    var inflater: Inflater = .automatic
 
     /// Frame `index` decoded.
     ///
@@ -144,7 +146,8 @@ struct AnimationFrameDecoder {
         appendChunk("IDAT", data, to: &file)
         appendChunk("IEND", [UInt8](), to: &file)
         do {
-            let source = try ImageSource(ImageInput(bytes: file, name: what), limits: limits)
+            var source = try ImageSource(ImageInput(bytes: file, name: what), limits: limits)
+            source.inflater = inflater
             return try source.decode().image
         } catch {
             throw .corrupt(format: .png, detail: "\(what): \(Self.detail(error))")
