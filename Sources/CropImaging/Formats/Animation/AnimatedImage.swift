@@ -141,6 +141,9 @@ public struct AnimatedImage: Sendable {
         need.add(largest * (bytes + 1), "the largest frame decoded")
         need.add(
             rect.width * rect.height * bytes * 3, "the crop's shown, target and written canvases")
+        let ahead = AnimationCropper.framesAhead(animation) - 1
+        need.add(ahead * largest * (bytes + 1), "the frames decoded ahead on other cores")
+        need.add(ahead * rect.width * rect.height * bytes, "the frames coded side by side")
         return need
     }
 

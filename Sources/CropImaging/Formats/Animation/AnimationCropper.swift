@@ -137,12 +137,53 @@ struct AnimationCropper {
             outcome.bytes = try writer.finish()
             return outcome
         }
+        // Every frame is decoded for the canvas: a few are decoded ahead,
+        // side by side, and WebP frames are coded side by side before they
+        // are written in order (memory: `ahead` frames, see memoryNeed).
+        let ahead = compositor == nil ? 1 : Self.framesAhead(animation)
+        var decodedAhead: [Int: DecodedFrame] = [:]
+        var pending: [OutputFrame] = []
+        let quality = lossyQuality
+        func emit(_ frame: OutputFrame) throws(ImagingError) {
+            pending.append(frame)
+            guard pending.count >= (output == .webp ? ahead : 1) else { return }
+            try flush()
+        }
+        func flush() throws(ImagingError) {
+            let frames = pending
+            pending = []
+            let made = try concurrentResults(frames.count) { k throws(ImagingError) in
+                var frame = frames[k]
+                if case .webpPixels(let pixels, let lossy) = frame.coded {
+                    (frame.coded, frame.how) = try Self.webpCoded(
+                        pixels, lossy: lossy, quality: quality)
+                }
+                return frame
+            }
+            for frame in made {
+                try writer.add(frame)
+                count(frame.how, into: &outcome)
+            }
+        }
         for (index, frame) in animation.frames.enumerated() {
             let cut = frame.rect.meeting(rect)
             var decoded: DecodedFrame?
             func frameDecoded() throws(ImagingError) -> DecodedFrame {
                 if let decoded { return decoded }
-                let made = try decoder.decode(index)
+                if ahead > 1 && decodedAhead[index] == nil {
+                    let first = index
+                    let indices = Array(index..<min(index + ahead, animation.frames.count))
+                    let made = try concurrentResults(indices.count) { k throws(ImagingError) in
+                        try decoder.decode(first + k)
+                    }
+                    for (k, frame) in made.enumerated() { decodedAhead[first + k] = frame }
+                }
+                var made: DecodedFrame
+                if let ready = decodedAhead.removeValue(forKey: index) {
+                    made = ready
+                } else {
+                    made = try decoder.decode(index)
+                }
                 decoded = made
                 return made
             }
@@ -163,8 +204,7 @@ struct AnimationCropper {
                     index, frame, cut: cut, decoded: frameDecoded, decoder: decoder, before: shown)
             }
             if let kept = written {
-                try writer.add(kept)
-                count(kept.how, into: &outcome)
+                try emit(kept)
             } else if output == .gif {
                 for made in try gifState.frames(
                     target: target, duration: frame.duration, index: index)
@@ -178,9 +218,8 @@ struct AnimationCropper {
                 let made = try canvasFrame(
                     before: shown, target: target, duration: frame.duration, lossy: lossy,
                     whole: output == .png && index == 0)
-                try writer.add(made)
+                try emit(made)
                 outcome.fromCanvas += 1
-                count(made.how, into: &outcome)
             }
 
             if compositor != nil {
@@ -191,9 +230,19 @@ struct AnimationCropper {
                 }
             }
         }
+        try flush()
         if output == .gif, let last = try gifState.flush() { try writer.add(last) }
         outcome.bytes = try writer.finish()
         return outcome
+    }
+
+    /// How many frames are decoded (and WebP frames coded) side by side:
+    /// two a core, while those beyond the first hold at most 16 MB.
+    static func framesAhead(_ animation: Animation) -> Int {
+        let bytes = animation.bitDepth == 16 ? 8 : 4
+        let largest = animation.frames.map { $0.rect.width * $0.rect.height }.max() ?? 0
+        let room = (16 << 20) / max(1, largest * (bytes + 1))
+        return max(1, min(2 * ProcessInfo.processInfo.activeProcessorCount, 1 + room))
     }
 
     private func count(_ how: OutputFrame.How, into outcome: inout Outcome) {
@@ -415,10 +464,9 @@ struct AnimationCropper {
                 pixels = padded
                 moved = grown
             }
-            let (coded, how) = try webpCoded(pixels, lossy: !frame.isLossless)
             return OutputFrame(
                 rect: moved, duration: frame.duration, disposal: frame.disposal, blend: frame.blend,
-                coded: coded, how: how)
+                coded: .webpPixels(pixels, lossy: !frame.isLossless), how: .losslessAgain)
         default:
             return nil
         }
@@ -489,8 +537,26 @@ struct AnimationCropper {
     private func webpCoded(_ pixels: AnimationCanvas, lossy: Bool) throws -> (
         OutputFrame.Coded, OutputFrame.How
     ) {
+        try Self.webpCoded(pixels, lossy: lossy, quality: lossyQuality)
+    }
+
+    /// ``webpCoded(_:lossy:)`` at lossy `quality` first, for any thread.
+    static func webpCoded(_ pixels: AnimationCanvas, lossy: Bool, quality first: Int)
+        throws(ImagingError) -> (OutputFrame.Coded, OutputFrame.How)
+    {
+        do { return try webpCodedThrowing(pixels, lossy: lossy, quality: first) } catch {
+            if let imaging = error as? ImagingError { throw imaging }
+            throw .encodeFailed(format: "webp", detail: "\(error)")
+        }
+    }
+
+    private static func webpCodedThrowing(
+        _ pixels: AnimationCanvas, lossy: Bool, quality first: Int
+    )
+        throws -> (OutputFrame.Coded, OutputFrame.How)
+    {
         if lossy {
-            for quality in [lossyQuality, 98] {
+            for quality in [first, 98] {
                 let file = try WebPEncoder.encode(pixels.raster, lossless: false, quality: quality)
                 if try Self.withinLossyBound(file, of: pixels) {
                     return (try Self.frameCoded(file), .lossyAgain)
@@ -574,13 +640,12 @@ struct AnimationCropper {
             changed = PixelRect(x: x, y: y, width: changed.maxX - x, height: changed.maxY - y)
         }
         let pixels = target.cut(changed)
-        let (coded, how): (OutputFrame.Coded, OutputFrame.How) =
+        let coded: OutputFrame.Coded =
             output == .webp
-            ? try webpCoded(pixels, lossy: lossy)
-            : (.png(zlib: try Self.zlib(of: pixels.raster)), .losslessAgain)
+            ? .webpPixels(pixels, lossy: lossy) : .png(zlib: try Self.zlib(of: pixels.raster))
         return OutputFrame(
             rect: changed, duration: duration, disposal: .none, blend: .source, coded: coded,
-            how: how)
+            how: .losslessAgain)
     }
 
     /// The smallest rect holding every pixel `a` and `b` show differently.

@@ -21,6 +21,10 @@ struct OutputFrame {
         case png(zlib: [UInt8])
         /// An animated WebP frame's ALPH payload and bitstream.
         case webp(alpha: [UInt8]?, bitstream: [UInt8], type: String)
+        /// A WebP frame's pixels, coded (lossy within the contract's bound,
+        /// else losslessly) with frames beside it on other cores before
+        /// it is written: a writer never receives it.
+        case webpPixels(AnimationCanvas, lossy: Bool)
     }
 
     enum How: String {
