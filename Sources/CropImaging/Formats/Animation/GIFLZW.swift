@@ -18,7 +18,10 @@ enum GIFLZW {
                 format: .gif, detail: "frame \(frame)'s LZW minimum code size is not 2 to 8")
         }
         var out = [UInt8](repeating: 0, count: count)
-        var table = [Int](repeating: 0, count: 2 * 4096)
+        // Every entry is written before it is read (a colour's length as it
+        // is decoded, a string's as it is defined): left uninitialised, as
+        // a frame of a few hundred pixels would otherwise clear 64 KB.
+        var table = [Int](unsafeUninitializedCapacity: 2 * 4096) { _, count in count = 2 * 4096 }
         let run = blocks.withUnsafeBufferPointer { data in
             out.withUnsafeMutableBufferPointer { out in
                 table.withUnsafeMutableBufferPointer { table in
@@ -153,7 +156,9 @@ enum GIFLZW {
         // every 255: the bound the output is allocated at once.
         let bound = 4 + (indices.count + 2) * 2 + (indices.count + 2) * 2 / 255 + 2
         var out = [UInt8](repeating: 0, count: bound)
-        // Open addressing over (prefix << 8 | byte) → code.
+        // Open addressing over (prefix << 8 | byte) → code, sized for the
+        // codes the frame can define (a small frame clears a small table).
+        let slots = slots(for: indices.count)
         var keys = [Int32](repeating: -1, count: slots)
         var values = [UInt16](repeating: 0, count: slots)
         let used = indices.withUnsafeBufferPointer { indices in
@@ -169,8 +174,14 @@ enum GIFLZW {
         return out
     }
 
-    /// The hash table's size: a power of two over twice the 4096 codes.
-    private static let slots = 1 << 13
+    /// The hash table's size: a power of two at least twice the codes
+    /// `count` indices can define (one a pixel, at most 4096), so that
+    /// probing stays short; never more than 8192.
+    static func slots(for count: Int) -> Int {
+        var slots = 256
+        while slots < 2 * min(count + 1, 4096) { slots <<= 1 }
+        return slots
+    }
 
     /// Codes written as GIF sub-blocks: bits least significant first, a
     /// length byte before every 255 bytes.
@@ -240,7 +251,7 @@ enum GIFLZW {
             return sink.finish()
         }
         var current = Int(indices[0])
-        let slotMask = slots &- 1
+        let slotMask = keys.count &- 1
         var i = 1
         let count = indices.count
         while i < count {
