@@ -616,8 +616,6 @@ struct CropCommand: Subcommand {
             : "  kept the names of \(names.count) people (\(field: names.joined(separator: ", "))); --strip people removes them\n"
     }
 
-    /// Says why a job has no plan: exit 1, the selection covers no pixel
-    /// (exit 2 when the output format cannot hold the crop).
     /// Why an image sequence (`sequence` names it) is not cropped with
     /// `frame` (`--frame`, a manifest's "frame"), or `nil` when it is: its
     /// primary image is, with frame 0. Later frames are coded from earlier
@@ -634,6 +632,8 @@ struct CropCommand: Subcommand {
         }
     }
 
+    /// Says why a job has no plan: exit 1, the selection covers no pixel
+    /// (exit 2 when the output format cannot hold the crop).
     static func refused(_ error: CropPlanError, console: Console, json: Bool) -> Int32 {
         switch error {
         case .rejected(let rejection, let request):

@@ -134,7 +134,7 @@ public struct AnimatedImage: Sendable {
     public func memoryNeed(_ rect: PixelRect<StoredPixels>) -> MemoryNeed {
         let bytes = animation.bitDepth == 16 ? 8 : 4
         let canvas = animation.canvas.width * animation.canvas.height * bytes
-        let largest = animation.frames.map { $0.rect.width * $0.rect.height }.max() ?? 0
+        let largest = animation.largestFrameArea
         var need = MemoryNeed()
         need.add(canvas, "the canvas")
         need.add(canvas, "the part a frame disposed to previous restores")
@@ -329,9 +329,9 @@ public struct DisplayedFrames: Sequence {
         /// - Throws: ``ImagingError``.
         public mutating func nextFrame() throws(ImagingError) -> RasterImage? {
             guard index < image.animation.frames.count else { return nil }
-            var decoder = AnimationFrameDecoder(
-                animation: image.animation, input: image.input, limits: image.limits)
-            decoder.inflater = image.inflater
+            let decoder = AnimationFrameDecoder(
+                animation: image.animation, input: image.input, limits: image.limits,
+                inflater: image.inflater)
             compositor.dispose()
             compositor.draw(index, pixels: try decoder.decode(index).rgba)
             index += 1

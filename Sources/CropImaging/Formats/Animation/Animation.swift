@@ -37,6 +37,9 @@ public struct Animation: Sendable {
         frames.reduce(0) { $0 + $1.duration.milliseconds }
     }
 
+    /// The largest frame's area in pixels: what one decoded frame holds.
+    var largestFrameArea: Int { frames.map { $0.rect.width * $0.rect.height }.max() ?? 0 }
+
     /// Whether every frame's pixels are coded losslessly (GIF, APNG, WebP
     /// VP8L).
     public var isLossless: Bool { frames.allSatisfy { $0.isLossless } }

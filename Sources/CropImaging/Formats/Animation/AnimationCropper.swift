@@ -152,14 +152,13 @@ struct AnimationCropper {
         func flush() throws(ImagingError) {
             let frames = pending
             pending = []
-            let made = try concurrentResults(frames.count) { k throws(ImagingError) in
-                var frame = frames[k]
-                if case .webpPixels(let pixels, let lossy) = frame.coded {
-                    (frame.coded, frame.how) = try Self.webpCoded(
-                        pixels, lossy: lossy, quality: quality)
+            // One frame (every output but WebP) is resolved here.
+            let made =
+                frames.count == 1
+                ? [try Self.coded(frames[0], quality: quality)]
+                : try concurrentResults(frames.count) { k throws(ImagingError) in
+                    try Self.coded(frames[k], quality: quality)
                 }
-                return frame
-            }
             for frame in made {
                 try writer.add(frame)
                 count(frame.how, into: &outcome)
@@ -178,7 +177,7 @@ struct AnimationCropper {
                     }
                     for (k, frame) in made.enumerated() { decodedAhead[first + k] = frame }
                 }
-                var made: DecodedFrame
+                let made: DecodedFrame
                 if let ready = decodedAhead.removeValue(forKey: index) {
                     made = ready
                 } else {
@@ -240,8 +239,7 @@ struct AnimationCropper {
     /// two a core, while those beyond the first hold at most 16 MB.
     static func framesAhead(_ animation: Animation) -> Int {
         let bytes = animation.bitDepth == 16 ? 8 : 4
-        let largest = animation.frames.map { $0.rect.width * $0.rect.height }.max() ?? 0
-        let room = (16 << 20) / max(1, largest * (bytes + 1))
+        let room = (16 << 20) / max(1, animation.largestFrameArea * (bytes + 1))
         return max(1, min(2 * ProcessInfo.processInfo.activeProcessorCount, 1 + room))
     }
 
@@ -429,7 +427,7 @@ struct AnimationCropper {
                 how: .losslessAgain)
         case (.webp(let data), .webp):
             guard let cut else {
-                return try noOpWebP(frame)
+                return noOpWebP(frame)
             }
             var moved = cut.offset(by: -rect.x, -rect.y)
             if inside && moved.x % 2 == 0 && moved.y % 2 == 0 {
@@ -520,40 +518,32 @@ struct AnimationCropper {
             coded: .png(zlib: try Self.zlib(of: pixel)), how: .losslessAgain)
     }
 
-    private func noOpWebP(_ frame: AnimationFrame) throws -> OutputFrame {
+    private func noOpWebP(_ frame: AnimationFrame) -> OutputFrame {
         let pixel = AnimationCanvas(width: 1, height: 1, bytesPerChannel: 1)
         return OutputFrame(
             rect: PixelRect(x: 0, y: 0, width: 1, height: 1), duration: frame.duration,
             disposal: .none,
-            blend: .over, coded: try webpCoded(pixel, lossy: false).0, how: .losslessAgain)
+            blend: .over, coded: .webpPixels(pixel, lossy: false), how: .losslessAgain)
+    }
+
+    /// `frame` ready for a writer: its pixels, if it holds them
+    /// (``OutputFrame/Coded/webpPixels(_:lossy:)``), coded as WebP; safe
+    /// on any thread.
+    static func coded(_ frame: OutputFrame, quality: Int) throws(ImagingError) -> OutputFrame {
+        guard case .webpPixels(let pixels, let lossy) = frame.coded else { return frame }
+        var coded = frame
+        (coded.coded, coded.how) = try webpCoded(pixels, lossy: lossy, quality: quality)
+        return coded
     }
 
     /// A frame's pixels as a WebP bitstream, and how it was made. A lossy
     /// frame stays lossy only while its error is within the contract's
     /// bound against the pixels it stands for (mean 1, 99th percentile 4
-    /// codes): at `lossyQuality`, then at 98; past that it is coded
-    /// losslessly, which noise-like frames need once the crop moves their
-    /// chroma grid.
-    private func webpCoded(_ pixels: AnimationCanvas, lossy: Bool) throws -> (
-        OutputFrame.Coded, OutputFrame.How
-    ) {
-        try Self.webpCoded(pixels, lossy: lossy, quality: lossyQuality)
-    }
-
-    /// ``webpCoded(_:lossy:)`` at lossy `quality` first, for any thread.
-    static func webpCoded(_ pixels: AnimationCanvas, lossy: Bool, quality first: Int)
+    /// codes): at `first` (``lossyQuality``), then at 98; past that it is
+    /// coded losslessly, which noise-like frames need once the crop moves
+    /// their chroma grid.
+    private static func webpCoded(_ pixels: AnimationCanvas, lossy: Bool, quality first: Int)
         throws(ImagingError) -> (OutputFrame.Coded, OutputFrame.How)
-    {
-        do { return try webpCodedThrowing(pixels, lossy: lossy, quality: first) } catch {
-            if let imaging = error as? ImagingError { throw imaging }
-            throw .encodeFailed(format: "webp", detail: "\(error)")
-        }
-    }
-
-    private static func webpCodedThrowing(
-        _ pixels: AnimationCanvas, lossy: Bool, quality first: Int
-    )
-        throws -> (OutputFrame.Coded, OutputFrame.How)
     {
         if lossy {
             for quality in [first, 98] {
@@ -567,9 +557,9 @@ struct AnimationCropper {
         return (try Self.frameCoded(file), .losslessAgain)
     }
 
-    private static func frameCoded(_ file: [UInt8]) throws -> OutputFrame.Coded {
+    private static func frameCoded(_ file: [UInt8]) throws(ImagingError) -> OutputFrame.Coded {
         guard let chunks = WebPContainer.frameChunks(of: file) else {
-            throw ImagingError.encodeFailed(format: "webp", detail: "libwebp wrote no bitstream")
+            throw .encodeFailed(format: "webp", detail: "libwebp wrote no bitstream")
         }
         return .webp(alpha: chunks.alpha, bitstream: chunks.bitstream, type: chunks.type)
     }
@@ -578,7 +568,9 @@ struct AnimationCropper {
     /// 1 and a 99.5th percentile of at most 4 codes over the samples of
     /// pixels not transparent in both: half a percent of margin, so that
     /// the frames together, and the canvases they make, keep the 99th.
-    static func withinLossyBound(_ file: [UInt8], of pixels: AnimationCanvas) throws -> Bool {
+    static func withinLossyBound(_ file: [UInt8], of pixels: AnimationCanvas)
+        throws(ImagingError) -> Bool
+    {
         let image = try ImageSource(ImageInput(bytes: file, name: "lossy frame"), limits: .standard)
             .decode().image
         let channels = image.colorType == .rgba ? 4 : 3
@@ -629,7 +621,7 @@ struct AnimationCropper {
             let one = PixelRect<StoredPixels>(x: 0, y: 0, width: 1, height: 1)
             let coded: OutputFrame.Coded =
                 output == .webp
-                ? try webpCoded(pixel, lossy: false).0 : .png(zlib: try Self.zlib(of: pixel.raster))
+                ? .webpPixels(pixel, lossy: false) : .png(zlib: try Self.zlib(of: pixel.raster))
             return OutputFrame(
                 rect: one, duration: duration, disposal: .none, blend: .over, coded: coded,
                 how: .losslessAgain)
