@@ -103,8 +103,12 @@ size_t ck_zlib_compress(const uint8_t *in, size_t in_size, uint8_t *out, size_t 
 
 uint32_t ck_crc32(uint32_t crc, const uint8_t *data, size_t size) {
     // libdeflate's CRC-32 uses carry-less multiplication where the processor
-    // has it: several times zlib's speed, the same value.
-    if (ck_libdeflate_available() && ck_libdeflate.crc32 != NULL) return ck_libdeflate.crc32(crc, data, size);
+    // has it: several times zlib's speed, the same value. A short run (a
+    // chunk header, a stand-in file) does not load libdeflate for that.
+    int use_libdeflate = size >= 4096
+        ? ck_libdeflate_available()
+        : __atomic_load_n(&ck_libdeflate_library.state, __ATOMIC_ACQUIRE) > 0;
+    if (use_libdeflate && ck_libdeflate.crc32 != NULL) return ck_libdeflate.crc32(crc, data, size);
     while (size > 0) {
         uInt n = size > (1u << 30) ? (1u << 30) : (uInt)size;
         crc = (uint32_t)crc32(crc, data, n);

@@ -25,6 +25,40 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.png"])
     }
 
+    /// Small chunks are gathered before they are written: a mix of small
+    /// and large chunks, with rewrites of bytes still gathered and of
+    /// bytes already in the file, comes out as written, in order.
+    @Test func gatheredChunksAndRewritesLandInOrder() throws {
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("out.webp").path
+        let writer = try AtomicFile.Writer(path: path, replacing: false)
+        var expected: [UInt8] = []
+        var state: UInt32 = 7
+        func chunk(_ count: Int) -> [UInt8] {
+            (0..<count).map { _ in
+                state = state &* 1_103_515_245 &+ 12345
+                return UInt8(truncatingIfNeeded: state >> 16)
+            }
+        }
+        for count in [12, 3, 70_000, 1, 65_536, 65_535, 2, 200_000, 9, 40_000, 30_000] {
+            let bytes = chunk(count)
+            try writer.write(bytes[...])
+            expected += bytes
+            if count == 1 || count == 9 {
+                // A header fixed at the end, as the animated WebP writer
+                // does: here while the last bytes are still gathered.
+                let patch = chunk(8)
+                try writer.rewrite(at: 4, with: patch)
+                expected.replaceSubrange(4..<12, with: patch)
+                try writer.rewrite(at: expected.count - 1, with: [0xAB])
+                expected[expected.count - 1] = 0xAB
+            }
+        }
+        try writer.commit()
+        #expect(FileManager.default.contents(atPath: path) == Data(expected))
+    }
+
     @Test func neverOverwritesTheInput() throws {
         let folder = try TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

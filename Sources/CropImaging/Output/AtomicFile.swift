@@ -60,9 +60,13 @@ public enum AtomicFile {
         private var temporary: String?
         private var descriptor: Int32
         private var committed = false
-        /// Bytes written so far, and how many of them are queued for disk.
+        /// Bytes written so far; how many of them are in the file, and how
+        /// many of those are queued for disk.
         private var written = 0
+        private var onDisk = 0
         private var flushed = 0
+        /// Bytes written but not yet in the file (see ``write(_:)``).
+        private var pending: [UInt8] = []
 
         /// Checks that `path` may be written, removes stale temporaries of
         /// earlier writers in its folder, then creates and locks the
@@ -162,35 +166,63 @@ public enum AtomicFile {
             }
         }
 
-        /// Appends `chunk` to the temporary file.
+        /// Appends `chunk` to the temporary file. Small chunks are gathered
+        /// into one system call of up to 64 KB (an animation writes a chunk
+        /// a frame); they reach the file by the next large chunk,
+        /// ``rewrite(at:with:)`` or ``commit()``.
         ///
         /// - Throws: ``ImagingError/cannotWrite(path:reason:)``.
         public func write(_ chunk: any ByteChunk) throws(ImagingError) {
+            let count = chunk.byteCount
+            written += count
+            if pending.count + count > Self.gathered { try writePending() }
+            if count <= Self.gathered {
+                if pending.capacity < Self.gathered { pending.reserveCapacity(Self.gathered) }
+                chunk.withChunkBytes { pending.append(contentsOf: $0) }
+                return
+            }
             var failure: String?
-            chunk.withChunkBytes { raw in
-                guard let base = raw.baseAddress else { return }
-                var offset = 0
-                while offset < raw.count {
-                    let written = systemWrite(descriptor, base + offset, raw.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        failure = String(cString: strerror(errno))
-                        return
-                    }
-                    offset += written
-                }
-            }
+            chunk.withChunkBytes { raw in failure = writeAll(raw) }
             if let failure { throw .cannotWrite(path: path, reason: failure) }
-            // Start the disk write of every full megabyte now, so the fsync
-            // in commit() waits for less.
-            let start = written
-            written += chunk.byteCount
-            if written / (1 << 20) > start / (1 << 20) {
-                let end = written - written % (1 << 20)
-                let from = flushed
-                ck_start_writeback(descriptor, Int64(from), Int64(end - from))
-                flushed = end
+            onDisk += count
+            startWriteback()
+        }
+
+        /// The most bytes gathered before they are written.
+        private static let gathered = 64 << 10
+
+        /// Writes the gathered bytes.
+        private func writePending() throws(ImagingError) {
+            guard !pending.isEmpty else { return }
+            let failure = pending.withUnsafeBytes { writeAll($0) }
+            if let failure { throw .cannotWrite(path: path, reason: failure) }
+            onDisk += pending.count
+            pending.removeAll(keepingCapacity: true)
+            startWriteback()
+        }
+
+        /// `write(2)` until every byte of `raw` is written; why not, or nil.
+        private func writeAll(_ raw: UnsafeRawBufferPointer) -> String? {
+            guard let base = raw.baseAddress else { return nil }
+            var offset = 0
+            while offset < raw.count {
+                let done = systemWrite(descriptor, base + offset, raw.count - offset)
+                if done < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += done
             }
+            return nil
+        }
+
+        /// Starts the disk write of every full megabyte now, so the fsync
+        /// in commit() waits for less.
+        private func startWriteback() {
+            let end = onDisk - onDisk % (1 << 20)
+            guard end > flushed else { return }
+            ck_start_writeback(descriptor, Int64(flushed), Int64(end - flushed))
+            flushed = end
         }
 
         /// Writes `bytes` over those at `offset` of the temporary file
@@ -199,6 +231,7 @@ public enum AtomicFile {
         /// - Throws: ``ImagingError/cannotWrite(path:reason:)``.
         public func rewrite(at offset: Int, with bytes: [UInt8]) throws(ImagingError) {
             precondition(offset >= 0 && offset + bytes.count <= written, "written already")
+            try writePending()
             var done = 0
             while done < bytes.count {
                 let count = bytes.withUnsafeBytes { raw -> Int in
@@ -219,6 +252,7 @@ public enum AtomicFile {
         ///
         /// - Throws: ``ImagingError``; the temporary is then removed.
         public func commit() throws(ImagingError) {
+            try writePending()
             guard fsync(descriptor) == 0 else {
                 throw .cannotWrite(
                     path: path, reason: "cannot flush to disk: \(String(cString: strerror(errno)))")

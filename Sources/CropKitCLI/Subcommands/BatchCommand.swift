@@ -169,7 +169,7 @@ struct BatchCommand: Subcommand {
             }
             shard = (parts[0], parts[1])
         }
-        jobs = ProcessInfo.processInfo.activeProcessorCount
+        jobs = activeCores
         if let text = parsed.values["jobs"] {
             guard let value = Int(text), value >= 1, value <= 256 else {
                 throw UsageError(message: "--jobs must be 1 to 256, not '\(text)'")

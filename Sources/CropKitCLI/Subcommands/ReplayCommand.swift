@@ -256,7 +256,7 @@ struct ReplayCommand: Subcommand {
     static func replayInParallel(
         _ reader: LineReader, defaultOrientation: EXIFOrientation?, console: Console
     ) -> Tally {
-        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let workers = max(1, activeCores)
         let blockLines = 4096 * workers
         var tally = Tally()
         var firstLine = 1

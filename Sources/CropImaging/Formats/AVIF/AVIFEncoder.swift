@@ -133,7 +133,7 @@ extension AVIFEncoder: FormatWriter {
                     "the crop turned back as stored, as its companions are")
             }
             CropPlan.addCompanionsMemory(
-                plan, info: avif.heif, threads: ProcessInfo.processInfo.activeProcessorCount,
+                plan, info: avif.heif, threads: activeCores,
                 to: &need)
         }
         return need

@@ -109,12 +109,24 @@ struct AnimationCropper {
 
         if compositor == nil, case .gif(let details) = animation.details {
             // GIF into GIF: every frame stands alone, so they are made side
-            // by side, a few a core at a time (memory: those frames only),
-            // and written in order.
-            let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 4)
+            // by side and written in order, as many at a time as the
+            // frames decoded ahead are counted for in memoryNeed (a GIF
+            // frame holds an index a pixel and its codes, where memoryNeed
+            // counts five bytes a pixel): many small frames make one batch,
+            // so that every core is woken for more than a few microseconds.
+            let budget = Self.framesAhead(animation) * animation.largestFrameArea * 5
             var start = 0
             while start < animation.frames.count {
-                let end = min(start + batch, animation.frames.count)
+                var end = start + 1
+                var held =
+                    animation.frames[start].rect.width * animation.frames[start].rect.height * 3
+                while end < animation.frames.count {
+                    let more =
+                        animation.frames[end].rect.width * animation.frames[end].rect.height * 3
+                    if held + more > budget { break }
+                    held += more
+                    end += 1
+                }
                 let frames = Array(animation.frames[start..<end])
                 let rect = self.rect
                 let first = start
@@ -240,7 +252,7 @@ struct AnimationCropper {
     static func framesAhead(_ animation: Animation) -> Int {
         let bytes = animation.bitDepth == 16 ? 8 : 4
         let room = (16 << 20) / max(1, animation.largestFrameArea * (bytes + 1))
-        return max(1, min(2 * ProcessInfo.processInfo.activeProcessorCount, 1 + room))
+        return max(1, min(2 * activeCores, 1 + room))
     }
 
     private func count(_ how: OutputFrame.How, into outcome: inout Outcome) {

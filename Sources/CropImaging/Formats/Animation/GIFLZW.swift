@@ -152,26 +152,41 @@ enum GIFLZW {
     /// after the minimum code size byte and through the terminator: what a
     /// GIF frame holds after its descriptor and colour table.
     static func encode(_ indices: [UInt8], minimum: Int) -> [UInt8] {
-        // At most 12 bits a pixel, plus clear codes, plus a length byte
-        // every 255: the bound the output is allocated at once.
-        let bound = 4 + (indices.count + 2) * 2 + (indices.count + 2) * 2 / 255 + 2
-        var out = [UInt8](repeating: 0, count: bound)
-        // Open addressing over (prefix << 8 | byte) → code, sized for the
-        // codes the frame can define (a small frame clears a small table).
-        let slots = slots(for: indices.count)
-        var keys = [Int32](repeating: -1, count: slots)
-        var values = [UInt16](repeating: 0, count: slots)
-        let used = indices.withUnsafeBufferPointer { indices in
-            out.withUnsafeMutableBufferPointer { out in
-                keys.withUnsafeMutableBufferPointer { keys in
-                    values.withUnsafeMutableBufferPointer { values in
-                        encode(indices, minimum: minimum, into: out, keys: keys, values: values)
-                    }
+        // Open addressing over (prefix << 8 | byte) → code, one 32-bit
+        // entry a slot: the key above the code's 12 bits, 0 for an empty
+        // slot (no code is 0: the first a table defines is 4). Sized for
+        // the codes the frame can define (a small frame clears a small
+        // table); 8192 slots are 32 KB.
+        var entries = [UInt32](repeating: 0, count: slots(for: indices.count))
+        // The codes as one run of bits first: at most a code a pixel, a
+        // clear code every 4096 codes and the first clear and the end, at
+        // most 12 bits each, and room for the last 4-byte store.
+        let codes = indices.count + indices.count / 256 + 4
+        let bound = (codes * 12 + 7) / 8 + 8
+        let bits = [UInt8](unsafeUninitializedCapacity: bound) { raw, used in
+            used = indices.withUnsafeBufferPointer { indices in
+                entries.withUnsafeMutableBufferPointer { entries in
+                    encode(indices, minimum: minimum, into: raw, entries: entries)
                 }
             }
         }
-        out.removeLast(out.count - used)
-        return out
+        // Then cut into sub-blocks of 255 bytes, each after its length.
+        let blocks = (bits.count + 254) / 255
+        return [UInt8](unsafeUninitializedCapacity: bits.count + blocks + 2) { out, used in
+            out[0] = UInt8(minimum)
+            var at = 1
+            var from = 0
+            while from < bits.count {
+                let length = min(255, bits.count - from)
+                out[at] = UInt8(length)
+                _ = UnsafeMutableBufferPointer(rebasing: out[(at + 1)...])
+                    .initialize(from: bits[from..<(from + length)])
+                at += 1 + length
+                from += length
+            }
+            out[at] = 0
+            used = at + 1
+        }
     }
 
     /// The hash table's size: a power of two at least twice the codes
@@ -183,64 +198,48 @@ enum GIFLZW {
         return slots
     }
 
-    /// Codes written as GIF sub-blocks: bits least significant first, a
-    /// length byte before every 255 bytes.
-    private struct BlockBits {
-        let out: UnsafeMutablePointer<UInt8>
-        var bits: UInt = 0
+    /// Codes written least significant bit first into one run of bytes,
+    /// four at a time (``encode(_:minimum:)`` cuts it into sub-blocks).
+    private struct CodeBits {
+        let out: UnsafeMutableRawPointer
+        var bits: UInt64 = 0
         var bitCount = 0
-        /// The open sub-block's length byte, its length, the next byte.
-        var lengthAt = 1
-        var blockLength = 0
-        var at = 2
+        var at = 0
 
         @inline(__always)
         mutating func emit(_ code: Int, size: Int) {
-            bits |= UInt(code) &<< bitCount
+            bits |= UInt64(truncatingIfNeeded: code) &<< UInt64(bitCount)
             bitCount &+= size
-            while bitCount >= 8 {
-                out[at] = UInt8(truncatingIfNeeded: bits)
+            if bitCount >= 32 {
+                out.storeBytes(
+                    of: UInt32(truncatingIfNeeded: bits).littleEndian, toByteOffset: at,
+                    as: UInt32.self)
+                at &+= 4
+                bits &>>= 32
+                bitCount &-= 32
+            }
+        }
+
+        /// Writes the last bits; the bytes used.
+        mutating func finish() -> Int {
+            while bitCount > 0 {
+                out.storeBytes(
+                    of: UInt8(truncatingIfNeeded: bits), toByteOffset: at, as: UInt8.self)
                 at &+= 1
                 bits &>>= 8
                 bitCount &-= 8
-                blockLength &+= 1
-                if blockLength == 255 {
-                    out[lengthAt] = 255
-                    lengthAt = at
-                    at &+= 1
-                    blockLength = 0
-                }
             }
-        }
-
-        /// Flushes the last bits and writes the terminator; the bytes used.
-        mutating func finish() -> Int {
-            if bitCount > 0 {
-                out[at] = UInt8(truncatingIfNeeded: bits)
-                at &+= 1
-                blockLength &+= 1
-            }
-            guard blockLength > 0 else {
-                // The open sub-block is empty: its length byte is the
-                // terminator.
-                out[lengthAt] = 0
-                return lengthAt + 1
-            }
-            out[lengthAt] = UInt8(blockLength)
-            out[at] = 0
-            return at + 1
+            return at
         }
     }
 
-    /// The encoding loop; the bytes of `out` used.
+    /// The encoding loop: the codes' bits into `out`; the bytes used.
     private static func encode(
         _ indices: UnsafeBufferPointer<UInt8>, minimum: Int,
-        into out: UnsafeMutableBufferPointer<UInt8>, keys: UnsafeMutableBufferPointer<Int32>,
-        values: UnsafeMutableBufferPointer<UInt16>
+        into out: UnsafeMutableBufferPointer<UInt8>, entries: UnsafeMutableBufferPointer<UInt32>
     ) -> Int {
         guard let base = out.baseAddress else { return 0 }
-        base[0] = UInt8(minimum)
-        var sink = BlockBits(out: base)
+        var sink = CodeBits(out: UnsafeMutableRawPointer(base))
         let clear = 1 << minimum
         let end = clear &+ 1
         var size = minimum &+ 1
@@ -251,18 +250,21 @@ enum GIFLZW {
             return sink.finish()
         }
         var current = Int(indices[0])
-        let slotMask = keys.count &- 1
+        let slotMask = entries.count &- 1
         var i = 1
         let count = indices.count
         while i < count {
             let byte = Int(indices[i])
             i &+= 1
-            let key = Int32(truncatingIfNeeded: current &<< 8 | byte)
-            var slot = (Int(key) &* 0x9E37_79B1) &>> 3 & slotMask
+            let key = current &<< 8 | byte
+            let wanted = UInt32(truncatingIfNeeded: key &<< 12)
+            var slot = (key &* 0x9E37_79B1) &>> 3 & slotMask
             var found = -1
-            while keys[slot] >= 0 {
-                if keys[slot] == key {
-                    found = Int(values[slot])
+            while true {
+                let entry = entries[slot]
+                if entry == 0 { break }
+                if entry & 0xFFFF_F000 == wanted {
+                    found = Int(entry & 0xFFF)
                     break
                 }
                 slot = (slot &+ 1) & slotMask
@@ -273,8 +275,7 @@ enum GIFLZW {
             }
             sink.emit(current, size: size)
             if next < 4096 {
-                keys[slot] = key
-                values[slot] = UInt16(truncatingIfNeeded: next)
+                entries[slot] = wanted | UInt32(truncatingIfNeeded: next)
                 next &+= 1
                 // next - 1 was just defined; the decoder widens when it
                 // defines 1 << size, one code later than the encoder's
@@ -284,7 +285,7 @@ enum GIFLZW {
                 sink.emit(clear, size: size)
                 size = minimum &+ 1
                 next = clear &+ 2
-                keys.update(repeating: -1)
+                entries.update(repeating: 0)
             }
             current = byte
         }

@@ -179,7 +179,7 @@ public enum HEIFDecoder {
                 request.destination_pixel_bytes = UInt32(plane.pixelBytes)
                 request.scale_bits = UInt32(scale)
                 // One tile alone gets every core; several share them.
-                let threads = indices.count == 1 ? ProcessInfo.processInfo.activeProcessorCount : 1
+                let threads = indices.count == 1 ? activeCores : 1
                 let status = try tile.decode(&request, input: input, threads: threads)
                 guard status == CK_STATUS_OK else {
                     let message = cMessage(request.message)

@@ -116,7 +116,7 @@ extension HEIFEncoder: FormatWriter {
         let layout = info.layout
         let threads = max(
             1,
-            min(ProcessInfo.processInfo.activeProcessorCount, layout.columns + layout.rows))
+            min(activeCores, layout.columns + layout.rows))
         // Edge tiles are encoded side by side, one a core, each by an
         // encoder of its own.
         let tile = saturatingProduct(layout.tileWidth, layout.tileHeight, 16)

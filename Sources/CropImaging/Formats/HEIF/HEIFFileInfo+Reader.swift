@@ -122,7 +122,7 @@ extension HEIFFileInfo: FormatReader {
             touching: PixelRect(
                 x: rect.x + origin.x, y: rect.y + origin.y, width: rect.width,
                 height: rect.height))
-        let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, touched.count))
+        let threads = max(1, min(activeCores, touched.count))
         let coded = touched.map { layout.tiles[$0].byteCount }.max() ?? 0
         let tile =
             saturatingProduct(layout.tileWidth, layout.tileHeight, bitDepth > 8 ? 12 : 6) + coded

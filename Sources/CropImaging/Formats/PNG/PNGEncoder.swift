@@ -32,7 +32,7 @@ public struct PNGEncoder: Sendable {
     ) {
         self.compressor = compressor
         self.level = level
-        self.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        self.threads = threads ?? activeCores
     }
 
     /// The PNG file for `image`: its format, its carried chunks, its pixels.
