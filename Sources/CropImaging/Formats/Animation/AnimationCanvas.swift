@@ -132,6 +132,21 @@ extension AnimationCanvas {
             frame.samples.withUnsafeBufferPointer { src in
                 for row in 0..<rect.height {
                     let y = rect.y + row
+                    // The frame's columns on this row where libwebp takes
+                    // the frame's pixel as it is, transparent ones too.
+                    var copied = 0..<0
+                    if arithmetic == .libwebp, let untouched, y >= untouched.y, y < untouched.maxY {
+                        let from = Swift.max(0, untouched.x - rect.x)
+                        copied =
+                            from..<Swift.max(from, Swift.min(rect.width, untouched.maxX - rect.x))
+                    }
+                    if bytesPerChannel == 1, copied.isEmpty,
+                        Self.selectOpaque(
+                            row: row, width: rect.width, source: src, into: out,
+                            at: y * stride + rect.x * bpp)
+                    {
+                        continue
+                    }
                     for column in 0..<rect.width {
                         let x = rect.x + column
                         let s = (row * rect.width + column) * bpp
@@ -200,6 +215,44 @@ extension AnimationCanvas {
                 }
             }
         }
+    }
+}
+
+extension AnimationCanvas {
+    /// Draws row `row` of an 8-bit frame `width` pixels wide at `offset` of
+    /// `out` when every alpha on it is 0 or 255 (a frame a lossless
+    /// animation encoder made by leaving unchanged pixels transparent): an
+    /// opaque pixel replaces the canvas's, a transparent one leaves it, in
+    /// every arithmetic, with no branch a pixel. Whether it did; a row with
+    /// another alpha is left to the pixel by pixel path.
+    static func selectOpaque(
+        row: Int, width: Int, source: UnsafeBufferPointer<UInt8>,
+        into out: UnsafeMutableBufferPointer<UInt8>, at offset: Int
+    ) -> Bool {
+        guard let from = source.baseAddress, let to = out.baseAddress, width > 0 else {
+            return false
+        }
+        let sourceRow = UnsafeRawPointer(from + row * width * 4)
+        let canvasRow = UnsafeMutableRawPointer(to + offset)
+        // Alpha is each pixel's most significant byte, read little-endian.
+        var other: UInt32 = 0
+        for column in 0..<width {
+            let alpha =
+                UInt32(
+                    littleEndian: sourceRow.loadUnaligned(
+                        fromByteOffset: 4 * column, as: UInt32.self)
+                ) >> 24
+            other |= (alpha &+ 1) & 0xFE
+        }
+        guard other == 0 else { return false }
+        for column in 0..<width {
+            let pixel = sourceRow.loadUnaligned(fromByteOffset: 4 * column, as: UInt32.self)
+            let under = canvasRow.loadUnaligned(fromByteOffset: 4 * column, as: UInt32.self)
+            let mask = UInt32(bitPattern: Int32(bitPattern: UInt32(littleEndian: pixel)) >> 31)
+            canvasRow.storeBytes(
+                of: (pixel & mask) | (under & ~mask), toByteOffset: 4 * column, as: UInt32.self)
+        }
+        return true
     }
 }
 

@@ -149,49 +149,56 @@ struct AnimationCropper {
             outcome.bytes = try writer.finish()
             return outcome
         }
-        // Every frame is decoded for the canvas: a few are decoded ahead,
-        // side by side, and WebP frames are coded side by side before they
-        // are written in order (memory: `ahead` frames, see memoryNeed).
+        // Every frame is decoded for the canvas: `ahead` frames are being
+        // decoded on other cores while this one composites, and WebP
+        // frames are coded there too, `ahead` at most in flight, written
+        // in order as each is done (memory: see memoryNeed). One steady
+        // stream of work keeps every core busy, where batches that all
+        // start and end together left cores waiting for the slowest.
         let ahead = compositor == nil ? 1 : Self.framesAhead(animation)
-        var decodedAhead: [Int: DecodedFrame] = [:]
-        var pending: [OutputFrame] = []
+        let jobs = DispatchGroup()
+        // No work outlives the crop, whatever it throws.
+        defer { jobs.wait() }
+        var decoding: [Int: BackgroundJob<DecodedFrame>] = [:]
+        var decodeNext = 0
+        var coding: [BackgroundJob<OutputFrame>] = []
         let quality = lossyQuality
         func emit(_ frame: OutputFrame) throws(ImagingError) {
-            pending.append(frame)
-            guard pending.count >= (output == .webp ? ahead : 1) else { return }
-            try flush()
+            guard output == .webp, ahead > 1 else {
+                try write(try Self.coded(frame, quality: quality))
+                return
+            }
+            coding.append(
+                BackgroundJob(in: jobs) { () throws(ImagingError) in
+                    try Self.coded(frame, quality: quality)
+                })
+            if coding.count > ahead { try write(try coding.removeFirst().value()) }
         }
         func flush() throws(ImagingError) {
-            let frames = pending
-            pending = []
-            // One frame (every output but WebP) is resolved here.
-            let made =
-                frames.count == 1
-                ? [try Self.coded(frames[0], quality: quality)]
-                : try concurrentResults(frames.count) { k throws(ImagingError) in
-                    try Self.coded(frames[k], quality: quality)
-                }
-            for frame in made {
-                try writer.add(frame)
-                count(frame.how, into: &outcome)
-            }
+            while !coding.isEmpty { try write(try coding.removeFirst().value()) }
+        }
+        func write(_ frame: OutputFrame) throws(ImagingError) {
+            try writer.add(frame)
+            count(frame.how, into: &outcome)
         }
         for (index, frame) in animation.frames.enumerated() {
             let cut = frame.rect.meeting(rect)
+            if ahead > 1 {
+                decodeNext = max(decodeNext, index)
+                while decodeNext < min(index + ahead, animation.frames.count) {
+                    let next = decodeNext
+                    decoding[next] = BackgroundJob(in: jobs) { () throws(ImagingError) in
+                        try decoder.decode(next)
+                    }
+                    decodeNext += 1
+                }
+            }
             var decoded: DecodedFrame?
             func frameDecoded() throws(ImagingError) -> DecodedFrame {
                 if let decoded { return decoded }
-                if ahead > 1 && decodedAhead[index] == nil {
-                    let first = index
-                    let indices = Array(index..<min(index + ahead, animation.frames.count))
-                    let made = try concurrentResults(indices.count) { k throws(ImagingError) in
-                        try decoder.decode(first + k)
-                    }
-                    for (k, frame) in made.enumerated() { decodedAhead[first + k] = frame }
-                }
                 let made: DecodedFrame
-                if let ready = decodedAhead.removeValue(forKey: index) {
-                    made = ready
+                if let job = decoding.removeValue(forKey: index) {
+                    made = try job.value()
                 } else {
                     made = try decoder.decode(index)
                 }
