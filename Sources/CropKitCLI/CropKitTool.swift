@@ -10,6 +10,7 @@ public enum CropKitTool {
         LeaksCommand.self,
         DemoCommand.self,
         CompletionsCommand.self,
+        SchemaCommand.self,
     ]
 
     /// The version `cropkit --version` prints.

@@ -6,7 +6,7 @@ import CropRecords
 /// (`"angel"`), a mistyped one (`"circle":"yes"`) or one in the wrong place
 /// (`"variants"` inside a variant) fails the line naming it, instead of
 /// being ignored while the line is reported written.
-enum ManifestMembers {
+package enum ManifestMembers {
     /// A member's JSON type.
     enum Kind: String {
         case string = "a string"
@@ -52,7 +52,7 @@ enum ManifestMembers {
     /// `variant` is its number from 1), or `nil` when every member is known,
     /// given once and of its type. A path member holding a NUL byte is
     /// refused here too, before any other check of it.
-    static func problem(in json: JSONValue, variant: Int? = nil) -> String? {
+    package static func problem(in json: JSONValue, variant: Int? = nil) -> String? {
         guard case .object(let members) = json else {
             return variant.map { "variant \($0) is not a JSON object" } ?? "not a JSON object"
         }

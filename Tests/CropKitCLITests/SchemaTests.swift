@@ -1,0 +1,178 @@
+import CropKitCLI
+import CropKitTestSupport
+import CropRecords
+import Foundation
+import Testing
+
+/// The published JSON Schemas: the copy `cropkit schema` prints is the file
+/// in `Schemas/`, every schema is valid draft 2020-12, and the schemas of
+/// what cropkit reads agree with cropkit's own readers on every example in
+/// the docs (accepted) and on hostile lines (refused), checked by a real
+/// validator (`jsonschema` from PyPI).
+@Suite(.announcesSkips) struct SchemaTests {
+    static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func printedSchemasAreTheRepositorysFiles() throws {
+        let folder = Self.package.appendingPathComponent("Schemas")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".schema.json") }.sorted()
+        let names = files.map { String($0.dropLast(".schema.json".count)) }
+        let listed = cropkit("schema")
+        #expect(listed.status == 0)
+        #expect(
+            listed.out.split(separator: "\n").map { String($0.split(separator: " ")[0]) } == names)
+        for (file, name) in zip(files, names) {
+            let text = try String(
+                contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let printed = cropkit("schema", name)
+            #expect(printed.status == 0)
+            #expect(
+                printed.out == text,
+                "cropkit schema \(name) differs from Schemas/\(file): run scripts/schemas")
+            #expect(listed.out.contains(name))
+        }
+        let wrong = cropkit("schema", "manifest-lines")
+        #expect(wrong.status == 64)
+        #expect(wrong.err.contains("did you mean 'manifest-line'?"))
+    }
+
+    /// Every JSON line in a ```json or ```jsonl block of the README and the
+    /// DocC articles, and batch --help's example.
+    static func documentedLines() throws -> [String] {
+        var documents = [Self.package.appendingPathComponent("README.md")]
+        let sources = Self.package.appendingPathComponent("Sources")
+        for target in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
+            let catalogs = sources.appendingPathComponent(target)
+            for catalog in (try? FileManager.default.contentsOfDirectory(atPath: catalogs.path))
+                ?? []
+            where catalog.hasSuffix(".docc") {
+                let folder = catalogs.appendingPathComponent(catalog)
+                for article in try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                where article.hasSuffix(".md") {
+                    documents.append(folder.appendingPathComponent(article))
+                }
+            }
+        }
+        var lines: [String] = []
+        for document in documents {
+            var inJSON = false
+            for line in try String(contentsOf: document, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
+            {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.hasPrefix("```") {
+                    inJSON = !inJSON && (trimmed == "```json" || trimmed == "```jsonl")
+                } else if inJSON && trimmed.hasPrefix("{") {
+                    lines.append(trimmed)
+                }
+            }
+        }
+        // batch --help's example, its wrapped lines joined.
+        let help = cropkit("batch", "--help").out
+        let start = try #require(help.range(of: "e.g. {"))
+        var depth = 0
+        var example = ""
+        for character in help[help.index(before: start.upperBound)...] {
+            if character == "\n" { continue }
+            example.append(character)
+            if character == "{" { depth += 1 }
+            if character == "}" {
+                depth -= 1
+                if depth == 0 { break }
+            }
+        }
+        lines.append(example.replacingOccurrences(of: "  ", with: ""))
+        return lines
+    }
+
+    static func schema(_ name: String) -> String { cropkit("schema", name).out }
+
+    @Test func manifestSchemaAndBatchAgree() throws {
+        let documented = try Self.documentedLines().filter { $0.contains(#""input""#) }
+        #expect(documented.count >= 8, "\(documented)")
+        let hostile = [
+            #"{"input":"a.png","output":"b.png","angel":3}"#,
+            #"{"input":"a.png","output":"b.png","circle":"yes"}"#,
+            #"{"input":"a.png","variants":[{"output":"b.png","variants":[{"output":"c.png"}]}]}"#,
+            #"{"input":"a.png","variants":[]}"#,
+            #"{"input":"a\u0000.png","output":"b.png"}"#,
+            #"["input","a.png"]"#,
+            #"{"input":"a.png","output":"b.png","pixels":{"x":0,"y":0,"width":8,"height":8,"depth":1}}"#,
+            #"{"input":"a.png","output":"b.png","zoom":{"scale":2,"offset":{"x":"1","y":0}}}"#,
+            #"{"input":"a.png","output":"b.png","frame":"3"}"#,
+            #"{"input":5,"output":"b.png"}"#,
+            #"{"input":"a.png","variants":[{"output":"b.png","angel":1}]}"#,
+            #"{"input":"a.png","output":"b.png","viewport":{"width":10},"selection":{"x":0,"y":0,"width":1,"height":1},"#
+                + #""pixels":{"x":0,"y":0,"width":1,"height":"1"}}"#,
+        ]
+        // cropkit's own check of members, and the batch line it makes.
+        for line in documented {
+            #expect(ManifestMembers.problem(in: try JSONValue(parsing: line)) == nil, "\(line)")
+        }
+        for line in hostile {
+            let json = try JSONValue(parsing: line)
+            #expect(ManifestMembers.problem(in: json) != nil, "cropkit accepts \(line)")
+        }
+        guard TestGate.holds(JSONSchemaCheck.isAvailable, else: JSONSchemaCheck.absent) else {
+            return
+        }
+        let schema = Self.schema("manifest-line")
+        for (line, error) in zip(
+            documented, try JSONSchemaCheck.errors(schema: schema, instances: documented))
+        {
+            #expect(error == nil, "the schema refuses the documented \(line): \(error ?? "")")
+        }
+        for (line, error) in zip(
+            hostile, try JSONSchemaCheck.errors(schema: schema, instances: hostile))
+        {
+            #expect(error != nil, "the schema accepts the hostile \(line)")
+        }
+    }
+
+    @Test func recordSchemaAndRecordReaderAgree() throws {
+        let documented = try Self.documentedLines().filter {
+            !$0.contains(#""input""#) && $0.contains(#""viewport""#)
+        }
+        #expect(documented.count >= 4, "\(documented)")
+        // What cropkit itself writes: map --json and a few test vectors.
+        let mapped = cropkit(
+            "map", "--source", "4032x3024", "--viewport", "390x844", "--selection",
+            "20,300,200,150", "--orientation", "6", "--json")
+        #expect(mapped.status == 0)
+        let vectors = cropkit("cases", "--count", "20").out.split(separator: "\n").map(String.init)
+        #expect(vectors.count == 20)
+        let accepted = documented + [mapped.out.trimmingCharacters(in: .newlines)] + vectors
+        let hostile = [
+            #"{"viewport":{"width":300,"height":300},"selection":{"x":0,"y":0,"width":1,"height":1}}"#,
+            #"{"source":{"width":"4000","height":3000},"viewport":{"width":300,"height":300},"selection":{"x":0,"y":0,"width":1,"height":1}}"#,
+            #"{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":0,"y":0,"width":1}}"#,
+            #"{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":0,"y":0,"width":1,"height":1},"mode":"fill"}"#,
+            #"{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":0,"y":0,"width":1,"height":1},"aspect":"wide"}"#,
+            #"{"source":{"width":4000,"height":3000},"viewport":{"width":300,"height":300},"selection":{"x":0,"y":0,"width":1,"height":1},"expected":{"x":0,"y":0}}"#,
+            #"[1,2,3]"#,
+        ]
+        for line in accepted {
+            #expect(throws: Never.self, "\(line)") { _ = try CropRecord(jsonLine: line) }
+        }
+        for line in hostile {
+            #expect(throws: CropRecordError.self, "cropkit reads \(line)") {
+                _ = try CropRecord(jsonLine: line)
+            }
+        }
+        guard TestGate.holds(JSONSchemaCheck.isAvailable, else: JSONSchemaCheck.absent) else {
+            return
+        }
+        let schema = Self.schema("failure-record")
+        for (line, error) in zip(
+            accepted, try JSONSchemaCheck.errors(schema: schema, instances: accepted))
+        {
+            #expect(error == nil, "the schema refuses \(line): \(error ?? "")")
+        }
+        for (line, error) in zip(
+            hostile, try JSONSchemaCheck.errors(schema: schema, instances: hostile))
+        {
+            #expect(error != nil, "the schema accepts the hostile \(line)")
+        }
+    }
+}
