@@ -151,6 +151,10 @@ extension SchemaCommand {
                 "category": {
                   "type": "string",
                   "description": "A test vector's category."
+                },
+                "schemaVersion": {
+                  "type": "integer",
+                  "description": "Carried by the lines cropkit prints (test-vector schema); a reader ignores it."
                 }
               },
               "required": [
@@ -608,6 +612,348 @@ extension SchemaCommand {
                   },
                   "required": [
                     "output"
+                  ],
+                  "additionalProperties": false
+                }
+              }
+            }
+            """#
+        ),
+        (
+            "test-vector",
+            #"""
+            {
+              "$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "urn:cropkit:schema:test-vector",
+              "title": "cropkit map --json and cases line",
+              "description": "A test vector as cropkit map --json and cropkit cases print it: the mapping's inputs in the failure-record format and the contract's answer under expected (null: the mapping refuses, with reason). Closed: every member cropkit prints is here. It is also a failure record (failure-record schema), so replay checks it.",
+              "type": "object",
+              "properties": {
+                "schemaVersion": {
+                  "const": 1,
+                  "description": "The machine interface's version (DocC article \"Machine interface\")."
+                },
+                "source": {
+                  "$ref": "#/$defs/size",
+                  "description": "The photo's pixel size, as stored."
+                },
+                "viewport": {
+                  "$ref": "#/$defs/size",
+                  "description": "The view's size, in points."
+                },
+                "selection": {
+                  "$ref": "#/$defs/rect",
+                  "description": "The selection in the view, in points."
+                },
+                "mode": {
+                  "enum": [
+                    "aspectFit",
+                    "aspectFill",
+                    "scaleToFill",
+                    "center",
+                    "top",
+                    "bottom",
+                    "left",
+                    "right",
+                    "topLeft",
+                    "topRight",
+                    "bottomLeft",
+                    "bottomRight"
+                  ],
+                  "description": "The view's content mode."
+                },
+                "imageScale": {
+                  "type": "number",
+                  "description": "Points a pixel, when not 1."
+                },
+                "zoom": {
+                  "type": "object",
+                  "properties": {
+                    "scale": {
+                      "type": "number"
+                    },
+                    "offset": {
+                      "type": "object",
+                      "properties": {
+                        "x": {
+                          "type": "number"
+                        },
+                        "y": {
+                          "type": "number"
+                        }
+                      },
+                      "required": [
+                        "x",
+                        "y"
+                      ],
+                      "additionalProperties": false
+                    }
+                  },
+                  "required": [
+                    "scale",
+                    "offset"
+                  ],
+                  "additionalProperties": false,
+                  "description": "The view's zoom, when not the identity."
+                },
+                "orientation": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 8,
+                  "description": "The EXIF orientation, when not 1."
+                },
+                "aspect": {
+                  "type": "string",
+                  "pattern": "^(source|[0-9]+:[0-9]+)$",
+                  "description": "The exact-ratio rule applied (map --aspect)."
+                },
+                "angle": {
+                  "type": "number",
+                  "description": "Straightened by this many degrees (map --angle)."
+                },
+                "companion": {
+                  "$ref": "#/$defs/size",
+                  "description": "A companion image's size (cases --companions, map --companion)."
+                },
+                "face": {
+                  "$ref": "#/$defs/rect",
+                  "description": "A face box in the photo (cases --faces)."
+                },
+                "expected": {
+                  "anyOf": [
+                    {
+                      "$ref": "#/$defs/answer"
+                    },
+                    {
+                      "type": "null"
+                    }
+                  ],
+                  "description": "The contract's answer: the rect in the image as seen; null when the mapping refuses."
+                },
+                "reason": {
+                  "type": "object",
+                  "properties": {
+                    "code": {
+                      "type": "string"
+                    },
+                    "message": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "code",
+                    "message"
+                  ],
+                  "additionalProperties": false,
+                  "description": "Why the mapping refuses (with expected null): a stable code and a sentence."
+                },
+                "category": {
+                  "enum": [
+                    "landscape",
+                    "portrait",
+                    "full-image",
+                    "padding-only",
+                    "past-an-edge",
+                    "fractional-edges",
+                    "double-boundary",
+                    "extreme-aspect",
+                    "one-pixel",
+                    "zoom-and-pan",
+                    "orientation",
+                    "companion",
+                    "face-box"
+                  ],
+                  "description": "The vector's category (cases)."
+                },
+                "outputSize": {
+                  "$ref": "#/$defs/size",
+                  "description": "The straightened output's size in pixels (map --angle)."
+                },
+                "quad": {
+                  "type": "array",
+                  "minItems": 4,
+                  "maxItems": 4,
+                  "items": {
+                    "type": "array",
+                    "prefixItems": [
+                      {
+                        "type": "number"
+                      },
+                      {
+                        "type": "number"
+                      }
+                    ],
+                    "minItems": 2,
+                    "maxItems": 2
+                  },
+                  "description": "The straightened output's corners in the image as seen, [x, y] each (map --angle)."
+                },
+                "lossless": {
+                  "type": "boolean",
+                  "description": "Whether the rect lies on the JPEG block grid given (map --block-grid)."
+                }
+              },
+              "required": [
+                "schemaVersion",
+                "source",
+                "viewport",
+                "selection",
+                "mode",
+                "expected"
+              ],
+              "additionalProperties": false,
+              "$defs": {
+                "size": {
+                  "type": "object",
+                  "properties": {
+                    "width": {
+                      "type": "number"
+                    },
+                    "height": {
+                      "type": "number"
+                    }
+                  },
+                  "required": [
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "rect": {
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "number"
+                    },
+                    "y": {
+                      "type": "number"
+                    },
+                    "width": {
+                      "type": "number"
+                    },
+                    "height": {
+                      "type": "number"
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "answer": {
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "number"
+                    },
+                    "y": {
+                      "type": "number"
+                    },
+                    "width": {
+                      "type": "number"
+                    },
+                    "height": {
+                      "type": "number"
+                    },
+                    "stored": {
+                      "type": "object",
+                      "properties": {
+                        "x": {
+                          "type": "number"
+                        },
+                        "y": {
+                          "type": "number"
+                        },
+                        "width": {
+                          "type": "number"
+                        },
+                        "height": {
+                          "type": "number"
+                        }
+                      },
+                      "required": [
+                        "x",
+                        "y",
+                        "width",
+                        "height"
+                      ],
+                      "additionalProperties": false,
+                      "description": "The rect in the file's stored grid, when the orientation is not 1."
+                    },
+                    "companion": {
+                      "type": "object",
+                      "properties": {
+                        "x": {
+                          "type": "number"
+                        },
+                        "y": {
+                          "type": "number"
+                        },
+                        "width": {
+                          "type": "number"
+                        },
+                        "height": {
+                          "type": "number"
+                        },
+                        "outputWidth": {
+                          "type": "integer"
+                        },
+                        "outputHeight": {
+                          "type": "integer"
+                        }
+                      },
+                      "required": [
+                        "x",
+                        "y",
+                        "width",
+                        "height",
+                        "outputWidth",
+                        "outputHeight"
+                      ],
+                      "additionalProperties": false,
+                      "description": "The companion's rect the crop covers, and the companion crop's size."
+                    },
+                    "face": {
+                      "anyOf": [
+                        {
+                          "type": "object",
+                          "properties": {
+                            "x": {
+                              "type": "number"
+                            },
+                            "y": {
+                              "type": "number"
+                            },
+                            "width": {
+                              "type": "number"
+                            },
+                            "height": {
+                              "type": "number"
+                            }
+                          },
+                          "required": [
+                            "x",
+                            "y",
+                            "width",
+                            "height"
+                          ],
+                          "additionalProperties": false
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ],
+                      "description": "Where the face box lands in the crop; null when outside it."
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y",
+                    "width",
+                    "height"
                   ],
                   "additionalProperties": false
                 }

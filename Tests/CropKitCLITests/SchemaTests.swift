@@ -130,6 +130,59 @@ import Testing
         }
     }
 
+    /// Every line `cases` and `map --json` print, over every category, mode,
+    /// orientation and option, validates against the closed test-vector
+    /// schema, and is a record `replay` passes.
+    @Test func vectorsValidateAndReplay() throws {
+        var lines = cropkit(
+            "cases", "--count", "400", "--modes", "all", "--orientations", "all", "--zoom",
+            "--companions", "--faces", "--seed", "5"
+        ).out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 400)
+        let selection = ["--viewport", "300x300", "--selection", "75,75,150,150"]
+        for options in [
+            [], ["--orientation", "6", "--block-grid", "16x16", "--companion", "1000x750"],
+            ["--angle", "3", "--aspect", "1:1"], ["--angle", "-7.5"],
+            ["--zoom", "2", "--offset", "10,5", "--image-scale", "2", "--mode", "aspectFill"],
+            ["--aspect", "source", "--mode", "topRight"],
+        ] {
+            let run = cropkit(["map", "--source", "4000x3000"] + selection + options + ["--json"])
+            #expect(run.status == 0, "map \(options): \(run.err)")
+            lines.append(run.out.trimmingCharacters(in: .newlines))
+        }
+        let refused = cropkit(
+            "map", "--source", "4000x3000", "--viewport", "300x300", "--selection", "400,400,10,10",
+            "--json")
+        #expect(refused.status == 1)
+        lines.append(refused.out.trimmingCharacters(in: .newlines))
+        #expect(lines.count >= 405)
+        for line in lines {
+            #expect(line.hasPrefix(#"{"schemaVersion":1,"#), "\(line)")
+        }
+        // Replayed: each is a record whose expected answer the contract gives.
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("vectors.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(
+            to: file, atomically: true, encoding: .utf8)
+        let replayed = cropkit("replay", file.path)
+        #expect(replayed.status == 0, "\(replayed.err)")
+        #expect(replayed.err.contains("\(lines.count) passed, 0 failed"), "\(replayed.err)")
+        guard TestGate.holds(JSONSchemaCheck.isAvailable, else: JSONSchemaCheck.absent) else {
+            return
+        }
+        let schema = Self.schema("test-vector")
+        for (line, error) in zip(
+            lines, try JSONSchemaCheck.errors(schema: schema, instances: lines))
+        {
+            #expect(error == nil, "\(line): \(error ?? "")")
+        }
+        // Closed: a member cropkit does not print is refused.
+        let extra = try #require(lines.first).replacingOccurrences(
+            of: #"{"schemaVersion":1,"#, with: #"{"schemaVersion":1,"note":"x","#)
+        #expect(try JSONSchemaCheck.errors(schema: schema, instances: [extra]) != [nil])
+    }
+
     @Test func recordSchemaAndRecordReaderAgree() throws {
         let documented = try Self.documentedLines().filter {
             !$0.contains(#""input""#) && $0.contains(#""viewport""#)

@@ -13,7 +13,8 @@ struct CasesCommand: Subcommand {
         "selection", "mode", and "zoom" and "orientation" when not the
         default), "expected" (the contract's answer: the pixel rect in the
         image as seen, with "stored" when the orientation is not 1, or null
-        when the mapping refuses) and "category". The same seed writes the
+        when the mapping refuses) and "category", after "schemaVersion"
+        (the schema: cropkit schema test-vector). The same seed writes the
         same bytes on every platform.
 
         The categories, taken in turn: \(VectorCategory.allCases.map(\.rawValue).joined(separator: ", ")). zoom-and-pan needs --zoom, orientation an
@@ -122,7 +123,7 @@ struct CasesCommand: Subcommand {
         var text = ""
         var written = 0
         CropVectors.generate(options) { vector in
-            text += vector.jsonLine
+            text += MachineInterface.versioned(vector.record.json).text
             text += "\n"
             written += 1
             if written % 4096 == 0 {

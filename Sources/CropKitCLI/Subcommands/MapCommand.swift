@@ -19,7 +19,8 @@ struct MapCommand: Subcommand {
         --json prints the mapping as a test vector: the record's inputs and
         "expected", the contract's answer (null when it refuses, with
         "reason"), so that cropkit map ... --json >> vectors.jsonl adds a case
-        that 'cropkit replay' checks. In the record format "expected" is what
+        that 'cropkit replay' checks (its schema: cropkit schema test-vector;
+        "schemaVersion" first). In the record format "expected" is what
         the answer should be and "result" what an app computed: 'cropkit
         grade' compares the two.
 
@@ -171,9 +172,10 @@ struct MapCommand: Subcommand {
         }
         if json {
             console.out.write(
-                CropRecord.vector(
-                    mapping.request, aspect: mapping.aspect, answer: .mapped(outcome),
-                    companion: companion, extra: extra
+                MachineInterface.versioned(
+                    CropRecord.vector(
+                        mapping.request, aspect: mapping.aspect, answer: .mapped(outcome),
+                        companion: companion, extra: extra)
                 ).text + "\n")
         } else {
             console.out.write(Self.describe(mapping.request, outcome) + line)
@@ -200,7 +202,9 @@ struct MapCommand: Subcommand {
         _ request: CropRequest, aspect: AspectChoice?, _ answer: CropRecord.Answer,
         extra: [JSONValue.Member] = []
     ) -> String {
-        CropRecord.vector(request, aspect: aspect, answer: answer, extra: extra).text
+        MachineInterface.versioned(
+            CropRecord.vector(request, aspect: aspect, answer: answer, extra: extra)
+        ).text
     }
 
     static func describe(_ request: CropRequest, _ outcome: Result<CropResult, CropRejection>)
