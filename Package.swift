@@ -35,7 +35,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Its export checks are CropTestKit's, run on crops it cuts.
         .target(
-            name: "CropImaging", dependencies: ["CropGeometry", "CropTestKit", "CImagingShims"]),
+            name: "CropImaging",
+            dependencies: ["CropGeometry", "CropRecords", "CropTestKit", "CImagingShims"]),
         .target(
             name: "CropKitCLI",
             dependencies: ["CropGeometry", "CropRecords", "CropImaging", "CropTestKit"]),

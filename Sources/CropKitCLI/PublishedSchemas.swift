@@ -961,5 +961,1143 @@ extension SchemaCommand {
             }
             """#
         ),
+        (
+            "verify-line",
+            #"""
+            {
+              "$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "urn:cropkit:schema:verify-line",
+              "title": "cropkit verify --json line",
+              "description": "One line a selection of cropkit verify --json: the export checks of its crop, each with a sentence for people (detail) and the values that sentence states (measured). Closed.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "schemaVersion": {
+                      "const": 1
+                    },
+                    "source": {
+                      "$ref": "#/$defs/size"
+                    },
+                    "viewport": {
+                      "$ref": "#/$defs/size"
+                    },
+                    "selection": {
+                      "$ref": "#/$defs/rect"
+                    },
+                    "mode": {
+                      "enum": [
+                        "aspectFit",
+                        "aspectFill",
+                        "scaleToFill",
+                        "center",
+                        "top",
+                        "bottom",
+                        "left",
+                        "right",
+                        "topLeft",
+                        "topRight",
+                        "bottomLeft",
+                        "bottomRight"
+                      ]
+                    },
+                    "imageScale": {
+                      "type": "number"
+                    },
+                    "zoom": {
+                      "type": "object",
+                      "properties": {
+                        "scale": {
+                          "type": "number"
+                        },
+                        "offset": {
+                          "type": "object",
+                          "properties": {
+                            "x": {
+                              "type": "number"
+                            },
+                            "y": {
+                              "type": "number"
+                            }
+                          },
+                          "required": [
+                            "x",
+                            "y"
+                          ],
+                          "additionalProperties": false
+                        }
+                      },
+                      "required": [
+                        "scale",
+                        "offset"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "orientation": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 8
+                    },
+                    "aspect": {
+                      "type": "string",
+                      "pattern": "^(source|[0-9]+:[0-9]+)$"
+                    },
+                    "companion": {
+                      "$ref": "#/$defs/size"
+                    },
+                    "result": {
+                      "anyOf": [
+                        {
+                          "type": "object",
+                          "properties": {
+                            "x": {
+                              "type": "number"
+                            },
+                            "y": {
+                              "type": "number"
+                            },
+                            "width": {
+                              "type": "number"
+                            },
+                            "height": {
+                              "type": "number"
+                            },
+                            "stored": {
+                              "$ref": "#/$defs/rect"
+                            }
+                          },
+                          "required": [
+                            "x",
+                            "y",
+                            "width",
+                            "height"
+                          ],
+                          "additionalProperties": false
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "reason": {
+                      "type": "object",
+                      "properties": {
+                        "code": {
+                          "type": "string"
+                        },
+                        "message": {
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "code",
+                        "message"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "checks": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/check"
+                      }
+                    }
+                  },
+                  "required": [
+                    "schemaVersion",
+                    "source",
+                    "viewport",
+                    "selection",
+                    "mode",
+                    "result",
+                    "checks"
+                  ],
+                  "additionalProperties": false,
+                  "description": "A selection mapped and its crop exported from the fixtures: the record's inputs, result (the contract's rect; null when there are no pixels, with reason) and the checks."
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "schemaVersion": {
+                      "const": 1
+                    },
+                    "selection": {
+                      "$ref": "#/$defs/rect"
+                    },
+                    "angle": {
+                      "type": "number"
+                    },
+                    "checked": {
+                      "type": "boolean",
+                      "description": "false: nothing to check (no pixels, or a crop unturned at its own size, which verify checks without --angle), with reason."
+                    },
+                    "reason": {
+                      "type": "string"
+                    },
+                    "outputRect": {
+                      "$ref": "#/$defs/rect"
+                    },
+                    "outputSize": {
+                      "$ref": "#/$defs/size"
+                    },
+                    "fixtureScale": {
+                      "type": "integer"
+                    },
+                    "checks": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/check"
+                      }
+                    }
+                  },
+                  "required": [
+                    "schemaVersion",
+                    "selection",
+                    "angle",
+                    "checked",
+                    "checks"
+                  ],
+                  "additionalProperties": false,
+                  "description": "With --angle or --size: the turned or resized crop of the scaled coordinates fixture, checked."
+                }
+              ],
+              "$defs": {
+                "size": {
+                  "type": "object",
+                  "properties": {
+                    "width": {
+                      "type": "number"
+                    },
+                    "height": {
+                      "type": "number"
+                    }
+                  },
+                  "required": [
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "rect": {
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "number"
+                    },
+                    "y": {
+                      "type": "number"
+                    },
+                    "width": {
+                      "type": "number"
+                    },
+                    "height": {
+                      "type": "number"
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "point": {
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "integer"
+                    },
+                    "y": {
+                      "type": "integer"
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y"
+                  ],
+                  "additionalProperties": false
+                },
+                "check": {
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "size"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "anyOf": [
+                            {
+                              "type": "object",
+                              "properties": {
+                                "exported": {
+                                  "$ref": "#/$defs/size"
+                                },
+                                "mapped": {
+                                  "$ref": "#/$defs/size"
+                                }
+                              },
+                              "required": [
+                                "exported",
+                                "mapped"
+                              ],
+                              "additionalProperties": false
+                            },
+                            {
+                              "type": "object",
+                              "properties": {
+                                "stored": {
+                                  "$ref": "#/$defs/size"
+                                },
+                                "mapped": {
+                                  "$ref": "#/$defs/size"
+                                }
+                              },
+                              "required": [
+                                "stored",
+                                "mapped"
+                              ],
+                              "additionalProperties": false
+                            },
+                            {
+                              "type": "object",
+                              "properties": {
+                                "exported": {
+                                  "$ref": "#/$defs/size"
+                                },
+                                "samples": {
+                                  "type": "integer"
+                                }
+                              },
+                              "required": [
+                                "exported",
+                                "samples"
+                              ],
+                              "additionalProperties": false
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "corner markers"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "type": "object",
+                          "properties": {
+                            "markers": {
+                              "type": "array",
+                              "items": {
+                                "type": "object",
+                                "properties": {
+                                  "marker": {
+                                    "type": "string"
+                                  },
+                                  "pixels": {
+                                    "type": "integer"
+                                  },
+                                  "expected": {
+                                    "type": "integer"
+                                  },
+                                  "tolerance": {
+                                    "type": "integer"
+                                  }
+                                },
+                                "required": [
+                                  "marker",
+                                  "pixels",
+                                  "expected"
+                                ],
+                                "additionalProperties": false
+                              }
+                            },
+                            "wrongCorner": {
+                              "anyOf": [
+                                {
+                                  "type": "object",
+                                  "properties": {
+                                    "at": {
+                                      "$ref": "#/$defs/point"
+                                    },
+                                    "samples": {
+                                      "type": "array",
+                                      "items": {
+                                        "type": "integer"
+                                      }
+                                    },
+                                    "expectedSamples": {
+                                      "type": "array",
+                                      "items": {
+                                        "type": "integer"
+                                      }
+                                    }
+                                  },
+                                  "required": [
+                                    "at",
+                                    "samples",
+                                    "expectedSamples"
+                                  ],
+                                  "additionalProperties": false
+                                },
+                                {
+                                  "type": "null"
+                                }
+                              ]
+                            }
+                          },
+                          "required": [
+                            "markers",
+                            "wrongCorner"
+                          ],
+                          "additionalProperties": false
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "no transparency"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "anyOf": [
+                            {
+                              "type": "object",
+                              "properties": {
+                                "alpha": {
+                                  "const": false
+                                }
+                              },
+                              "required": [
+                                "alpha"
+                              ],
+                              "additionalProperties": false
+                            },
+                            {
+                              "type": "object",
+                              "properties": {
+                                "alpha": {
+                                  "const": true
+                                },
+                                "nonOpaquePixels": {
+                                  "type": "integer"
+                                },
+                                "first": {
+                                  "anyOf": [
+                                    {
+                                      "$ref": "#/$defs/point"
+                                    },
+                                    {
+                                      "type": "null"
+                                    }
+                                  ]
+                                }
+                              },
+                              "required": [
+                                "alpha",
+                                "nonOpaquePixels",
+                                "first"
+                              ],
+                              "additionalProperties": false
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "coordinates"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "anyOf": [
+                            {
+                              "type": "object",
+                              "properties": {
+                                "compared": {
+                                  "const": false
+                                },
+                                "exported": {
+                                  "$ref": "#/$defs/size"
+                                },
+                                "expected": {
+                                  "$ref": "#/$defs/size"
+                                }
+                              },
+                              "required": [
+                                "compared",
+                                "exported",
+                                "expected"
+                              ],
+                              "additionalProperties": false
+                            },
+                            {
+                              "type": "object",
+                              "properties": {
+                                "compared": {
+                                  "const": false
+                                },
+                                "rowsRead": {
+                                  "type": "integer"
+                                },
+                                "rows": {
+                                  "type": "integer"
+                                }
+                              },
+                              "required": [
+                                "compared",
+                                "rowsRead",
+                                "rows"
+                              ],
+                              "additionalProperties": false
+                            },
+                            {
+                              "type": "object",
+                              "properties": {
+                                "compared": {
+                                  "const": true
+                                },
+                                "wrongPixels": {
+                                  "type": "integer"
+                                },
+                                "firstWrong": {
+                                  "anyOf": [
+                                    {
+                                      "type": "object",
+                                      "properties": {
+                                        "at": {
+                                          "$ref": "#/$defs/point"
+                                        },
+                                        "expectedSource": {
+                                          "$ref": "#/$defs/point"
+                                        },
+                                        "source": {
+                                          "$ref": "#/$defs/point"
+                                        },
+                                        "samples": {
+                                          "type": "array",
+                                          "items": {
+                                            "type": "integer"
+                                          }
+                                        },
+                                        "expectedSamples": {
+                                          "type": "array",
+                                          "items": {
+                                            "type": "integer"
+                                          }
+                                        }
+                                      },
+                                      "required": [
+                                        "at",
+                                        "expectedSource"
+                                      ],
+                                      "additionalProperties": false
+                                    },
+                                    {
+                                      "type": "null"
+                                    }
+                                  ]
+                                }
+                              },
+                              "required": [
+                                "compared",
+                                "wrongPixels",
+                                "firstWrong"
+                              ],
+                              "additionalProperties": false
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "psnr"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "type": "object",
+                          "properties": {
+                            "method": {
+                              "type": "string"
+                            },
+                            "reencodedBlocks": {
+                              "anyOf": [
+                                {
+                                  "type": "integer"
+                                },
+                                {
+                                  "type": "null"
+                                }
+                              ]
+                            },
+                            "psnrDb": {
+                              "anyOf": [
+                                {
+                                  "type": "number"
+                                },
+                                {
+                                  "const": "inf"
+                                }
+                              ]
+                            }
+                          },
+                          "required": [
+                            "method",
+                            "reencodedBlocks",
+                            "psnrDb"
+                          ],
+                          "additionalProperties": false
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "lossless"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "type": "object",
+                          "properties": {
+                            "method": {
+                              "anyOf": [
+                                {
+                                  "type": "string"
+                                },
+                                {
+                                  "type": "null"
+                                }
+                              ]
+                            }
+                          },
+                          "required": [
+                            "method"
+                          ],
+                          "additionalProperties": false
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "leaks"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "type": "object",
+                          "properties": {
+                            "findings": {
+                              "type": "array",
+                              "items": {
+                                "type": "object",
+                                "properties": {
+                                  "place": {
+                                    "type": "string"
+                                  },
+                                  "detail": {
+                                    "type": "string"
+                                  }
+                                },
+                                "required": [
+                                  "place",
+                                  "detail"
+                                ],
+                                "additionalProperties": false
+                              }
+                            }
+                          },
+                          "required": [
+                            "findings"
+                          ],
+                          "additionalProperties": false
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "sample positions"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "type": "object",
+                          "properties": {
+                            "pixelsRead": {
+                              "type": "integer"
+                            },
+                            "largestErrorPx": {
+                              "type": "number"
+                            },
+                            "tolerancePx": {
+                              "type": "number"
+                            },
+                            "fixtureScale": {
+                              "type": "integer"
+                            },
+                            "misplaced": {
+                              "type": "integer"
+                            }
+                          },
+                          "required": [
+                            "pixelsRead",
+                            "largestErrorPx",
+                            "tolerancePx",
+                            "fixtureScale",
+                            "misplaced"
+                          ],
+                          "additionalProperties": false
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "fill"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "type": "object",
+                          "properties": {
+                            "outsidePixels": {
+                              "type": "integer"
+                            },
+                            "wrongPixels": {
+                              "type": "integer"
+                            }
+                          },
+                          "required": [
+                            "outsidePixels",
+                            "wrongPixels"
+                          ],
+                          "additionalProperties": false
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "alignment"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "anyOf": [
+                            {
+                              "type": "object",
+                              "properties": {
+                                "compared": {
+                                  "const": false
+                                }
+                              },
+                              "required": [
+                                "compared"
+                              ],
+                              "additionalProperties": false
+                            },
+                            {
+                              "type": "object",
+                              "properties": {
+                                "compared": {
+                                  "const": true
+                                },
+                                "meanError": {
+                                  "type": "number"
+                                },
+                                "p99Error": {
+                                  "type": "number"
+                                },
+                                "largestError": {
+                                  "type": "number"
+                                },
+                                "exact": {
+                                  "type": "boolean"
+                                },
+                                "copyOf": {
+                                  "anyOf": [
+                                    {
+                                      "$ref": "#/$defs/rect"
+                                    },
+                                    {
+                                      "type": "null"
+                                    }
+                                  ]
+                                },
+                                "goalMean": {
+                                  "anyOf": [
+                                    {
+                                      "type": "number"
+                                    },
+                                    {
+                                      "type": "null"
+                                    }
+                                  ]
+                                },
+                                "goalP99": {
+                                  "anyOf": [
+                                    {
+                                      "type": "number"
+                                    },
+                                    {
+                                      "type": "null"
+                                    }
+                                  ]
+                                }
+                              },
+                              "required": [
+                                "compared",
+                                "meanError",
+                                "p99Error",
+                                "largestError",
+                                "exact",
+                                "copyOf",
+                                "goalMean",
+                                "goalP99"
+                              ],
+                              "additionalProperties": false
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "companion size"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "anyOf": [
+                            {
+                              "anyOf": [
+                                {
+                                  "type": "object",
+                                  "properties": {
+                                    "exported": {
+                                      "$ref": "#/$defs/size"
+                                    },
+                                    "mapped": {
+                                      "$ref": "#/$defs/size"
+                                    }
+                                  },
+                                  "required": [
+                                    "exported",
+                                    "mapped"
+                                  ],
+                                  "additionalProperties": false
+                                },
+                                {
+                                  "type": "object",
+                                  "properties": {
+                                    "stored": {
+                                      "$ref": "#/$defs/size"
+                                    },
+                                    "mapped": {
+                                      "$ref": "#/$defs/size"
+                                    }
+                                  },
+                                  "required": [
+                                    "stored",
+                                    "mapped"
+                                  ],
+                                  "additionalProperties": false
+                                },
+                                {
+                                  "type": "object",
+                                  "properties": {
+                                    "exported": {
+                                      "$ref": "#/$defs/size"
+                                    },
+                                    "samples": {
+                                      "type": "integer"
+                                    }
+                                  },
+                                  "required": [
+                                    "exported",
+                                    "samples"
+                                  ],
+                                  "additionalProperties": false
+                                }
+                              ]
+                            },
+                            {
+                              "type": "object",
+                              "properties": {
+                                "carried": {
+                                  "const": false
+                                }
+                              },
+                              "required": [
+                                "carried"
+                              ],
+                              "additionalProperties": false
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "const": "companion alignment"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "detail": {
+                          "type": "string",
+                          "description": "What was found, in a sentence, for people."
+                        },
+                        "measured": {
+                          "anyOf": [
+                            {
+                              "type": "object",
+                              "properties": {
+                                "compared": {
+                                  "const": false
+                                }
+                              },
+                              "required": [
+                                "compared"
+                              ],
+                              "additionalProperties": false
+                            },
+                            {
+                              "type": "object",
+                              "properties": {
+                                "compared": {
+                                  "const": true
+                                },
+                                "meanError": {
+                                  "type": "number"
+                                },
+                                "p99Error": {
+                                  "type": "number"
+                                },
+                                "largestError": {
+                                  "type": "number"
+                                },
+                                "exact": {
+                                  "type": "boolean"
+                                },
+                                "copyOf": {
+                                  "anyOf": [
+                                    {
+                                      "$ref": "#/$defs/rect"
+                                    },
+                                    {
+                                      "type": "null"
+                                    }
+                                  ]
+                                },
+                                "goalMean": {
+                                  "anyOf": [
+                                    {
+                                      "type": "number"
+                                    },
+                                    {
+                                      "type": "null"
+                                    }
+                                  ]
+                                },
+                                "goalP99": {
+                                  "anyOf": [
+                                    {
+                                      "type": "number"
+                                    },
+                                    {
+                                      "type": "null"
+                                    }
+                                  ]
+                                }
+                              },
+                              "required": [
+                                "compared",
+                                "meanError",
+                                "p99Error",
+                                "largestError",
+                                "exact",
+                                "copyOf",
+                                "goalMean",
+                                "goalP99"
+                              ],
+                              "additionalProperties": false
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "name",
+                        "passed",
+                        "detail",
+                        "measured"
+                      ],
+                      "additionalProperties": false
+                    }
+                  ]
+                }
+              }
+            }
+            """#
+        ),
     ]
 }

@@ -162,11 +162,12 @@ struct RecordReplayer {
 }
 
 extension ExportCheck {
-    /// `{"name","passed","detail"}`.
+    /// `{"name","passed","detail","measured"}`: the sentence for people,
+    /// the values it states for programs.
     var json: JSONValue {
         .object([
             .init("name", .string(name)), .init("passed", .bool(passed)),
-            .init("detail", .string(detail)),
+            .init("detail", .string(detail)), .init("measured", .object(measured)),
         ])
     }
 }

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import Foundation
 
 /// The companion rule's check on an app's own code that cuts a gain map, a
@@ -117,7 +118,8 @@ public enum CompanionExportTest {
             return [
                 malformed,
                 ExportCheck(
-                    name: "alignment", passed: false, detail: "pixels not compared: no image"),
+                    name: "alignment", passed: false, detail: "pixels not compared: no image",
+                    measured: [.init("compared", .bool(false))]),
             ]
         }
         return checks(
@@ -149,7 +151,8 @@ public enum CompanionExportTest {
                 size,
                 ExportCheck(
                     name: "alignment", passed: false,
-                    detail: "pixels not compared: the cut is not \(cut.size)"),
+                    detail: "pixels not compared: the cut is not \(cut.size)",
+                    measured: [.init("compared", .bool(false))]),
             ]
         }
         var errors: [Double] = []
@@ -165,6 +168,7 @@ public enum CompanionExportTest {
         let largest = errors.last ?? 0
         let exact = exact ?? (cut.copyRect != nil)
         let passed = exact ? largest == 0 : mean <= goal.mean && p99 <= goal.p99
+        let (goalMean, goalP99) = goal
         func text(_ v: Double) -> String { String((v * 100).rounded() / 100) }
         func whole(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : text(v) }
         let goal =
@@ -176,7 +180,26 @@ public enum CompanionExportTest {
             ExportCheck(
                 name: "alignment", passed: passed,
                 detail:
-                    "mean error \(text(mean)), 99th percentile \(text(p99)), largest \(text(largest)) codes against \(goal)"
+                    "mean error \(text(mean)), 99th percentile \(text(p99)), largest \(text(largest)) codes against \(goal)",
+                measured: [
+                    .init("compared", .bool(true)),
+                    .init("meanError", .number((mean * 100).rounded() / 100)),
+                    .init("p99Error", .number((p99 * 100).rounded() / 100)),
+                    .init("largestError", .number((largest * 100).rounded() / 100)),
+                    .init("exact", .bool(exact)),
+                    .init(
+                        "copyOf",
+                        exact
+                            ? (cut.copyRect.map { r in
+                                .object([
+                                    .init("x", .number(r.x)), .init("y", .number(r.y)),
+                                    .init("width", .number(r.width)),
+                                    .init("height", .number(r.height)),
+                                ])
+                            } ?? .null) : .null),
+                    .init("goalMean", exact ? .null : .number(goalMean)),
+                    .init("goalP99", exact ? .null : .number(goalP99)),
+                ]
             ),
         ]
     }

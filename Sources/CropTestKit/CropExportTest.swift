@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 
 /// An image of 8-bit RGBA samples, rows packed: what an exporter under test
 /// receives and returns.
@@ -25,8 +26,11 @@ public struct RGBAImage: Hashable, Sendable {
         return ExportCheck(
             name: "size", passed: false,
             detail:
-                "exported \(width)x\(height) with \(pixels.count) samples, mapped \(mapped) (4 samples a pixel)"
-        )
+                "exported \(width)x\(height) with \(pixels.count) samples, mapped \(mapped) (4 samples a pixel)",
+            measured: [
+                .init("exported", ExportCheck.size(width, height)),
+                .init("samples", .number(pixels.count)),
+            ])
     }
 
     /// The pixel at `(x, y)`.

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import Foundation
 
 /// The article's four export checks of one exported crop of a fixture, fed
@@ -59,7 +60,9 @@ public struct ExportInspection: Sendable {
     private var opacity: OpacityCount
     private var wrong = 0
     private var firstWrong = ""
+    private var firstWrongMeasured: JSONValue = .null
     private var corner: String?
+    private var cornerMeasured: JSONValue = .null
     private var rows = 0
 
     /// Checks for an export of `outputWidth`×`outputHeight` that should be
@@ -126,22 +129,38 @@ public struct ExportInspection: Sendable {
             guard !pattern.holds(p, x: sx, y: sy, size: fixture) else { continue }
             if isCorner, corner == nil {
                 let shows = Array(UnsafeBufferPointer(start: p, count: bytes))
-                corner =
-                    "the corner at (\(x), \(y)) shows \(shows), expected \(pattern.pixel(x: sx, y: sy, size: fixture))"
+                let expected = pattern.pixel(x: sx, y: sy, size: fixture)
+                corner = "the corner at (\(x), \(y)) shows \(shows), expected \(expected)"
+                cornerMeasured = .object([
+                    .init("at", ExportCheck.point(x, y)),
+                    .init("samples", .array(shows.map { .number(Int($0)) })),
+                    .init("expectedSamples", .array(expected.map { .number(Int($0)) })),
+                ])
             }
             wrong += 1
             if wrong == 1 {
                 // A pixel that names the right position is wrong in
                 // another sample (its alpha, its blue): its samples are
                 // shown.
+                var measured: [JSONValue.Member] = [
+                    .init("at", ExportCheck.point(x, y)),
+                    .init("expectedSource", ExportCheck.point(sx, sy)),
+                ]
                 if let named = pattern.position(of: p), named != (sx, sy) {
                     firstWrong =
                         "output \(x),\(y) holds source \(named.x),\(named.y), expected \(sx),\(sy)"
+                    measured.append(.init("source", ExportCheck.point(named.x, named.y)))
                 } else {
                     let shows = Array(UnsafeBufferPointer(start: p, count: bytes))
+                    let expected = pattern.pixel(x: sx, y: sy, size: fixture)
                     firstWrong =
-                        "output \(x),\(y) holds \(shows), expected source \(sx),\(sy): \(pattern.pixel(x: sx, y: sy, size: fixture))"
+                        "output \(x),\(y) holds \(shows), expected source \(sx),\(sy): \(expected)"
+                    measured += [
+                        .init("samples", .array(shows.map { .number(Int($0)) })),
+                        .init("expectedSamples", .array(expected.map { .number(Int($0)) })),
+                    ]
                 }
+                firstWrongMeasured = .object(measured)
             }
         }
     }
@@ -160,20 +179,32 @@ public struct ExportInspection: Sendable {
     {
         ExportCheck(
             name: "size", passed: width == expected.width && height == expected.height,
-            detail: "exported \(width)x\(height), mapped \(expected.width)x\(expected.height)")
+            detail: "exported \(width)x\(height), mapped \(expected.width)x\(expected.height)",
+            measured: [
+                .init("exported", ExportCheck.size(width, height)),
+                .init("mapped", ExportCheck.size(expected.width, expected.height)),
+            ])
     }
 
     /// (b) The corner-marker check, once every row is in.
     public var cornerMarkers: ExportCheck {
         var problems: [String] = []
+        var counted: [JSONValue] = []
         for (marker, count) in zip(markers, markerCounts) {
             let overlap = marker.rect.overlapArea(with: crop)
             if count != overlap {
                 problems.append("\(marker.name) marker: \(count) pixels, expected \(overlap)")
             }
+            counted.append(
+                .object([
+                    .init("marker", .string(marker.name)), .init("pixels", .number(count)),
+                    .init("expected", .number(overlap)),
+                ]))
         }
         if let corner { problems.append(corner) }
-        return .cornerMarkers(problems: problems)
+        return .cornerMarkers(
+            problems: problems,
+            measured: [.init("markers", .array(counted)), .init("wrongCorner", cornerMeasured)])
     }
 
     /// (c) The transparency check, once every row is in.
@@ -186,18 +217,30 @@ public struct ExportInspection: Sendable {
             return ExportCheck(
                 name: "coordinates", passed: false,
                 detail:
-                    "exported \(outputWidth)x\(outputHeight), expected \(expectedSize.width)x\(expectedSize.height): pixels not compared"
-            )
+                    "exported \(outputWidth)x\(outputHeight), expected \(expectedSize.width)x\(expectedSize.height): pixels not compared",
+                measured: [
+                    .init("compared", .bool(false)),
+                    .init("exported", ExportCheck.size(outputWidth, outputHeight)),
+                    .init("expected", ExportCheck.size(expectedSize.width, expectedSize.height)),
+                ])
         }
         guard rows >= outputHeight else {
             return ExportCheck(
                 name: "coordinates", passed: false,
-                detail: "\(rows) of \(outputHeight) rows read: pixels not all compared")
+                detail: "\(rows) of \(outputHeight) rows read: pixels not all compared",
+                measured: [
+                    .init("compared", .bool(false)), .init("rowsRead", .number(rows)),
+                    .init("rows", .number(outputHeight)),
+                ])
         }
         return ExportCheck(
             name: "coordinates", passed: wrong == 0,
             detail: wrong == 0
-                ? "every pixel is the right source pixel" : "\(wrong) pixels wrong; \(firstWrong)")
+                ? "every pixel is the right source pixel" : "\(wrong) pixels wrong; \(firstWrong)",
+            measured: [
+                .init("compared", .bool(true)), .init("wrongPixels", .number(wrong)),
+                .init("firstWrong", firstWrongMeasured),
+            ])
     }
 
     /// The four checks, (a) to (d).
@@ -211,6 +254,7 @@ public struct OpacityCount: Sendable {
     private let alpha: (offset: Int, bytes: Int)?
     private var transparent = 0
     private var firstAt = ""
+    private var first: JSONValue = .null
 
     /// Counts in pixels of `bytesPerPixel` bytes whose alpha sample, if
     /// any, is the `alpha.bytes` bytes (1 or 2) at `alpha.offset` (opaque
@@ -226,7 +270,10 @@ public struct OpacityCount: Sendable {
         for i in 0..<width {
             let at = row + i * bytesPerPixel + alpha.offset
             if at[0] != 255 || (alpha.bytes == 2 && at[1] != 255) {
-                if transparent == 0 { firstAt = "\(i),\(y)" }
+                if transparent == 0 {
+                    firstAt = "\(i),\(y)"
+                    first = ExportCheck.point(i, y)
+                }
                 transparent += 1
             }
         }
@@ -235,24 +282,33 @@ public struct OpacityCount: Sendable {
     /// The check, once every row is in.
     public var check: ExportCheck {
         guard alpha != nil else {
-            return ExportCheck(name: "no transparency", passed: true, detail: "no alpha channel")
+            return ExportCheck(
+                name: "no transparency", passed: true, detail: "no alpha channel",
+                measured: [.init("alpha", .bool(false))])
         }
         return ExportCheck(
             name: "no transparency", passed: transparent == 0,
             detail: transparent == 0
-                ? "every pixel opaque" : "\(transparent) non-opaque pixels, the first at \(firstAt)"
-        )
+                ? "every pixel opaque"
+                : "\(transparent) non-opaque pixels, the first at \(firstAt)",
+            measured: [
+                .init("alpha", .bool(true)), .init("nonOpaquePixels", .number(transparent)),
+                .init("first", first),
+            ])
     }
 }
 
 extension ExportCheck {
     /// The corner-marker check's verdict: passed when there is no problem.
-    public static func cornerMarkers(problems: [String]) -> ExportCheck {
+    public static func cornerMarkers(problems: [String], measured: [JSONValue.Member] = [])
+        -> ExportCheck
+    {
         ExportCheck(
             name: "corner markers", passed: problems.isEmpty,
             detail: problems.isEmpty
                 ? "every marker where the crop overlaps it, and nowhere else"
-                : problems.joined(separator: "; "))
+                : problems.joined(separator: "; "),
+            measured: measured)
     }
 }
 

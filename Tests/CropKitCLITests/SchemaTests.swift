@@ -183,6 +183,62 @@ import Testing
         #expect(try JSONSchemaCheck.errors(schema: schema, instances: [extra]) != [nil])
     }
 
+    /// Every line `verify --json` prints, for every output format, view
+    /// option, companion, turned and resized crop and selection without
+    /// pixels, validates against the closed verify-line schema, and each
+    /// check's `measured` holds the values its sentence states.
+    @Test func verifyLinesValidate() throws {
+        let view = ["--source", "400x300", "--viewport", "100x100"]
+        let selections = [
+            "--selection", "10,10,50,50", "--selection", "3,7,33,21", "--selection", "200,200,5,5",
+        ]
+        var lines: [String] = []
+        func run(_ arguments: [String]) {
+            let run = cropkit(["verify"] + view + arguments + ["--json"])
+            #expect(run.status == 0, "verify \(arguments): \(run.err)")
+            lines += run.out.split(separator: "\n").map(String.init)
+        }
+        for options in [
+            [], ["--orientation", "6"], ["--zoom", "2", "--offset", "5,5"],
+            ["--mode", "aspectFill", "--image-scale", "2"], ["--aspect", "1:1"],
+        ] {
+            for format in [[], ["--format", "jpeg"], ["--format", "webp"], ["--format", "avif"]] {
+                run(selections + options + format)
+            }
+        }
+        run(["--selection", "10,10,50,50", "--companion", "100x75"])
+        run(["--selection", "10,10,50,50", "--selection", "200,200,5,5", "--angle", "3"])
+        run(["--selection", "10,10,50,50", "--angle", "0"])
+        run(["--selection", "10,10,50,50", "--size", "64x48"])
+        #expect(lines.count == 5 * 4 * 3 + 1 + 2 + 1 + 1, "\(lines.count)")
+        // The sentence and the values agree: a size check's numbers.
+        let first = try JSONValue(parsing: try #require(lines.first))
+        let size = try #require(
+            first["checks"].flatMap { checks -> JSONValue? in
+                guard case .array(let list) = checks else { return nil }
+                return list.first { $0["name"] == .string("size") }
+            })
+        #expect(size["detail"] == .string("exported 200x190, mapped 200x190"))
+        #expect(size["measured"]?["exported"]?["width"] == .number(200))
+        #expect(size["measured"]?["mapped"]?["height"] == .number(190))
+        guard TestGate.holds(JSONSchemaCheck.isAvailable, else: JSONSchemaCheck.absent) else {
+            return
+        }
+        let schema = Self.schema("verify-line")
+        for (line, error) in zip(
+            lines, try JSONSchemaCheck.errors(schema: schema, instances: lines))
+        {
+            #expect(error == nil, "\(line): \(error ?? "")")
+        }
+        // A check whose measured values are left out is refused.
+        let bare = try #require(lines.first).replacingOccurrences(
+            of:
+                #","measured":{"exported":{"width":200,"height":190},"mapped":{"width":200,"height":190}}"#,
+            with: "")
+        #expect(bare != lines.first)
+        #expect(try JSONSchemaCheck.errors(schema: schema, instances: [bare]) != [nil])
+    }
+
     @Test func recordSchemaAndRecordReaderAgree() throws {
         let documented = try Self.documentedLines().filter {
             !$0.contains(#""input""#) && $0.contains(#""viewport""#)

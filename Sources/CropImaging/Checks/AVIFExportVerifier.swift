@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import CropTestKit
 
 /// The export checks for AVIF output: the corners fixture of the source's
@@ -55,7 +56,11 @@ public final class AVIFExportVerifier: Sendable {
             return [
                 ExportCheck(
                     name: "psnr", passed: psnr >= 30,
-                    detail: "encoded from pixels: \(text) against the source's rect")
+                    detail: "encoded from pixels: \(text) against the source's rect",
+                    measured: [
+                        .init("method", .string("encoded")), .init("reencodedBlocks", .null),
+                        .init("psnrDb", ExportCheck.decibels(psnr)),
+                    ])
             ]
         }
     }

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import CropTestKit
 
 /// The companion check of CropKit's own export: a fixture of the source's
@@ -103,9 +104,11 @@ public final class CompanionExportVerifier: Sendable {
                 ExportCheck(
                     name: "companion size", passed: false,
                     detail: (["the crop carries no gain map"] + report.warnings).joined(
-                        separator: "; ")),
+                        separator: "; "),
+                    measured: [.init("carried", .bool(false))]),
                 ExportCheck(
-                    name: "companion alignment", passed: false, detail: "no gain map to compare"),
+                    name: "companion alignment", passed: false, detail: "no gain map to compare",
+                    measured: [.init("compared", .bool(false))]),
             ]
         }
         let (source, width) = (map, map.width)
@@ -117,6 +120,10 @@ public final class CompanionExportVerifier: Sendable {
                 Double(decoded.samples[(j * decoded.width + i) * decoded.colorType.channels])
             },
             source: { x, y in Double(source.samples[(y * width + x) * source.colorType.channels]) }
-        ).map { ExportCheck(name: "companion " + $0.name, passed: $0.passed, detail: $0.detail) }
+        ).map {
+            ExportCheck(
+                name: "companion " + $0.name, passed: $0.passed, detail: $0.detail,
+                measured: $0.measured)
+        }
     }
 }

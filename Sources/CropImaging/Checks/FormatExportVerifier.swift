@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import CropTestKit
 
 /// An export verifier whose fixture is made in its own format and whose
@@ -93,7 +94,11 @@ enum FixtureExport {
         return ExportCheck(
             name: "size", passed: size.width == seen.width && size.height == seen.height,
             detail:
-                "\(size.width)x\(size.height) upright, mapped \(seen.width)x\(seen.height) as seen")
+                "\(size.width)x\(size.height) upright, mapped \(seen.width)x\(seen.height) as seen",
+            measured: [
+                .init("stored", ExportCheck.size(size.width, size.height)),
+                .init("mapped", ExportCheck.size(seen.width, seen.height)),
+            ])
     }
 
     /// The leak check of an output: nothing of the uncropped photo.
@@ -105,7 +110,18 @@ enum FixtureExport {
             name: "leaks", passed: leaks.isEmpty,
             detail: leaks.isEmpty
                 ? "nothing of the uncropped photo"
-                : leaks.map(\.description).joined(separator: "; "))
+                : leaks.map(\.description).joined(separator: "; "),
+            measured: [
+                .init(
+                    "findings",
+                    .array(
+                        leaks.map {
+                            .object([
+                                .init("place", .string($0.place)),
+                                .init("detail", .string($0.detail)),
+                            ])
+                        }))
+            ])
     }
 }
 

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import CropTestKit
 import Foundation
 
@@ -64,7 +65,11 @@ public final class JPEGExportVerifier: Sendable {
             return ExportCheck(
                 name: "size", passed: size == stored.size,
                 detail:
-                    "stored \(size.width)x\(size.height), mapped \(stored.width)x\(stored.height)")
+                    "stored \(size.width)x\(size.height), mapped \(stored.width)x\(stored.height)",
+                measured: [
+                    .init("stored", ExportCheck.size(size.width, size.height)),
+                    .init("mapped", ExportCheck.size(stored.width, stored.height)),
+                ])
         }
         return try FixtureExport.checks(
             result, of: fixture, sourceSize: sourceSize, as: .jpeg(JPEGEncoder()), writingTo: path,
@@ -81,7 +86,8 @@ public final class JPEGExportVerifier: Sendable {
                         name: "lossless", passed: same,
                         detail: same
                             ? "every block copied: decoded plainly, every pixel equals the source's"
-                            : "decoded plainly, the crop differs from the source at the rect"))
+                            : "decoded plainly, the crop differs from the source at the rect",
+                        measured: [.init("method", .string(method.rawValue))]))
             } else {
                 let got = try output.decode().image
                 let psnr = Self.psnr(got.samples, Self.cut(fancy, stored))
@@ -92,7 +98,15 @@ public final class JPEGExportVerifier: Sendable {
                 checks.append(
                     ExportCheck(
                         name: "psnr", passed: psnr >= 30,
-                        detail: "\(method.rawValue)\(edges): \(text) against the source's rect"))
+                        detail: "\(method.rawValue)\(edges): \(text) against the source's rect",
+                        measured: [
+                            .init("method", .string(method.rawValue)),
+                            .init(
+                                "reencodedBlocks",
+                                method == .losslessEdgesReencoded
+                                    ? .number(jpeg?.reencodedBlocks ?? 0) : .null),
+                            .init("psnrDb", ExportCheck.decibels(psnr)),
+                        ]))
             }
             checks.append(try markers(output, stored: stored))
             return checks
@@ -152,6 +166,7 @@ public final class JPEGExportVerifier: Sendable {
             }
         }
         var problems: [String] = []
+        var counted: [JSONValue] = []
         for (k, marker) in markers.enumerated() {
             let (w, h) = marker.rect.overlapSides(with: stored)
             let overlap = w * h
@@ -162,7 +177,14 @@ public final class JPEGExportVerifier: Sendable {
                     "\(marker.name) marker: \(count) pixels near its colour, expected about \(overlap)"
                 )
             }
+            counted.append(
+                .object([
+                    .init("marker", .string(marker.name)), .init("pixels", .number(count)),
+                    .init("expected", .number(overlap)), .init("tolerance", .number(blur)),
+                ]))
         }
-        return .cornerMarkers(problems: problems)
+        return .cornerMarkers(
+            problems: problems,
+            measured: [.init("markers", .array(counted)), .init("wrongCorner", .null)])
     }
 }

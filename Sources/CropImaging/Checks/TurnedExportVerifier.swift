@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import CropTestKit
 
 /// Checks turned and resized crops of one source size, through the real
@@ -88,7 +89,11 @@ public struct TurnedExportVerifier: Sendable {
             ExportCheck(
                 name: "size",
                 passed: output.width == expected.width && output.height == expected.height,
-                detail: "\(output.width)x\(output.height), the output size is \(expected)")
+                detail: "\(output.width)x\(output.height), the output size is \(expected)",
+                measured: [
+                    .init("exported", ExportCheck.size(output.width, output.height)),
+                    .init("mapped", ExportCheck.size(expected.width, expected.height)),
+                ])
         ]
         guard checks[0].passed else { return (crop, checks) }
         let seen = crop.frame.imageSize
@@ -147,14 +152,22 @@ public struct TurnedExportVerifier: Sendable {
             ExportCheck(
                 name: "sample positions", passed: misplaced == 0,
                 detail:
-                    "\(read) interior pixel(s) read back their sample position; largest error \(String(format: "%.4f", worst)) px (tolerance \(String(format: "%.4f", tolerance)): the fixture's 1/\(scale) px steps); \(misplaced) beyond it"
-            ))
+                    "\(read) interior pixel(s) read back their sample position; largest error \(String(format: "%.4f", worst)) px (tolerance \(String(format: "%.4f", tolerance)): the fixture's 1/\(scale) px steps); \(misplaced) beyond it",
+                measured: [
+                    .init("pixelsRead", .number(read)),
+                    .init("largestErrorPx", .number((worst * 10000).rounded() / 10000)),
+                    .init("tolerancePx", .number((tolerance * 10000).rounded() / 10000)),
+                    .init("fixtureScale", .number(scale)), .init("misplaced", .number(misplaced)),
+                ]))
         checks.append(
             ExportCheck(
                 name: "fill", passed: wrongFill == 0,
                 detail:
-                    "\(filled) pixel(s) sample outside the image and are transparent; \(wrongFill) pixel(s) where fill and image disagree"
-            ))
+                    "\(filled) pixel(s) sample outside the image and are transparent; \(wrongFill) pixel(s) where fill and image disagree",
+                measured: [
+                    .init("outsidePixels", .number(filled)),
+                    .init("wrongPixels", .number(wrongFill)),
+                ]))
         return (crop, checks)
     }
 }

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import CropTestKit
 
 /// The export checks for WebP output: the corners fixture of the source's
@@ -61,7 +62,8 @@ public final class WebPExportVerifier: Sendable {
                     name: "lossless", passed: same,
                     detail: same
                         ? "VP8L: every sample equals the source's at the rect, turned upright"
-                        : "the crop (\(coding ?? "?")) differs from the source at the rect")
+                        : "the crop (\(coding ?? "?")) differs from the source at the rect",
+                    measured: [.init("method", coding.map { .string($0) } ?? .null)])
             ]
         }
     }

@@ -75,7 +75,9 @@ struct VerifyCommand: Subcommand {
                 help:
                     "also check a gain map of this size as displayed: a JPEG fixture carries it (an AVIF one with --format avif), each crop must cut it by the companion rule"
             ),
-            .json("print one JSON object per selection"), .quiet,
+            .json(
+                "print one JSON object per selection: each check's sentence and the values it states (cropkit schema verify-line)"
+            ), .quiet,
         ]
 
     var mappings: [MappingOptions]
@@ -133,9 +135,10 @@ struct VerifyCommand: Subcommand {
             case .failure(let rejection):
                 if json {
                     console.out.write(
-                        mapping.record.jsonLine(
-                            replaying: .failure(rejection), extra: [.init("checks", .array([]))])
-                            + "\n")
+                        MachineInterface.versioned(
+                            mapping.record.replayed(
+                                .failure(rejection), extra: [.init("checks", .array([]))])
+                        ).text + "\n")
                 } else {
                     console.out.write(
                         "selection \(selection): no pixels (\(rejection.code)), nothing to export\n"
@@ -184,9 +187,11 @@ struct VerifyCommand: Subcommand {
                 if ok { passed += 1 } else { failed += 1 }
                 if json {
                     console.out.write(
-                        mapping.record.jsonLine(
-                            replaying: .success(result),
-                            extra: [.init("checks", .array(checks.map(\.json)))]) + "\n")
+                        MachineInterface.versioned(
+                            mapping.record.replayed(
+                                .success(result),
+                                extra: [.init("checks", .array(checks.map(\.json)))])
+                        ).text + "\n")
                 } else {
                     console.out.write(
                         "selection \(selection) -> pixels \(result.rect): \(ok ? "passed" : "FAILED")\n"
@@ -230,7 +235,20 @@ struct VerifyCommand: Subcommand {
                         (try? request.straightened(size: resampling.size)).map { _ in
                             "unturned at its own size: lossless, checked without --angle"
                         } ?? "no pixels"
-                    console.out.write("selection \(selection): \(reason), nothing to check\n")
+                    if json {
+                        console.out.write(
+                            MachineInterface.versioned(
+                                .object([
+                                    .init("selection", Self.rectJSON(selection)),
+                                    .init("angle", .number(resampling.angle)),
+                                    .init("checked", .bool(false)),
+                                    .init("reason", .string(reason)),
+                                    .init("checks", .array([])),
+                                ])
+                            ).text + "\n")
+                    } else {
+                        console.out.write("selection \(selection): \(reason), nothing to check\n")
+                    }
                     continue
                 }
                 let ok = checks.allSatisfy(\.passed)
@@ -238,14 +256,19 @@ struct VerifyCommand: Subcommand {
                 if json {
                     let r = crop.rect
                     console.out.write(
-                        JSONValue.object([
-                            .init("selection", .string("\(selection)")),
-                            .init("angle", .number(crop.frame.angle)),
-                            .init("outputRect", r.json),
-                            .init("outputSize", .string("\(crop.outputSize)")),
-                            .init("fixtureScale", .number(current.scale)),
-                            .init("checks", .array(checks.map(\.json))),
-                        ]).text + "\n")
+                        MachineInterface.versioned(
+                            .object([
+                                .init("selection", Self.rectJSON(selection)),
+                                .init("angle", .number(crop.frame.angle)),
+                                .init("checked", .bool(true)),
+                                .init("outputRect", r.json),
+                                .init(
+                                    "outputSize",
+                                    ExportCheck.size(crop.outputSize.width, crop.outputSize.height)),
+                                .init("fixtureScale", .number(current.scale)),
+                                .init("checks", .array(checks.map(\.json))),
+                            ])
+                        ).text + "\n")
                 } else {
                     console.out.write(
                         "selection \(selection) -> output rect \(crop.rect) turned \(numberText(crop.frame.angle))°, \(crop.outputSize): \(ok ? "passed" : "FAILED")\n"
@@ -262,5 +285,13 @@ struct VerifyCommand: Subcommand {
         }
         console.err.write("\(passed) passed, \(failed) failed\n")
         return failed > 0 ? ExitCode.failure : ExitCode.success
+    }
+
+    /// A selection as `{"x","y","width","height"}` (points).
+    static func rectJSON(_ rect: Rect<ViewPoints>) -> JSONValue {
+        .object([
+            .init("x", .number(rect.x)), .init("y", .number(rect.y)),
+            .init("width", .number(rect.width)), .init("height", .number(rect.height)),
+        ])
     }
 }
