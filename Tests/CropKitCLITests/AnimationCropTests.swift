@@ -275,6 +275,26 @@ struct AnimationCropTests {
         let still = try ImageSource.open(path: folder.appendingPathComponent("c.png").path)
         #expect(still.storedSize == PixelSize(width: 100, height: 90))
         #expect(try AnimatedImage.open(path: folder.appendingPathComponent("c.png").path) == nil)
+
+        // --merge checks each output's header as an animation where it is
+        // one (it refused every animated output as "not an image"), and
+        // still names one that changed.
+        let report = folder.appendingPathComponent("r.jsonl")
+        try run.out.write(to: report, atomically: true, encoding: .utf8)
+        let merged = cropkit("batch", path.path, "--merge", report.path)
+        #expect(merged.status == 1, "\(merged.err)")
+        #expect(merged.err.contains("4 done"), "\(merged.err)")
+        #expect(!merged.err.contains("does not read as an image"), "\(merged.err)")
+        // Another animation in its place, of the same length in bytes.
+        let gif = folder.appendingPathComponent("a.gif")
+        let bytes = try Data(contentsOf: gif).count
+        var other = try Data(contentsOf: folder.appendingPathComponent("b.webp"))
+        other += Data(count: max(0, bytes - other.count))
+        try other.prefix(bytes).write(to: gif)
+        let changed = cropkit("batch", path.path, "--merge", report.path)
+        #expect(changed.err.contains("3 done"), "\(changed.err)")
+        #expect(changed.err.contains("line 1 failed"), "\(changed.err)")
+        #expect(changed.err.contains("a.gif does not read as an image"), "\(changed.err)")
     }
 
     /// A turned, resized or circled crop of an animation is, frame by

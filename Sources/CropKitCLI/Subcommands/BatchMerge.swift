@@ -360,17 +360,28 @@ struct BatchMerge {
     /// as an image (as many zero bytes put in its place), or one of another
     /// format or pixel size; `nil` when it is what was written.
     static func headerProblem(_ path: String, expected: JSONValue?) -> String? {
-        let source: ImageSource
+        // An animation (a GIF, APNG or animated WebP a line cut frame by
+        // frame) is read as one, an animated PNG named "apng" as its line
+        // names it; anything else as a still.
+        let read: String
+        let size: PixelSize<ImagePixels>
         do throws(ImagingError) {
-            source = try ImageSource.open(path: path)
+            if let animated = try AnimatedImage.open(path: path) {
+                let format = animated.animation.format
+                read = format == .png ? "apng" : format.rawValue
+                size = PixelSize(width: animated.size.width, height: animated.size.height)
+            } else {
+                let source = try ImageSource.open(path: path)
+                read = source.format.rawValue
+                size = source.orientation.orientedSize(source.storedSize)
+            }
         } catch {
             return
                 "\(path) does not read as an image (\(error.commandLineMessage)): changed since it was written"
         }
-        let size = source.orientation.orientedSize(source.storedSize)
-        if case .string(let format)? = expected?["format"], format != source.format.rawValue {
+        if case .string(let format)? = expected?["format"], format != read {
             return
-                "\(path) reads as \(source.format.rawValue), the report says \(format): changed since it was written"
+                "\(path) reads as \(read), the report says \(format): changed since it was written"
         }
         if case .number(_, let width)? = expected?["width"],
             case .number(_, let height)? = expected?["height"],
