@@ -131,7 +131,8 @@ import Testing
                 --json prints the mapping as a test vector: the record's inputs and
                 "expected", the contract's answer (null when it refuses, with
                 "reason"), so that cropkit map ... --json >> vectors.jsonl adds a case
-                that 'cropkit replay' checks. In the record format "expected" is what
+                that 'cropkit replay' checks (its schema: cropkit schema test-vector;
+                "schemaVersion" first). In the record format "expected" is what
                 the answer should be and "result" what an app computed: 'cropkit
                 grade' compares the two.
 

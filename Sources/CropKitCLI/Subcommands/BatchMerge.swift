@@ -367,8 +367,7 @@ struct BatchMerge {
         let size: PixelSize<ImagePixels>
         do throws(ImagingError) {
             if let animated = try AnimatedImage.open(path: path) {
-                let format = animated.animation.format
-                read = format == .png ? "apng" : format.rawValue
+                read = animated.formatName
                 size = PixelSize(width: animated.size.width, height: animated.size.height)
             } else {
                 let source = try ImageSource.open(path: path)

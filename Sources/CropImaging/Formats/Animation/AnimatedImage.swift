@@ -71,6 +71,12 @@ public struct AnimatedImage: Sendable {
     /// The canvas's size.
     public var size: PixelSize<StoredPixels> { animation.canvas }
 
+    /// The animation's format as a crop's report names it: "gif", "apng"
+    /// or "webp".
+    public var formatName: String {
+        animation.format == .png ? "apng" : animation.format.rawValue
+    }
+
     /// The displayed canvases, in order, as 8-bit (or, for a 16-bit APNG,
     /// 16-bit) RGBA images: what a player shows during each frame's
     /// duration. One canvas and one frame are held at a time.
