@@ -264,143 +264,8 @@ extension SchemaCommand {
               "title": "cropkit batch manifest line",
               "description": "One line of a cropkit batch manifest (JSON Lines): an input, an output and a region (pixels, or a view selection in the record format), with straighten, resize and variants as crop's options. Every member is checked: an unknown one, one of the wrong type or one misplaced fails the line. A member given twice also fails it, which JSON Schema cannot say. Which members combine (one region a crop) is checked by cropkit, naming the problem.",
               "type": "object",
+              "$ref": "#/$defs/members",
               "properties": {
-                "input": {
-                  "type": "string",
-                  "pattern": "^[^\\u0000]+$",
-                  "description": "The image to crop (a path; relative ones resolved against the manifest's folder; no NUL byte)."
-                },
-                "output": {
-                  "type": "string",
-                  "pattern": "^[^\\u0000]+$",
-                  "description": "The file to write (a path, as input); its extension picks the format unless \"format\" does."
-                },
-                "format": {
-                  "type": "string",
-                  "description": "The output format by name (as crop --format), instead of the output's extension."
-                },
-                "pixels": {
-                  "$ref": "#/$defs/rect",
-                  "description": "The rect in the image as seen (after its orientation), in pixels."
-                },
-                "source": {
-                  "$ref": "#/$defs/size",
-                  "description": "The image's size as the view selection was made against (record format); the file's own size when absent."
-                },
-                "viewport": {
-                  "$ref": "#/$defs/size",
-                  "description": "The view's size, in points (record format)."
-                },
-                "selection": {
-                  "$ref": "#/$defs/rect",
-                  "description": "The selection in the view, in points (record format)."
-                },
-                "mode": {
-                  "enum": [
-                    "aspectFit",
-                    "aspectFill",
-                    "scaleToFill",
-                    "center",
-                    "top",
-                    "bottom",
-                    "left",
-                    "right",
-                    "topLeft",
-                    "topRight",
-                    "bottomLeft",
-                    "bottomRight"
-                  ],
-                  "description": "The view's content mode (UIKit's UIView.ContentMode); aspectFit when absent."
-                },
-                "imageScale": {
-                  "type": "number",
-                  "description": "The image's scale (points a pixel); 1 when absent."
-                },
-                "zoom": {
-                  "type": "object",
-                  "description": "The view's zoom: a scale and an offset, in points.",
-                  "properties": {
-                    "scale": {
-                      "type": "number"
-                    },
-                    "offset": {
-                      "type": "object",
-                      "description": "The zoom's offset, in points.",
-                      "properties": {
-                        "x": {
-                          "type": "number"
-                        },
-                        "y": {
-                          "type": "number"
-                        }
-                      },
-                      "required": [],
-                      "additionalProperties": false
-                    }
-                  },
-                  "additionalProperties": false
-                },
-                "orientation": {
-                  "type": "integer",
-                  "minimum": 1,
-                  "maximum": 8,
-                  "description": "The EXIF orientation the selection was made under; the file's own when absent."
-                },
-                "aspect": {
-                  "type": "string",
-                  "pattern": "^(source|[0-9]+:[0-9]+)$",
-                  "description": "Snap the selection to an exact ratio: \"P:Q\" (positive whole numbers) or \"source\"."
-                },
-                "inside": {
-                  "type": "boolean",
-                  "description": "With angle: the largest rect of aspect inside the turned photo."
-                },
-                "angle": {
-                  "type": [
-                    "number",
-                    "string"
-                  ],
-                  "description": "Straighten by this many degrees (a number, or a number written as a string)."
-                },
-                "size": {
-                  "type": "string",
-                  "description": "Resize to exactly \"WxH\" pixels."
-                },
-                "fit": {
-                  "type": "string",
-                  "description": "Resize to fit inside \"WxH\", keeping the ratio."
-                },
-                "width": {
-                  "type": [
-                    "number",
-                    "string"
-                  ],
-                  "description": "Resize to this width, keeping the ratio."
-                },
-                "height": {
-                  "type": [
-                    "number",
-                    "string"
-                  ],
-                  "description": "Resize to this height, keeping the ratio."
-                },
-                "filter": {
-                  "type": "string",
-                  "description": "The resampling filter (as crop --filter)."
-                },
-                "fill": {
-                  "type": "string",
-                  "description": "The colour outside a turned photo, \"#rrggbb\"."
-                },
-                "circle": {
-                  "type": "boolean",
-                  "description": "Cut a circle (transparent outside; PNG, WebP, HEIC or AVIF)."
-                },
-                "frame": {
-                  "type": "integer",
-                  "minimum": 0,
-                  "description": "One frame (from 0) of an animation, written as a still."
-                },
                 "variants": {
                   "type": "array",
                   "minItems": 1,
@@ -425,7 +290,7 @@ extension SchemaCommand {
                   ]
                 }
               ],
-              "additionalProperties": false,
+              "unevaluatedProperties": false,
               "$defs": {
                 "size": {
                   "type": "object",
@@ -472,6 +337,14 @@ extension SchemaCommand {
                 "variant": {
                   "type": "object",
                   "description": "One variant of a line: its own output, and any member of a line but variants.",
+                  "$ref": "#/$defs/members",
+                  "required": [
+                    "output"
+                  ],
+                  "unevaluatedProperties": false
+                },
+                "members": {
+                  "description": "The members a line and a variant share, with their types.",
                   "properties": {
                     "input": {
                       "type": "string",
@@ -609,11 +482,7 @@ extension SchemaCommand {
                       "minimum": 0,
                       "description": "One frame (from 0) of an animation, written as a still."
                     }
-                  },
-                  "required": [
-                    "output"
-                  ],
-                  "additionalProperties": false
+                  }
                 }
               }
             }
@@ -1233,56 +1102,7 @@ extension SchemaCommand {
                           "description": "What was found, in a sentence, for people."
                         },
                         "measured": {
-                          "anyOf": [
-                            {
-                              "type": "object",
-                              "properties": {
-                                "exported": {
-                                  "$ref": "#/$defs/size"
-                                },
-                                "mapped": {
-                                  "$ref": "#/$defs/size"
-                                }
-                              },
-                              "required": [
-                                "exported",
-                                "mapped"
-                              ],
-                              "additionalProperties": false
-                            },
-                            {
-                              "type": "object",
-                              "properties": {
-                                "stored": {
-                                  "$ref": "#/$defs/size"
-                                },
-                                "mapped": {
-                                  "$ref": "#/$defs/size"
-                                }
-                              },
-                              "required": [
-                                "stored",
-                                "mapped"
-                              ],
-                              "additionalProperties": false
-                            },
-                            {
-                              "type": "object",
-                              "properties": {
-                                "exported": {
-                                  "$ref": "#/$defs/size"
-                                },
-                                "samples": {
-                                  "type": "integer"
-                                }
-                              },
-                              "required": [
-                                "exported",
-                                "samples"
-                              ],
-                              "additionalProperties": false
-                            }
-                          ]
+                          "$ref": "#/$defs/sizeMeasured"
                         }
                       },
                       "required": [
@@ -1819,81 +1639,7 @@ extension SchemaCommand {
                           "description": "What was found, in a sentence, for people."
                         },
                         "measured": {
-                          "anyOf": [
-                            {
-                              "type": "object",
-                              "properties": {
-                                "compared": {
-                                  "const": false
-                                }
-                              },
-                              "required": [
-                                "compared"
-                              ],
-                              "additionalProperties": false
-                            },
-                            {
-                              "type": "object",
-                              "properties": {
-                                "compared": {
-                                  "const": true
-                                },
-                                "meanError": {
-                                  "type": "number"
-                                },
-                                "p99Error": {
-                                  "type": "number"
-                                },
-                                "largestError": {
-                                  "type": "number"
-                                },
-                                "exact": {
-                                  "type": "boolean"
-                                },
-                                "copyOf": {
-                                  "anyOf": [
-                                    {
-                                      "$ref": "#/$defs/rect"
-                                    },
-                                    {
-                                      "type": "null"
-                                    }
-                                  ]
-                                },
-                                "goalMean": {
-                                  "anyOf": [
-                                    {
-                                      "type": "number"
-                                    },
-                                    {
-                                      "type": "null"
-                                    }
-                                  ]
-                                },
-                                "goalP99": {
-                                  "anyOf": [
-                                    {
-                                      "type": "number"
-                                    },
-                                    {
-                                      "type": "null"
-                                    }
-                                  ]
-                                }
-                              },
-                              "required": [
-                                "compared",
-                                "meanError",
-                                "p99Error",
-                                "largestError",
-                                "exact",
-                                "copyOf",
-                                "goalMean",
-                                "goalP99"
-                              ],
-                              "additionalProperties": false
-                            }
-                          ]
+                          "$ref": "#/$defs/alignmentMeasured"
                         }
                       },
                       "required": [
@@ -1920,56 +1666,7 @@ extension SchemaCommand {
                         "measured": {
                           "anyOf": [
                             {
-                              "anyOf": [
-                                {
-                                  "type": "object",
-                                  "properties": {
-                                    "exported": {
-                                      "$ref": "#/$defs/size"
-                                    },
-                                    "mapped": {
-                                      "$ref": "#/$defs/size"
-                                    }
-                                  },
-                                  "required": [
-                                    "exported",
-                                    "mapped"
-                                  ],
-                                  "additionalProperties": false
-                                },
-                                {
-                                  "type": "object",
-                                  "properties": {
-                                    "stored": {
-                                      "$ref": "#/$defs/size"
-                                    },
-                                    "mapped": {
-                                      "$ref": "#/$defs/size"
-                                    }
-                                  },
-                                  "required": [
-                                    "stored",
-                                    "mapped"
-                                  ],
-                                  "additionalProperties": false
-                                },
-                                {
-                                  "type": "object",
-                                  "properties": {
-                                    "exported": {
-                                      "$ref": "#/$defs/size"
-                                    },
-                                    "samples": {
-                                      "type": "integer"
-                                    }
-                                  },
-                                  "required": [
-                                    "exported",
-                                    "samples"
-                                  ],
-                                  "additionalProperties": false
-                                }
-                              ]
+                              "$ref": "#/$defs/sizeMeasured"
                             },
                             {
                               "type": "object",
@@ -2008,81 +1705,7 @@ extension SchemaCommand {
                           "description": "What was found, in a sentence, for people."
                         },
                         "measured": {
-                          "anyOf": [
-                            {
-                              "type": "object",
-                              "properties": {
-                                "compared": {
-                                  "const": false
-                                }
-                              },
-                              "required": [
-                                "compared"
-                              ],
-                              "additionalProperties": false
-                            },
-                            {
-                              "type": "object",
-                              "properties": {
-                                "compared": {
-                                  "const": true
-                                },
-                                "meanError": {
-                                  "type": "number"
-                                },
-                                "p99Error": {
-                                  "type": "number"
-                                },
-                                "largestError": {
-                                  "type": "number"
-                                },
-                                "exact": {
-                                  "type": "boolean"
-                                },
-                                "copyOf": {
-                                  "anyOf": [
-                                    {
-                                      "$ref": "#/$defs/rect"
-                                    },
-                                    {
-                                      "type": "null"
-                                    }
-                                  ]
-                                },
-                                "goalMean": {
-                                  "anyOf": [
-                                    {
-                                      "type": "number"
-                                    },
-                                    {
-                                      "type": "null"
-                                    }
-                                  ]
-                                },
-                                "goalP99": {
-                                  "anyOf": [
-                                    {
-                                      "type": "number"
-                                    },
-                                    {
-                                      "type": "null"
-                                    }
-                                  ]
-                                }
-                              },
-                              "required": [
-                                "compared",
-                                "meanError",
-                                "p99Error",
-                                "largestError",
-                                "exact",
-                                "copyOf",
-                                "goalMean",
-                                "goalP99"
-                              ],
-                              "additionalProperties": false
-                            }
-                          ]
+                          "$ref": "#/$defs/alignmentMeasured"
                         }
                       },
                       "required": [
@@ -2090,6 +1713,135 @@ extension SchemaCommand {
                         "passed",
                         "detail",
                         "measured"
+                      ],
+                      "additionalProperties": false
+                    }
+                  ]
+                },
+                "sizeMeasured": {
+                  "anyOf": [
+                    {
+                      "type": "object",
+                      "properties": {
+                        "exported": {
+                          "$ref": "#/$defs/size"
+                        },
+                        "mapped": {
+                          "$ref": "#/$defs/size"
+                        }
+                      },
+                      "required": [
+                        "exported",
+                        "mapped"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "stored": {
+                          "$ref": "#/$defs/size"
+                        },
+                        "mapped": {
+                          "$ref": "#/$defs/size"
+                        }
+                      },
+                      "required": [
+                        "stored",
+                        "mapped"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "exported": {
+                          "$ref": "#/$defs/size"
+                        },
+                        "samples": {
+                          "type": "integer"
+                        }
+                      },
+                      "required": [
+                        "exported",
+                        "samples"
+                      ],
+                      "additionalProperties": false
+                    }
+                  ]
+                },
+                "alignmentMeasured": {
+                  "anyOf": [
+                    {
+                      "type": "object",
+                      "properties": {
+                        "compared": {
+                          "const": false
+                        }
+                      },
+                      "required": [
+                        "compared"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "properties": {
+                        "compared": {
+                          "const": true
+                        },
+                        "meanError": {
+                          "type": "number"
+                        },
+                        "p99Error": {
+                          "type": "number"
+                        },
+                        "largestError": {
+                          "type": "number"
+                        },
+                        "exact": {
+                          "type": "boolean"
+                        },
+                        "copyOf": {
+                          "anyOf": [
+                            {
+                              "$ref": "#/$defs/rect"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "goalMean": {
+                          "anyOf": [
+                            {
+                              "type": "number"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "goalP99": {
+                          "anyOf": [
+                            {
+                              "type": "number"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "compared",
+                        "meanError",
+                        "p99Error",
+                        "largestError",
+                        "exact",
+                        "copyOf",
+                        "goalMean",
+                        "goalP99"
                       ],
                       "additionalProperties": false
                     }

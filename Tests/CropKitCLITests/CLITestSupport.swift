@@ -15,22 +15,9 @@ struct Run {
 /// environment this one's with `environment` added (settings read once a
 /// process, such as `CROPKIT_AV1_DECODER`).
 func cropkitProcess(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try #require(KillTests.binary))
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    // Small outputs: reading one pipe to its end cannot block the other.
-    let printed = out.fileHandleForReading.readDataToEndOfFile()
-    let said = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Run(
-        status: process.terminationStatus, out: String(decoding: printed, as: UTF8.self),
-        err: String(decoding: said, as: UTF8.self))
+    let run = try Subprocess.run(
+        try #require(KillTests.binary), arguments, environment: environment)
+    return Run(status: run.status, out: run.out, err: run.err)
 }
 
 /// Runs `cropkit` in this process, with `input` as standard input.

@@ -88,6 +88,27 @@ import Testing
 
     static func schema(_ name: String) -> String { cropkit("schema", name).out }
 
+    /// Expects the published schema `name`, by a real validator, to accept
+    /// every one of `accepted` and refuse every one of `refused`; counts a
+    /// skip where the validator is absent.
+    static func expect(
+        _ name: String, accepts accepted: [String], refuses refused: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        guard TestGate.holds(JSONSchemaCheck.isAvailable, else: JSONSchemaCheck.absent) else {
+            return
+        }
+        let errors = try JSONSchemaCheck.errors(schema: schema(name), instances: accepted + refused)
+        for (line, error) in zip(accepted, errors) {
+            #expect(
+                error == nil, "\(name) refuses \(line): \(error ?? "")",
+                sourceLocation: sourceLocation)
+        }
+        for (line, error) in zip(refused, errors.dropFirst(accepted.count)) {
+            #expect(error != nil, "\(name) accepts \(line)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func manifestSchemaAndBatchAgree() throws {
         let documented = try Self.documentedLines().filter { $0.contains(#""input""#) }
         #expect(documented.count >= 8, "\(documented)")
@@ -114,20 +135,7 @@ import Testing
             let json = try JSONValue(parsing: line)
             #expect(ManifestMembers.problem(in: json) != nil, "cropkit accepts \(line)")
         }
-        guard TestGate.holds(JSONSchemaCheck.isAvailable, else: JSONSchemaCheck.absent) else {
-            return
-        }
-        let schema = Self.schema("manifest-line")
-        for (line, error) in zip(
-            documented, try JSONSchemaCheck.errors(schema: schema, instances: documented))
-        {
-            #expect(error == nil, "the schema refuses the documented \(line): \(error ?? "")")
-        }
-        for (line, error) in zip(
-            hostile, try JSONSchemaCheck.errors(schema: schema, instances: hostile))
-        {
-            #expect(error != nil, "the schema accepts the hostile \(line)")
-        }
+        try Self.expect("manifest-line", accepts: documented, refuses: hostile)
     }
 
     /// Every line `cases` and `map --json` print, over every category, mode,
@@ -168,19 +176,10 @@ import Testing
         let replayed = cropkit("replay", file.path)
         #expect(replayed.status == 0, "\(replayed.err)")
         #expect(replayed.err.contains("\(lines.count) passed, 0 failed"), "\(replayed.err)")
-        guard TestGate.holds(JSONSchemaCheck.isAvailable, else: JSONSchemaCheck.absent) else {
-            return
-        }
-        let schema = Self.schema("test-vector")
-        for (line, error) in zip(
-            lines, try JSONSchemaCheck.errors(schema: schema, instances: lines))
-        {
-            #expect(error == nil, "\(line): \(error ?? "")")
-        }
         // Closed: a member cropkit does not print is refused.
         let extra = try #require(lines.first).replacingOccurrences(
             of: #"{"schemaVersion":1,"#, with: #"{"schemaVersion":1,"note":"x","#)
-        #expect(try JSONSchemaCheck.errors(schema: schema, instances: [extra]) != [nil])
+        try Self.expect("test-vector", accepts: lines, refuses: [extra])
     }
 
     /// Every line `verify --json` prints, for every output format, view
@@ -221,22 +220,13 @@ import Testing
         #expect(size["detail"] == .string("exported 200x190, mapped 200x190"))
         #expect(size["measured"]?["exported"]?["width"] == .number(200))
         #expect(size["measured"]?["mapped"]?["height"] == .number(190))
-        guard TestGate.holds(JSONSchemaCheck.isAvailable, else: JSONSchemaCheck.absent) else {
-            return
-        }
-        let schema = Self.schema("verify-line")
-        for (line, error) in zip(
-            lines, try JSONSchemaCheck.errors(schema: schema, instances: lines))
-        {
-            #expect(error == nil, "\(line): \(error ?? "")")
-        }
         // A check whose measured values are left out is refused.
         let bare = try #require(lines.first).replacingOccurrences(
             of:
                 #","measured":{"exported":{"width":200,"height":190},"mapped":{"width":200,"height":190}}"#,
             with: "")
         #expect(bare != lines.first)
-        #expect(try JSONSchemaCheck.errors(schema: schema, instances: [bare]) != [nil])
+        try Self.expect("verify-line", accepts: lines, refuses: [bare])
     }
 
     @Test func recordSchemaAndRecordReaderAgree() throws {
@@ -269,19 +259,6 @@ import Testing
                 _ = try CropRecord(jsonLine: line)
             }
         }
-        guard TestGate.holds(JSONSchemaCheck.isAvailable, else: JSONSchemaCheck.absent) else {
-            return
-        }
-        let schema = Self.schema("failure-record")
-        for (line, error) in zip(
-            accepted, try JSONSchemaCheck.errors(schema: schema, instances: accepted))
-        {
-            #expect(error == nil, "the schema refuses \(line): \(error ?? "")")
-        }
-        for (line, error) in zip(
-            hostile, try JSONSchemaCheck.errors(schema: schema, instances: hostile))
-        {
-            #expect(error != nil, "the schema accepts the hostile \(line)")
-        }
+        try Self.expect("failure-record", accepts: accepted, refuses: hostile)
     }
 }

@@ -7,7 +7,7 @@ public enum JSONSchemaCheck {
     /// Whether the environment has `jsonschema`; a test gates on it.
     public static let isAvailable: Bool = {
         guard let python = Pillow.python else { return false }
-        return (try? run(python, ["-c", "import jsonschema"]).status) == 0
+        return (try? Subprocess.run(python, ["-c", "import jsonschema"]).status) == 0
     }()
 
     /// Why a test was skipped without it.
@@ -44,7 +44,8 @@ public enum JSONSchemaCheck {
                 print("ok" if error is None else
                       ("%s: %s" % ("/".join(map(str, error.absolute_path)), error.message)).replace("\\n", " "))
             """
-        let result = try run(python, ["-c", script, schemaFile.path, instancesFile.path])
+        let result = try Subprocess.run(
+            python, ["-c", script, schemaFile.path, instancesFile.path])
         guard result.status == 0 else {
             throw Failure(message: "the validator failed: \(result.err)")
         }
@@ -62,25 +63,5 @@ public enum JSONSchemaCheck {
         public var message: String
         /// The message.
         public var description: String { message }
-    }
-
-    private static func run(_ executable: String, _ arguments: [String]) throws -> (
-        status: Int32, out: String, err: String
-    ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let printed = out.fileHandleForReading.readDataToEndOfFile()
-        let said = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: printed, as: UTF8.self),
-            String(decoding: said, as: UTF8.self)
-        )
     }
 }
