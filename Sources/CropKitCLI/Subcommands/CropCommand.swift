@@ -468,15 +468,19 @@ struct CropCommand: Subcommand {
     }
 
     /// What an animation crop wrote, as `--json` and batch lines say it:
-    /// the format, the rect, the timeline and how the frames were made.
+    /// the format, the rect (`"pixels"`, canvas pixels, an object as a
+    /// still's), the timeline and how the frames were made.
     static func animationMembers(_ report: AnimationCropReport, rect: PixelRect<StoredPixels>)
         -> [JSONValue.Member]
     {
         var members: [JSONValue.Member] = [.init("format", .string(report.formatName))]
-        let rectValues: [JSONValue] = [rect.x, rect.y, rect.width, rect.height].map {
-            JSONValue.number($0)
-        }
-        members.append(.init("rect", .array(rectValues)))
+        members.append(
+            .init(
+                "pixels",
+                .object([
+                    .init("x", .number(rect.x)), .init("y", .number(rect.y)),
+                    .init("width", .number(rect.width)), .init("height", .number(rect.height)),
+                ])))
         let counts: [(String, Int)] = [
             ("width", report.size.width), ("height", report.size.height),
             ("frames", report.frames),
