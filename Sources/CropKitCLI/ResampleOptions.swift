@@ -49,13 +49,3 @@ enum ResampleOptions {
         }
     }
 }
-
-extension PixelRect {
-    /// `{"x","y","width","height"}`, as every report writes a rect.
-    var json: JSONValue {
-        .object([
-            .init("x", .number(x)), .init("y", .number(y)), .init("width", .number(width)),
-            .init("height", .number(height)),
-        ])
-    }
-}

@@ -671,6 +671,16 @@ func rectJSON<Space>(_ r: Rect<Space>) -> JSONValue {
     ])
 }
 
+extension Rect {
+    /// `{"x","y","width","height"}`, as a record writes a rect.
+    public var json: JSONValue { rectJSON(self) }
+}
+
+extension PixelRect {
+    /// `{"x","y","width","height"}`, as every report writes a rect.
+    public var json: JSONValue { .object(pixelRectMembers(x, y, width, height)) }
+}
+
 /// The members of a record that its parser reads, found in one pass.
 private struct RecordFields {
     var source: JSONValue?

@@ -189,14 +189,7 @@ public enum CompanionExportTest {
                     .init("exact", .bool(exact)),
                     .init(
                         "copyOf",
-                        exact
-                            ? (cut.copyRect.map { r in
-                                .object([
-                                    .init("x", .number(r.x)), .init("y", .number(r.y)),
-                                    .init("width", .number(r.width)),
-                                    .init("height", .number(r.height)),
-                                ])
-                            } ?? .null) : .null),
+                        exact ? (cut.copyRect?.json ?? .null) : .null),
                     .init("goalMean", exact ? .null : .number(goalMean)),
                     .init("goalP99", exact ? .null : .number(goalP99)),
                 ]

@@ -111,17 +111,7 @@ enum FixtureExport {
             detail: leaks.isEmpty
                 ? "nothing of the uncropped photo"
                 : leaks.map(\.description).joined(separator: "; "),
-            measured: [
-                .init(
-                    "findings",
-                    .array(
-                        leaks.map {
-                            .object([
-                                .init("place", .string($0.place)),
-                                .init("detail", .string($0.detail)),
-                            ])
-                        }))
-            ])
+            measured: [.init("findings", .array(leaks.map(\.json)))])
     }
 }
 

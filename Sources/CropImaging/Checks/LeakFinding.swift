@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import Foundation
 
 /// One thing in an image file that shows more than its own pixels.
@@ -10,4 +11,9 @@ public struct LeakFinding: Hashable, Sendable, CustomStringConvertible {
 
     /// "APP1 EXIF: a second IFD (IFD1, ...)".
     public var description: String { "\(place): \(detail)" }
+
+    /// `{"place","detail"}`, as `leaks --json` and the export checks give it.
+    public var json: JSONValue {
+        .object([.init("place", .string(place)), .init("detail", .string(detail))])
+    }
 }

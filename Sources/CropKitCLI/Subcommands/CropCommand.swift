@@ -473,14 +473,9 @@ struct CropCommand: Subcommand {
     static func animationMembers(_ report: AnimationCropReport, rect: PixelRect<StoredPixels>)
         -> [JSONValue.Member]
     {
-        var members: [JSONValue.Member] = [.init("format", .string(report.formatName))]
-        members.append(
-            .init(
-                "pixels",
-                .object([
-                    .init("x", .number(rect.x)), .init("y", .number(rect.y)),
-                    .init("width", .number(rect.width)), .init("height", .number(rect.height)),
-                ])))
+        var members: [JSONValue.Member] = [
+            .init("format", .string(report.formatName)), .init("pixels", rect.json),
+        ]
         let counts: [(String, Int)] = [
             ("width", report.size.width), ("height", report.size.height),
             ("frames", report.frames),

@@ -46,15 +46,7 @@ struct LeaksCommand: Subcommand {
                         JSONValue.object([
                             .init("file", .string(path)),
                             .init("clean", .bool(findings.isEmpty)),
-                            .init(
-                                "findings",
-                                .array(
-                                    findings.map {
-                                        .object([
-                                            .init("place", .string($0.place)),
-                                            .init("detail", .string($0.detail)),
-                                        ])
-                                    })),
+                            .init("findings", .array(findings.map(\.json))),
                         ]).text + "\n")
                 } else if findings.isEmpty {
                     console.out.write("\(field: path): clean\n")

@@ -1,3 +1,5 @@
+import CropRecords
+
 /// `cropkit schema`: the JSON Schemas of what cropkit reads and prints.
 struct SchemaCommand: Subcommand {
     static let name = "schema"
@@ -55,8 +57,9 @@ struct SchemaCommand: Subcommand {
 
     /// A schema's `"title"`.
     static func title(of text: String) -> String? {
-        guard let start = text.range(of: "\"title\": \"") else { return nil }
-        let rest = text[start.upperBound...]
-        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+        guard case .string(let title)? = (try? JSONValue(parsing: text))?["title"] else {
+            return nil
+        }
+        return title
     }
 }

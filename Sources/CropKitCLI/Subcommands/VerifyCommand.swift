@@ -239,7 +239,7 @@ struct VerifyCommand: Subcommand {
                         console.out.write(
                             MachineInterface.versioned(
                                 .object([
-                                    .init("selection", Self.rectJSON(selection)),
+                                    .init("selection", selection.json),
                                     .init("angle", .number(resampling.angle)),
                                     .init("checked", .bool(false)),
                                     .init("reason", .string(reason)),
@@ -258,7 +258,7 @@ struct VerifyCommand: Subcommand {
                     console.out.write(
                         MachineInterface.versioned(
                             .object([
-                                .init("selection", Self.rectJSON(selection)),
+                                .init("selection", selection.json),
                                 .init("angle", .number(crop.frame.angle)),
                                 .init("checked", .bool(true)),
                                 .init("outputRect", r.json),
@@ -285,13 +285,5 @@ struct VerifyCommand: Subcommand {
         }
         console.err.write("\(passed) passed, \(failed) failed\n")
         return failed > 0 ? ExitCode.failure : ExitCode.success
-    }
-
-    /// A selection as `{"x","y","width","height"}` (points).
-    static func rectJSON(_ rect: Rect<ViewPoints>) -> JSONValue {
-        .object([
-            .init("x", .number(rect.x)), .init("y", .number(rect.y)),
-            .init("width", .number(rect.width)), .init("height", .number(rect.height)),
-        ])
     }
 }

@@ -115,16 +115,15 @@ struct AnimationCropper {
             // counts five bytes a pixel): many small frames make one batch,
             // so that every core is woken for more than a few microseconds.
             let budget = Self.framesAhead(animation) * animation.largestFrameArea * 5
+            func held(_ index: Int) -> Int {
+                animation.frames[index].rect.width * animation.frames[index].rect.height * 3
+            }
             var start = 0
             while start < animation.frames.count {
                 var end = start + 1
-                var held =
-                    animation.frames[start].rect.width * animation.frames[start].rect.height * 3
-                while end < animation.frames.count {
-                    let more =
-                        animation.frames[end].rect.width * animation.frames[end].rect.height * 3
-                    if held + more > budget { break }
-                    held += more
+                var total = held(start)
+                while end < animation.frames.count, total + held(end) <= budget {
+                    total += held(end)
                     end += 1
                 }
                 let frames = Array(animation.frames[start..<end])
