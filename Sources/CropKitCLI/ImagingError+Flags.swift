@@ -1,4 +1,5 @@
 import CropImaging
+import CropRecords
 
 extension ImagingError {
     /// What `cropkit` prints for this error: the library's sentence, plus
@@ -19,6 +20,17 @@ extension ImagingError {
         default:
             return description
         }
+    }
+
+    /// How a `--json` line gives this error: `"error"`, the sentence
+    /// ``commandLineMessage`` prints; `"errorCode"`, its kind
+    /// (``ImagingError/Code``); `"errorPhase"`, where it arose
+    /// (``ImagingError/Phase``).
+    var jsonMembers: [JSONValue.Member] {
+        [
+            .init("error", .string(commandLineMessage)), .init("errorCode", .string(code.rawValue)),
+            .init("errorPhase", .string(phase.rawValue)),
+        ]
     }
 
     /// The exit code: 64 for an output that may not be written (a usage

@@ -6,6 +6,865 @@ extension SchemaCommand {
     /// `.schema.json`) and its text, as in `Schemas/`.
     static let published: [(name: String, text: String)] = [
         (
+            "crop-report",
+            #"""
+            {
+              "$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "urn:cropkit:schema:crop-report",
+              "title": "cropkit crop --json report",
+              "description": "What cropkit crop --json prints: the report of the output written, or with variants (-o given several times) an array of them, one an output; on standard error when the image goes to standard output. Each says the source, how the rect was mapped, the strategy, what the file holds and what became of the metadata, as values, with a sentence for people beside them (how, reason, summary). Closed.",
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/report"
+                },
+                {
+                  "type": "array",
+                  "description": "Variants (-o given several times): one report an output, in order.",
+                  "items": {
+                    "$ref": "#/$defs/report"
+                  },
+                  "minItems": 2
+                }
+              ],
+              "$defs": {
+                "report": {
+                  "description": "The report of one output.",
+                  "type": "object",
+                  "properties": {
+                    "schemaVersion": {
+                      "const": 1
+                    },
+                    "input": {
+                      "type": "string"
+                    },
+                    "source": {
+                      "type": "object",
+                      "properties": {
+                        "format": {
+                          "enum": [
+                            "png",
+                            "jpeg",
+                            "heif",
+                            "avif",
+                            "webp",
+                            "gif",
+                            "apng"
+                          ]
+                        },
+                        "width": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "height": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "orientation": {
+                          "type": "integer",
+                          "minimum": 1,
+                          "maximum": 8
+                        },
+                        "coding": {
+                          "enum": [
+                            "VP8",
+                            "VP8L"
+                          ]
+                        },
+                        "profile": {
+                          "type": "string"
+                        },
+                        "transforms": {
+                          "type": "array",
+                          "items": {
+                            "$ref": "#/$defs/transform"
+                          }
+                        },
+                        "checksum": {
+                          "enum": [
+                            "verified",
+                            "not-reached",
+                            "extra-data-not-inflated"
+                          ]
+                        },
+                        "frames": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "An animation's frame count, when every frame was cut."
+                        },
+                        "frame": {
+                          "type": "integer",
+                          "minimum": 0,
+                          "description": "The frame a still was cut from, when the source is an animation (--frame)."
+                        }
+                      },
+                      "required": [
+                        "format",
+                        "width",
+                        "height"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "mapping": {
+                      "oneOf": [
+                        {
+                          "description": "A crop by --pixels: the rect as seen.",
+                          "type": "object",
+                          "properties": {
+                            "pixels": {
+                              "$ref": "#/$defs/seenRect"
+                            }
+                          },
+                          "required": [
+                            "pixels"
+                          ],
+                          "additionalProperties": false
+                        },
+                        {
+                          "description": "A turned, resized or circled crop: what was read and the output rect, or the view selection's record.",
+                          "type": "object",
+                          "properties": {
+                            "angle": {
+                              "type": "number"
+                            },
+                            "filter": {
+                              "type": "string"
+                            },
+                            "fill": {
+                              "type": "string"
+                            },
+                            "read": {
+                              "$ref": "#/$defs/seenRect"
+                            },
+                            "shrinkOnLoad": {
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "outputRect": {
+                              "$ref": "#/$defs/rect"
+                            },
+                            "record": {
+                              "type": "object"
+                            }
+                          },
+                          "required": [
+                            "angle",
+                            "filter",
+                            "fill",
+                            "read",
+                            "shrinkOnLoad"
+                          ],
+                          "additionalProperties": false
+                        },
+                        {
+                          "type": "object",
+                          "description": "A crop by a view selection: its failure record (the failure-record schema), replayed with the result.",
+                          "properties": {
+                            "pixels": false,
+                            "angle": false
+                          },
+                          "required": [
+                            "viewport",
+                            "selection"
+                          ]
+                        }
+                      ]
+                    },
+                    "strategy": {
+                      "type": "object",
+                      "properties": {
+                        "kind": {
+                          "enum": [
+                            "coefficientCopy",
+                            "tileCopy",
+                            "pixels",
+                            "frames"
+                          ]
+                        },
+                        "grid": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "$ref": "#/$defs/size"
+                            }
+                          ]
+                        },
+                        "stages": {
+                          "type": "array",
+                          "items": {
+                            "enum": [
+                              "decodeRegion",
+                              "orient",
+                              "resample",
+                              "mask",
+                              "flatten",
+                              "encode"
+                            ]
+                          }
+                        },
+                        "summary": {
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "kind",
+                        "grid",
+                        "stages",
+                        "summary"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "written": {
+                      "type": "object",
+                      "properties": {
+                        "path": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "type": "string"
+                            }
+                          ]
+                        },
+                        "bytes": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "format": {
+                          "enum": [
+                            "png",
+                            "jpeg",
+                            "heic",
+                            "avif",
+                            "webp",
+                            "gif",
+                            "apng"
+                          ]
+                        },
+                        "width": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "height": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "how": {
+                          "type": "string",
+                          "description": "How it was written, in a sentence for people; the facts under the format's name say it in values."
+                        },
+                        "metadata": {
+                          "type": "array",
+                          "items": {
+                            "$ref": "#/$defs/entry"
+                          }
+                        },
+                        "png": {
+                          "type": "object",
+                          "properties": {
+                            "colorType": {
+                              "type": "string"
+                            },
+                            "bitDepth": {
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "chunks": {
+                              "type": "array",
+                              "items": {
+                                "type": "string"
+                              }
+                            },
+                            "droppedChunks": {
+                              "type": "array",
+                              "items": {
+                                "type": "string"
+                              }
+                            },
+                            "compressor": {
+                              "enum": [
+                                "automatic",
+                                "libdeflate",
+                                "zlib"
+                              ]
+                            },
+                            "level": {
+                              "oneOf": [
+                                {
+                                  "const": "auto"
+                                },
+                                {
+                                  "type": "integer",
+                                  "minimum": 0,
+                                  "maximum": 12
+                                }
+                              ],
+                              "description": "The DEFLATE level: auto, or the level given."
+                            },
+                            "bandLevels": {
+                              "type": "object",
+                              "additionalProperties": {
+                                "type": "integer",
+                                "minimum": 0
+                              }
+                            }
+                          },
+                          "required": [
+                            "colorType",
+                            "bitDepth",
+                            "chunks",
+                            "droppedChunks",
+                            "compressor",
+                            "level",
+                            "bandLevels"
+                          ],
+                          "additionalProperties": false
+                        },
+                        "jpeg": {
+                          "type": "object",
+                          "properties": {
+                            "method": {
+                              "enum": [
+                                "lossless",
+                                "lossless-edges-reencoded",
+                                "reencoded"
+                              ]
+                            },
+                            "reencodedBlocks": {
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "stoppedEarly": {
+                              "type": "boolean"
+                            },
+                            "tables": {
+                              "type": "object",
+                              "properties": {
+                                "from": {
+                                  "enum": [
+                                    "source",
+                                    "quality"
+                                  ]
+                                },
+                                "quality": {
+                                  "oneOf": [
+                                    {
+                                      "type": "null"
+                                    },
+                                    {
+                                      "type": "integer",
+                                      "minimum": 0
+                                    }
+                                  ]
+                                }
+                              },
+                              "required": [
+                                "from",
+                                "quality"
+                              ],
+                              "additionalProperties": false
+                            },
+                            "progressive": {
+                              "type": "boolean"
+                            },
+                            "arithmetic": {
+                              "type": "boolean"
+                            }
+                          },
+                          "required": [
+                            "method",
+                            "reencodedBlocks",
+                            "stoppedEarly",
+                            "tables",
+                            "progressive",
+                            "arithmetic"
+                          ],
+                          "additionalProperties": false
+                        },
+                        "webp": {
+                          "oneOf": [
+                            {
+                              "type": "object",
+                              "properties": {
+                                "coding": {
+                                  "enum": [
+                                    "VP8",
+                                    "VP8L"
+                                  ]
+                                },
+                                "quality": {
+                                  "type": "integer",
+                                  "minimum": 0
+                                },
+                                "reason": {
+                                  "type": "string"
+                                },
+                                "choice": {
+                                  "enum": [
+                                    "lossless",
+                                    "given",
+                                    "sourceLossless",
+                                    "estimated",
+                                    "default",
+                                    "defaultUnread"
+                                  ]
+                                },
+                                "alpha": {
+                                  "type": "boolean"
+                                },
+                                "chunks": {
+                                  "type": "array",
+                                  "items": {
+                                    "type": "string"
+                                  }
+                                }
+                              },
+                              "required": [
+                                "coding",
+                                "reason",
+                                "choice",
+                                "alpha",
+                                "chunks"
+                              ],
+                              "additionalProperties": false
+                            },
+                            {
+                              "$ref": "#/$defs/animation"
+                            }
+                          ]
+                        },
+                        "heic": {
+                          "$ref": "#/$defs/heif"
+                        },
+                        "avif": {
+                          "$ref": "#/$defs/heif"
+                        },
+                        "gif": {
+                          "$ref": "#/$defs/animation"
+                        },
+                        "apng": {
+                          "$ref": "#/$defs/animation"
+                        }
+                      },
+                      "required": [
+                        "path",
+                        "bytes",
+                        "format",
+                        "width",
+                        "height",
+                        "how",
+                        "metadata"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "keptLocation": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/location"
+                      }
+                    },
+                    "keptPeople": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "memory": {
+                      "type": "object",
+                      "properties": {
+                        "need": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "peakResident": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "type": "integer",
+                              "minimum": 0
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "need",
+                        "peakResident"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "warnings": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "required": [
+                    "schemaVersion",
+                    "input",
+                    "source",
+                    "mapping",
+                    "strategy",
+                    "written",
+                    "keptLocation",
+                    "keptPeople",
+                    "warnings"
+                  ],
+                  "additionalProperties": false
+                },
+                "size": {
+                  "description": "A size in pixels.",
+                  "type": "object",
+                  "properties": {
+                    "width": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "rect": {
+                  "description": "A rect in pixels.",
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "integer"
+                    },
+                    "y": {
+                      "type": "integer"
+                    },
+                    "width": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "seenRect": {
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "integer"
+                    },
+                    "y": {
+                      "type": "integer"
+                    },
+                    "width": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "stored": {
+                      "$ref": "#/$defs/rect"
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false,
+                  "description": "A rect in pixels of the image as seen, with the same pixels in the stored grid (stored) where they differ."
+                },
+                "transform": {
+                  "description": "A HEIF transform property: irot 270 is {box: irot, value: 270}; clap has no value.",
+                  "type": "object",
+                  "properties": {
+                    "box": {
+                      "type": "string"
+                    },
+                    "value": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "integer"
+                        }
+                      ]
+                    }
+                  },
+                  "required": [
+                    "box",
+                    "value"
+                  ],
+                  "additionalProperties": false
+                },
+                "location": {
+                  "description": "Where the written file says the photo was taken.",
+                  "type": "object",
+                  "properties": {
+                    "source": {
+                      "enum": [
+                        "EXIF GPS",
+                        "XMP"
+                      ]
+                    },
+                    "tags": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
+                      ]
+                    },
+                    "properties": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "required": [
+                    "source",
+                    "tags",
+                    "properties"
+                  ],
+                  "additionalProperties": false
+                },
+                "change": {
+                  "description": "One change made inside a block of metadata (an EXIF block's), as a field beside the phrase its reason joins.",
+                  "type": "object",
+                  "properties": {
+                    "field": {
+                      "type": "string"
+                    },
+                    "outcome": {
+                      "enum": [
+                        "removed",
+                        "set",
+                        "kept",
+                        "mapped"
+                      ]
+                    },
+                    "values": {
+                      "type": "array",
+                      "items": {
+                        "type": "integer"
+                      }
+                    },
+                    "summary": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "field",
+                    "outcome",
+                    "values",
+                    "summary"
+                  ],
+                  "additionalProperties": false
+                },
+                "entry": {
+                  "description": "What became of one piece of the source's metadata, named as the output holds it.",
+                  "type": "object",
+                  "properties": {
+                    "segment": {
+                      "type": "string"
+                    },
+                    "action": {
+                      "enum": [
+                        "kept",
+                        "rewritten",
+                        "dropped"
+                      ]
+                    },
+                    "kind": {
+                      "enum": [
+                        "exif",
+                        "xmp",
+                        "iccProfile",
+                        "other"
+                      ]
+                    },
+                    "reason": {
+                      "type": "string"
+                    },
+                    "changes": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/change"
+                      }
+                    }
+                  },
+                  "required": [
+                    "segment",
+                    "action",
+                    "kind",
+                    "reason",
+                    "changes"
+                  ],
+                  "additionalProperties": false
+                },
+                "heif": {
+                  "description": "A HEIC or AVIF written: copied tiles or encoded from pixels.",
+                  "type": "object",
+                  "properties": {
+                    "method": {
+                      "enum": [
+                        "lossless",
+                        "lossless-edges-reencoded",
+                        "reencoded"
+                      ]
+                    },
+                    "quality": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "grid": {
+                      "description": "The grid written; one image is one tile of its own size.",
+                      "type": "object",
+                      "properties": {
+                        "columns": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "rows": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "tileWidth": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "tileHeight": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "summary": {
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "columns",
+                        "rows",
+                        "tileWidth",
+                        "tileHeight",
+                        "summary"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "copiedTiles": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "reencodedTiles": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "copiedBytes": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "cleanAperture": {
+                      "$ref": "#/$defs/rect"
+                    },
+                    "transforms": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/transform"
+                      }
+                    },
+                    "notes": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "required": [
+                    "method",
+                    "grid",
+                    "copiedTiles",
+                    "reencodedTiles",
+                    "copiedBytes",
+                    "transforms",
+                    "notes"
+                  ],
+                  "additionalProperties": false
+                },
+                "animation": {
+                  "description": "An animation written: its timeline and how its frames were made.",
+                  "type": "object",
+                  "properties": {
+                    "frames": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "plays": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "durationMs": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "copied": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "encodedLosslessly": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "encodedLossy": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "fromCanvas": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "coding": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "frames",
+                    "plays",
+                    "durationMs",
+                    "copied",
+                    "encodedLosslessly",
+                    "encodedLossy",
+                    "fromCanvas",
+                    "coding"
+                  ],
+                  "additionalProperties": false
+                }
+              }
+            }
+            """#
+        ),
+        (
             "failure-record",
             #"""
             {
@@ -250,6 +1109,1098 @@ extension SchemaCommand {
                     "width",
                     "height"
                   ]
+                }
+              }
+            }
+            """#
+        ),
+        (
+            "info-line",
+            #"""
+            {
+              "$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "urn:cropkit:schema:info-line",
+              "title": "cropkit info --json line",
+              "description": "One line of cropkit info --json: a file's format, sizes, orientation and colour, then its format's details, its metadata and what else it carries, each typed; a sentence for people sits beside an object as summary. A file that cannot be read gives its error instead. Closed.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "schemaVersion": {
+                      "const": 1
+                    },
+                    "file": {
+                      "type": "string"
+                    },
+                    "format": {
+                      "enum": [
+                        "png",
+                        "jpeg",
+                        "heif",
+                        "avif",
+                        "webp",
+                        "gif",
+                        "apng"
+                      ]
+                    },
+                    "stored": {
+                      "$ref": "#/$defs/size"
+                    },
+                    "oriented": {
+                      "$ref": "#/$defs/size"
+                    },
+                    "orientation": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 8
+                    },
+                    "colorSpace": {
+                      "type": "string"
+                    },
+                    "bitDepth": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "profile": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "string"
+                        }
+                      ]
+                    },
+                    "warnings": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "interlaced": {
+                      "type": "boolean"
+                    },
+                    "chunks": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "droppedChunks": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "frame": {
+                      "type": "string"
+                    },
+                    "sampling": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "properties": {
+                          "horizontal": {
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "vertical": {
+                            "type": "integer",
+                            "minimum": 0
+                          }
+                        },
+                        "required": [
+                          "horizontal",
+                          "vertical"
+                        ],
+                        "additionalProperties": false
+                      }
+                    },
+                    "scans": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "frameBlocks": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "scanPasses": {
+                      "type": "number"
+                    },
+                    "companions": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/companion"
+                      }
+                    },
+                    "contentCredentials": {
+                      "type": "object",
+                      "properties": {
+                        "container": {
+                          "enum": [
+                            "APP11",
+                            "C2PA chunk",
+                            "caBX chunk",
+                            "uuid box"
+                          ]
+                        },
+                        "count": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "bytes": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "type": "integer",
+                              "minimum": 0
+                            }
+                          ]
+                        },
+                        "crop": {
+                          "const": "removed"
+                        },
+                        "summary": {
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "container",
+                        "count",
+                        "bytes",
+                        "crop",
+                        "summary"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "coding": {
+                      "enum": [
+                        "VP8",
+                        "VP8L"
+                      ]
+                    },
+                    "extended": {
+                      "type": "boolean"
+                    },
+                    "alpha": {
+                      "type": "boolean"
+                    },
+                    "estimatedQuality": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "brands": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "primaryItem": {
+                      "type": "integer"
+                    },
+                    "canvas": {
+                      "$ref": "#/$defs/size"
+                    },
+                    "grid": {
+                      "type": "object",
+                      "properties": {
+                        "columns": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "rows": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "tileWidth": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "tileHeight": {
+                          "type": "integer",
+                          "minimum": 0
+                        }
+                      },
+                      "required": [
+                        "columns",
+                        "rows",
+                        "tileWidth",
+                        "tileHeight"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "cleanAperture": {
+                      "$ref": "#/$defs/rect"
+                    },
+                    "transforms": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "properties": {
+                          "box": {
+                            "type": "string"
+                          },
+                          "value": {
+                            "oneOf": [
+                              {
+                                "type": "null"
+                              },
+                              {
+                                "type": "integer"
+                              }
+                            ]
+                          }
+                        },
+                        "required": [
+                          "box",
+                          "value"
+                        ],
+                        "additionalProperties": false
+                      }
+                    },
+                    "nclx": {
+                      "type": "object",
+                      "properties": {
+                        "primaries": {
+                          "type": "integer"
+                        },
+                        "transfer": {
+                          "type": "integer"
+                        },
+                        "matrix": {
+                          "type": "integer"
+                        },
+                        "fullRange": {
+                          "type": "boolean"
+                        }
+                      },
+                      "required": [
+                        "primaries",
+                        "transfer",
+                        "matrix",
+                        "fullRange"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "exif": {
+                      "type": "boolean"
+                    },
+                    "exifOrientation": {
+                      "type": "integer"
+                    },
+                    "xmp": {
+                      "type": "boolean"
+                    },
+                    "regionItems": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "properties": {
+                          "item": {
+                            "type": "integer"
+                          },
+                          "reference": {
+                            "oneOf": [
+                              {
+                                "type": "null"
+                              },
+                              {
+                                "$ref": "#/$defs/size"
+                              }
+                            ]
+                          },
+                          "shapes": {
+                            "type": "array",
+                            "items": {
+                              "type": "object",
+                              "properties": {
+                                "shape": {
+                                  "enum": [
+                                    "point",
+                                    "rectangle",
+                                    "ellipse",
+                                    "polygon",
+                                    "polyline",
+                                    "mask"
+                                  ]
+                                },
+                                "values": {
+                                  "type": "array",
+                                  "items": {
+                                    "type": "integer"
+                                  }
+                                }
+                              },
+                              "required": [
+                                "shape",
+                                "values"
+                              ],
+                              "additionalProperties": false
+                            }
+                          },
+                          "crop": {
+                            "enum": [
+                              "mapped",
+                              "removed"
+                            ]
+                          },
+                          "summary": {
+                            "type": "string"
+                          }
+                        },
+                        "required": [
+                          "item",
+                          "reference",
+                          "shapes",
+                          "crop",
+                          "summary"
+                        ],
+                        "additionalProperties": false
+                      }
+                    },
+                    "thumbnails": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/image"
+                      }
+                    },
+                    "auxiliaryImages": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/image"
+                      }
+                    },
+                    "otherImages": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/image"
+                      }
+                    },
+                    "exifTags": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "object",
+                          "properties": {
+                            "count": {
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "orientation": {
+                              "oneOf": [
+                                {
+                                  "type": "null"
+                                },
+                                {
+                                  "type": "integer"
+                                }
+                              ]
+                            }
+                          },
+                          "required": [
+                            "count",
+                            "orientation"
+                          ],
+                          "additionalProperties": false
+                        }
+                      ]
+                    },
+                    "location": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/location"
+                      }
+                    },
+                    "places": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/place"
+                      }
+                    },
+                    "xmpPackets": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "embedded": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/finding"
+                      }
+                    },
+                    "animated": {
+                      "const": true
+                    },
+                    "frames": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "plays": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "loop": {
+                      "type": "object",
+                      "properties": {
+                        "forever": {
+                          "type": "boolean"
+                        },
+                        "plays": {
+                          "oneOf": [
+                            {
+                              "type": "null"
+                            },
+                            {
+                              "type": "integer",
+                              "minimum": 1
+                            }
+                          ]
+                        }
+                      },
+                      "required": [
+                        "forever",
+                        "plays"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "durationMs": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "durations": {
+                      "type": "array",
+                      "items": {
+                        "description": "A run of frames of one duration: the first frame's numerator and denominator of a second.",
+                        "type": "object",
+                        "properties": {
+                          "milliseconds": {
+                            "type": "number"
+                          },
+                          "numerator": {
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "denominator": {
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "frames": {
+                            "type": "integer",
+                            "minimum": 1
+                          }
+                        },
+                        "required": [
+                          "milliseconds",
+                          "numerator",
+                          "denominator",
+                          "frames"
+                        ],
+                        "additionalProperties": false
+                      }
+                    },
+                    "disposal": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "properties": {
+                          "value": {
+                            "enum": [
+                              "none",
+                              "background",
+                              "previous"
+                            ]
+                          },
+                          "frames": {
+                            "type": "integer",
+                            "minimum": 1
+                          }
+                        },
+                        "required": [
+                          "value",
+                          "frames"
+                        ],
+                        "additionalProperties": false
+                      }
+                    },
+                    "blend": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "properties": {
+                          "value": {
+                            "enum": [
+                              "source",
+                              "over"
+                            ]
+                          },
+                          "frames": {
+                            "type": "integer",
+                            "minimum": 1
+                          }
+                        },
+                        "required": [
+                          "value",
+                          "frames"
+                        ],
+                        "additionalProperties": false
+                      }
+                    },
+                    "frameRects": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "properties": {
+                          "x": {
+                            "type": "integer"
+                          },
+                          "y": {
+                            "type": "integer"
+                          },
+                          "width": {
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "height": {
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "frames": {
+                            "type": "integer",
+                            "minimum": 1
+                          }
+                        },
+                        "required": [
+                          "x",
+                          "y",
+                          "width",
+                          "height",
+                          "frames"
+                        ],
+                        "additionalProperties": false
+                      }
+                    },
+                    "losslessFrames": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "version": {
+                      "enum": [
+                        "87a",
+                        "89a"
+                      ]
+                    },
+                    "globalColours": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "localColourTables": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "interlacedFrames": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "transparentFrames": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "extensions": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "hiddenDefaultImage": {
+                      "type": "boolean"
+                    },
+                    "colourChunks": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "otherChunks": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "background": {
+                      "type": "object",
+                      "properties": {
+                        "blue": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "green": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "red": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "alpha": {
+                          "type": "integer",
+                          "minimum": 0
+                        }
+                      },
+                      "required": [
+                        "blue",
+                        "green",
+                        "red",
+                        "alpha"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "metadataChunks": {
+                      "type": "array",
+                      "items": {
+                        "enum": [
+                          "ICCP",
+                          "EXIF",
+                          "XMP"
+                        ]
+                      }
+                    },
+                    "cropDrops": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "properties": {
+                          "what": {
+                            "type": "string"
+                          },
+                          "reason": {
+                            "type": "string"
+                          }
+                        },
+                        "required": [
+                          "what",
+                          "reason"
+                        ],
+                        "additionalProperties": false
+                      }
+                    }
+                  },
+                  "required": [
+                    "schemaVersion",
+                    "file",
+                    "format",
+                    "stored",
+                    "oriented",
+                    "orientation",
+                    "colorSpace",
+                    "bitDepth",
+                    "profile",
+                    "warnings"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "description": "A file that cannot be read.",
+                  "properties": {
+                    "schemaVersion": {
+                      "const": 1
+                    },
+                    "file": {
+                      "type": "string"
+                    },
+                    "error": {
+                      "type": "string"
+                    },
+                    "errorCode": {
+                      "$ref": "#/$defs/errorCode"
+                    },
+                    "errorPhase": {
+                      "$ref": "#/$defs/errorPhase"
+                    }
+                  },
+                  "required": [
+                    "schemaVersion",
+                    "file",
+                    "error",
+                    "errorCode",
+                    "errorPhase"
+                  ],
+                  "additionalProperties": false
+                }
+              ],
+              "$defs": {
+                "size": {
+                  "description": "A size in pixels.",
+                  "type": "object",
+                  "properties": {
+                    "width": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "rect": {
+                  "description": "A rect in pixels: its top-left corner and size.",
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "integer"
+                    },
+                    "y": {
+                      "type": "integer"
+                    },
+                    "width": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "image": {
+                  "description": "An image item of a HEIF or AVIF: its item ID, item type, the role its auxC names (null for none) and its size (null where it declares none).",
+                  "type": "object",
+                  "properties": {
+                    "item": {
+                      "type": "integer"
+                    },
+                    "type": {
+                      "type": "string"
+                    },
+                    "role": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "string"
+                        }
+                      ]
+                    },
+                    "size": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "$ref": "#/$defs/size"
+                        }
+                      ]
+                    }
+                  },
+                  "required": [
+                    "item",
+                    "type",
+                    "role",
+                    "size"
+                  ],
+                  "additionalProperties": false
+                },
+                "action": {
+                  "enum": [
+                    "cut",
+                    "carried",
+                    "dropped",
+                    "removed"
+                  ],
+                  "description": "What a crop into one output format does with a companion: cut on its own grid; cut and carried in the output's own container (a HEIC's gain map into a JPEG's MPF); not written; removed (an image of the whole photo)."
+                },
+                "companion": {
+                  "description": "An image recorded beside the photo, on its own grid.",
+                  "type": "object",
+                  "properties": {
+                    "kind": {
+                      "enum": [
+                        "gainMap",
+                        "depthMap",
+                        "matte",
+                        "auxiliary",
+                        "otherEye",
+                        "toneMap"
+                      ]
+                    },
+                    "type": {
+                      "type": "string",
+                      "description": "The auxC URN, MPF, GDepth:Data, eye or tmap."
+                    },
+                    "item": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "integer"
+                        }
+                      ]
+                    },
+                    "size": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "$ref": "#/$defs/size"
+                        }
+                      ]
+                    },
+                    "scale": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "object",
+                          "properties": {
+                            "x": {
+                              "type": "number"
+                            },
+                            "y": {
+                              "type": "number"
+                            }
+                          },
+                          "required": [
+                            "x",
+                            "y"
+                          ],
+                          "additionalProperties": false
+                        }
+                      ]
+                    },
+                    "aligned": {
+                      "type": "boolean",
+                      "description": "Whether its grid lies on the photo's (aspect within 1 %)."
+                    },
+                    "outputs": {
+                      "type": "object",
+                      "properties": {
+                        "heic": {
+                          "$ref": "#/$defs/action"
+                        },
+                        "avif": {
+                          "$ref": "#/$defs/action"
+                        },
+                        "jpeg": {
+                          "$ref": "#/$defs/action"
+                        },
+                        "png": {
+                          "$ref": "#/$defs/action"
+                        },
+                        "webp": {
+                          "$ref": "#/$defs/action"
+                        }
+                      },
+                      "required": [
+                        "heic",
+                        "avif",
+                        "jpeg",
+                        "png",
+                        "webp"
+                      ],
+                      "additionalProperties": false
+                    },
+                    "resampled": {
+                      "type": "boolean",
+                      "description": "Whether a turned, resized or straightened crop resamples it rather than drops it."
+                    },
+                    "problem": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "string"
+                        }
+                      ]
+                    },
+                    "summary": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "type",
+                    "item",
+                    "size",
+                    "scale",
+                    "aligned",
+                    "outputs",
+                    "resampled",
+                    "problem",
+                    "summary"
+                  ],
+                  "additionalProperties": false
+                },
+                "place": {
+                  "description": "A place the metadata names in the picture.",
+                  "type": "object",
+                  "properties": {
+                    "field": {
+                      "type": "string",
+                      "description": "EXIF SubjectArea, EXIF SubjectLocation, XMP MWG region, XMP MP region, XMP IPTC region."
+                    },
+                    "name": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "string"
+                        }
+                      ]
+                    },
+                    "shape": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "enum": [
+                            "point",
+                            "circle",
+                            "rectangle",
+                            "polygon"
+                          ]
+                        }
+                      ]
+                    },
+                    "values": {
+                      "type": "array",
+                      "items": {
+                        "type": "number"
+                      },
+                      "description": "As stored: EXIF's centre then diameter or size; XMP's top-left and size, a circle's centre and radius, a polygon's vertices x, y in turn."
+                    },
+                    "space": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "enum": [
+                            "storedPixels",
+                            "normalized",
+                            "relative"
+                          ]
+                        }
+                      ]
+                    },
+                    "crop": {
+                      "enum": [
+                        "mapped",
+                        "removed"
+                      ]
+                    },
+                    "summary": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "field",
+                    "name",
+                    "shape",
+                    "values",
+                    "space",
+                    "crop",
+                    "summary"
+                  ],
+                  "additionalProperties": false
+                },
+                "location": {
+                  "description": "Where the metadata says the photo was taken.",
+                  "type": "object",
+                  "properties": {
+                    "source": {
+                      "enum": [
+                        "EXIF GPS",
+                        "XMP"
+                      ]
+                    },
+                    "tags": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
+                      ]
+                    },
+                    "properties": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "required": [
+                    "source",
+                    "tags",
+                    "properties"
+                  ],
+                  "additionalProperties": false
+                },
+                "finding": {
+                  "description": "Something the file carries that shows more than its own pixels (the leak rules).",
+                  "type": "object",
+                  "properties": {
+                    "place": {
+                      "type": "string"
+                    },
+                    "detail": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "place",
+                    "detail"
+                  ],
+                  "additionalProperties": false
+                },
+                "errorCode": {
+                  "enum": [
+                    "cannotOpen",
+                    "corrupt",
+                    "unsupported",
+                    "limit",
+                    "outOfMemory",
+                    "encode",
+                    "output",
+                    "outputRefused",
+                    "invalidRequest"
+                  ],
+                  "description": "The error's kind."
+                },
+                "errorPhase": {
+                  "enum": [
+                    "open",
+                    "read",
+                    "decode",
+                    "encode",
+                    "write"
+                  ],
+                  "description": "Where in the pipeline it arose."
                 }
               }
             }

@@ -681,6 +681,18 @@ extension PixelRect {
     public var json: JSONValue { .object(pixelRectMembers(x, y, width, height)) }
 }
 
+extension PixelSize {
+    /// `{"width","height"}`, as every report writes a size.
+    public var json: JSONValue { .size(width: width, height: height) }
+}
+
+extension JSONValue {
+    /// `{"width","height"}`, as every report writes a size.
+    public static func size(width: Int, height: Int) -> JSONValue {
+        .object([.init("width", .number(width)), .init("height", .number(height))])
+    }
+}
+
 /// The members of a record that its parser reads, found in one pass.
 private struct RecordFields {
     var source: JSONValue?

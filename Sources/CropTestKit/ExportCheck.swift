@@ -27,7 +27,7 @@ public struct ExportCheck: Hashable, Sendable {
 
     /// `{"width","height"}`, a measured size.
     public static func size(_ width: Int, _ height: Int) -> JSONValue {
-        .object([.init("width", .number(width)), .init("height", .number(height))])
+        .size(width: width, height: height)
     }
 
     /// A PSNR in dB to one decimal, as the sentence gives it; `"inf"` for

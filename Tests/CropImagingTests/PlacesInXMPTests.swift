@@ -152,7 +152,9 @@ import Testing
         #expect(said == ["MWG regions removed: 10000 items, more than the 1000 CropKit maps"])
         #expect(!out.contains("mwg-rs:Regions") && out.contains("<dc:title>Kept</dc:title>"))
         #expect(
-            XMPRegions.describe(text) == ["XMP MWG regions: more than 1000 (removed by a crop)"])
+            XMPRegions.describe(text).map(\.text) == [
+                "XMP MWG regions: more than 1000 (removed by a crop)"
+            ])
     }
 
     /// A packet whose only places are IPTC or Microsoft regions (no MWG

@@ -134,7 +134,9 @@ struct AVIFCommandTests {
         let info = try Self.json(run.out)
         #expect(info["format"] as? String == "avif")
         #expect(info["orientation"] as? Int == 6)
-        #expect(info["transforms"] as? [String] == ["irot 270"])
+        #expect(
+            (info["transforms"] as? [[String: Any]])?.map { "\($0["box"]!) \($0["value"]!)" }
+                == ["irot 270"])
         #expect((info["oriented"] as? [String: Int]) == ["width": 1024, "height": 784])
     }
 

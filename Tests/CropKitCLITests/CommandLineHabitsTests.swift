@@ -69,7 +69,7 @@ import Testing
         #expect(cropkit("crop", input, "-o", output, "--pixels", "0,0,5,5").status == 64)
         let forced = cropkit("crop", input, "-o", output, "--pixels", "0,0,5,5", "-f", "-j")
         #expect(forced.status == 0)
-        #expect(forced.out.hasPrefix("{\"input\":"))
+        #expect(forced.out.hasPrefix("{\"schemaVersion\":1,\"input\":"))
         #expect(try PNGDecoder.decode(path: output).width == 5)
         // -q: nothing on standard output.
         let quiet = cropkit("crop", input, "-o", output, "--pixels", "0,0,6,6", "-f", "-q")

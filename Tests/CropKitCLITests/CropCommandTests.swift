@@ -181,7 +181,7 @@ import Testing
             "crop", input, "-o", output, "--pixels", "0,0,400,300", "--json", "--force",
             "--level", "3")
         #expect(fixed.status == 0, "\(fixed.err)")
-        #expect(try JSONValue(parsing: fixed.out)["written"]?["png"]?["level"] == .string("3"))
+        #expect(try JSONValue(parsing: fixed.out)["written"]?["png"]?["level"] == .number(3))
         let bad = cropkit(
             "crop", input, "-o", output, "--pixels", "0,0,4,3", "--force", "--level", "0")
         #expect(bad.status == 64)
@@ -194,7 +194,7 @@ import Testing
         #expect(best.status == 0, "\(best.err)")
         #expect(
             try JSONValue(parsing: best.out)["written"]?["png"]?["level"]
-                == .string(Compressor.isLibdeflateAvailable ? "12" : "9"))
+                == .number(Compressor.isLibdeflateAvailable ? 12 : 9))
     }
 
     @Test func cropsPixelsAndRefusesToOverwrite() throws {

@@ -24,11 +24,17 @@ struct HEIFCommandTests {
         let info = try Self.json(run.out)
         #expect(info["format"] as? String == "heif")
         #expect(info["orientation"] as? Int == 6)
-        #expect(info["grid"] as? String == "8x6 tiles of 512x512")
-        #expect(info["transforms"] as? [String] == ["irot 270"])
+        #expect(
+            info["grid"] as? [String: Int]
+                == ["columns": 8, "rows": 6, "tileWidth": 512, "tileHeight": 512])
+        #expect(
+            (info["transforms"] as? [[String: Any]])?.map { "\($0["box"]!) \($0["value"]!)" }
+                == ["irot 270"])
         #expect(info["exifOrientation"] as? Int == 6)
         #expect(info["profile"] as? String == "Display P3 (on the tiles)")
-        #expect((info["thumbnails"] as? [String])?.first == "thumbnail 320x240")
+        let thumbnail = try #require((info["thumbnails"] as? [[String: Any]])?.first)
+        #expect(thumbnail["role"] as? String == "thumbnail")
+        #expect(thumbnail["size"] as? [String: Int] == ["width": 320, "height": 240])
         let text = cropkit("info", TestData.path("heif/pillow-heif/pug.heic")).out
         #expect(text.contains("urn:com:apple:photo:2020:aux:hdrgainmap 2016x1512"))
     }
@@ -44,7 +50,9 @@ struct HEIFCommandTests {
         let heic = try #require(written["heic"] as? [String: Any])
         #expect(heic["method"] as? String == "lossless-edges-reencoded")
         #expect((heic["reencodedTiles"] as? Int ?? 0) > 0)
-        #expect(heic["transforms"] as? [String] == ["irot 270"])
+        #expect(
+            (heic["transforms"] as? [[String: Any]])?.map { "\($0["box"]!) \($0["value"]!)" }
+                == ["irot 270"])
         let metadata = try #require(written["metadata"] as? [[String: Any]])
         #expect(metadata.contains { ($0["segment"] as? String)?.hasPrefix("thumbnail") == true })
         #expect(cropkit("leaks", out).out.contains("clean"))

@@ -16,37 +16,79 @@ struct InfoMetadataTests {
         return try #require(object as? [String: Any])
     }
 
+    /// The findings `embedded` lists, each as "PLACE: DETAIL".
+    static func embedded(_ info: [String: Any]) throws -> [String] {
+        try #require(info["embedded"] as? [[String: String]]).map {
+            "\($0["place"] ?? ""): \($0["detail"] ?? "")"
+        }
+    }
+
     @Test func aJPEGShowsItsEXIFLocationAndThumbnail() throws {
         let info = try Self.info("camera/samsung_galaxys_orient6_gps.jpg")
-        #expect((info["exifTags"] as? String)?.hasSuffix("tags, orientation 6") == true)
-        #expect(info["location"] as? [String] == ["EXIF GPS (6 tags)"])
-        let embedded = try #require(info["embedded"] as? [String])
-        #expect(embedded.contains { $0.contains("IFD1") })
+        let tags = try #require(info["exifTags"] as? [String: Any])
+        #expect((tags["count"] as? Int ?? 0) > 3)
+        #expect(tags["orientation"] as? Int == 6)
+        let location = try #require(info["location"] as? [[String: Any]])
+        #expect(location.count == 1)
+        #expect(location.first?["source"] as? String == "EXIF GPS")
+        #expect(location.first?["tags"] as? Int == 6)
+        #expect(try Self.embedded(info).contains { $0.contains("IFD1") })
         #expect(info["xmpPackets"] as? Int == 0)
+        let text = cropkit("info", TestData.path("camera/samsung_galaxys_orient6_gps.jpg")).out
+        #expect(text.contains("location     EXIF GPS (6 tags)\n"), "\(text)")
+        #expect(
+            text.contains("EXIF tags    \(tags["count"] ?? 0) tags, orientation 6\n"), "\(text)")
     }
 
     @Test func aJPEGWithXMPAndADepthMapShowsThem() throws {
         let info = try Self.info("camera/android_depthmap_xmp.jpg")
         #expect(info["xmpPackets"] as? Int == 1)
-        let embedded = try #require(info["embedded"] as? [String])
+        let embedded = try Self.embedded(info)
         #expect(embedded.contains { $0.contains("GDepth:Data (a depth map of the whole photo)") })
         #expect(embedded.contains { $0.contains("GImage:Data (an image of the whole photo)") })
     }
 
     @Test func aHEICShowsTheSameModel() throws {
         let info = try Self.info("heif/libvips/apple-heic-gainmap.heic")
-        #expect((info["exifTags"] as? String)?.hasSuffix("orientation 6") == true)
-        #expect((info["location"] as? [String])?.first?.hasPrefix("EXIF GPS") == true)
-        let embedded = try #require(info["embedded"] as? [String])
-        #expect(embedded.contains { $0.contains("thumbnail") })
+        #expect((info["exifTags"] as? [String: Any])?["orientation"] as? Int == 6)
+        let location = try #require((info["location"] as? [[String: Any]])?.first)
+        #expect(location["source"] as? String == "EXIF GPS")
+        #expect(try Self.embedded(info).contains { $0.contains("thumbnail") })
+    }
+
+    /// A place is typed: the field, the shape, the values as stored and
+    /// their space, and what a crop does; its sentence stays beside it.
+    @Test func aPlaceIsAnObject() throws {
+        let info = try Self.info("heif/pillow-heif/pug.heic")
+        let place = try #require((info["places"] as? [[String: Any]])?.first)
+        #expect(place["field"] as? String == "EXIF SubjectArea")
+        #expect(place["shape"] as? String == "rectangle")
+        #expect(place["values"] as? [Int] == [2003, 1506, 2209, 1327])
+        #expect(place["space"] as? String == "storedPixels")
+        #expect(place["crop"] as? String == "mapped")
+        #expect(
+            place["summary"] as? String
+                == "EXIF SubjectArea 2003,1506: a rectangle 2209x1327 by its centre (stored pixels; mapped by a crop)"
+        )
+        let companion = try #require((info["companions"] as? [[String: Any]])?.first)
+        #expect(companion["kind"] as? String == "gainMap")
+        #expect(companion["size"] as? [String: Int] == ["width": 2016, "height": 1512])
+        #expect(companion["scale"] as? [String: Double] == ["x": 0.5, "y": 0.5])
+        #expect(
+            companion["outputs"] as? [String: String]
+                == [
+                    "heic": "cut", "jpeg": "carried", "avif": "dropped", "png": "dropped",
+                    "webp": "dropped",
+                ])
     }
 
     @Test func aPNGWithoutMetadataSaysSo() throws {
         let info = try Self.info("pngsuite/generated/coords_rgba8_251x97.png")
-        #expect(info["exifTags"] as? String == "none")
-        #expect(info["location"] as? [String] == [])
-        #expect(info["embedded"] as? [String] == [])
+        #expect(info["exifTags"] is NSNull)
+        #expect((info["location"] as? [Any])?.isEmpty == true)
+        #expect((info["embedded"] as? [Any])?.isEmpty == true)
         let text = cropkit("info", TestData.path("pngsuite/generated/coords_rgba8_251x97.png")).out
         #expect(text.contains("location     none"))
+        #expect(text.contains("EXIF tags    none"))
     }
 }

@@ -28,7 +28,14 @@ struct KeptLocationTests {
         #expect(!places.isEmpty)
         let json = cropkit("crop", input, "-o", out, "--pixels", "0,0,16,16", "--force", "--json")
         let report = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any]
-        #expect((report?["keptLocation"] as? [String])?.isEmpty == false, "\(json.out)")
+        let keptPlaces = try #require(report?["keptLocation"] as? [[String: Any]], "\(json.out)")
+        #expect(!keptPlaces.isEmpty, "\(json.out)")
+        #expect(
+            keptPlaces.contains {
+                place.hasPrefix("EXIF GPS")
+                    ? $0["source"] as? String == "EXIF GPS"
+                    : ($0["properties"] as? [String])?.contains(place) == true
+            }, "\(json.out)")
         let stripped = cropkit(
             "crop", input, "-o", out, "--pixels", "0,0,16,16", "--force", "--strip", "location")
         #expect(stripped.status == 0)

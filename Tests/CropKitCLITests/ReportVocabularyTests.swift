@@ -102,7 +102,7 @@ struct ReportVocabularyTests {
         }
         let held: [(String, Bool, [String])] = [
             (
-                "EXIF", (info["exifTags"] as? String ?? "none") != "none",
+                "EXIF", info["exifTags"] is [String: Any],
                 ["EXIF chunk", "Exif item", "APP1 EXIF", "eXIf chunk"]
             ),
             (
@@ -161,9 +161,11 @@ struct ReportVocabularyTests {
             .filter { $0.hasSuffix(".json") }.sorted()
         #expect(reports.count >= 80, "\(reports.count) reports")
         var problems: [String] = []
+        var texts: [String] = []
         for name in reports {
             let text = try String(
                 contentsOfFile: folder.appendingPathComponent(name).path, encoding: .utf8)
+            texts.append(text.trimmingCharacters(in: .whitespacesAndNewlines))
             guard
                 let report = try JSONSerialization.jsonObject(with: Data(text.utf8))
                     as? [String: Any]
@@ -172,6 +174,8 @@ struct ReportVocabularyTests {
             problems += try Self.disagreements(report, output: output, label: name)
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        // Every report is typed as the published schema says.
+        try SchemaTests.expect("crop-report", accepts: texts, refuses: [])
     }
 
     /// The plan's strategy is what the writer did: a tile or coefficient
@@ -199,7 +203,7 @@ struct ReportVocabularyTests {
         guard run.status == 0 else { return }
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
-        let strategy = try #require(report["strategy"] as? String)
+        let strategy = try #require((report["strategy"] as? [String: Any])?["kind"] as? String)
         let written = try #require(report["written"] as? [String: Any])
         let facts = try #require(written[written["format"] as? String ?? ""] as? [String: Any])
         let copied: Bool

@@ -261,4 +261,121 @@ import Testing
         }
         try Self.expect("failure-record", accepts: accepted, refuses: hostile)
     }
+
+    /// `info --json` of every image in the corpora, hostile ones included
+    /// (their error lines), validates against `info-line`; the old prose
+    /// shapes (a canvas as "4032x3024", a companion as a sentence) and a
+    /// member the schema does not name are refused.
+    @Test func infoLinesOfTheWholeCorpusValidate() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let extensions: Set<String> = [
+            "png", "jpg", "jpeg", "heic", "heif", "avif", "webp", "gif", "mpo", "apng",
+        ]
+        let root = try #require(TestData.root)
+        let folders = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
+        let files = folders.flatMap { TestData.files(under: $0, extensions: extensions) }
+        #expect(files.count > 1000, "\(files.count)")
+        var lines: [String] = []
+        for start in stride(from: 0, to: files.count, by: 200) {
+            let batch = files[start..<min(start + 200, files.count)].map(TestData.path)
+            let run = cropkit(["info", "--json"] + batch)
+            #expect(run.status == 0 || run.status == 2, "\(run.err)")
+            lines += run.out.split(separator: "\n").map(String.init)
+        }
+        #expect(lines.count == files.count)
+        #expect(lines.contains { $0.contains(#""errorCode":"corrupt""#) })
+        #expect(lines.contains { $0.contains(#""companions":[{"kind":"gainMap""#) })
+        let pug = try #require(lines.first { $0.contains("pillow-heif/pug.heic") })
+        let hostile = [
+            pug.replacingOccurrences(
+                of: #""canvas":{"width":4032,"height":3024}"#, with: #""canvas":"4032x3024""#),
+            pug.replacingOccurrences(
+                of: #""schemaVersion":1,"#, with: #""schemaVersion":1,"size":7,"#),
+            pug.replacingOccurrences(of: #""kind":"gainMap","#, with: ""),
+        ]
+        #expect(Set(hostile).count == 3 && !hostile.contains(pug))
+        let documented = try Self.documentedLines().filter { $0.contains(#""file""#) }
+        #expect(documented.count >= 2, "\(documented)")
+        try Self.expect("info-line", accepts: documented + lines, refuses: hostile)
+    }
+
+    /// `crop --json` of every kind of crop validates against
+    /// `crop-report`: still crops into every output format, variants (an
+    /// array of reports),
+    /// view selections, turned and circled crops, animations cut and
+    /// resized into GIF, APNG and WebP. The old prose shapes (a strategy
+    /// as "tileCopy 512x512", a tile grid as "1x2 of 512x512") and an
+    /// unnamed member are refused. The command corpus's reports are checked
+    /// by ReportVocabularyTests.
+    @Test func cropReportsValidate() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func out(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        var lines: [String] = []
+        func crop(_ arguments: [String]) {
+            let run = cropkit(["crop", "--json", "--force"] + arguments)
+            #expect(run.status == 0, "crop \(arguments): \(run.err)")
+            lines += run.out.split(separator: "\n").map(String.init)
+        }
+        let stills = [
+            "heif/pillow-heif/pug.heic", "heif/pillow-heif/arrow.heic",
+            "hdr/galaxys25ultra_gainmap_tmap.heic", "camera/iphone14promax_p3_hdrgainmap.jpg",
+            "camera/samsung_galaxys_orient6_gps.jpg", "pngsuite/generated/coords_rgba8_251x97.png",
+            "webp/generated/coords_exif6_icc_xmp_97x61_lossless.webp",
+        ]
+        for still in stills {
+            let input = TestData.path(still)
+            let formats = ["jpg", "png", "webp"] + (still.hasSuffix(".heic") ? ["heic"] : [])
+            for format in formats {
+                crop([input, "-o", out("a.\(format)"), "--pixels", "1,1,40,30"])
+            }
+            crop([
+                input, "-o", out("v1.jpg"), "--pixels", "8,8,32,32", "-o", out("v2.png"),
+                "--viewport", "300x300", "--selection", "10,10,100,100", "--aspect", "1:1",
+            ])
+            crop([input, "-o", out("t.png"), "--angle", "3", "--inside", "--width", "48"])
+            crop([input, "-o", out("c.png"), "--pixels", "4,4,40,40", "--circle"])
+        }
+        for animation in [
+            "animated/pillow/iss634.apng", "animated/pillow/dispose_bgnd_transparency.gif",
+        ] {
+            for format in ["gif", "png", "webp"] {
+                crop([TestData.path(animation), "-o", out("m.\(format)"), "--pixels", "1,1,30,20"])
+            }
+            // Resampled: alpha between 0 and 255, which GIF cannot hold.
+            for format in ["png", "webp"] {
+                crop([
+                    TestData.path(animation), "-o", out("n.\(format)"), "--pixels", "1,1,30,20",
+                    "--width", "15",
+                ])
+            }
+        }
+        // A still of a GIF's frame names the GIF and the frame as its
+        // source (it said "png", the image the frame was decoded into).
+        crop([
+            TestData.path("animated/pillow/dispose_bgnd_transparency.gif"), "-o", out("f.png"),
+            "--pixels", "2,2,20,20", "--frame", "2",
+        ])
+        let still = try JSONValue(parsing: try #require(lines.last))
+        #expect(still["source"]?["format"] == .string("gif"))
+        #expect(still["source"]?["frame"] == .number(2))
+        // A tile copy and a copy of a JPEG's blocks.
+        crop([
+            TestData.path("heif/pillow-heif/pug.heic"), "-o", out("g.heic"), "--pixels",
+            "0,0,1024,1024",
+        ])
+        crop([TestData.path("camera/canon_t3i.jpg"), "-o", out("g.jpg"), "--pixels", "16,16,64,64"])
+        #expect(lines.count >= 55, "\(lines.count)")
+        let tile = try #require(lines.first { $0.contains(#""kind":"tileCopy""#) })
+        let hostile = [
+            tile.replacingOccurrences(
+                of: #""strategy":{"#, with: #""strategy":"tileCopy 512x512","old":{"#),
+            tile.replacingOccurrences(
+                of: #""schemaVersion":1,"#, with: #""schemaVersion":1,"how":"","#),
+            tile.replacingOccurrences(of: #""columns":"#, with: #""cols":"#),
+        ]
+        #expect(Set(hostile).count == 3 && !hostile.contains(tile))
+        try Self.expect("crop-report", accepts: lines, refuses: hostile)
+    }
 }

@@ -21,7 +21,19 @@ struct StrategyTests {
         try #require(run.status == 0, "\(run.err)")
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
-        return try #require(report["strategy"] as? String)
+        // The kind and grid as values, the phrase beside them.
+        let strategy = try #require(report["strategy"] as? [String: Any])
+        let summary = try #require(strategy["summary"] as? String)
+        let kind = try #require(strategy["kind"] as? String)
+        #expect(summary.hasPrefix(kind))
+        if let grid = strategy["grid"] as? [String: Int] {
+            #expect(summary == "\(kind) \(grid["width"] ?? 0)x\(grid["height"] ?? 0)")
+        } else {
+            #expect(
+                summary == "pixels: "
+                    + (strategy["stages"] as? [String] ?? []).joined(separator: ", "))
+        }
+        return summary
     }
 
     @Test func aJPEGCropOnItsGridCopiesCoefficients() throws {

@@ -45,7 +45,7 @@ struct WebPCommandTests {
         let info = try Self.json(run.out)
         #expect(info["format"] as? String == "webp")
         #expect(info["orientation"] as? Int == 6)
-        #expect(info["coding"] as? String == "VP8L (lossless)")
+        #expect(info["coding"] as? String == "VP8L")
         #expect(info["chunks"] as? [String] == ["VP8X", "ICCP", "VP8L", "EXIF", "XMP"])
         #expect((info["oriented"] as? [String: Int]) == ["width": 97, "height": 61])
         let photo = try Self.json(cropkit("info", Self.photo, "--json").out)

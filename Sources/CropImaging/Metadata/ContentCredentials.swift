@@ -1,3 +1,5 @@
+import CropRecords
+
 /// C2PA content credentials (a manifest store in JUMBF): a signed claim
 /// whose hard binding hashes the original file's bytes. A crop changes
 /// those bytes, so a carried manifest would read as tampered, and those
@@ -39,11 +41,22 @@ enum ContentCredentials {
     }
 
     /// `info`'s line for a manifest found at `place`: what it is and what a
-    /// crop does with it.
-    static func detail(_ place: String) -> ImageFileSummary.Detail {
-        .init(
+    /// crop does with it; for `--json`, `{container, count, bytes, crop,
+    /// summary}`: the container's name ("APP11", "C2PA chunk", "caBX
+    /// chunk", "uuid box"), how many of them and their bytes (`null` where
+    /// not measured), and `"removed"`.
+    static func detail(
+        _ place: String, container: String, count: Int = 1, bytes: Int?
+    ) -> ImageFileSummary.Detail {
+        let text =
+            "content credentials (\(place)): removed by a crop, whose pixels they cannot bind"
+        return .init(
             "contentCredentials", label: "C2PA",
-            .text(
-                "content credentials (\(place)): removed by a crop, whose pixels they cannot bind"))
+            .typed(
+                .object([
+                    .init("container", .string(container)), .init("count", .number(count)),
+                    .init("bytes", bytes.map { .number($0) } ?? .null),
+                    .init("crop", .string("removed")), .init("summary", .string(text)),
+                ]), text: text))
     }
 }

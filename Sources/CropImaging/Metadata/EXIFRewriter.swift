@@ -22,8 +22,9 @@ import CropGeometry
 /// an unknown type) drops that entry or, at the top, the whole structure:
 /// nothing is copied that could not be read.
 struct EXIFRewriter {
-    /// What the rewrite did, in words, for the report.
-    private(set) var changes: [String] = []
+    /// What the rewrite did, each change a field and a phrase, for the
+    /// report.
+    private(set) var changes: [MetadataChange] = []
 
     /// One entry: its tag, type and the bytes of its value.
     struct Entry {
@@ -155,7 +156,7 @@ struct EXIFRewriter {
             return nil
         }
         if let next = u32(first + 2 + 12 * (Int(u16(first) ?? 0))), next != 0 {
-            changes.append("the thumbnail (IFD1) removed")
+            changes.append(.init("IFD1", .removed, summary: "the thumbnail (IFD1) removed"))
         }
         var exif: [Entry]?
         var gps: [Entry]?
@@ -168,14 +169,15 @@ struct EXIFRewriter {
                 exif = pointer(entry).flatMap { entries(at: $0, visited: &visited) }
             case 0x8825:
                 if policy.stripLocation {
-                    changes.append("GPS removed (--strip location)")
+                    changes.append(
+                        .init("GPS", .removed, summary: "GPS removed (--strip location)"))
                 } else {
                     gps = pointer(entry).flatMap { entries(at: $0, visited: &visited) }
                 }
             case let tag where imageTags.contains(tag):
+                let hex = "0x" + String(tag, radix: 16, uppercase: true)
                 changes.append(
-                    "tag 0x\(String(tag, radix: 16, uppercase: true)) removed (it points at image data)"
-                )
+                    .init(hex, .removed, summary: "tag \(hex) removed (it points at image data)"))
             case 0x0100:
                 kept0.append(dimension(0x0100, size.width, type: entry.type))
             case 0x0101:
@@ -186,7 +188,10 @@ struct EXIFRewriter {
                         Entry(
                             tag: 0x0112, type: 3, count: 1,
                             value: encode16(UInt16(orientation.rawValue))))
-                    changes.append("orientation set to \(orientation.rawValue)")
+                    changes.append(
+                        .init(
+                            "Orientation", .set, values: [orientation.rawValue],
+                            summary: "orientation set to \(orientation.rawValue)"))
                 } else {
                     kept0.append(entry)
                 }
@@ -207,20 +212,33 @@ struct EXIFRewriter {
                     if Self.isApplesMakerNote(entry.value) {
                         kept.append(entry)
                         changes.append(
-                            "Apple's MakerNote kept (it holds no preview; its HDR headroom, tags 33 and 48, is the whole photo's and stays true)"
-                        )
+                            .init(
+                                "MakerNote", .kept,
+                                summary:
+                                    "Apple's MakerNote kept (it holds no preview; its HDR headroom, tags 33 and 48, is the whole photo's and stays true)"
+                            ))
                     } else {
                         changes.append(
-                            "the MakerNote removed (it may hold a preview of the whole photo)")
+                            .init(
+                                "MakerNote", .removed,
+                                summary:
+                                    "the MakerNote removed (it may hold a preview of the whole photo)"
+                            ))
                     }
                 case 0xA005:
                     interop = pointer(entry).flatMap { entries(at: $0, visited: &visited) }
                 case 0xA002:
                     kept.append(dimension(0xA002, size.width, type: entry.type))
-                    changes.append("PixelXDimension set to \(size.width)")
+                    changes.append(
+                        .init(
+                            "PixelXDimension", .set, values: [size.width],
+                            summary: "PixelXDimension set to \(size.width)"))
                 case 0xA003:
                     kept.append(dimension(0xA003, size.height, type: entry.type))
-                    changes.append("PixelYDimension set to \(size.height)")
+                    changes.append(
+                        .init(
+                            "PixelYDimension", .set, values: [size.height],
+                            summary: "PixelYDimension set to \(size.height)"))
                 case 0x9214, 0xA214:
                     if let mapped = mappedSubject(
                         entry, places: policy.places, keepsStoredGrid: orientation == nil)
@@ -332,17 +350,26 @@ struct EXIFRewriter {
         entries.filter { entry in
             if entry.type == 13 {
                 changes.append(
-                    "\(Self.name(entry.tag)) in \(ifd) removed: it points at an IFD a crop does not carry"
-                )
+                    .init(
+                        Self.name(entry.tag), .removed,
+                        summary:
+                            "\(Self.name(entry.tag)) in \(ifd) removed: it points at an IFD a crop does not carry"
+                    ))
                 return false
             }
             if entry.tag == 0x927C, keepingMakerNote { return true }
             if let image = Self.embeddedImage(entry.value) {
-                changes.append("\(Self.name(entry.tag)) in \(ifd) removed: it holds \(image)")
+                changes.append(
+                    .init(
+                        Self.name(entry.tag), .removed,
+                        summary: "\(Self.name(entry.tag)) in \(ifd) removed: it holds \(image)"))
                 return false
             }
             if entry.tag == 0x8773, let problem = ICCProfile.problem(in: entry.value) {
-                changes.append("\(Self.name(entry.tag)) in \(ifd) removed: it holds \(problem)")
+                changes.append(
+                    .init(
+                        Self.name(entry.tag), .removed,
+                        summary: "\(Self.name(entry.tag)) in \(ifd) removed: it holds \(problem)"))
                 return false
             }
             return true
@@ -385,13 +412,17 @@ struct EXIFRewriter {
         let counts = entry.tag == 0x9214 ? 2...4 : 2...2
         guard let v = numbers(entry), counts.contains(v.count) else {
             changes.append(
-                "\(name) removed: it is not \(entry.tag == 0x9214 ? "2 to 4" : "2") whole numbers, so it cannot be mapped"
-            )
+                .init(
+                    name, .removed,
+                    summary:
+                        "\(name) removed: it is not \(entry.tag == 0x9214 ? "2 to 4" : "2") whole numbers, so it cannot be mapped"
+                ))
             return nil
         }
         let given = v.map(String.init).joined(separator: ",")
         guard let places else {
-            changes.append("\(name) \(given) removed: no crop to map it by")
+            changes.append(
+                .init(name, .removed, summary: "\(name) \(given) removed: no crop to map it by"))
             return nil
         }
         let centre = Point<StoredPixels>(x: Double(v[0]) + 0.5, y: Double(v[1]) + 0.5)
@@ -407,7 +438,9 @@ struct EXIFRewriter {
             }
         let mapped = places.map(stored: place, keepsStoredGrid: keepsStoredGrid)
         guard let out = mapped.place, let box = out.boundingBox else {
-            changes.append("\(name) \(given) removed: it lies outside the crop")
+            changes.append(
+                .init(name, .removed, summary: "\(name) \(given) removed: it lies outside the crop")
+            )
             return nil
         }
         let size = places.outputSize(keepsStoredGrid: keepsStoredGrid)
@@ -435,8 +468,10 @@ struct EXIFRewriter {
                 " (rectangle \(values[2])x\(values[3])\(v.count == 3 ? ", the part of its circle inside" : ""))"
         }
         changes.append(
-            "\(name) mapped to \(values[0]),\(values[1])\(shape)"
-                + (mapped.clipped ? ", clipped to the crop" : ""))
+            .init(
+                name, .mapped, values: values,
+                summary: "\(name) mapped to \(values[0]),\(values[1])\(shape)"
+                    + (mapped.clipped ? ", clipped to the crop" : "")))
         guard values.allSatisfy({ $0 <= 0xFFFF }) else {
             return Entry(
                 tag: entry.tag, type: 4, count: values.count,
@@ -529,27 +564,34 @@ struct EXIFRewriter {
     /// The places this EXIF names (`SubjectArea`, `SubjectLocation`), each
     /// with its shape and space in words, for `info`: "SubjectArea
     /// 2003,1506: a rectangle 2209x1327 by its centre (stored pixels)".
-    func places() -> [String] {
+    func places() -> [ImageFileSummary.Detail.Entry] {
         var visited: Set<Int> = []
         guard let first = u32(4), let ifd0 = entries(at: first, visited: &visited),
             let exif = ifd0.first(where: { $0.tag == 0x8769 }).flatMap(pointer)
                 .flatMap({ entries(at: $0, visited: &visited) })
         else { return [] }
-        var found: [String] = []
+        var found: [ImageFileSummary.Detail.Entry] = []
         for entry in exif where entry.tag == 0x9214 || entry.tag == 0xA214 {
             let name = entry.tag == 0x9214 ? "SubjectArea" : "SubjectLocation"
             guard let v = numbers(entry), (2...4).contains(v.count) else {
-                found.append("\(name): not 2 to 4 whole numbers (removed by a crop)")
+                found.append(
+                    MetadataPlace.entry(
+                        "EXIF \(name): not 2 to 4 whole numbers (removed by a crop)",
+                        field: "EXIF \(name)", shape: nil, values: [], space: "storedPixels",
+                        crop: "removed"))
                 continue
             }
-            let shape =
+            let (shape, words) =
                 switch v.count {
-                case 2: "a point"
-                case 3: "a circle of diameter \(v[2]) by its centre"
-                default: "a rectangle \(v[2])x\(v[3]) by its centre"
+                case 2: ("point", "a point")
+                case 3: ("circle", "a circle of diameter \(v[2]) by its centre")
+                default: ("rectangle", "a rectangle \(v[2])x\(v[3]) by its centre")
                 }
             found.append(
-                "\(name) \(v[0]),\(v[1]): \(shape) (stored pixels; mapped by a crop)")
+                MetadataPlace.entry(
+                    "EXIF \(name) \(v[0]),\(v[1]): \(words) (stored pixels; mapped by a crop)",
+                    field: "EXIF \(name)", shape: shape, values: v.map(Double.init),
+                    space: "storedPixels", crop: "mapped"))
         }
         return found
     }

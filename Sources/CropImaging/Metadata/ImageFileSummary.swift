@@ -1,4 +1,6 @@
 import CropGeometry
+import CropRecords
+import Foundation
 
 /// What `cropkit info` reports, and what `--source-file` takes: a file's
 /// format, stored and oriented size, orientation and colour.
@@ -20,6 +22,64 @@ public struct ImageFileSummary: Sendable {
             case text(String)
             /// Counts by name (a JSON object of numbers), in order.
             case counts([Count])
+            /// A value a program reads as typed JSON (a size, a grid, a
+            /// colour), shown to people as a phrase: `4032x3024`.
+            case typed(JSONValue, text: String)
+            /// Things listed (places, companions, transforms), each a
+            /// phrase for people and an object for programs.
+            case entries([Entry])
+        }
+
+        /// The JSON member `info --json` and `crop --json` give a value.
+        public var json: JSONValue {
+            switch value {
+            case .flag(let flag): .bool(flag)
+            case .number(let number): .number(number)
+            case .list(let words): .array(words.map { .string($0) })
+            case .measure(let measure): .number((measure * 100).rounded() / 100)
+            case .text(let text): .string(text)
+            case .counts(let counts): .object(counts.map { .init($0.name, .number($0.value)) })
+            case .typed(let json, _): json
+            case .entries(let entries): .array(entries.map(\.json))
+            }
+        }
+
+        /// The value as the text report shows it; empty when it shows
+        /// nothing.
+        public var text: String {
+            func phrases(_ words: [String]) -> String {
+                // Words by spaces ("4:2:0 1x1"); phrases, which hold spaces
+                // themselves, by semicolons.
+                // An empty list is said: "location none".
+                words.isEmpty
+                    ? "none"
+                    : words.joined(separator: words.contains { $0.contains(" ") } ? "; " : " ")
+            }
+            switch value {
+            case .flag(let flag): return flag ? "yes" : "no"
+            case .number(let number): return "\(number)"
+            case .list(let words): return phrases(words)
+            case .measure(let measure): return String(format: "%.2f", measure)
+            case .text(let text), .typed(_, let text): return text
+            case .counts(let counts):
+                return counts.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
+            case .entries(let entries): return phrases(entries.map(\.text))
+            }
+        }
+
+        /// One thing a ``Value/entries(_:)`` detail lists: the phrase the
+        /// text report shows and the object `--json` gives.
+        public struct Entry: Sendable, Equatable {
+            /// What the text report shows: "EXIF GPS (13 tags)".
+            public var text: String
+            /// What `--json` gives: `{"source": "EXIF GPS", "tags": 13}`.
+            public var json: JSONValue
+
+            /// An entry shown as `text` and given as `json`.
+            public init(_ text: String, _ json: JSONValue) {
+                self.text = text
+                self.json = json
+            }
         }
 
         /// One named count of ``Value/counts(_:)``.
@@ -99,15 +159,25 @@ extension ImageFileSummary {
         self = source.reader.summary(in: source.input)
         do throws(ImagingError) {
             let metadata = try source.metadata(includingEmbedded: true)
-            let exif = metadata.exifTags.map { tags in
+            let tags = metadata.exifTags
+            let exif = tags.map { tags in
                 "\(tags.count) tags" + (tags.orientation.map { ", orientation \($0)" } ?? "")
             }
             details += [
-                Detail("exifTags", label: "EXIF tags", .text(exif ?? "none")),
-                Detail("location", .list(metadata.locations)),
-                Detail("places", .list(metadata.places)),
+                Detail(
+                    "exifTags", label: "EXIF tags",
+                    .typed(
+                        tags.map { tags in
+                            .object([
+                                .init("count", .number(tags.count)),
+                                .init("orientation", tags.orientation.map { .number($0) } ?? .null),
+                            ])
+                        } ?? .null, text: exif ?? "none")),
+                Detail("location", .entries(metadata.locationEntries)),
+                Detail("places", .entries(metadata.placeEntries)),
                 Detail("xmpPackets", label: "XMP packets", .number(metadata.xmp.count)),
-                Detail("embedded", .list(metadata.embedded.map(\.description))),
+                Detail(
+                    "embedded", .entries(metadata.embedded.map { .init($0.description, $0.json) })),
             ]
         } catch {
             warnings.append("the metadata could not be read: \(error)")
@@ -116,6 +186,23 @@ extension ImageFileSummary {
 }
 
 extension HEIFFileInfo {
+    /// Transforms as listed ("irot 270"), each for `--json` as `{"box":
+    /// "irot", "value": 270}`; `clap` has no value.
+    static func transformEntries(_ transforms: [String]) -> ImageFileSummary.Detail.Value {
+        .entries(
+            transforms.map { transform in
+                let words = transform.split(separator: " ")
+                return .init(
+                    transform,
+                    .object([
+                        .init("box", .string(words.first.map(String.init) ?? "")),
+                        .init(
+                            "value",
+                            words.count > 1 ? Int(words[1]).map { .number($0) } ?? .null : .null),
+                    ]))
+            })
+    }
+
     /// The structure `info` shows: items, grid, transforms, colour,
     /// metadata and the other images.
     static func details(_ info: HEIFFileInfo) -> [ImageFileSummary.Detail] {
@@ -123,29 +210,45 @@ extension HEIFFileInfo {
         var details: [ImageFileSummary.Detail] = [
             .init("brands", .list(info.brands)),
             .init("primaryItem", label: "primary item", .number(info.primaryItem)),
-            .init("canvas", .text("\(layout.width)x\(layout.height)")),
+            .init(
+                "canvas",
+                .typed(
+                    .size(width: layout.width, height: layout.height),
+                    text: "\(layout.width)x\(layout.height)")),
         ]
         if layout.isGrid {
             details.append(
                 .init(
                     "grid",
-                    .text(
-                        "\(layout.columns)x\(layout.rows) tiles of \(layout.tileWidth)x\(layout.tileHeight)"
+                    .typed(
+                        HEIFWriteReport.Tiles(
+                            columns: layout.columns, rows: layout.rows,
+                            tileWidth: layout.tileWidth, tileHeight: layout.tileHeight
+                        ).json(),
+                        text:
+                            "\(layout.columns)x\(layout.rows) tiles of \(layout.tileWidth)x\(layout.tileHeight)"
                     )))
         }
         if let clap = info.cleanAperture {
             details.append(
                 .init(
                     "cleanAperture", label: "clean aperture",
-                    .text("\(clap.width)x\(clap.height) at \(clap.x),\(clap.y)")))
+                    .typed(clap.json, text: "\(clap.width)x\(clap.height) at \(clap.x),\(clap.y)")))
         }
-        details.append(.init("transforms", .list(info.transforms)))
+        details.append(.init("transforms", transformEntries(info.transforms)))
         if let nclx = info.nclx {
             details.append(
                 .init(
                     "nclx",
-                    .text(
-                        "primaries \(nclx.primaries), transfer \(nclx.transfer), matrix \(nclx.matrix), \(nclx.fullRange ? "full" : "limited") range"
+                    .typed(
+                        .object([
+                            .init("primaries", .number(nclx.primaries)),
+                            .init("transfer", .number(nclx.transfer)),
+                            .init("matrix", .number(nclx.matrix)),
+                            .init("fullRange", .bool(nclx.fullRange)),
+                        ]),
+                        text:
+                            "primaries \(nclx.primaries), transfer \(nclx.transfer), matrix \(nclx.matrix), \(nclx.fullRange ? "full" : "limited") range"
                     )))
         }
         details.append(.init("exif", .flag(info.exif != nil)))
@@ -160,22 +263,32 @@ extension HEIFFileInfo {
             details.append(
                 .init(
                     "regionItems", label: "region items",
-                    .list(info.regionItems.map(HEIFRegions.describe))))
+                    .entries(info.regionItems.map(HEIFRegions.entry))))
         }
-        func describe(_ images: [HEIFOtherImage]) -> [String] {
-            images.map { image in
-                let role = image.role.isEmpty ? image.type : image.role
-                return image.width > 0 ? "\(role) \(image.width)x\(image.height)" : role
-            }
+        // An image as {"item", "type", "role", "size"}: the role its auxC
+        // names (null for none), the size null where it declares none.
+        func describe(_ images: [HEIFOtherImage]) -> ImageFileSummary.Detail.Value {
+            .entries(
+                images.map { image in
+                    let role = image.role.isEmpty ? image.type : image.role
+                    return .init(
+                        image.width > 0 ? "\(role) \(image.width)x\(image.height)" : role,
+                        .object([
+                            .init("item", .number(image.item)), .init("type", .string(image.type)),
+                            .init("role", image.role.isEmpty ? .null : .string(image.role)),
+                            .init(
+                                "size",
+                                image.width > 0
+                                    ? .size(width: image.width, height: image.height) : .null),
+                        ]))
+                })
         }
-        details.append(.init("thumbnails", .list(describe(info.thumbnails))))
+        details.append(.init("thumbnails", describe(info.thumbnails)))
         details.append(
-            .init(
-                "auxiliaryImages", label: "auxiliary images", .list(describe(info.auxiliaryImages)))
-        )
+            .init("auxiliaryImages", label: "auxiliary images", describe(info.auxiliaryImages)))
         if !info.otherImages.isEmpty {
             details.append(
-                .init("otherImages", label: "other images", .list(describe(info.otherImages))))
+                .init("otherImages", label: "other images", describe(info.otherImages)))
         }
         // Each auxiliary image as a companion of the photo as shown, on
         // its own grid, and the other eye of a stereo pair.
@@ -189,26 +302,41 @@ extension HEIFFileInfo {
                     ? "cut by a HEIC crop, carried into a JPEG crop; dropped by other outputs"
                     : "cut by a HEIC crop; dropped by other outputs"
         }
+        func outputs(_ role: String) -> [String: CompanionListing.Action] {
+            info.codec == .av1
+                ? ["avif": .cut]
+                : role.hasSuffix("hdrgainmap") ? ["heic": .cut, "jpeg": .carried] : ["heic": .cut]
+        }
         var companions = info.companions.filter { $0.width > 0 && $0.height > 0 }.map {
             companion in
-            CompanionListing.line(
-                companion.role, size: PixelSize(width: companion.width, height: companion.height),
-                photo: photo,
+            CompanionListing.entry(
+                companion.role, kind: CompanionListing.kind(ofRole: companion.role),
+                type: companion.role, item: companion.item,
+                size: PixelSize(width: companion.width, height: companion.height),
+                photo: photo, outputs: outputs(companion.role), resampled: info.codec == .av1,
+                problem: companion.showsWholePhoto
+                    ? "an image of the whole photo" : companion.problem,
+                otherwise: companion.showsWholePhoto ? .removed : .dropped,
                 crop: companion.showsWholePhoto
                     ? "an image of the whole photo, removed by a crop"
                     : companion.problem.map { "dropped by a crop: \($0)" }
                         ?? carried(companion.role))
         }
         companions += info.stereoEyes.map { eye in
-            "the other eye (item \(eye.item)), scale 1 x 1: "
-                + (eye.problem.map { "dropped by a crop: \($0)" } ?? carried("eye"))
+            CompanionListing.entry(
+                "the other eye (item \(eye.item)), scale 1 x 1: "
+                    + (eye.problem.map { "dropped by a crop: \($0)" } ?? carried("eye")),
+                kind: "otherEye", type: "eye", item: eye.item, outputs: outputs("eye"),
+                problem: eye.problem)
         }
         if let toneMap = info.toneMap {
             companions.append(
-                "an ISO 21496-1 HDR rendition (tmap item \(toneMap.item)) of the photo and its gain map: kept with the gain map"
-            )
+                CompanionListing.entry(
+                    "an ISO 21496-1 HDR rendition (tmap item \(toneMap.item)) of the photo and its gain map: kept with the gain map",
+                    kind: "toneMap", type: "tmap", item: toneMap.item,
+                    outputs: ["heic": .carried]))
         }
-        if !companions.isEmpty { details.append(.init("companions", .list(companions))) }
+        if !companions.isEmpty { details.append(.init("companions", .entries(companions))) }
         return details
     }
 }

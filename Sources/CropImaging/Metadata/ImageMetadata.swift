@@ -1,3 +1,5 @@
+import CropRecords
+
 /// An image's metadata as one value, whatever its format: read once from
 /// the file by its format's reader (``ImageSource/metadata(includingEmbedded:)``).
 ///
@@ -35,17 +37,36 @@ public struct ImageMetadata: Sendable {
     /// GPS block of more than its version), "XMP exif:GPSLatitude,
     /// exif:GPSLongitude" (any location property of the schemas
     /// ``XMPLocation`` knows); empty when it says nothing.
-    public var locations: [String] {
-        var places: [String] = []
+    public var locations: [String] { locationEntries.map(\.text) }
+
+    /// ``locations`` as `info` lists them: for `--json`, `{source, tags,
+    /// properties}` (the EXIF GPS block's tag count, or the XMP
+    /// properties).
+    public var locationEntries: [ImageFileSummary.Detail.Entry] {
+        var places: [ImageFileSummary.Detail.Entry] = []
         for block in exif {
             let gps = (EXIFRewriter(tiff: block)?.tags().tags ?? []).filter {
                 $0.hasPrefix("gps:") && $0 != "gps:0"
             }
-            if !gps.isEmpty { places.append("EXIF GPS (\(gps.count) tags)") }
+            if !gps.isEmpty {
+                places.append(
+                    .init(
+                        "EXIF GPS (\(gps.count) tags)",
+                        .object([
+                            .init("source", .string("EXIF GPS")), .init("tags", .number(gps.count)),
+                            .init("properties", .array([])),
+                        ])))
+            }
         }
         for packet in xmp {
             if let removed = XMPLocation.removing(from: packet)?.removed, !removed.isEmpty {
-                places.append("XMP " + removed.joined(separator: ", "))
+                places.append(
+                    .init(
+                        "XMP " + removed.joined(separator: ", "),
+                        .object([
+                            .init("source", .string("XMP")), .init("tags", .null),
+                            .init("properties", .array(removed.map { .string($0) })),
+                        ])))
             }
         }
         return places
@@ -70,9 +91,12 @@ public struct ImageMetadata: Sendable {
     /// (stored pixels; mapped by a crop)", "XMP MWG region Alice: a
     /// rectangle 0.1x0.16, top-left 0.01,0.37 (normalized to the stored image;
     /// mapped by a crop)".
-    public var places: [String] {
+    public var places: [String] { placeEntries.map(\.text) }
+
+    /// ``places`` as `info` lists them (``MetadataPlace``).
+    var placeEntries: [ImageFileSummary.Detail.Entry] {
         let subject = exif.first.flatMap { EXIFRewriter(tiff: $0) }?.places() ?? []
-        return subject.map { "EXIF " + $0 } + xmp.flatMap(XMPRegions.describe)
+        return subject + xmp.flatMap(XMPRegions.describe)
     }
 
     /// How many tags the image's own EXIF block holds (IFD0, the Exif

@@ -30,11 +30,10 @@ enum MetadataBlockCleaner {
             )
         }
         let changes = rewriter.changes
-        let entry = MetadataEntry(
+        var entry = MetadataEntry(
             segment: name, action: changes.isEmpty ? .kept : .rewritten,
-            reason: changes.isEmpty
-                ? "nothing in it shows the whole photo" : changes.joined(separator: "; "),
-            kind: .exif)
+            reason: MetadataChange.reason(changes), kind: .exif)
+        entry.changes = changes
         let warning =
             policy.keepMakerNote
             ? "the EXIF MakerNote is kept (--keep-makernote): it may hold a preview of the whole photo"

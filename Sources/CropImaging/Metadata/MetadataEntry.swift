@@ -22,6 +22,10 @@ public struct MetadataEntry: Hashable, Sendable {
     /// What the block is, whatever format holds it: a writer of another
     /// format names the block it wrote it as by this.
     public var kind: MetadataKind = .other
+    /// The changes made inside the block, each as a field, where the
+    /// writer knows them one by one (an EXIF block's); the ``reason``
+    /// joins their phrases.
+    public var changes: [MetadataChange] = []
 }
 
 /// What a block of metadata is, in any format: EXIF, XMP, a colour

@@ -442,17 +442,20 @@ enum XMPRegions {
     /// 0.01,0.37 (normalized to the stored image; mapped by a crop)". A
     /// region whose area cannot be read is listed as such; a list longer
     /// than ``maximumRegions`` by its length.
-    static func describe(_ text: String) -> [String] {
-        var found: [String] = []
+    static func describe(_ text: String) -> [ImageFileSummary.Detail.Entry] {
+        var found: [ImageFileSummary.Detail.Entry] = []
         for schema in [mwg, mp, iptc] {
             guard XMPCleaner.mentions(text, schema.open), let start = text.bytes(of: schema.open),
                 let end = text.bytes(of: schema.close, in: start.upperBound..<text.endIndex)
             else { continue }
             var rest = text[start.upperBound..<end.lowerBound]
+            let field = "XMP \(schema.label) region"
             // Bounded work: a list longer than any photo's is not walked.
             guard itemCount(rest) <= maximumRegions else {
                 found.append(
-                    "XMP \(schema.label) regions: more than \(maximumRegions) (removed by a crop)")
+                    MetadataPlace.entry(
+                        "XMP \(schema.label) regions: more than \(maximumRegions) (removed by a crop)",
+                        field: field, shape: nil, values: [], space: nil, crop: "removed"))
                 continue
             }
             while let open = rest.bytes(of: "<rdf:li"),
@@ -466,34 +469,46 @@ enum XMPRegions {
                 guard case .success(let place) = schema.read(item, PixelSize(width: 1, height: 1))
                 else {
                     found.append(
-                        "XMP \(schema.label) region \(name): an area that cannot be read (removed by a crop)"
-                    )
+                        MetadataPlace.entry(
+                            "XMP \(schema.label) region \(name): an area that cannot be read (removed by a crop)",
+                            field: field, name: schema.name(item), shape: nil, values: [],
+                            space: nil, crop: "removed"))
                     continue
                 }
                 let pixels =
                     schema.label == "IPTC" && value("Iptc4xmpExt:rbUnit", in: item) == "pixel"
-                let space =
+                let (space, spaceWords) =
                     pixels
-                    ? "pixels of the stored image"
+                    ? ("storedPixels", "pixels of the stored image")
                     : schema.label == "IPTC"
-                        ? "relative to the stored image, a radius to its width"
-                        : "normalized to the stored image"
+                        ? ("relative", "relative to the stored image, a radius to its width")
+                        : ("normalized", "normalized to the stored image")
                 let shape: String
+                let words: String
+                let values: [Double]
                 switch place {
-                case .point(let p): shape = "a point \(decimal(p.x)),\(decimal(p.y))"
+                case .point(let p):
+                    (shape, values) = ("point", [p.x, p.y])
+                    words = "a point \(decimal(p.x)),\(decimal(p.y))"
                 case .rect(let r):
-                    shape =
+                    (shape, values) = ("rectangle", [r.x, r.y, r.width, r.height])
+                    words =
                         "a rectangle \(decimal(r.width))x\(decimal(r.height)), top-left \(decimal(r.x)),\(decimal(r.y))"
                 case .circle(let c, let radius):
-                    shape =
+                    (shape, values) = ("circle", [c.x, c.y, radius])
+                    words =
                         "a circle of radius \(decimal(radius)) by its centre \(decimal(c.x)),\(decimal(c.y))"
                 case .polygon(let corners):
-                    shape =
+                    (shape, values) = ("polygon", corners.flatMap { [$0.x, $0.y] })
+                    words =
                         "a polygon of \(corners.count) vertices "
                         + corners.map { "\(decimal($0.x)),\(decimal($0.y))" }.joined(separator: " ")
                 }
                 found.append(
-                    "XMP \(schema.label) region \(name): \(shape) (\(space); mapped by a crop)")
+                    MetadataPlace.entry(
+                        "XMP \(schema.label) region \(name): \(words) (\(spaceWords); mapped by a crop)",
+                        field: field, name: schema.name(item), shape: shape, values: values,
+                        space: space, crop: "mapped"))
             }
         }
         return found

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 
 /// How a plan's crop is made, as its output format's writer chose it:
 /// the source's coded data copied, or pixels passed through stages.
@@ -23,6 +24,24 @@ public enum CropStrategy: Hashable, Sendable, CustomStringConvertible {
         case .tileCopy(let grid): "tileCopy \(grid.width)x\(grid.height)"
         case .pixels(let stages): "pixels: " + stages.map(\.rawValue).joined(separator: ", ")
         }
+    }
+
+    /// `{kind, grid, stages, summary}`, as `crop --json` gives it: the
+    /// kind (`coefficientCopy`, `tileCopy`, `pixels`), the block or tile
+    /// grid copied on (`null` for pixels), the stages pixels pass through
+    /// (empty for a copy) and ``description``.
+    public var json: JSONValue {
+        let (kind, grid, stages): (String, PixelSize<StoredPixels>?, [CropStage]) =
+            switch self {
+            case .coefficientCopy(let grid): ("coefficientCopy", grid, [])
+            case .tileCopy(let grid): ("tileCopy", grid, [])
+            case .pixels(let stages): ("pixels", nil, stages)
+            }
+        return .object([
+            .init("kind", .string(kind)), .init("grid", grid.map(\.json) ?? .null),
+            .init("stages", .array(stages.map { .string($0.rawValue) })),
+            .init("summary", .string(description)),
+        ])
     }
 }
 

@@ -581,7 +581,7 @@ struct BatchCommand: Subcommand {
                     } ?? [.init("pixels", plan.result.json)]) + Self.header(of: written) + [
                         .init("bytes", .number(report.bytes)),
                         // Where the written file says the photo was taken.
-                        .init("keptLocation", .array(location.map { .string($0) })),
+                        .init("keptLocation", .array(location.map(\.json))),
                         // The names of people it holds.
                         .init("keptPeople", .array(people.map { .string($0) })),
                     ])
@@ -741,7 +741,7 @@ struct BatchCommand: Subcommand {
                                         + [
                                             .init("bytes", .number(report.bytes)),
                                             .init(
-                                                "keptLocation", .array(location.map { .string($0) })
+                                                "keptLocation", .array(location.map(\.json))
                                             ),
                                             .init("keptPeople", .array(people.map { .string($0) })),
                                         ])

@@ -344,6 +344,8 @@ struct CropCommand: Subcommand {
         if !variants.isEmpty { return runVariants(console: console) }
         do throws(ImagingError) {
             var source: ImageSource
+            // The animation and frame a still comes from, for the report.
+            var frameOf: (format: String, frame: Int)?
             if var animated = try AnimatedImage.open(path: input, limits: image.limits) {
                 animated.inflater = image.inflater
                 // The animation format the output names, if it holds one.
@@ -363,10 +365,12 @@ struct CropCommand: Subcommand {
                         return ExitCode.usage
                     }
                     source = try animated.frame(frame)
+                    frameOf = (animated.formatName, frame)
                 } else if let animatedFormat {
                     return runAnimation(animated, as: animatedFormat, console: console)
                 } else {
                     source = try animated.frame(0)
+                    frameOf = (animated.formatName, 0)
                 }
             } else {
                 let opened = try image.open(input)
@@ -415,7 +419,7 @@ struct CropCommand: Subcommand {
                     json
                         ? Self.reportJSON(
                             input: input, plan: plan, report: report, location: location,
-                            people: people
+                            people: people, frameOf: frameOf
                         ).text + "\n"
                         : "wrote the crop to standard output: \(report.size.width)x\(report.size.height) \(report.summary), \(report.bytes) bytes\n"
                             + Self.locationNote(location) + Self.peopleNote(people)
@@ -439,7 +443,7 @@ struct CropCommand: Subcommand {
                 console.out.write(
                     Self.reportJSON(
                         input: input, plan: plan, report: report, location: location,
-                        people: people
+                        people: people, frameOf: frameOf
                     ).text + "\n")
             } else {
                 if let resampling = plan.resampling {
@@ -489,6 +493,68 @@ struct CropCommand: Subcommand {
         return members
     }
 
+    /// An animation crop's `--json` report, in a still's shape: the
+    /// source's format, canvas and frames; the rect read (`mapping.pixels`,
+    /// canvas pixels); the strategy (`frames`: every frame cut, or
+    /// resampled as a still would be); what was written, with the timeline
+    /// and how the frames were made under the output's name (`gif`,
+    /// `apng`, `webp`) and each piece of metadata not carried as a dropped
+    /// entry.
+    static func animationReportJSON(
+        input: String, source: AnimatedImage, rect: PixelRect<StoredPixels>, resampled: Bool,
+        report: AnimationCropReport
+    ) -> JSONValue {
+        let summary =
+            resampled
+            ? "every frame turned or resized as a still would be" : "every frame cut to the rect"
+        let facts: [(String, Int)] = [
+            ("frames", report.frames), ("plays", report.plays),
+            ("durationMs", report.totalMilliseconds), ("copied", report.copied),
+            ("encodedLosslessly", report.losslessAgain), ("encodedLossy", report.lossyAgain),
+            ("fromCanvas", report.fromCanvas),
+        ]
+        return MachineInterface.versioned(
+            .object([
+                .init("input", .string(input)),
+                .init(
+                    "source",
+                    .object([
+                        .init("format", .string(source.formatName)),
+                        .init("width", .number(source.size.width)),
+                        .init("height", .number(source.size.height)),
+                        .init("frames", .number(source.animation.frames.count)),
+                    ])),
+                .init("mapping", .object([.init("pixels", rect.json)])),
+                .init(
+                    "strategy",
+                    .object([
+                        .init("kind", .string("frames")), .init("grid", .null),
+                        .init("stages", .array([])), .init("summary", .string(summary)),
+                    ])),
+                .init(
+                    "written",
+                    .object([
+                        .init("path", report.output.map { .string($0) } ?? .null),
+                        .init("bytes", .number(report.bytes)),
+                        .init("format", .string(report.formatName)),
+                        .init("width", .number(report.size.width)),
+                        .init("height", .number(report.size.height)),
+                        .init("how", .string(report.summary)),
+                        .init(
+                            "metadata",
+                            metadataJSON(report.droppedMetadata)),
+                        .init(
+                            report.formatName,
+                            .object(
+                                facts.map { .init($0.0, .number($0.1)) } + [
+                                    .init("coding", .string(report.coding))
+                                ])),
+                    ])),
+                .init("keptLocation", .array([])), .init("keptPeople", .array([])),
+                .init("warnings", .array(report.warnings.map { .string($0) })),
+            ]))
+    }
+
     /// Every frame of an animation cut to the rect, written as GIF, APNG or
     /// WebP with the same timeline.
     func runAnimation(_ animated: AnimatedImage, as format: ImageFormat, console: Console)
@@ -519,11 +585,11 @@ struct CropCommand: Subcommand {
                 report = try animated.write(rect, as: format, to: output, replacing: force)
             }
             if json {
-                let members: [JSONValue.Member] =
-                    [.init("input", .string(input)), .init("output", .string(output))]
-                    + Self.animationMembers(report, rect: rect)
-                let value = JSONValue.object(members)
-                console.out.write(value.text + "\n")
+                console.out.write(
+                    Self.animationReportJSON(
+                        input: input, source: animated, rect: rect, resampled: resampling != nil,
+                        report: report
+                    ).text + "\n")
             } else {
                 let how =
                     resampling == nil
@@ -592,19 +658,21 @@ struct CropCommand: Subcommand {
     /// The report's line for a kept location (nothing when there is none):
     /// "leaks: clean" speaks of pixels, and a newcomer took it to mean that
     /// nothing private remained.
-    static func locationNote(_ places: [String]) -> String {
+    static func locationNote(_ places: [ImageFileSummary.Detail.Entry]) -> String {
         places.isEmpty
             ? ""
-            : "  kept the photo's location (\(field: places.joined(separator: "; "))); --strip location removes it\n"
+            : "  kept the photo's location (\(field: places.map(\.text).joined(separator: "; "))); --strip location removes it\n"
     }
 
     /// Where the written file says the photo was taken and the names of
     /// people it holds, read back from it in one read of its metadata
     /// (`ImageMetadata.locations` and `people`): a crop keeps both unless
     /// asked not to.
-    static func keptPersonalData(_ written: ImageSource) -> (location: [String], people: [String]) {
+    static func keptPersonalData(_ written: ImageSource) -> (
+        location: [ImageFileSummary.Detail.Entry], people: [String]
+    ) {
         guard let metadata = try? written.metadata() else { return ([], []) }
-        return (metadata.locations, metadata.people)
+        return (metadata.locationEntries, metadata.people)
     }
 
     /// The report's line for kept names of people (nothing when there are
@@ -659,14 +727,22 @@ struct CropCommand: Subcommand {
         return ExitCode.failure
     }
 
-    /// The `--json` report: the input, the source, the mapping, the file written.
+    /// The `--json` report: the input, the source, the mapping, the file
+    /// written; for a still of an animation's frame (`frameOf`), the
+    /// animation's format and the frame as the source's.
     static func reportJSON(
-        input: String, plan: CropPlan, report: CropReport, location: [String] = [],
-        people: [String] = []
+        input: String, plan: CropPlan, report: CropReport,
+        location: [ImageFileSummary.Detail.Entry] = [],
+        people: [String] = [], frameOf: (format: String, frame: Int)? = nil
     ) -> JSONValue {
         let source = plan.source
-        var sourceMembers: [JSONValue.Member] = [.init("format", .string(source.format.rawValue))]
-        sourceMembers += source.reportDetails.map { .init($0.key, InfoCommand.json($0.value)) }
+        // A still of an animation's frame names the animation's format
+        // and the frame, not the image it was decoded into.
+        var sourceMembers: [JSONValue.Member] = [
+            .init("format", .string(frameOf?.format ?? source.format.rawValue))
+        ]
+        if let frameOf { sourceMembers.append(.init("frame", .number(frameOf.frame))) }
+        sourceMembers += source.reportDetails.map { .init($0.key, $0.json) }
         sourceMembers += [
             .init("width", .number(source.storedSize.width)),
             .init("height", .number(source.storedSize.height)),
@@ -704,16 +780,17 @@ struct CropCommand: Subcommand {
             mapping = .object([.init("pixels", plan.result.json)])
         }
         return .object([
+            .init("schemaVersion", .number(MachineInterface.schemaVersion)),
             .init("input", .string(input)),
             .init("source", .object(sourceMembers)),
             .init("mapping", mapping),
             // How the writer made it: a copy of the coded data, or pixels
             // through stages.
-            .init("strategy", .string(plan.strategy.description)),
+            .init("strategy", plan.strategy.json),
             .init("written", writtenJSON(report)),
             // Where the written file says the photo was taken (read back):
             // empty when it says nothing; --strip location empties it.
-            .init("keptLocation", .array(location.map { .string($0) })),
+            .init("keptLocation", .array(location.map(\.json))),
             // The names of people it holds (read back); --strip people
             // empties it.
             .init("keptPeople", .array(people.map { .string($0) })),
@@ -736,7 +813,9 @@ struct CropCommand: Subcommand {
                 .object([
                     .init("segment", .string(entry.segment)),
                     .init("action", .string(entry.action.rawValue)),
+                    .init("kind", .string(entry.kind.rawValue)),
                     .init("reason", .string(entry.reason)),
+                    .init("changes", .array(entry.changes.map(\.json))),
                 ])
             })
     }
@@ -756,7 +835,7 @@ struct CropCommand: Subcommand {
             .init("metadata", metadataJSON(report.metadata)),
             .init(
                 report.format,
-                .object(report.details.facts.map { .init($0.key, InfoCommand.json($0.value)) })),
+                .object(report.details.facts.map { .init($0.key, $0.json) })),
         ])
     }
 }

@@ -23,10 +23,13 @@ struct InfoCommand: Subcommand {
         several files, each report starts with a '== FILE' line, as vipsheader
         and exiftool do.
 
-        --json prints one JSON object per file, one per line (JSON Lines), with
-        the keys 'crop --json' uses: camelCase names, arrays for lists, true or
-        false for yes or no, numbers as numbers. A file that cannot be read
-        gives {"file":...,"error":...} in its place.
+        --json prints one JSON object per file, one per line (JSON Lines), typed
+        as the published schema 'info-line' says ('cropkit schema info-line'):
+        camelCase names, numbers as numbers, sizes, rects and grids as
+        objects, each companion, place and transform an object beside its
+        sentence ('summary'). A file that cannot be read gives
+        {"schemaVersion":1,"file":...,"error":...,"errorCode":...} in its
+        place.
         Exit 2 when any file cannot be read or is not a valid PNG, JPEG or HEIF
         header; the others are still reported.
         """
@@ -51,7 +54,8 @@ struct InfoCommand: Subcommand {
             do throws(ImagingError) {
                 let summary = try ImageFileSummary.read(path: path)
                 if json {
-                    console.out.write(Self.json(summary, path: path).text + "\n")
+                    console.out.write(
+                        MachineInterface.versioned(Self.json(summary, path: path)).text + "\n")
                 } else {
                     console.out.write(Self.text(summary))
                 }
@@ -61,10 +65,9 @@ struct InfoCommand: Subcommand {
             } catch {
                 if json {
                     console.out.write(
-                        JSONValue.object([
-                            .init("file", .string(path)),
-                            .init("error", .string(error.commandLineMessage)),
-                        ]).text + "\n")
+                        MachineInterface.versioned(
+                            .object([.init("file", .string(path))] + error.jsonMembers)
+                        ).text + "\n")
                 }
                 console.err.write("error: \(field: error.commandLineMessage)\n")
                 status = error.exitCode
@@ -75,33 +78,17 @@ struct InfoCommand: Subcommand {
 
     /// The `--json` object of one file.
     static func json(_ summary: ImageFileSummary, path: String) -> JSONValue {
-        func size(_ width: Int, _ height: Int) -> JSONValue {
-            .object([.init("width", .number(width)), .init("height", .number(height))])
-        }
         var members: [JSONValue.Member] = [
             .init("file", .string(path)), .init("format", .string(summary.format.rawValue)),
-            .init("stored", size(summary.storedSize.width, summary.storedSize.height)),
-            .init("oriented", size(summary.orientedSize.width, summary.orientedSize.height)),
+            .init("stored", summary.storedSize.json), .init("oriented", summary.orientedSize.json),
             .init("orientation", .number(summary.orientation.rawValue)),
             .init("colorSpace", .string(summary.colorSpace)),
             .init("bitDepth", .number(summary.bitDepth)),
             .init("profile", summary.profile.map { .string($0) } ?? .null),
         ]
-        for detail in summary.details { members.append(.init(detail.key, json(detail.value))) }
+        for detail in summary.details { members.append(.init(detail.key, detail.json)) }
         members.append(.init("warnings", .array(summary.warnings.map { .string($0) })))
         return .object(members)
-    }
-
-    /// A detail's value as JSON.
-    static func json(_ value: ImageFileSummary.Detail.Value) -> JSONValue {
-        switch value {
-        case .flag(let flag): .bool(flag)
-        case .number(let number): .number(number)
-        case .list(let words): .array(words.map { .string($0) })
-        case .measure(let measure): .number((measure * 100).rounded() / 100)
-        case .text(let text): .string(text)
-        case .counts(let counts): .object(counts.map { .init($0.name, .number($0.value)) })
-        }
     }
 
     /// The text report of one file.
@@ -115,23 +102,7 @@ struct InfoCommand: Subcommand {
             "profile      \(field: summary.profile ?? "none")",
         ]
         for detail in summary.details {
-            let value: String
-            switch detail.value {
-            case .flag(let flag): value = flag ? "yes" : "no"
-            case .number(let number): value = "\(number)"
-            case .list(let words):
-                // Words by spaces ("4:2:0 1x1"); phrases, which hold spaces
-                // themselves, by semicolons.
-                // An empty list is said: "location none".
-                value =
-                    words.isEmpty
-                    ? "none"
-                    : words.joined(separator: words.contains { $0.contains(" ") } ? "; " : " ")
-            case .measure(let measure): value = String(format: "%.2f", measure)
-            case .text(let text): value = text
-            case .counts(let counts):
-                value = counts.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
-            }
+            let value = detail.text
             guard !value.isEmpty else { continue }
             // A value is one field: what a file says cannot start a line.
             lines.append(

@@ -67,7 +67,9 @@ extension AVIFEncoder {
                 grid: "one image of \(image.width)x\(image.height), encoded from pixels",
                 copiedTiles: 0, reencodedTiles: 0, copiedBytes: 0, cleanAperture: nil,
                 transforms: [], notes: [], metadata: entries, encodedWholeAt: quality,
-                kind: Self.displayName))
+                kind: Self.displayName,
+                tiles: .init(columns: 1, rows: 1, tileWidth: image.width, tileHeight: image.height))
+        )
     }
 
     /// The companions an AVIF crop from pixels cuts beside its photo: an

@@ -77,7 +77,7 @@ extension AnimatedImage {
             plays: animation.plays, totalMilliseconds: animation.totalMilliseconds,
             copied: outcome.copied, losslessAgain: outcome.losslessAgain,
             lossyAgain: outcome.lossyAgain, fromCanvas: outcome.fromCanvas, bytes: outcome.bytes,
-            coding: outcome.colorType, dropped: droppedMetadata(into: format),
+            coding: outcome.colorType, droppedMetadata: droppedEntries(into: format),
             warnings: animation.warnings)
     }
 

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 
 extension AnimatedImage {
     /// What `cropkit info` shows of an animation, read without decoding a
@@ -17,28 +18,51 @@ extension AnimatedImage {
             .init("plays", .number(animation.plays)),
             .init(
                 "loop",
-                .text(
-                    animation.plays == 0
+                .typed(
+                    .object([
+                        .init("forever", .bool(animation.plays == 0)),
+                        .init("plays", animation.plays == 0 ? .null : .number(animation.plays)),
+                    ]),
+                    text: animation.plays == 0
                         ? "forever" : animation.plays == 1 ? "once" : "\(animation.plays) plays")),
             .init("durationMs", label: "duration ms", .number(animation.totalMilliseconds)),
             .init(
                 "durations",
-                .list(
-                    Self.runs(
-                        frames.map {
-                            $0.duration.isWhole(in: 1000)
-                                ? "\($0.duration.milliseconds)ms"
-                                : "\($0.duration.numerator)/\($0.duration.denominator)s"
-                        }))),
-            .init("disposal", .list(Self.runs(frames.map(\.disposal.rawValue)))),
-            .init("blend", .list(Self.runs(frames.map(\.blend.rawValue)))),
+                Self.entryRuns(
+                    frames.map { frame in
+                        let duration = frame.duration
+                        return (
+                            duration.isWhole(in: 1000)
+                                ? "\(duration.milliseconds)ms"
+                                : "\(duration.numerator)/\(duration.denominator)s",
+                            [
+                                .init(
+                                    "milliseconds",
+                                    .number(
+                                        (Double(duration.numerator) * 100_000
+                                            / Double(max(1, duration.denominator))).rounded() / 100)
+                                ),
+                                .init("numerator", .number(duration.numerator)),
+                                .init("denominator", .number(duration.denominator)),
+                            ]
+                        )
+                    })),
+            .init("disposal", Self.valueRuns(frames.map(\.disposal.rawValue))),
+            .init("blend", Self.valueRuns(frames.map(\.blend.rawValue))),
             .init(
                 "frameRects", label: "frame rects",
-                .list(
-                    Self.runs(
-                        frames.map {
-                            "\($0.rect.x),\($0.rect.y),\($0.rect.width)x\($0.rect.height)"
-                        }))),
+                Self.entryRuns(
+                    frames.map { frame in
+                        let rect = frame.rect
+                        return (
+                            "\(rect.x),\(rect.y),\(rect.width)x\(rect.height)",
+                            [
+                                .init("x", .number(rect.x)), .init("y", .number(rect.y)),
+                                .init("width", .number(rect.width)),
+                                .init("height", .number(rect.height)),
+                            ]
+                        )
+                    })),
             .init(
                 "losslessFrames", label: "lossless",
                 .number(frames.filter(\.isLossless).count)),
@@ -84,7 +108,13 @@ extension AnimatedImage {
                 return digits.count == 1 ? "0" + digits : digits
             }
             details += [
-                .init("background", .text("#" + background.joined() + " (BGRA, as stored)")),
+                .init(
+                    "background",
+                    .typed(
+                        .object(
+                            zip(["blue", "green", "red", "alpha"], webp.background).map {
+                                .init($0, .number(Int($1)))
+                            }), text: "#" + background.joined() + " (BGRA, as stored)")),
                 .init(
                     "metadataChunks", label: "metadata",
                     .list(
@@ -93,7 +123,17 @@ extension AnimatedImage {
             ]
         }
         details.append(
-            .init("cropDrops", label: "crop drops", .list(droppedMetadata(into: animation.format))))
+            .init(
+                "cropDrops", label: "crop drops",
+                .entries(
+                    droppedMetadataItems(into: animation.format).map {
+                        .init(
+                            "\($0.what): \($0.reason)",
+                            .object([
+                                .init("what", .string($0.what)),
+                                .init("reason", .string($0.reason)),
+                            ]))
+                    })))
         return ImageFileSummary(
             format: animation.format, storedSize: animation.canvas, orientation: .up,
             colorSpace: colour, bitDepth: animation.bitDepth, profile: nil, details: details,
@@ -105,14 +145,33 @@ extension AnimatedImage {
         return nil
     }
 
-    /// `values` run-length: a value repeated in a row once, `*N` after it.
-    static func runs(_ values: [String]) -> [String] {
-        var out: [String] = []
+    /// A run-length list of names: `none*2` for people, `{"value":
+    /// "none", "frames": 2}` for programs.
+    static func valueRuns(_ values: [String]) -> ImageFileSummary.Detail.Value {
+        entryRuns(values.map { ($0, [.init("value", .string($0))]) })
+    }
+
+    /// One value a frame, run-length: a phrase repeated in a row is shown
+    /// once with `*N` after it, and its object gains `"frames": N`.
+    static func entryRuns(_ values: [(text: String, members: [JSONValue.Member])])
+        -> ImageFileSummary.Detail.Value
+    {
+        .entries(runs(values))
+    }
+
+    private static func runs(_ values: [(text: String, members: [JSONValue.Member])])
+        -> [ImageFileSummary.Detail.Entry]
+    {
+        var out: [ImageFileSummary.Detail.Entry] = []
         var index = 0
         while index < values.count {
             var end = index + 1
-            while end < values.count && values[end] == values[index] { end += 1 }
-            out.append(end - index > 1 ? "\(values[index])*\(end - index)" : values[index])
+            while end < values.count && values[end].text == values[index].text { end += 1 }
+            let count = end - index
+            out.append(
+                .init(
+                    count > 1 ? "\(values[index].text)*\(count)" : values[index].text,
+                    .object(values[index].members + [.init("frames", .number(count))])))
             index = end
         }
         return out

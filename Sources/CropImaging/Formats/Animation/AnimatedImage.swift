@@ -175,7 +175,7 @@ public struct AnimatedImage: Sendable {
             totalMilliseconds: animation.totalMilliseconds, copied: outcome.copied,
             losslessAgain: outcome.losslessAgain, lossyAgain: outcome.lossyAgain,
             fromCanvas: outcome.fromCanvas, bytes: outcome.bytes, coding: outcome.colorType,
-            dropped: droppedMetadata(into: format), warnings: animation.warnings)
+            droppedMetadata: droppedEntries(into: format), warnings: animation.warnings)
     }
 
     /// Refuses an output `format` that cannot hold this animation exactly
@@ -226,27 +226,40 @@ public struct AnimatedImage: Sendable {
         return report
     }
 
-    /// What of the source's metadata a crop does not carry, with why.
-    func droppedMetadata(into format: ImageFormat) -> [String] {
-        var dropped: [String] = []
+    /// The metadata a crop into `format` drops, as dropped entries.
+    func droppedEntries(into format: ImageFormat) -> [MetadataEntry] {
+        droppedMetadataItems(into: format).map {
+            MetadataEntry(segment: $0.what, action: .dropped, reason: $0.reason)
+        }
+    }
+
+    /// The metadata a crop into `format` drops (``droppedEntries(into:)``):
+    /// what and why.
+    func droppedMetadataItems(into format: ImageFormat) -> [(what: String, reason: String)] {
+        var dropped: [(what: String, reason: String)] = []
         switch animation.details {
         case .gif(let details):
             for (name, _) in details.applicationExtensions {
-                dropped.append("application extension \(name): it may describe the whole picture")
+                dropped.append(
+                    ("application extension \(name)", "it may describe the whole picture"))
             }
             if details.comments > 0 {
                 dropped.append(
-                    "\(details.comments) comment or plain-text extension(s): not carried")
+                    ("\(details.comments) comment or plain-text extension(s)", "not carried"))
             }
         case .png(let details):
             for type in details.otherChunks {
-                dropped.append("\(type) chunk: an animation carries its colour chunks only")
+                dropped.append(("\(type) chunk", "an animation carries its colour chunks only"))
             }
         case .webp(let details):
-            if details.exif != nil { dropped.append("EXIF chunk: it describes the whole picture") }
-            if details.xmp != nil { dropped.append("XMP chunk: it describes the whole picture") }
+            if details.exif != nil {
+                dropped.append(("EXIF chunk", "it describes the whole picture"))
+            }
+            if details.xmp != nil {
+                dropped.append(("XMP chunk", "it describes the whole picture"))
+            }
             if details.icc != nil && format != .webp {
-                dropped.append("ICCP chunk: not carried into \(format.name)")
+                dropped.append(("ICCP chunk", "not carried into \(format.name)"))
             }
         }
         return dropped
@@ -277,8 +290,11 @@ public struct AnimationCropReport: Sendable {
     public var bytes: Int
     /// How its pixels are held ("palette (the source's colour tables)").
     public var coding: String
-    /// Metadata not carried, with why.
-    public var dropped: [String]
+    /// Metadata not carried, each a dropped entry with why.
+    public var droppedMetadata: [MetadataEntry]
+    /// Metadata not carried, with why: "EXIF chunk: it describes the whole
+    /// picture".
+    public var dropped: [String] { droppedMetadata.map { "\($0.segment): \($0.reason)" } }
     /// Problems reading the source that did not stop the crop.
     public var warnings: [String]
     /// The file written, or `nil` for another sink.

@@ -242,7 +242,7 @@ extension CropPlan {
                 copiedBytes: image.copiedBytes,
                 cleanAperture: clap, transforms: transforms.names, notes: notes,
                 metadata: entries, encodedWholeAt: single == nil ? nil : encoder.quality,
-                kind: format.displayName, rectImage: single != nil))
+                kind: format.displayName, rectImage: single != nil, tiles: image.tiles))
     }
 
     /// Where the rect would lie as one coded image

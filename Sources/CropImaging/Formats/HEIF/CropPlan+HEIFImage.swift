@@ -12,6 +12,8 @@ extension CropPlan {
         var copiedBytes = 0
         /// The grid written, in words.
         var gridText = ""
+        /// The grid written, as numbers.
+        var tiles: HEIFWriteReport.Tiles?
         /// The clean aperture cutting the rect, if one does.
         var clap: PixelRect<StoredPixels>?
         /// Its coded size (the grid's canvas, or the one image's).
@@ -150,6 +152,8 @@ extension CropPlan {
                 item: item, reencoded: 1,
                 gridText:
                     "one image of \(single.width)x\(single.height) (no tile to copy: the rect encoded again)",
+                tiles: .init(
+                    columns: 1, rows: 1, tileWidth: single.width, tileHeight: single.height),
                 clap: clap, codedWidth: single.width, codedHeight: single.height)
         }
         // The tiles: copied, or fixed and encoded again.
@@ -222,6 +226,9 @@ extension CropPlan {
         }
         written.gridText =
             "\(cut.columns.count)x\(cut.rows.count) of \(info.layout.tileWidth)x\(info.layout.tileHeight)"
+        written.tiles = .init(
+            columns: cut.columns.count, rows: cut.rows.count, tileWidth: info.layout.tileWidth,
+            tileHeight: info.layout.tileHeight)
         return written
     }
 }

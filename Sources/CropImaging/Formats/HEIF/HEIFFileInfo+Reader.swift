@@ -145,7 +145,7 @@ extension HEIFFileInfo: FormatReader {
     var reportDetails: [ImageFileSummary.Detail] {
         [
             .init("orientation", .number(orientation.rawValue)),
-            .init("transforms", .list(transforms)),
+            .init("transforms", Self.transformEntries(transforms)),
         ]
     }
 
@@ -177,7 +177,10 @@ extension HEIFFileInfo: FormatReader {
             },
             details: HEIFFileInfo.details(self)
                 + (contentCredentials.map {
-                    [ContentCredentials.detail("a top-level uuid box, \($0) bytes")]
+                    [
+                        ContentCredentials.detail(
+                            "a top-level uuid box, \($0) bytes", container: "uuid box", bytes: $0)
+                    ]
                 } ?? []),
             warnings: warnings)
     }

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 
 /// A HEIF region item (`rgan`) that describes the primary image: its item
 /// and its data, whole.
@@ -171,24 +172,65 @@ enum HEIFRegions {
     /// A region item for `info`: "rgan item 7: a point 500,400, a rectangle
     /// 300x200 at 100,100 (reference 1001x777 on the canvas, before
     /// clap and turns; mapped by a HEIC crop)".
-    static func describe(_ region: HEIFRegionItem) -> String {
+    static func describe(_ region: HEIFRegionItem) -> String { entry(region).text }
+
+    /// ``describe(_:)``'s phrase, and for `--json` `{item, reference,
+    /// shapes, crop, summary}`: the reference space's size (`null` when
+    /// the item cannot be read), each geometry as `{shape, values}`
+    /// (`point` x, y; `rectangle` x, y, width, height; `ellipse` x, y,
+    /// radii; `polygon` and `polyline` their points' x, y in turn; `mask`
+    /// none) and `"mapped"` or `"removed"`.
+    static func entry(_ region: HEIFRegionItem) -> ImageFileSummary.Detail.Entry {
         guard let item = parse(region.data) else {
-            return
+            let text =
                 "rgan item \(region.item): not a region item CropKit can read (removed by a crop)"
+            return .init(
+                text,
+                .object([
+                    .init("item", .number(region.item)), .init("reference", .null),
+                    .init("shapes", .array([])), .init("crop", .string("removed")),
+                    .init("summary", .string(text)),
+                ]))
         }
-        let shapes = item.geometries.map { geometry -> String in
+        func shape(_ name: String, _ values: [Int]) -> JSONValue {
+            .object([
+                .init("shape", .string(name)), .init("values", .array(values.map { .number($0) })),
+            ])
+        }
+        var shapes: [String] = []
+        var objects: [JSONValue] = []
+        for geometry in item.geometries {
             switch geometry {
-            case .point(let x, let y): "a point \(x),\(y)"
-            case .rectangle(let x, let y, let w, let h): "a rectangle \(w)x\(h) at \(x),\(y)"
+            case .point(let x, let y):
+                shapes.append("a point \(x),\(y)")
+                objects.append(shape("point", [x, y]))
+            case .rectangle(let x, let y, let w, let h):
+                shapes.append("a rectangle \(w)x\(h) at \(x),\(y)")
+                objects.append(shape("rectangle", [x, y, w, h]))
             case .ellipse(let x, let y, let rx, let ry):
-                "an ellipse of radii \(rx),\(ry) by its centre \(x),\(y)"
-            case .polygon(let p): "a polygon of \(p.count) vertices"
-            case .polyline(let p): "a polyline of \(p.count) points"
-            case .mask(let type): type == 4 ? "a mask image" : "an inline mask"
+                shapes.append("an ellipse of radii \(rx),\(ry) by its centre \(x),\(y)")
+                objects.append(shape("ellipse", [x, y, rx, ry]))
+            case .polygon(let p):
+                shapes.append("a polygon of \(p.count) vertices")
+                objects.append(shape("polygon", p.flatMap { [$0.x, $0.y] }))
+            case .polyline(let p):
+                shapes.append("a polyline of \(p.count) points")
+                objects.append(shape("polyline", p.flatMap { [$0.x, $0.y] }))
+            case .mask(let type):
+                shapes.append(type == 4 ? "a mask image" : "an inline mask")
+                objects.append(shape("mask", []))
             }
         }
-        return
+        let text =
             "rgan item \(region.item): \(shapes.isEmpty ? "no region" : shapes.joined(separator: ", ")) (reference \(item.referenceWidth)x\(item.referenceHeight) on the canvas, before clap and turns; mapped by a HEIC crop)"
+        return .init(
+            text,
+            .object([
+                .init("item", .number(region.item)),
+                .init("reference", .size(width: item.referenceWidth, height: item.referenceHeight)),
+                .init("shapes", .array(objects)), .init("crop", .string("mapped")),
+                .init("summary", .string(text)),
+            ]))
     }
 
     /// Where the crop's regions are written: the source's canvas (the coded

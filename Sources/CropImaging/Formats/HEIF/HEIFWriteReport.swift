@@ -1,5 +1,6 @@
 internal import CImagingShims
 import CropGeometry
+import CropRecords
 
 /// How a HEIC crop was made, for the report.
 public struct HEIFWriteReport: Hashable, Sendable {
@@ -31,6 +32,39 @@ public struct HEIFWriteReport: Hashable, Sendable {
     /// Whether no tile the rect touches could be copied, and the rect was
     /// decoded and encoded as one image at ``encodedWholeAt``.
     public var rectImage: Bool = false
+    /// ``grid`` as numbers: one image is one tile of its own size.
+    public var tiles: Tiles? = nil
+
+    /// A grid written: columns × rows of tiles of one size.
+    public struct Tiles: Hashable, Sendable {
+        /// Tiles across.
+        public var columns: Int
+        /// Tiles down.
+        public var rows: Int
+        /// A tile's width.
+        public var tileWidth: Int
+        /// A tile's height.
+        public var tileHeight: Int
+
+        /// `{columns, rows, tileWidth, tileHeight}`, as `info --json` and
+        /// `crop --json` give a grid, and `summary` after them when given.
+        public func json(summary: String? = nil) -> JSONValue {
+            .object(
+                [
+                    .init("columns", .number(columns)), .init("rows", .number(rows)),
+                    .init("tileWidth", .number(tileWidth)),
+                    .init("tileHeight", .number(tileHeight)),
+                ] + (summary.map { [.init("summary", .string($0))] } ?? []))
+        }
+
+        /// `columns` × `rows` tiles of `tileWidth` × `tileHeight`.
+        public init(columns: Int, rows: Int, tileWidth: Int, tileHeight: Int) {
+            self.columns = columns
+            self.rows = rows
+            self.tileWidth = tileWidth
+            self.tileHeight = tileHeight
+        }
+    }
 }
 
 extension HEIFWriteReport: WriteReport {
@@ -59,11 +93,17 @@ extension HEIFWriteReport: WriteReport {
         return [.init("method", .text(method))]
             + (encodedWholeAt.map { [.init("quality", .number($0))] } ?? [])
             + [
-                .init("grid", .text(grid)), .init("copiedTiles", .number(copiedTiles)),
+                .init(
+                    "grid",
+                    tiles.map { .typed($0.json(summary: grid), text: grid) } ?? .text(grid)),
+                .init("copiedTiles", .number(copiedTiles)),
                 .init("reencodedTiles", .number(reencodedTiles)),
                 .init("copiedBytes", .number(copiedBytes)),
             ]
-            + (cleanAperture.map { [.init("cleanAperture", .text("\($0)"))] } ?? [])
-            + [.init("transforms", .list(transforms)), .init("notes", .list(notes))]
+            + (cleanAperture.map { [.init("cleanAperture", .typed($0.json, text: "\($0)"))] } ?? [])
+            + [
+                .init("transforms", HEIFFileInfo.transformEntries(transforms)),
+                .init("notes", .list(notes)),
+            ]
     }
 }

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 
 extension JPEGFileInfo: FormatReader {
     static var format: ImageFormat { .jpeg }
@@ -113,12 +114,16 @@ extension JPEGFileInfo: FormatReader {
     }
 
     func summary(in input: ImageInput) -> ImageFileSummary {
-        let sampling = zip(horizontalSampling, verticalSampling).map { "\($0)x\($1)" }
+        let sampling = zip(horizontalSampling, verticalSampling).map {
+            ImageFileSummary.Detail.Entry(
+                "\($0)x\($1)",
+                .object([.init("horizontal", .number($0)), .init("vertical", .number($1))]))
+        }
         return ImageFileSummary(
             format: .jpeg, storedSize: storedSize, orientation: orientation,
             colorSpace: colorSpace, bitDepth: 8,
             profile: ICCProfile.summary(iccProfile, problem: profileProblem),
-            details: [.init("frame", .text(frame)), .init("sampling", .list(sampling))]
+            details: [.init("frame", .text(frame)), .init("sampling", .entries(sampling))]
                 + companionDetails(in: input) + credentialDetails(in: input)
                 + (scanWork.map { work in
                     [
@@ -149,7 +154,11 @@ extension JPEGFileInfo {
         }
         guard !held.isEmpty else { return [] }
         let bytes = held.reduce(0) { $0 + $1.bodyLength }
-        return [ContentCredentials.detail("\(held.count) APP11 segment(s), \(bytes) bytes")]
+        return [
+            ContentCredentials.detail(
+                "\(held.count) APP11 segment(s), \(bytes) bytes", container: "APP11",
+                count: held.count, bytes: bytes)
+        ]
     }
 
     /// The MPF gain map's pixels, read from its header.
@@ -163,24 +172,27 @@ extension JPEGFileInfo {
     /// `companions`: the MPF gain map or a stereo pair's other eye, and
     /// Google's depth map, each on its grid, when there are any.
     func companionDetails(in input: ImageInput) -> [ImageFileSummary.Detail] {
-        var lines: [String] = []
+        var entries: [ImageFileSummary.Detail.Entry] = []
+        let crop = "cut with a JPEG crop, resampled with a turned or resized one"
         if let found = try? GainMap.find(self, input: input, eyes: true),
             let map = try? ImageSource(ImageInput(bytes: found.bytes, name: "gain map"))
         {
-            lines.append(
-                CompanionListing.line(
+            entries.append(
+                CompanionListing.entry(
                     found.isEye ? "the other eye (MPF)" : "HDR gain map (MPF)",
-                    size: map.storedSize, photo: storedSize,
-                    crop: "cut with a JPEG crop, resampled with a turned or resized one"))
+                    kind: found.isEye ? "otherEye" : "gainMap", type: "MPF",
+                    size: map.storedSize, photo: storedSize, outputs: ["jpeg": .cut],
+                    resampled: true, crop: crop))
         }
         if let png = try? GoogleDepth.find(self, input: input),
             let map = try? ImageSource(ImageInput(bytes: png, name: "depth map"))
         {
-            lines.append(
-                CompanionListing.line(
-                    "depth map (GDepth:Data)", size: map.storedSize, photo: storedSize,
-                    crop: "cut with a JPEG crop, resampled with a turned or resized one"))
+            entries.append(
+                CompanionListing.entry(
+                    "depth map (GDepth:Data)", kind: "depthMap", type: "GDepth:Data",
+                    size: map.storedSize, photo: storedSize, outputs: ["jpeg": .cut],
+                    resampled: true, crop: crop))
         }
-        return lines.isEmpty ? [] : [.init("companions", .list(lines))]
+        return entries.isEmpty ? [] : [.init("companions", .entries(entries))]
     }
 }

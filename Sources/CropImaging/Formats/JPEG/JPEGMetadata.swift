@@ -188,9 +188,8 @@ struct JPEGMetadata {
                     result.exif = tiff
                     keep(
                         exifSignature + tiff, "\(name) EXIF", changes.isEmpty ? .kept : .rewritten,
-                        changes.isEmpty
-                            ? "nothing in it shows the whole photo"
-                            : changes.joined(separator: "; "))
+                        MetadataChange.reason(changes))
+                    result.entries[result.entries.count - 1].changes = changes
                     if policy.keepMakerNote {
                         result.warnings.append(
                             "the EXIF MakerNote is kept (--keep-makernote): it may hold a preview of the whole photo"

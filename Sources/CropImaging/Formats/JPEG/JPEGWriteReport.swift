@@ -1,5 +1,6 @@
 internal import CImagingShims
 import CropGeometry
+import CropRecords
 import Foundation
 
 /// How a JPEG crop was made, for the report.
@@ -59,7 +60,18 @@ extension JPEGWriteReport: WriteReport {
         [
             .init("method", .text(method.rawValue)),
             .init("reencodedBlocks", .number(reencodedBlocks)),
-            .init("stoppedEarly", .flag(stoppedEarly)), .init("tables", .text(tables)),
+            .init("stoppedEarly", .flag(stoppedEarly)),
+            // {"from": "source"} or {"from": "quality", "quality": 92}.
+            .init(
+                "tables",
+                .typed(
+                    tables.hasPrefix("quality ")
+                        ? .object([
+                            .init("from", .string("quality")),
+                            .init("quality", Int(tables.dropFirst(8)).map { .number($0) } ?? .null),
+                        ])
+                        : .object([.init("from", .string("source")), .init("quality", .null)]),
+                    text: tables)),
             .init("progressive", .flag(progressive)), .init("arithmetic", .flag(arithmetic)),
         ]
     }

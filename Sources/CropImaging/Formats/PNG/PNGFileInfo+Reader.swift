@@ -168,7 +168,8 @@ extension PNGFileInfo: FormatReader {
                 .init("droppedChunks", label: "dropped chunks", .list(droppedChunkTypes)),
             ]
                 + (droppedChunkTypes.contains("caBX")
-                    ? [ContentCredentials.detail("caBX chunk")] : []),
+                    ? [ContentCredentials.detail("caBX chunk", container: "caBX chunk", bytes: nil)]
+                    : []),
             warnings: warnings)
     }
 

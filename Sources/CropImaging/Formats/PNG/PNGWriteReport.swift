@@ -1,3 +1,5 @@
+import CropRecords
+
 /// How a PNG output was written: its pixel format, the chunks it carries,
 /// and how its image data was compressed.
 public struct PNGWriteReport: Sendable, Hashable {
@@ -32,7 +34,14 @@ extension PNGWriteReport: WriteReport {
             .init("colorType", .text(colorType.name)), .init("bitDepth", .number(bitDepth)),
             .init("chunks", .list(keptChunks)), .init("droppedChunks", .list(droppedChunks)),
             .init("compressor", .text(compressor.rawValue)),
-            .init("level", .text(level.description)),
+            // "auto" or the level as a number.
+            .init(
+                "level",
+                .typed(
+                    {
+                        if case .fixed(let number) = level { return .number(number) }
+                        return .string(level.description)
+                    }(), text: level.description)),
             .init(
                 "bandLevels",
                 .counts(bandLevels.sorted { $0.key < $1.key }.map { .init("\($0.key)", $0.value) })),

@@ -67,7 +67,8 @@ extension WebPEncoder: FormatWriter {
                 "\(plan.source.pixelFormat.bitDepth)-bit samples written as 8 bits (WebP has no wider samples)"
             )
         }
-        guard let (lossless, quality, reason) = plan.decision.choices(as: WebPCoding.self) else {
+        guard let (lossless, quality, reason, choice) = plan.decision.choices(as: WebPCoding.self)
+        else {
             preconditionFailure("a plan's writer decides its coding when the plan is made")
         }
         let size = PixelSize<StoredPixels>(width: image.width, height: image.height)
@@ -84,7 +85,7 @@ extension WebPEncoder: FormatWriter {
             details: WebPWriteReport(
                 coding: lossless ? "VP8L" : "VP8", quality: lossless ? nil : quality,
                 reason: reason, alpha: image.colorType == .rgba, chunks: chunks,
-                metadata: entries))
+                metadata: entries, choice: choice))
     }
 
     /// libwebp's file with the metadata around its image: a VP8X header,

@@ -45,23 +45,29 @@ public struct WebPEncoder: Sendable {
     /// libwebp's method (0-6) for VP8 output, chosen by measurement.
     public static let lossyMethod = 2
 
-    /// How a crop is coded: VP8L, or VP8 at a quality, and why.
-    typealias WebPCoding = (lossless: Bool, quality: Int?, reason: String)
+    /// How a crop is coded: VP8L, or VP8 at a quality, why in a sentence,
+    /// and what chose it in a word (``WebPWriteReport/choice``).
+    typealias WebPCoding = (lossless: Bool, quality: Int?, reason: String, choice: String)
 
     /// How a crop of `source` is coded: VP8L, or VP8 at a quality, and why.
     func coding(for source: ImageSource) -> WebPCoding {
-        if lossless { return (true, nil, "--lossless") }
-        if let quality { return (false, quality, "the quality given") }
+        if lossless { return (true, nil, "--lossless", "lossless") }
+        if let quality { return (false, quality, "the quality given", "given") }
         if let coding = source.reader.losslessCoding(in: source.input) {
-            return (true, nil, "the source is lossless (\(coding))")
+            return (true, nil, "the source is lossless (\(coding))", "sourceLossless")
         }
         guard let info = source.header as? WebPFileInfo else {
-            return (false, Self.defaultQuality, "the default for a lossy source")
+            return (false, Self.defaultQuality, "the default for a lossy source", "default")
         }
         if let estimated = info.estimatedQuality {
-            return (false, estimated, "the source's quality, estimated from its quantizers")
+            return (
+                false, estimated, "the source's quality, estimated from its quantizers", "estimated"
+            )
         }
-        return (false, Self.defaultQuality, "the default (the source's quality could not be read)")
+        return (
+            false, Self.defaultQuality, "the default (the source's quality could not be read)",
+            "defaultUnread"
+        )
     }
 
     /// Encodes 8-bit RGB or RGBA pixels as a WebP bitstream (a whole WebP

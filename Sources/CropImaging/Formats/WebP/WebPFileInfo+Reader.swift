@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 
 extension WebPFileInfo: FormatReader {
     /// A VP8L bitstream; VP8 is lossy.
@@ -123,13 +124,19 @@ extension WebPFileInfo: FormatReader {
             bitDepth: 8,
             profile: ICCProfile.summary(iccProfile, problem: profileProblem),
             details: [
-                .init("coding", .text(coding == .lossy ? "VP8 (lossy)" : "VP8L (lossless)")),
+                .init(
+                    "coding",
+                    .typed(
+                        .string(coding.rawValue),
+                        text: coding == .lossy ? "VP8 (lossy)" : "VP8L (lossless)")),
                 .init("extended", label: "extended format (VP8X)", .flag(extended)),
                 .init("alpha", .flag(hasAlpha)),
                 .init("chunks", .list(chunks.map { $0.type.trimmingSpaces })),
             ]
                 + chunks.filter { $0.type == "C2PA" }.map {
-                    ContentCredentials.detail("\"C2PA\" chunk, \($0.size) bytes")
+                    ContentCredentials.detail(
+                        "\"C2PA\" chunk, \($0.size) bytes", container: "C2PA chunk",
+                        bytes: $0.size)
                 }
                 + (estimatedQuality.map {
                     [.init("estimatedQuality", label: "estimated quality", .number($0))]

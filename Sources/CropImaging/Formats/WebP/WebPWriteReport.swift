@@ -13,6 +13,12 @@ public struct WebPWriteReport: Hashable, Sendable {
     public var chunks: [String]
     /// What became of each piece of the source's metadata.
     public var metadata: [MetadataEntry]
+    /// What chose the coding and quality, in a word, as ``reason`` says
+    /// it in a sentence: `lossless` (asked for), `given` (a quality
+    /// given), `sourceLossless`, `estimated` (the source's quality read
+    /// from its quantizers), `default` (a lossy source's), `defaultUnread`
+    /// (a WebP whose quality could not be read).
+    public var choice: String = ""
 }
 
 extension WebPWriteReport: WriteReport {
@@ -28,7 +34,8 @@ extension WebPWriteReport: WriteReport {
         [.init("coding", .text(coding))]
             + (quality.map { [.init("quality", .number($0))] } ?? [])
             + [
-                .init("reason", .text(reason)), .init("alpha", .flag(alpha)),
+                .init("reason", .text(reason)), .init("choice", .text(choice)),
+                .init("alpha", .flag(alpha)),
                 .init("chunks", .list(chunks)),
             ]
     }
