@@ -6,6 +6,371 @@ extension SchemaCommand {
     /// `.schema.json`) and its text, as in `Schemas/`.
     static let published: [(name: String, text: String)] = [
         (
+            "batch-line",
+            #"""
+            {
+              "$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "urn:cropkit:schema:batch-line",
+              "title": "cropkit batch report line",
+              "description": "One line of a cropkit batch report (--report or standard output) and of batch --merge's report: a manifest line's outcome. A failed line has error and errorCode; a missing one (merge) only its paths. Closed.",
+              "type": "object",
+              "properties": {
+                "schemaVersion": {
+                  "const": 1
+                },
+                "line": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "description": "The manifest line, from 1."
+                },
+                "status": {
+                  "enum": [
+                    "written",
+                    "skipped",
+                    "failed",
+                    "missing"
+                  ],
+                  "description": "written; skipped (its outputs already exist, complete); failed (error says why); missing (in no report merged)."
+                },
+                "input": {
+                  "type": "string"
+                },
+                "output": {
+                  "type": "string"
+                },
+                "outputs": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "pixels": {
+                  "$ref": "#/$defs/seenRect"
+                },
+                "angle": {
+                  "type": "number"
+                },
+                "outputRect": {
+                  "$ref": "#/$defs/rect"
+                },
+                "read": {
+                  "$ref": "#/$defs/seenRect"
+                },
+                "format": {
+                  "enum": [
+                    "png",
+                    "jpeg",
+                    "heif",
+                    "avif",
+                    "webp",
+                    "gif",
+                    "apng"
+                  ]
+                },
+                "width": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "height": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "bytes": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "keptLocation": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/$defs/location"
+                  }
+                },
+                "keptPeople": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "variants": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/$defs/variant"
+                  }
+                },
+                "frames": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "plays": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "durationMs": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "copied": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "encodedLosslessly": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "encodedLossy": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "dropped": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/$defs/dropped"
+                  }
+                },
+                "warnings": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "error": {
+                  "type": "string",
+                  "description": "Why the line failed, in a sentence."
+                },
+                "errorCode": {
+                  "enum": [
+                    "manifest",
+                    "outsideRoot",
+                    "invalidRequest",
+                    "notLossless",
+                    "noPixels",
+                    "merge",
+                    "cannotOpen",
+                    "corrupt",
+                    "unsupported",
+                    "limit",
+                    "outOfMemory",
+                    "encode",
+                    "output",
+                    "outputRefused"
+                  ],
+                  "description": "Why the line failed, in a word: the line itself (manifest), a path outside --root (outsideRoot), a request the input or format cannot take (invalidRequest), lossless asked off the block grid (notLossless), a selection that covers no pixel (noPixels), a merge's check (merge), or the image's own error's kind."
+                }
+              },
+              "required": [
+                "schemaVersion",
+                "line",
+                "status"
+              ],
+              "additionalProperties": false,
+              "allOf": [
+                {
+                  "if": {
+                    "properties": {
+                      "status": {
+                        "const": "failed"
+                      }
+                    }
+                  },
+                  "then": {
+                    "required": [
+                      "error",
+                      "errorCode"
+                    ]
+                  },
+                  "else": {
+                    "not": {
+                      "anyOf": [
+                        {
+                          "required": [
+                            "error"
+                          ]
+                        },
+                        {
+                          "required": [
+                            "errorCode"
+                          ]
+                        }
+                      ]
+                    }
+                  }
+                }
+              ],
+              "$defs": {
+                "rect": {
+                  "description": "A rect in pixels.",
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "integer"
+                    },
+                    "y": {
+                      "type": "integer"
+                    },
+                    "width": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "seenRect": {
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "integer"
+                    },
+                    "y": {
+                      "type": "integer"
+                    },
+                    "width": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "stored": {
+                      "$ref": "#/$defs/rect"
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false,
+                  "description": "A rect in pixels of the image as seen, with the stored grid's (stored) where they differ."
+                },
+                "location": {
+                  "description": "Where the written file says the photo was taken (as info's location).",
+                  "type": "object",
+                  "properties": {
+                    "source": {
+                      "enum": [
+                        "EXIF GPS",
+                        "XMP"
+                      ]
+                    },
+                    "tags": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "integer",
+                          "minimum": 0
+                        }
+                      ]
+                    },
+                    "properties": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    }
+                  },
+                  "required": [
+                    "source",
+                    "tags",
+                    "properties"
+                  ],
+                  "additionalProperties": false
+                },
+                "variant": {
+                  "description": "One output of a line with variants.",
+                  "type": "object",
+                  "properties": {
+                    "output": {
+                      "type": "string"
+                    },
+                    "width": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "format": {
+                      "enum": [
+                        "png",
+                        "jpeg",
+                        "heif",
+                        "avif",
+                        "webp",
+                        "gif",
+                        "apng"
+                      ]
+                    },
+                    "bytes": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "keptLocation": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/location"
+                      }
+                    },
+                    "keptPeople": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "pixels": {
+                      "$ref": "#/$defs/seenRect"
+                    },
+                    "angle": {
+                      "type": "number"
+                    },
+                    "outputRect": {
+                      "$ref": "#/$defs/rect"
+                    },
+                    "read": {
+                      "$ref": "#/$defs/seenRect"
+                    }
+                  },
+                  "required": [
+                    "output"
+                  ],
+                  "additionalProperties": false
+                },
+                "dropped": {
+                  "description": "A piece of an animation's metadata not carried, and why.",
+                  "type": "object",
+                  "properties": {
+                    "what": {
+                      "type": "string"
+                    },
+                    "reason": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "what",
+                    "reason"
+                  ],
+                  "additionalProperties": false
+                }
+              }
+            }
+            """#
+        ),
+        (
             "crop-report",
             #"""
             {
@@ -2162,19 +2527,61 @@ extension SchemaCommand {
                   "additionalProperties": false
                 },
                 "finding": {
-                  "description": "Something the file carries that shows more than its own pixels (the leak rules).",
                   "type": "object",
+                  "description": "Something a file holds that shows more than its own pixels: where, what kind, in words, and the values the words state (a trailing finding's offset and bytes; a stale dimension's field, value and expected; a stale place's values).",
                   "properties": {
                     "place": {
                       "type": "string"
                     },
+                    "kind": {
+                      "enum": [
+                        "embeddedImage",
+                        "imageIndex",
+                        "trailingBytes",
+                        "staleDimensions",
+                        "staleCoordinates",
+                        "hiddenPixels",
+                        "unreadable"
+                      ]
+                    },
                     "detail": {
                       "type": "string"
+                    },
+                    "measured": {
+                      "type": "object",
+                      "properties": {
+                        "offset": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "bytes": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "field": {
+                          "type": "string"
+                        },
+                        "value": {
+                          "type": "integer"
+                        },
+                        "expected": {
+                          "type": "integer"
+                        },
+                        "values": {
+                          "type": "array",
+                          "items": {
+                            "type": "integer"
+                          }
+                        }
+                      },
+                      "additionalProperties": false
                     }
                   },
                   "required": [
                     "place",
-                    "detail"
+                    "kind",
+                    "detail",
+                    "measured"
                   ],
                   "additionalProperties": false
                 },
@@ -2201,6 +2608,152 @@ extension SchemaCommand {
                     "write"
                   ],
                   "description": "Where in the pipeline it arose."
+                }
+              }
+            }
+            """#
+        ),
+        (
+            "leaks-line",
+            #"""
+            {
+              "$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "urn:cropkit:schema:leaks-line",
+              "title": "cropkit leaks --json line",
+              "description": "One line of cropkit leaks --json: a file, whether it is clean, and each thing it holds that shows more than its own pixels; or the error that stopped reading it. Closed.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "schemaVersion": {
+                      "const": 1
+                    },
+                    "file": {
+                      "type": "string"
+                    },
+                    "clean": {
+                      "type": "boolean"
+                    },
+                    "findings": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/finding"
+                      }
+                    }
+                  },
+                  "required": [
+                    "schemaVersion",
+                    "file",
+                    "clean",
+                    "findings"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "description": "A file that cannot be read.",
+                  "properties": {
+                    "schemaVersion": {
+                      "const": 1
+                    },
+                    "file": {
+                      "type": "string"
+                    },
+                    "error": {
+                      "type": "string"
+                    },
+                    "errorCode": {
+                      "enum": [
+                        "cannotOpen",
+                        "corrupt",
+                        "unsupported",
+                        "limit",
+                        "outOfMemory",
+                        "encode",
+                        "output",
+                        "outputRefused",
+                        "invalidRequest"
+                      ]
+                    },
+                    "errorPhase": {
+                      "enum": [
+                        "open",
+                        "read",
+                        "decode",
+                        "encode",
+                        "write"
+                      ]
+                    }
+                  },
+                  "required": [
+                    "schemaVersion",
+                    "file",
+                    "error",
+                    "errorCode",
+                    "errorPhase"
+                  ],
+                  "additionalProperties": false
+                }
+              ],
+              "$defs": {
+                "finding": {
+                  "type": "object",
+                  "description": "Something a file holds that shows more than its own pixels: where, what kind, in words, and the values the words state (a trailing finding's offset and bytes; a stale dimension's field, value and expected; a stale place's values).",
+                  "properties": {
+                    "place": {
+                      "type": "string"
+                    },
+                    "kind": {
+                      "enum": [
+                        "embeddedImage",
+                        "imageIndex",
+                        "trailingBytes",
+                        "staleDimensions",
+                        "staleCoordinates",
+                        "hiddenPixels",
+                        "unreadable"
+                      ]
+                    },
+                    "detail": {
+                      "type": "string"
+                    },
+                    "measured": {
+                      "type": "object",
+                      "properties": {
+                        "offset": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "bytes": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "field": {
+                          "type": "string"
+                        },
+                        "value": {
+                          "type": "integer"
+                        },
+                        "expected": {
+                          "type": "integer"
+                        },
+                        "values": {
+                          "type": "array",
+                          "items": {
+                            "type": "integer"
+                          }
+                        }
+                      },
+                      "additionalProperties": false
+                    }
+                  },
+                  "required": [
+                    "place",
+                    "kind",
+                    "detail",
+                    "measured"
+                  ],
+                  "additionalProperties": false
                 }
               }
             }
@@ -3457,20 +4010,7 @@ extension SchemaCommand {
                             "findings": {
                               "type": "array",
                               "items": {
-                                "type": "object",
-                                "properties": {
-                                  "place": {
-                                    "type": "string"
-                                  },
-                                  "detail": {
-                                    "type": "string"
-                                  }
-                                },
-                                "required": [
-                                  "place",
-                                  "detail"
-                                ],
-                                "additionalProperties": false
+                                "$ref": "#/$defs/finding"
                               }
                             }
                           },
@@ -3797,6 +4337,65 @@ extension SchemaCommand {
                       "additionalProperties": false
                     }
                   ]
+                },
+                "finding": {
+                  "type": "object",
+                  "description": "Something a file holds that shows more than its own pixels: where, what kind, in words, and the values the words state (a trailing finding's offset and bytes; a stale dimension's field, value and expected; a stale place's values).",
+                  "properties": {
+                    "place": {
+                      "type": "string"
+                    },
+                    "kind": {
+                      "enum": [
+                        "embeddedImage",
+                        "imageIndex",
+                        "trailingBytes",
+                        "staleDimensions",
+                        "staleCoordinates",
+                        "hiddenPixels",
+                        "unreadable"
+                      ]
+                    },
+                    "detail": {
+                      "type": "string"
+                    },
+                    "measured": {
+                      "type": "object",
+                      "properties": {
+                        "offset": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "bytes": {
+                          "type": "integer",
+                          "minimum": 0
+                        },
+                        "field": {
+                          "type": "string"
+                        },
+                        "value": {
+                          "type": "integer"
+                        },
+                        "expected": {
+                          "type": "integer"
+                        },
+                        "values": {
+                          "type": "array",
+                          "items": {
+                            "type": "integer"
+                          }
+                        }
+                      },
+                      "additionalProperties": false
+                    }
+                  },
+                  "required": [
+                    "place",
+                    "kind",
+                    "detail",
+                    "measured"
+                  ],
+                  "additionalProperties": false
                 }
               }
             }

@@ -65,7 +65,7 @@ import Testing
         let before = cropkit(["batch", manifest, "--merge", reports[0]])
         #expect(before.status == 1)
         #expect(before.err.contains("missing (in no report; rerun their shards): 2, 5, 7, 9"))
-        #expect(before.out.contains(#"{"line":2,"status":"missing","input":"#))
+        #expect(before.out.contains(#"{"schemaVersion":1,"line":2,"status":"missing","input":"#))
         reports[1] = Self.shard(manifest, 1, of: 2, in: folder)
         let after = cropkit(["batch", manifest, "--merge"] + reports)
         #expect(

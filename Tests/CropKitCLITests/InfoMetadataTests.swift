@@ -18,8 +18,8 @@ struct InfoMetadataTests {
 
     /// The findings `embedded` lists, each as "PLACE: DETAIL".
     static func embedded(_ info: [String: Any]) throws -> [String] {
-        try #require(info["embedded"] as? [[String: String]]).map {
-            "\($0["place"] ?? ""): \($0["detail"] ?? "")"
+        try #require(info["embedded"] as? [[String: Any]]).map {
+            "\($0["place"] as? String ?? ""): \($0["detail"] as? String ?? "")"
         }
     }
 

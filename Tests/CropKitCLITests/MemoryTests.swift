@@ -274,7 +274,9 @@ struct MemoryTests {
             #expect(run.status == 1)
             let written = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n")
             #expect(written.count == lines)
-            #expect(written.last?.hasPrefix(#"{"line":\#(lines),"status":"failed""#) == true)
+            #expect(
+                written.last?.hasPrefix(#"{"schemaVersion":1,"line":\#(lines),"status":"failed""#)
+                    == true)
             return run.peak
         }
         let few = try run(lines: 100)

@@ -266,23 +266,35 @@ import Testing
     /// (their error lines), validates against `info-line`; the old prose
     /// shapes (a canvas as "4032x3024", a companion as a sentence) and a
     /// member the schema does not name are refused.
-    @Test func infoLinesOfTheWholeCorpusValidate() throws {
-        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+    /// Every image of the corpora, hostile ones included.
+    static func corpusImages() throws -> [String] {
         let extensions: Set<String> = [
             "png", "jpg", "jpeg", "heic", "heif", "avif", "webp", "gif", "mpo", "apng",
         ]
         let root = try #require(TestData.root)
         let folders = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
-        let files = folders.flatMap { TestData.files(under: $0, extensions: extensions) }
+        return folders.flatMap { TestData.files(under: $0, extensions: extensions) }
+    }
+
+    /// `cropkit COMMAND --json` of every corpus image, 200 files a run:
+    /// one line a file.
+    static func corpusLines(_ command: String) throws -> [String] {
+        let files = try corpusImages()
         #expect(files.count > 1000, "\(files.count)")
         var lines: [String] = []
         for start in stride(from: 0, to: files.count, by: 200) {
             let batch = files[start..<min(start + 200, files.count)].map(TestData.path)
-            let run = cropkit(["info", "--json"] + batch)
-            #expect(run.status == 0 || run.status == 2, "\(run.err)")
+            let run = cropkit([command, "--json"] + batch)
+            #expect([0, 1, 2].contains(run.status), "\(run.err)")
             lines += run.out.split(separator: "\n").map(String.init)
         }
         #expect(lines.count == files.count)
+        return lines
+    }
+
+    @Test func infoLinesOfTheWholeCorpusValidate() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let lines = try Self.corpusLines("info")
         #expect(lines.contains { $0.contains(#""errorCode":"corrupt""#) })
         #expect(lines.contains { $0.contains(#""companions":[{"kind":"gainMap""#) })
         let pug = try #require(lines.first { $0.contains("pillow-heif/pug.heic") })
@@ -377,5 +389,87 @@ import Testing
         ]
         #expect(Set(hostile).count == 3 && !hostile.contains(tile))
         try Self.expect("crop-report", accepts: lines, refuses: hostile)
+    }
+
+    /// Every kind of batch report line validates against `batch-line`:
+    /// written stills, variants, animations and frames; failures of each
+    /// code; skipped lines of a rerun; a merge's missing and failed lines.
+    /// A failed line without its code, and a member the schema does not
+    /// name, are refused.
+    @Test func batchLinesValidate() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func input(_ name: String) -> String { TestData.path(name) }
+        let pug = input("heif/pillow-heif/pug.heic")
+        let canon = input("camera/canon_t3i.jpg")
+        let apng = input("animated/pillow/iss634.apng")
+        let manifest = [
+            #"{"input":"\#(pug)","output":"out/a.jpg","pixels":{"x":120,"y":80,"width":1024,"height":768}}"#,
+            #"{"input":"\#(pug)","output":"out/b.heic","viewport":{"width":390,"height":844},"selection":{"x":20,"y":300,"width":200,"height":150},"mode":"aspectFill","aspect":"1:1"}"#,
+            #"{"input":"\#(input("pngsuite/generated/coords_rgba8_251x97.png"))","output":"out/c.webp","angle":-2.5,"inside":true,"aspect":"4:5","width":60}"#,
+            #"{"input":"\#(input("animated/pillow/star.gif"))","output":"out/d.gif","pixels":{"x":1,"y":1,"width":20,"height":20}}"#,
+            #"{"input":"\#(apng)","output":"out/e.png","pixels":{"x":8,"y":8,"width":64,"height":64},"frame":3}"#,
+            #"{"input":"\#(input("camera/samsung_galaxys_orient6_gps.jpg"))","width":100,"variants":[{"output":"out/f1.jpg","inside":true,"aspect":"1:1"},{"output":"out/f2.jpg","inside":true,"aspect":"4:5"}]}"#,
+            #"{"input":"\#(input("corrupt/heif/02_trunc_inside_ftyp.heic"))","output":"out/g.png","pixels":{"x":0,"y":0,"width":6,"height":6}}"#,
+            #"{"input":"\#(canon)","output":"out/h.png","pixels":{"x":0,"y":0,"width":60000,"height":60}}"#,
+            #"{"input":"\#(canon)","output":"out/i.png","pixels":"oops"}"#,
+            #"{"input":"\#(apng)","output":"out/k.jpg","pixels":{"x":8,"y":8,"width":64,"height":64}}"#,
+            "not json",
+        ]
+        let path = folder.appendingPathComponent("m.jsonl").path
+        try manifest.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        func batch(_ arguments: [String]) -> [String] {
+            let run = cropkit(["batch", path] + arguments)
+            #expect(run.status == 1, "\(run.err)")
+            return run.out.split(separator: "\n").map(String.init)
+        }
+        let first = batch([])
+        let rerun = batch([])
+        let report = folder.appendingPathComponent("shard.jsonl").path
+        _ = batch(["--shard", "1/2", "--force", "--report", report])
+        let merged = batch(["--merge", report])
+        let lines = first + rerun + merged
+        #expect(first.count == manifest.count && merged.count == manifest.count)
+        for code in ["corrupt", "noPixels", "manifest", "invalidRequest"] {
+            #expect(first.contains { $0.contains(#""errorCode":"\#(code)""#) }, "\(code)")
+        }
+        #expect(rerun.contains { $0.contains(#""status":"skipped""#) })
+        #expect(merged.contains { $0.contains(#""status":"missing""#) })
+        let failed = try #require(first.first { $0.contains(#""errorCode":"corrupt""#) })
+        let written = try #require(first.first { $0.contains(#""status":"written""#) })
+        let hostile = [
+            failed.replacingOccurrences(of: #","errorCode":"corrupt""#, with: ""),
+            written.replacingOccurrences(of: #""line":1,"#, with: #""line":1,"rect":[1,2],"#),
+        ]
+        #expect(Set(hostile).count == 2 && !hostile.contains(failed) && !hostile.contains(written))
+        try Self.expect("batch-line", accepts: lines, refuses: hostile)
+    }
+
+    /// `leaks --json` of every image in the corpora validates against
+    /// `leaks-line`, its findings of every kind typed (a trailing finding's
+    /// bytes, a stale dimension's field, value and expected); a finding
+    /// without its kind, or of a kind the schema does not name, is refused.
+    @Test func leaksLinesOfTheWholeCorpusValidate() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let lines = try Self.corpusLines("leaks")
+        for kind in ["embeddedImage", "trailingBytes", "staleDimensions", "hiddenPixels"] {
+            #expect(lines.contains { $0.contains(#""kind":"\#(kind)""#) }, "\(kind)")
+        }
+        #expect(lines.contains { $0.contains(#""errorCode":"#) })
+        let stale = try #require(lines.first { $0.contains(#""kind":"staleDimensions""#) })
+        let finding = try #require(
+            try JSONValue(parsing: stale)["findings"].flatMap { value -> JSONValue? in
+                guard case .array(let findings) = value else { return nil }
+                return findings.first { $0["kind"] == .string("staleDimensions") }
+            })
+        #expect(finding["measured"]?["field"] != nil && finding["measured"]?["expected"] != nil)
+        let hostile = [
+            stale.replacingOccurrences(of: #""kind":"staleDimensions","#, with: ""),
+            stale.replacingOccurrences(
+                of: #""kind":"staleDimensions""#, with: #""kind":"dimensions""#),
+        ]
+        #expect(Set(hostile).count == 2 && !hostile.contains(stale))
+        try Self.expect("leaks-line", accepts: lines, refuses: hostile)
     }
 }

@@ -300,6 +300,8 @@ import Testing
         #expect(interleaved.status == 0, "\(interleaved.err)")
         #expect(
             whole.count == 6
-                && (1...6).allSatisfy { n in whole[n - 1].hasPrefix(#"{"line":\#(n),"#) })
+                && (1...6).allSatisfy { n in
+                    whole[n - 1].hasPrefix(#"{"schemaVersion":1,"line":\#(n),"#)
+                })
     }
 }

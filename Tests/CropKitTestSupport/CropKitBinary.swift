@@ -29,7 +29,7 @@ public enum CropKitBinary {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         let errors = folderForErrors().appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let errorFile = try FileHandle(forWritingTo: errors)
         process.standardError = errorFile
         let started = Date()

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 import Foundation
 
 /// Looks through a crop for anything that shows the uncropped photo: an
@@ -24,7 +25,7 @@ public enum LeakCheck {
         // stale since a crop kept them.
         for packet in try source.metadata().xmp {
             for stale in XMPRegions.staleDimensions(in: packet, size: source.storedSize) {
-                found.append(LeakFinding(place: "XMP", detail: stale))
+                found.append(LeakFinding(place: "XMP", kind: .staleDimensions, detail: stale))
             }
         }
         return found
@@ -38,7 +39,19 @@ public enum LeakCheck {
         guard let packet else { return [] }
         return XMPCleaner.imageLeaks(
             in: String(decoding: packet, as: UTF8.self), exempt: XMPCleaner.gainMapItems
-        ).map { LeakFinding(place: place, detail: $0) }
+        ).map { LeakFinding(place: place, kind: .embeddedImage, detail: $0) }
+    }
+
+    /// A dimension `field` that says `value` where the pixels are
+    /// `expected`: "PixelXDimension 4032, not the crop's 56".
+    static func staleDimension(_ field: String, _ value: Int, _ expected: Int) -> LeakFinding.Found
+    {
+        .init(
+            .staleDimensions, "\(field) \(value), not the crop's \(expected)",
+            measured: [
+                .init("field", .string(field)), .init("value", .number(value)),
+                .init("expected", .number(expected)),
+            ])
     }
 
     /// "an embedded TIFF image" when `data` holds a TIFF header (`II*\0` or
@@ -92,12 +105,15 @@ public enum LeakCheck {
     static func trailingFinding(
         place: String, end: Int, input: ImageInput, format: ImageFormat
     ) throws(ImagingError) -> LeakFinding {
-        var detail = "\(input.byteCount - end) bytes after the end of the image"
+        let bytes = input.byteCount - end
+        var detail = "\(bytes) bytes after the end of the image"
         if let image = try embeddedImage(in: [end..<input.byteCount], input: input, format: format)
         {
             detail += ", holding \(image.dropFirst(3))"
         }
-        return LeakFinding(place: place, detail: detail)
+        return LeakFinding(
+            place: place, kind: .trailingBytes, detail: detail,
+            measured: [.init("offset", .number(end)), .init("bytes", .number(bytes))])
     }
 
     /// The first embedded image marker (``embeddedImage(_:)``) in the bytes

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropRecords
 
 /// Rewrites an EXIF (TIFF) structure for a crop: what stays true is kept,
 /// what shows the uncropped photo is removed.
@@ -485,14 +486,19 @@ struct EXIFRewriter {
     /// What in this EXIF shows more than a crop of `size` should: a
     /// thumbnail IFD (IFD1), tags that point at image data, dimension tags
     /// that disagree with `size`. Phrases for a leak report.
-    func leaks(size: PixelSize<StoredPixels>) -> [String] {
+    /// The finding of EXIF that cannot be read.
+    static let unreadable = LeakFinding.Found(.unreadable, "EXIF that cannot be read")
+
+    func leaks(size: PixelSize<StoredPixels>) -> [LeakFinding.Found] {
         var visited: Set<Int> = []
         guard let first = u32(4), let ifd0 = entries(at: first, visited: &visited) else {
-            return ["EXIF that cannot be read"]
+            return [Self.unreadable]
         }
-        var found: [String] = []
+        var found: [LeakFinding.Found] = []
         if let count = u16(first), let next = u32(first + 2 + 12 * Int(count)), next != 0 {
-            found.append("a second IFD (IFD1, where the whole photo's thumbnail lives)")
+            found.append(
+                .init(
+                    .embeddedImage, "a second IFD (IFD1, where the whole photo's thumbnail lives)"))
         }
         func value(_ entry: Entry) -> Int? {
             if entry.type == 3, entry.value.count == 2 {
@@ -508,7 +514,8 @@ struct EXIFRewriter {
         func images(_ entries: [Entry], _ ifd: String) {
             for entry in entries {
                 if let image = Self.embeddedImage(entry.value) {
-                    found.append("\(Self.name(entry.tag)) in \(ifd) holds \(image)")
+                    found.append(
+                        .init(.embeddedImage, "\(Self.name(entry.tag)) in \(ifd) holds \(image)"))
                 }
             }
         }
@@ -529,29 +536,36 @@ struct EXIFRewriter {
         // knows, bytes between values), past the TIFF header; a thumbnail
         // IFD's image is said above.
         if found.isEmpty, let image = Self.embeddedImage(Array(tiff.dropFirst(8))) {
-            found.append("\(image) in the EXIF block, outside the values of its IFDs")
+            found.append(
+                .init(.embeddedImage, "\(image) in the EXIF block, outside the values of its IFDs"))
         }
         for entry in ifd0 {
             switch entry.tag {
             case 0x0111, 0x0201, 0x014A:
                 found.append(
-                    "tag 0x\(String(entry.tag, radix: 16, uppercase: true)), which points at image data"
-                )
+                    .init(
+                        .embeddedImage,
+                        "tag 0x\(String(entry.tag, radix: 16, uppercase: true)), which points at image data"
+                    ))
             case 0x8769:
                 for inner in pointer(entry).flatMap({ entries(at: $0, visited: &visited) }) ?? [] {
                     if inner.tag == 0xA002, let width = value(inner), width != size.width {
-                        found.append("PixelXDimension \(width), not the crop's \(size.width)")
+                        found.append(
+                            LeakCheck.staleDimension("PixelXDimension", width, size.width))
                     }
                     if inner.tag == 0xA003, let height = value(inner), height != size.height {
-                        found.append("PixelYDimension \(height), not the crop's \(size.height)")
+                        found.append(
+                            LeakCheck.staleDimension("PixelYDimension", height, size.height))
                     }
                     // A subject's centre outside the image is stale.
                     if inner.tag == 0x9214 || inner.tag == 0xA214, let v = numbers(inner),
                         v.count >= 2, v[0] >= size.width || v[1] >= size.height
                     {
                         found.append(
-                            "\(inner.tag == 0x9214 ? "SubjectArea" : "SubjectLocation") \(v.map(String.init).joined(separator: ",")), its centre outside the \(size.width)x\(size.height) image"
-                        )
+                            .init(
+                                .staleCoordinates,
+                                "\(inner.tag == 0x9214 ? "SubjectArea" : "SubjectLocation") \(v.map(String.init).joined(separator: ",")), its centre outside the \(size.width)x\(size.height) image",
+                                measured: [.init("values", .array(v.map { .number($0) }))]))
                     }
                 }
             default:

@@ -51,8 +51,12 @@ struct BatchCommand: Subcommand {
         redoes them). --shard I/N takes only the lines whose index (from 0) is I
         modulo N, so N tasks of an array job (Kubernetes Indexed Job, Slurm or
         GNU parallel) share a manifest without overlap. One JSON line per manifest
-        line goes to --report (or standard output); a progress bar goes to
-        standard error when it is a terminal, and a summary always.
+        line goes to --report (or standard output), shaped as the published
+        schema 'batch-line' says ('cropkit schema batch-line'): a failed line
+        has "error" (a sentence) and "errorCode" (manifest, outsideRoot,
+        invalidRequest, notLossless, noPixels, or the image's error: corrupt,
+        limit, ...). A progress bar goes to standard error when it is a
+        terminal, and a summary always.
         The whole manifest is checked before the first crop, and refused (exit 2,
         the lines named) when two lines write one output, a line writes a line's
         input or the manifest, --report is the manifest, an input or an output,
@@ -206,6 +210,42 @@ struct BatchCommand: Subcommand {
         var members: [JSONValue.Member]
     }
 
+    /// Why a line failed, as its `"errorCode"` says (the DocC article
+    /// "Machine interface"): the line itself (`manifest`), a path outside
+    /// --root (`outsideRoot`), a request the input or format cannot take
+    /// (`invalidRequest`), a rect not on the block grid with `lossless`
+    /// (`notLossless`), a selection that covers no pixel (`noPixels`), or
+    /// the image's own error's kind (``ImagingError/Code``: `corrupt`,
+    /// `limit`, ...).
+    enum FailureCode: Sendable {
+        case manifest, outsideRoot, invalidRequest, notLossless, noPixels
+        case imaging(ImagingError.Code)
+
+        /// The JSON value.
+        var name: String {
+            switch self {
+            case .manifest: "manifest"
+            case .outsideRoot: "outsideRoot"
+            case .invalidRequest: "invalidRequest"
+            case .notLossless: "notLossless"
+            case .noPixels: "noPixels"
+            case .imaging(let code): code.rawValue
+            }
+        }
+    }
+
+    /// A failed line: `members`, then `"error"` (the sentence) and
+    /// `"errorCode"`.
+    static func failure(
+        line: Int, _ message: String, _ members: [JSONValue.Member], code: FailureCode
+    ) -> Outcome {
+        Outcome(
+            line: line, status: "failed",
+            members: members + [
+                .init("error", .string(message)), .init("errorCode", .string(code.name)),
+            ])
+    }
+
     /// The outcomes, written to the report in line order as they come (a
     /// few wait while an earlier line is still being cropped), with the
     /// counts and the progress bar, behind one lock: workers report from
@@ -258,6 +298,7 @@ struct BatchCommand: Subcommand {
                 let line =
                     JSONValue.object(
                         [
+                            .init("schemaVersion", .number(MachineInterface.schemaVersion)),
                             .init("line", .number(ready.line)),
                             .init("status", .string(ready.status)),
                         ]
@@ -273,7 +314,8 @@ struct BatchCommand: Subcommand {
                     // The progress line's own clearing goes as it is.
                     let clear = progress == nil ? [] : Array("\r\u{1B}[K".utf8)
                     if failuresNamed <= Self.maxFailuresNamed,
-                        case .string(let error)? = ready.members.last?.value
+                        case .string(let error)? = ready.members.last(where: { $0.key == "error" })?
+                            .value
                     {
                         failures.write(utf8: clear)
                         failures.write("line \(ready.line): failed: \(field: error)\n")
@@ -420,9 +462,10 @@ struct BatchCommand: Subcommand {
     /// One manifest line: parse, plan, crop, write; the same library calls
     /// as `cropkit crop`.
     func process(line: Int, text: String, base: String) -> Outcome {
-        func failed(_ message: String, _ extra: [JSONValue.Member] = []) -> Outcome {
-            Outcome(
-                line: line, status: "failed", members: extra + [.init("error", .string(message))])
+        func failed(
+            _ message: String, _ extra: [JSONValue.Member] = [], code: FailureCode = .manifest
+        ) -> Outcome {
+            Self.failure(line: line, message, extra, code: code)
         }
         let json: JSONValue
         do {
@@ -452,7 +495,9 @@ struct BatchCommand: Subcommand {
         if let root {
             for (role, path) in [("input", input), ("output", output)]
             where !Self.resolves(path, inside: root) {
-                return failed("the \(role) '\(path)' resolves outside --root '\(root)'", paths)
+                return failed(
+                    "the \(role) '\(path)' resolves outside --root '\(root)'", paths,
+                    code: .outsideRoot)
             }
         }
         // The line's format: its "format", or its output's extension.
@@ -518,7 +563,7 @@ struct BatchCommand: Subcommand {
                     if gifOutput {
                         return failed(
                             "a still frame is written as PNG, JPEG, HEIC, WebP or AVIF, not GIF",
-                            paths)
+                            paths, code: .invalidRequest)
                     }
                     source = try animated.frame(frame)
                 case (nil, let animatedFormat?):
@@ -529,7 +574,7 @@ struct BatchCommand: Subcommand {
                     guard animated.animation.frames.count == 1 else {
                         return failed(
                             "an animation of \(animated.animation.frames.count) frames, and \(job.format.displayName) holds one image: add \"frame\" (0 to \(animated.animation.frames.count - 1)) for a still of one frame, or write GIF, APNG (.png) or WebP",
-                            paths)
+                            paths, code: .invalidRequest)
                     }
                     source = try animated.frame(0)
                 }
@@ -539,16 +584,17 @@ struct BatchCommand: Subcommand {
                     if let refusal = CropCommand.sequenceRefusal(
                         sequence, frame: frame, input: "the input", flag: "\"frame\"")
                     {
-                        return failed(refusal, paths)
+                        return failed(refusal, paths, code: .invalidRequest)
                     }
                 } else if frame != nil {
                     return failed(
-                        "\"frame\" is for an animation; the input is a still image", paths)
+                        "\"frame\" is for an animation; the input is a still image", paths,
+                        code: .invalidRequest)
                 }
                 if gifOutput {
                     return failed(
                         "GIF is written from an animation (GIF, APNG, animated WebP); write a still as PNG, JPEG, HEIC, WebP or AVIF",
-                        paths)
+                        paths, code: .invalidRequest)
                 }
                 source = opened
             }
@@ -557,8 +603,10 @@ struct BatchCommand: Subcommand {
             do throws(CropPlanError) {
                 plan = try job.plan(for: source)
             } catch {
-                if case .notLossless = error { return failed("not lossless: \(error)", paths) }
-                return failed("no pixels: \(error)", paths)
+                if case .notLossless = error {
+                    return failed("not lossless: \(error)", paths, code: .notLossless)
+                }
+                return failed("no pixels: \(error)", paths, code: .noPixels)
             }
             let folder = (output as NSString).deletingLastPathComponent
             if !folder.isEmpty {
@@ -590,7 +638,7 @@ struct BatchCommand: Subcommand {
             if case .outputExists = error, !force {
                 return Self.skipped(line: line, paths, outputs: [output])
             }
-            return failed(error.commandLineMessage, paths)
+            return failed(error.commandLineMessage, paths, code: .imaging(error.code))
         }
     }
 
@@ -601,15 +649,14 @@ struct BatchCommand: Subcommand {
         _ animated: AnimatedImage, as format: ImageFormat, job: CropJob, line: Int,
         output: String, paths: [JSONValue.Member]
     ) -> Outcome {
-        func failed(_ message: String) -> Outcome {
-            Outcome(
-                line: line, status: "failed", members: paths + [.init("error", .string(message))])
+        func failed(_ message: String, code: FailureCode) -> Outcome {
+            Self.failure(line: line, message, paths, code: code)
         }
         let rect: PixelRect<StoredPixels>
         do throws(CropPlanError) {
             rect = try animated.rect(for: job)
         } catch {
-            return failed("no pixels: \(error)")
+            return failed("no pixels: \(error)", code: .noPixels)
         }
         do throws(ImagingError) {
             let folder = (output as NSString).deletingLastPathComponent
@@ -625,7 +672,7 @@ struct BatchCommand: Subcommand {
             if case .outputExists = error, !force {
                 return Self.skipped(line: line, paths, outputs: [output])
             }
-            return failed(error.commandLineMessage)
+            return failed(error.commandLineMessage, code: .imaging(error.code))
         }
     }
 
@@ -635,9 +682,10 @@ struct BatchCommand: Subcommand {
     func processVariants(_ variants: JSONValue, of json: JSONValue, line: Int, base: String)
         -> Outcome
     {
-        func failed(_ message: String, _ extra: [JSONValue.Member] = []) -> Outcome {
-            Outcome(
-                line: line, status: "failed", members: extra + [.init("error", .string(message))])
+        func failed(
+            _ message: String, _ extra: [JSONValue.Member] = [], code: FailureCode = .manifest
+        ) -> Outcome {
+            Self.failure(line: line, message, extra, code: code)
         }
         func resolve(_ path: String) -> String { manifestPath(path, base: base) }
         guard case .array(let list) = variants, !list.isEmpty,
@@ -662,7 +710,8 @@ struct BatchCommand: Subcommand {
             let output = resolve(outputName)
             if let root, !Self.resolves(output, inside: root) || !Self.resolves(input, inside: root)
             {
-                return failed("variant \(index + 1) resolves outside --root '\(root)'")
+                return failed(
+                    "variant \(index + 1) resolves outside --root '\(root)'", code: .outsideRoot)
             }
             // A variant's own region replaces the line's whole region (its
             // "inside" replaces the line's "pixels"), not member by member.
@@ -707,7 +756,7 @@ struct BatchCommand: Subcommand {
                 do throws(CropPlanError) {
                     plans.append(try job.plan(for: source))
                 } catch {
-                    return failed("no pixels for \(output): \(error)", paths)
+                    return failed("no pixels for \(output): \(error)", paths, code: .noPixels)
                 }
             }
             for output in jobs.map(\.output) {
@@ -748,7 +797,7 @@ struct BatchCommand: Subcommand {
                             }))
                 ])
         } catch {
-            return failed(error.commandLineMessage, paths)
+            return failed(error.commandLineMessage, paths, code: .imaging(error.code))
         }
     }
 

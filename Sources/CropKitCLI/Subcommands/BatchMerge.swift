@@ -198,14 +198,23 @@ struct BatchMerge {
         func failed(_ message: String) -> String {
             summary.failed.append((line, message))
             return JSONValue.object(
-                [.init("line", .number(line)), .init("status", .string("failed"))]
-                    + expected.members + [.init("error", .string("merge: " + message))]
+                [
+                    .init("schemaVersion", .number(MachineInterface.schemaVersion)),
+                    .init("line", .number(line)), .init("status", .string("failed")),
+                ]
+                    + expected.members + [
+                        .init("error", .string("merge: " + message)),
+                        .init("errorCode", .string("merge")),
+                    ]
             ).text
         }
         guard let last = entries.last else {
             summary.missing.append(line)
             return JSONValue.object(
-                [.init("line", .number(line)), .init("status", .string("missing"))]
+                [
+                    .init("schemaVersion", .number(MachineInterface.schemaVersion)),
+                    .init("line", .number(line)), .init("status", .string("missing")),
+                ]
                     + expected.members
             ).text
         }

@@ -488,7 +488,16 @@ struct CropCommand: Subcommand {
             ("encodedLossy", report.lossyAgain), ("bytes", report.bytes),
         ]
         for (key, count) in counts { members.append(.init(key, .number(count))) }
-        members.append(.init("dropped", .array(report.dropped.map { JSONValue.string($0) })))
+        // Each piece of metadata not carried: what, and why.
+        members.append(
+            .init(
+                "dropped",
+                .array(
+                    report.droppedMetadata.map {
+                        .object([
+                            .init("what", .string($0.segment)), .init("reason", .string($0.reason)),
+                        ])
+                    })))
         members.append(.init("warnings", .array(report.warnings.map { JSONValue.string($0) })))
         return members
     }

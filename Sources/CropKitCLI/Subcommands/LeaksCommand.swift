@@ -23,6 +23,13 @@ struct LeaksCommand: Subcommand {
         metadata and trailing bytes as above. A crop CropKit wrote has
         none; most camera and phone originals have several. Exit 0 when no file
         has any, 1 when one does, 2 when a file cannot be read.
+
+        --json prints one JSON object per file (JSON Lines), shaped as the
+        published schema 'leaks-line' says ('cropkit schema leaks-line'): each
+        finding's place, kind (embeddedImage, imageIndex, trailingBytes,
+        staleDimensions, staleCoordinates, hiddenPixels, unreadable), words and
+        measured values; a file that cannot be read gives
+        {"schemaVersion":1,"file":...,"error":...,"errorCode":...} in its place.
         """
     static let options: [OptionSpec] = [
         .json("print one JSON object per file (JSON Lines): its findings")
@@ -43,11 +50,13 @@ struct LeaksCommand: Subcommand {
                 let findings = try LeakCheck.findings(path: path)
                 if json {
                     console.out.write(
-                        JSONValue.object([
-                            .init("file", .string(path)),
-                            .init("clean", .bool(findings.isEmpty)),
-                            .init("findings", .array(findings.map(\.json))),
-                        ]).text + "\n")
+                        MachineInterface.versioned(
+                            .object([
+                                .init("file", .string(path)),
+                                .init("clean", .bool(findings.isEmpty)),
+                                .init("findings", .array(findings.map(\.json))),
+                            ])
+                        ).text + "\n")
                 } else if findings.isEmpty {
                     console.out.write("\(field: path): clean\n")
                 } else {
@@ -56,6 +65,12 @@ struct LeaksCommand: Subcommand {
                 }
                 if !findings.isEmpty && status == ExitCode.success { status = ExitCode.failure }
             } catch {
+                if json {
+                    console.out.write(
+                        MachineInterface.versioned(
+                            .object([.init("file", .string(path))] + error.jsonMembers)
+                        ).text + "\n")
+                }
                 console.err.write("error: \(field: error.commandLineMessage)\n")
                 status = ExitCode.badInput
             }

@@ -36,7 +36,7 @@ extension LeakCheck {
         var found: [LeakFinding] = animation.framesBeyondCanvas.map { index in
             let rect = animation.frames[index].rect
             return LeakFinding(
-                place: "frame \(index)",
+                place: "frame \(index)", kind: .hiddenPixels,
                 detail:
                     "its \(rect.width)x\(rect.height) at (\(rect.x),\(rect.y)) reaches beyond the \(canvas.width)x\(canvas.height) canvas: pixels no player shows are in the file"
             )
@@ -48,13 +48,13 @@ extension LeakCheck {
             let data = try input.read(
                 at: range.offset, count: range.count, format: animation.format)
             if let embedded = embeddedImage(data) {
-                found.append(LeakFinding(place: place, detail: embedded))
+                found.append(LeakFinding(place: place, kind: .embeddedImage, detail: embedded))
             }
             if exif {
                 var tiff = data
                 if tiff.starts(with: Array("Exif\0\0".utf8)) { tiff.removeFirst(6) }
                 for leak in EXIFRewriter(tiff: tiff)?.leaks(size: canvas) ?? [] {
-                    found.append(LeakFinding(place: place, detail: leak))
+                    found.append(LeakFinding(place: place, leak))
                 }
             }
             if xmp {
@@ -62,7 +62,7 @@ extension LeakCheck {
                 for stale in XMPRegions.staleDimensions(
                     in: String(decoding: data, as: UTF8.self), size: canvas)
                 {
-                    found.append(LeakFinding(place: place, detail: stale))
+                    found.append(LeakFinding(place: place, kind: .staleDimensions, detail: stale))
                 }
             }
         }

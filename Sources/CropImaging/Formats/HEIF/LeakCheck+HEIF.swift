@@ -16,7 +16,7 @@ extension LeakCheck {
         for image in info.thumbnails {
             found.append(
                 LeakFinding(
-                    place: "item \(image.item)",
+                    place: "item \(image.item)", kind: .embeddedImage,
                     detail: "a thumbnail \(image.width)x\(image.height)"))
         }
         // A companion cut with the photo is no leak: an auxiliary image on
@@ -29,23 +29,24 @@ extension LeakCheck {
         for image in info.auxiliaryImages where !companions.contains(image.item) {
             found.append(
                 LeakFinding(
-                    place: "item \(image.item)",
+                    place: "item \(image.item)", kind: .embeddedImage,
                     detail: "an auxiliary image (\(image.role.isEmpty ? image.type : image.role))"))
         }
         for image in info.otherImages where !companions.contains(image.item) {
             found.append(
-                LeakFinding(place: "item \(image.item)", detail: "another image (\(image.type))"))
+                LeakFinding(
+                    place: "item \(image.item)", kind: .embeddedImage,
+                    detail: "another image (\(image.type))"))
         }
         let gainMapKept = info.companions.contains {
             companions.contains($0.item) && $0.role.hasSuffix("hdrgainmap")
         }
         if let exif = info.exif {
-            for leak in EXIFRewriter(tiff: exif)?.leaks(size: size) ?? ["EXIF that cannot be read"]
-            {
-                found.append(LeakFinding(place: "Exif item", detail: leak))
+            for leak in EXIFRewriter(tiff: exif)?.leaks(size: size) ?? [EXIFRewriter.unreadable] {
+                found.append(LeakFinding(place: "Exif item", leak))
             }
             if let image = embeddedImage(exif) {
-                found.append(LeakFinding(place: "Exif item", detail: image))
+                found.append(LeakFinding(place: "Exif item", kind: .embeddedImage, detail: image))
             }
         }
         if let xmp = info.xmp {
@@ -53,7 +54,7 @@ extension LeakCheck {
             for leak in XMPCleaner.imageLeaks(
                 in: text, exempt: gainMapKept ? XMPCleaner.gainMapItems : [])
             {
-                found.append(LeakFinding(place: "XMP item", detail: leak))
+                found.append(LeakFinding(place: "XMP item", kind: .embeddedImage, detail: leak))
             }
         }
         found += try heifDataFindings(info, input: input)
@@ -118,7 +119,7 @@ extension LeakCheck {
             {
                 found.append(
                     LeakFinding(
-                        place: place,
+                        place: place, kind: .embeddedImage,
                         detail:
                             "an image item that no image uses (\(data.extents.reduce(0) { $0 + $1.count }) bytes of \(HEIFCodec.allTypes[data.type]?.name ?? data.type)): hidden, but a whole picture"
                     ))
@@ -126,7 +127,7 @@ extension LeakCheck {
             if data.type == "Exif", data.item != info.exifItem, !eyes.contains(data.item) {
                 found.append(
                     LeakFinding(
-                        place: place,
+                        place: place, kind: .embeddedImage,
                         detail:
                             "an EXIF item that is not the image's own (a second one, or linked to no image or only to a tile)"
                     ))
@@ -139,7 +140,7 @@ extension LeakCheck {
                         let leaks = EXIFRewriter(tiff: Array(bytes[(4 + skip)...]))?.leaks(
                             size: size)
                     {
-                        for leak in leaks { found.append(LeakFinding(place: place, detail: leak)) }
+                        for leak in leaks { found.append(LeakFinding(place: place, leak)) }
                     }
                 }
             }
@@ -149,7 +150,7 @@ extension LeakCheck {
             if !coded.contains(data.type), data.item != info.exifItem,
                 let image = try embeddedImage(in: data.extents, input: input, format: .heif)
             {
-                found.append(LeakFinding(place: place, detail: image))
+                found.append(LeakFinding(place: place, kind: .embeddedImage, detail: image))
             }
         }
         // Boxes inside meta the reader passes over (free, skip, unknown
@@ -159,6 +160,7 @@ extension LeakCheck {
                 found.append(
                     LeakFinding(
                         place: "'\(box.type)' in 'meta' at byte \(box.range.lowerBound)",
+                        kind: .embeddedImage,
                         detail: box.type == "colr"
                             ? "a colour box holds \(image)"
                             : "a box the image does not use holds \(image.dropFirst(3))"))
@@ -169,7 +171,7 @@ extension LeakCheck {
             if let image = try embeddedImage(in: unused, input: input, format: .heif) {
                 found.append(
                     LeakFinding(
-                        place: "'idat' at byte \(idat.lowerBound)",
+                        place: "'idat' at byte \(idat.lowerBound)", kind: .embeddedImage,
                         detail: "bytes no item uses hold \(image.dropFirst(3))"))
             }
         }
@@ -184,6 +186,7 @@ extension LeakCheck {
                 found.append(
                     LeakFinding(
                         place: "'\(box.type)' at byte \(box.range.lowerBound)",
+                        kind: .embeddedImage,
                         detail: "bytes no item uses hold \(image.dropFirst(3))"))
             }
         }
@@ -330,7 +333,7 @@ extension LeakCheck {
             !(0..<3).allSatisfy({ high[$0] - low[$0] <= 64 })
         {
             return LeakFinding(
-                place: "tile \(index) (item \(tile.item))",
+                place: "tile \(index) (item \(tile.item))", kind: .hiddenPixels,
                 detail:
                     "\(differing) of its \(hidden) hidden pixels (beyond the clean aperture or the grid's output) are not the shown edge repeated: pixels beyond the image, hidden, not removed"
             )

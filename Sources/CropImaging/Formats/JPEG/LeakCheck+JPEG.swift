@@ -45,10 +45,9 @@ extension LeakCheck {
             if body.starts(with: JPEGMetadata.exifSignature) {
                 place += " EXIF"
                 let tiff = Array(body[6...])
-                for leak in EXIFRewriter(tiff: tiff)?.leaks(size: size) ?? [
-                    "EXIF that cannot be read"
-                ] {
-                    found.append(LeakFinding(place: place, detail: leak))
+                for leak in EXIFRewriter(tiff: tiff)?.leaks(size: size) ?? [EXIFRewriter.unreadable]
+                {
+                    found.append(LeakFinding(place: place, leak))
                 }
             } else if body.starts(with: JPEGMetadata.xmpSignature) {
                 place += " XMP"
@@ -57,15 +56,14 @@ extension LeakCheck {
                     (gainMapKept || describesGainMap ? XMPCleaner.gainMapItems : [])
                     .union(depthKept ? ["xmpNote:HasExtendedXMP"] : [])
                 for leak in XMPCleaner.imageLeaks(in: text, exempt: exempt) {
-                    found.append(LeakFinding(place: place, detail: leak))
+                    found.append(LeakFinding(place: place, kind: .embeddedImage, detail: leak))
                 }
                 for (property, isWidth) in XMPCleaner.dimensions {
                     let expected = isWidth ? size.width : size.height
                     for value in xmpValues(property, in: text) where value != expected {
                         found.append(
                             LeakFinding(
-                                place: place,
-                                detail: "\(property) \(value), not the crop's \(expected)"))
+                                place: place, staleDimension(property, value, expected)))
                     }
                 }
             } else if body.starts(with: JPEGMetadata.extendedXMPSignature), !depthKept {
@@ -73,22 +71,28 @@ extension LeakCheck {
                 let held = ExtendedXMP.guid(body).flatMap { extended?[$0] } ?? []
                 found.append(
                     LeakFinding(
-                        place: place + " extended XMP",
+                        place: place + " extended XMP", kind: .embeddedImage,
                         detail: ExtendedXMP.describe(held)))
             } else if body.starts(with: Array("MPF\0".utf8)) {
                 if !gainMapKept {
                     found.append(
-                        LeakFinding(place: place + " MPF", detail: "an index of secondary images"))
+                        LeakFinding(
+                            place: place + " MPF", kind: .imageIndex,
+                            detail: "an index of secondary images"))
                 }
             } else if body.starts(with: Array("JFIF\0".utf8)), body.count >= 14,
                 body[12] != 0 || body[13] != 0
             {
-                found.append(LeakFinding(place: place + " JFIF", detail: "a thumbnail"))
+                found.append(
+                    LeakFinding(place: place + " JFIF", kind: .embeddedImage, detail: "a thumbnail")
+                )
             } else if body.starts(with: Array("JFXX\0".utf8)) {
-                found.append(LeakFinding(place: place + " JFXX", detail: "a thumbnail"))
+                found.append(
+                    LeakFinding(place: place + " JFXX", kind: .embeddedImage, detail: "a thumbnail")
+                )
             }
             if let image = embeddedImage(body) {
-                found.append(LeakFinding(place: place, detail: image))
+                found.append(LeakFinding(place: place, kind: .embeddedImage, detail: image))
             }
         }
         if let end, end < input.byteCount, !gainMapKept {

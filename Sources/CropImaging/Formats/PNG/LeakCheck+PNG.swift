@@ -23,13 +23,15 @@ extension LeakCheck {
                 return
             }
             if let image = embeddedImage(data) {
-                found.append(LeakFinding(place: type, detail: image))
+                found.append(LeakFinding(place: type, kind: .embeddedImage, detail: image))
             } else if type == "iCCP",
                 let profile = ICCProfile.profile(fromICCP: PNGChunk(type: type, data: data)),
                 let image = embeddedImage(profile) ?? embeddedTIFF(profile)
             {
                 // Compressed: searched once inflated.
-                found.append(LeakFinding(place: type, detail: "its profile holds \(image)"))
+                found.append(
+                    LeakFinding(
+                        place: type, kind: .embeddedImage, detail: "its profile holds \(image)"))
             }
             // The XMP packet as `metadata(in:)` reads it (at most 16 MiB).
             if type == "iTXt", data.count <= 16 << 20,
@@ -39,7 +41,7 @@ extension LeakCheck {
             }
             if type == "eXIf" {
                 for leak in EXIFRewriter(tiff: data)?.leaks(size: size) ?? [] {
-                    found.append(LeakFinding(place: "eXIf", detail: leak))
+                    found.append(LeakFinding(place: "eXIf", leak))
                 }
             }
         }
@@ -47,7 +49,7 @@ extension LeakCheck {
         if hiddenFrames > 0 {
             found.append(
                 LeakFinding(
-                    place: "fdAT",
+                    place: "fdAT", kind: .hiddenPixels,
                     detail:
                         "\(hiddenFrames) chunk(s) of APNG frame data in a PNG that is not an APNG: pixels a decoder never shows"
                 ))

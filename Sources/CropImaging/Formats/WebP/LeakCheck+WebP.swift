@@ -13,13 +13,13 @@ extension LeakCheck {
             let data = try input.read(at: chunk.offset, count: chunk.size, format: .webp)
             let place = "\"\(chunk.type)\" chunk"
             if let embedded = embeddedImage(data) {
-                found.append(LeakFinding(place: place, detail: embedded))
+                found.append(LeakFinding(place: place, kind: .embeddedImage, detail: embedded))
             }
             if chunk.type == "EXIF" {
                 var tiff = data
                 if tiff.starts(with: Array("Exif\0\0".utf8)) { tiff.removeFirst(6) }
                 for leak in EXIFRewriter(tiff: tiff)?.leaks(size: size) ?? [] {
-                    found.append(LeakFinding(place: place, detail: leak))
+                    found.append(LeakFinding(place: place, leak))
                 }
             }
         }
@@ -28,7 +28,7 @@ extension LeakCheck {
         if images.count > 1 {
             found.append(
                 LeakFinding(
-                    place: "\"\(images[1].type)\" chunk",
+                    place: "\"\(images[1].type)\" chunk", kind: .embeddedImage,
                     detail: "a second image bitstream (\(images.count) in all)"))
         }
         if info.endOfImage < input.byteCount {
