@@ -2993,6 +2993,219 @@ extension SchemaCommand {
             """#
         ),
         (
+            "replay-line",
+            #"""
+            {
+              "$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "urn:cropkit:schema:replay-line",
+              "title": "cropkit replay output line",
+              "description": "One line cropkit replay prints: the failure record as given, byte for byte (the failure-record schema: open, its own members kept), with what replay adds at its end: result (null when rejected) and reason, the record's own result kept as recordedResult, the check (passed or failed, and mismatches when failed) and, with --export, the export and its checks. A record is not versioned by schemaVersion: it is kept as given (a test vector of cropkit cases already carries it). A line that is not a record gives {line, error} instead.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "source": {
+                      "type": "object"
+                    },
+                    "viewport": {
+                      "type": "object"
+                    },
+                    "selection": {
+                      "type": "object"
+                    },
+                    "result": {
+                      "oneOf": [
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "type": "object",
+                          "properties": {
+                            "x": {
+                              "type": "integer"
+                            },
+                            "y": {
+                              "type": "integer"
+                            },
+                            "width": {
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "height": {
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "stored": {
+                              "$ref": "#/$defs/rect"
+                            }
+                          },
+                          "additionalProperties": true,
+                          "required": [
+                            "x",
+                            "y",
+                            "width",
+                            "height"
+                          ],
+                          "description": "The contract's answer, in pixels of the image as seen (stored: the same pixels in the stored grid, when the orientation is not 1); a turned record's answer has its output rect and corners; a record with a companion or a face adds them."
+                        }
+                      ]
+                    },
+                    "reason": {
+                      "type": "object",
+                      "properties": {
+                        "code": {
+                          "type": "string"
+                        },
+                        "message": {
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "code",
+                        "message"
+                      ],
+                      "additionalProperties": false,
+                      "description": "Why the contract rejects the selection: its code and sentence."
+                    },
+                    "recordedResult": {},
+                    "check": {
+                      "enum": [
+                        "passed",
+                        "failed"
+                      ],
+                      "description": "Whether the record's expected (when it has one) is the contract's answer; a record without expected passes."
+                    },
+                    "mismatches": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      },
+                      "description": "How the answer differs from expected, a phrase each (x: expected 0, got 10)."
+                    },
+                    "export": {
+                      "type": "object",
+                      "properties": {
+                        "file": {
+                          "type": "string"
+                        },
+                        "passed": {
+                          "type": "boolean"
+                        },
+                        "skipped": {
+                          "type": "string"
+                        },
+                        "checks": {
+                          "type": "array",
+                          "items": {
+                            "$ref": "#/$defs/check"
+                          }
+                        }
+                      },
+                      "additionalProperties": false,
+                      "description": "With --export: the crop exported from fixtures of the record's size, and its checks; skipped says why there was none."
+                    }
+                  },
+                  "required": [
+                    "source",
+                    "viewport",
+                    "selection",
+                    "result",
+                    "check"
+                  ],
+                  "additionalProperties": true,
+                  "allOf": [
+                    {
+                      "if": {
+                        "properties": {
+                          "check": {
+                            "const": "failed"
+                          }
+                        }
+                      },
+                      "then": {
+                        "required": [
+                          "mismatches"
+                        ]
+                      }
+                    }
+                  ]
+                },
+                {
+                  "type": "object",
+                  "description": "A line that is not a record: its number, and why.",
+                  "properties": {
+                    "line": {
+                      "type": "integer",
+                      "minimum": 1
+                    },
+                    "error": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "line",
+                    "error"
+                  ],
+                  "additionalProperties": false
+                }
+              ],
+              "$defs": {
+                "rect": {
+                  "type": "object",
+                  "properties": {
+                    "x": {
+                      "type": "integer"
+                    },
+                    "y": {
+                      "type": "integer"
+                    },
+                    "width": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "x",
+                    "y",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                },
+                "check": {
+                  "type": "object",
+                  "properties": {
+                    "name": {
+                      "type": "string"
+                    },
+                    "passed": {
+                      "type": "boolean"
+                    },
+                    "detail": {
+                      "type": "string"
+                    },
+                    "measured": {
+                      "type": "object"
+                    }
+                  },
+                  "required": [
+                    "name",
+                    "passed",
+                    "detail",
+                    "measured"
+                  ],
+                  "additionalProperties": false,
+                  "description": "One export check, as verify --json gives it (the verify-line schema says each check's measured values)."
+                }
+              }
+            }
+            """#
+        ),
+        (
             "test-vector",
             #"""
             {

@@ -190,8 +190,11 @@ public struct ExportInspection: Sendable {
     public var cornerMarkers: ExportCheck {
         var problems: [String] = []
         var counted: [JSONValue] = []
-        for (marker, count) in zip(markers, markerCounts) {
-            let overlap = marker.rect.overlapArea(with: crop)
+        for (index, (marker, count)) in zip(markers, markerCounts).enumerated() {
+            // A marker shows where no later one covers it: in a fixture
+            // smaller than two markers they overlap, the last painted wins.
+            let overlap = Self.visibleArea(
+                of: marker.rect, under: markers[(index + 1)...].map(\.rect), inside: crop)
             if count != overlap {
                 problems.append("\(marker.name) marker: \(count) pixels, expected \(overlap)")
             }
@@ -205,6 +208,35 @@ public struct ExportInspection: Sendable {
         return .cornerMarkers(
             problems: problems,
             measured: [.init("markers", .array(counted)), .init("wrongCorner", cornerMeasured)])
+    }
+
+    /// The pixels of `rect` inside `crop` that none of `later` covers, by
+    /// inclusion and exclusion over the later rects' intersections.
+    static func visibleArea(
+        of rect: PixelRect<StoredPixels>, under later: [PixelRect<StoredPixels>],
+        inside crop: PixelRect<StoredPixels>
+    ) -> Int {
+        func intersection(_ a: PixelRect<StoredPixels>?, _ b: PixelRect<StoredPixels>)
+            -> PixelRect<StoredPixels>?
+        {
+            guard let a else { return nil }
+            let x = Swift.max(a.x, b.x)
+            let y = Swift.max(a.y, b.y)
+            let w = Swift.min(a.maxX, b.maxX) - x
+            let h = Swift.min(a.maxY, b.maxY) - y
+            return w > 0 && h > 0 ? PixelRect(x: x, y: y, width: w, height: h) : nil
+        }
+        let base = intersection(rect, crop)
+        var area = 0
+        for subset in 0..<(1 << later.count) {
+            var part = base
+            for (bit, other) in later.enumerated() where subset & (1 << bit) != 0 {
+                part = intersection(part, other)
+            }
+            let size = part.map { $0.width * $0.height } ?? 0
+            area += subset.nonzeroBitCount % 2 == 0 ? size : -size
+        }
+        return area
     }
 
     /// (c) The transparency check, once every row is in.

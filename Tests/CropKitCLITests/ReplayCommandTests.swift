@@ -143,6 +143,30 @@ extension ReplayCommandTests {
         // The padding-only record has no pixels, so nothing to export.
         #expect(lines[3]?["export"] == nil)
     }
+
+    /// The one-pixel vectors `cases` writes export and pass: in a fixture
+    /// smaller than two markers the markers overlap, the last painted
+    /// wins, and the check expects each where it shows (it expected all
+    /// four in a 1x1 fixture's one pixel, and failed 40 of 44 vectors).
+    @Test func tinyFixturesOverlappingMarkersPass() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let vectors = cropkit("cases", "--count", "400").out.split(separator: "\n")
+            .filter { $0.contains(#""category":"one-pixel""#) }
+        #expect(vectors.count >= 40)
+        let run = cropkit(
+            ["replay", "-", "--export", folder.path], input: vectors.joined(separator: "\n"))
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.err.hasSuffix("\(vectors.count) passed, 0 failed\n"), "\(run.err)")
+        // 2x2 and 3x1 fixtures: every marker where it shows, a whole crop.
+        for source in ["2x2", "3x1", "1x3", "5x5"] {
+            let side = source.split(separator: "x").map { Int($0)! }
+            let record =
+                #"{"source":{"width":\#(side[0]),"height":\#(side[1])},"viewport":{"width":100,"height":100},"selection":{"x":0,"y":0,"width":100,"height":100}}"#
+            let whole = cropkit(["replay", "-", "--export", folder.path], input: record)
+            #expect(whole.status == 0, "\(source): \(whole.err)")
+        }
+    }
 }
 
 extension ReplayCommandTests {

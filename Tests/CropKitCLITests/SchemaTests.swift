@@ -472,4 +472,46 @@ import Testing
         #expect(Set(hostile).count == 2 && !hostile.contains(stale))
         try Self.expect("leaks-line", accepts: lines, refuses: hostile)
     }
+
+    /// What `replay` prints validates against `replay-line`: 200 vectors
+    /// replayed, a dozen exported and checked as PNG and as JPEG, a
+    /// rejected record with an app's result, a failing record, and a line
+    /// that is no record.
+    @Test func replayLinesValidate() throws {
+        let vectors = cropkit("cases", "--count", "200").out
+        let folder = try TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("vectors.jsonl").path
+        try vectors.write(toFile: file, atomically: true, encoding: .utf8)
+        let first = vectors.split(separator: "\n").prefix(12).joined(separator: "\n") + "\n"
+        let few = folder.appendingPathComponent("few.jsonl").path
+        try first.write(toFile: few, atomically: true, encoding: .utf8)
+        var lines = cropkit("replay", file).out.split(separator: "\n").map(String.init)
+        for format in ["png", "jpeg"] {
+            let run = cropkit(
+                "replay", few, "--export", folder.appendingPathComponent(format).path, "--format",
+                format)
+            #expect(run.status == 0, "\(run.err)")
+            lines += run.out.split(separator: "\n").map(String.init)
+        }
+        let odd = """
+            not a record
+            {"source":{"width":100,"height":100},"viewport":{"width":10,"height":10},"selection":{"x":50,"y":50,"width":1,"height":1},"result":{"x":1,"y":1,"width":2,"height":2},"expected":null}
+            {"source":{"width":100,"height":100},"viewport":{"width":10,"height":10},"selection":{"x":1,"y":1,"width":5,"height":5},"orientation":6,"expected":{"x":0,"y":0,"width":1,"height":1}}
+
+            """
+        let oddRun = cropkit(["replay", "-"], input: odd)
+        #expect(oddRun.status == 1)
+        lines += oddRun.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 200 + 24 + 3, "\(lines.count)")
+        #expect(lines.contains { $0.contains(#""export":{"file":"#) })
+        let failed = try #require(lines.first { $0.contains(#""check":"failed""#) })
+        let hostile = [
+            failed.replacingOccurrences(of: #""check":"failed""#, with: #""check":"maybe""#),
+            failed.replacingOccurrences(of: #","mismatches":["#, with: #","notes":["#),
+            #"{"line":1,"error":"not JSON","at":3}"#,
+        ]
+        #expect(Set(hostile).count == 3 && !hostile.contains(failed))
+        try Self.expect("replay-line", accepts: lines, refuses: hostile)
+    }
 }
