@@ -3073,7 +3073,7 @@ extension SchemaCommand {
                         "passed",
                         "failed"
                       ],
-                      "description": "Whether the record's expected (when it has one) is the contract's answer; a record without expected passes."
+                      "description": "Whether the record's expected is the contract's answer: present when the record has expected."
                     },
                     "mismatches": {
                       "type": "array",
@@ -3109,8 +3109,7 @@ extension SchemaCommand {
                     "source",
                     "viewport",
                     "selection",
-                    "result",
-                    "check"
+                    "result"
                   ],
                   "additionalProperties": true,
                   "allOf": [
@@ -3120,11 +3119,26 @@ extension SchemaCommand {
                           "check": {
                             "const": "failed"
                           }
-                        }
+                        },
+                        "required": [
+                          "check"
+                        ]
                       },
                       "then": {
                         "required": [
                           "mismatches"
+                        ]
+                      }
+                    },
+                    {
+                      "if": {
+                        "required": [
+                          "expected"
+                        ]
+                      },
+                      "then": {
+                        "required": [
+                          "check"
                         ]
                       }
                     }
@@ -3212,7 +3226,7 @@ extension SchemaCommand {
               "$schema": "https://json-schema.org/draft/2020-12/schema",
               "$id": "urn:cropkit:schema:test-vector",
               "title": "cropkit map --json and cases line",
-              "description": "A test vector as cropkit map --json and cropkit cases print it: the mapping's inputs in the failure-record format and the contract's answer under expected (null: the mapping refuses, with reason). Closed: every member cropkit prints is here. It is also a failure record (failure-record schema), so replay checks it.",
+              "description": "A test vector as cropkit map --json and cropkit cases print it: the mapping's inputs in the failure-record format and the contract's answer under expected (null: the mapping refuses, with reason). Closed: every member cropkit prints is here. It is also a failure record (failure-record schema), so replay checks it. A number given to map that JSON cannot hold is the string \"nan\", \"inf\" or \"-inf\", as in a failure record.",
               "type": "object",
               "properties": {
                 "schemaVersion": {
@@ -3249,23 +3263,23 @@ extension SchemaCommand {
                   "description": "The view's content mode."
                 },
                 "imageScale": {
-                  "type": "number",
+                  "$ref": "#/$defs/number",
                   "description": "Points a pixel, when not 1."
                 },
                 "zoom": {
                   "type": "object",
                   "properties": {
                     "scale": {
-                      "type": "number"
+                      "$ref": "#/$defs/number"
                     },
                     "offset": {
                       "type": "object",
                       "properties": {
                         "x": {
-                          "type": "number"
+                          "$ref": "#/$defs/number"
                         },
                         "y": {
-                          "type": "number"
+                          "$ref": "#/$defs/number"
                         }
                       },
                       "required": [
@@ -3294,7 +3308,7 @@ extension SchemaCommand {
                   "description": "The exact-ratio rule applied (map --aspect)."
                 },
                 "angle": {
-                  "type": "number",
+                  "$ref": "#/$defs/number",
                   "description": "Straightened by this many degrees (map --angle)."
                 },
                 "companion": {
@@ -3393,10 +3407,10 @@ extension SchemaCommand {
                   "type": "object",
                   "properties": {
                     "width": {
-                      "type": "number"
+                      "$ref": "#/$defs/number"
                     },
                     "height": {
-                      "type": "number"
+                      "$ref": "#/$defs/number"
                     }
                   },
                   "required": [
@@ -3409,16 +3423,16 @@ extension SchemaCommand {
                   "type": "object",
                   "properties": {
                     "x": {
-                      "type": "number"
+                      "$ref": "#/$defs/number"
                     },
                     "y": {
-                      "type": "number"
+                      "$ref": "#/$defs/number"
                     },
                     "width": {
-                      "type": "number"
+                      "$ref": "#/$defs/number"
                     },
                     "height": {
-                      "type": "number"
+                      "$ref": "#/$defs/number"
                     }
                   },
                   "required": [
@@ -3542,6 +3556,21 @@ extension SchemaCommand {
                     "height"
                   ],
                   "additionalProperties": false
+                },
+                "number": {
+                  "anyOf": [
+                    {
+                      "type": "number"
+                    },
+                    {
+                      "enum": [
+                        "nan",
+                        "inf",
+                        "-inf"
+                      ]
+                    }
+                  ],
+                  "description": "A number; JSON has no NaN or infinity, so those are the strings \"nan\", \"inf\" and \"-inf\"."
                 }
               }
             }

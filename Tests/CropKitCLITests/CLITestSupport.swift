@@ -32,6 +32,7 @@ func cropkit(_ arguments: [String], input: String? = nil) -> Run {
     let status = CropKitTool.run(arguments, console: console)
     let run = Run(status: status, out: out.text, err: err.text)
     if status == 0 { expectNoLeaks(inImagesWrittenBy: arguments, run) }
+    JSONLog.record(arguments, run)
     return run
 }
 

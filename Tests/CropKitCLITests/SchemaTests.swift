@@ -342,6 +342,9 @@ import Testing
             for format in formats {
                 crop([input, "-o", out("a.\(format)"), "--pixels", "1,1,40,30"])
             }
+            // Variants, turned and circled: on the small images (a turned
+            // 12 MP photo reads most of it).
+            guard !still.hasSuffix(".heic") else { continue }
             crop([
                 input, "-o", out("v1.jpg"), "--pixels", "8,8,32,32", "-o", out("v2.png"),
                 "--viewport", "300x300", "--selection", "10,10,100,100", "--aspect", "1:1",
@@ -378,7 +381,7 @@ import Testing
             "0,0,1024,1024",
         ])
         crop([TestData.path("camera/canon_t3i.jpg"), "-o", out("g.jpg"), "--pixels", "16,16,64,64"])
-        #expect(lines.count >= 55, "\(lines.count)")
+        #expect(lines.count >= 45, "\(lines.count)")
         let tile = try #require(lines.first { $0.contains(#""kind":"tileCopy""#) })
         let hostile = [
             tile.replacingOccurrences(
@@ -483,7 +486,16 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("vectors.jsonl").path
         try vectors.write(toFile: file, atomically: true, encoding: .utf8)
-        let first = vectors.split(separator: "\n").prefix(12).joined(separator: "\n") + "\n"
+        // Exported: a dozen whose photo is small (fixtures of 40 MP take a
+        // while to make).
+        let small = vectors.split(separator: "\n").filter { line in
+            guard let source = (try? JSONValue(parsing: String(line)))?["source"],
+                case .number(_, let width)? = source["width"],
+                case .number(_, let height)? = source["height"]
+            else { return false }
+            return width * height <= 1_000_000
+        }
+        let first = small.prefix(12).joined(separator: "\n") + "\n"
         let few = folder.appendingPathComponent("few.jsonl").path
         try first.write(toFile: few, atomically: true, encoding: .utf8)
         var lines = cropkit("replay", file).out.split(separator: "\n").map(String.init)
