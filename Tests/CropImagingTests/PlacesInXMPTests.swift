@@ -12,7 +12,7 @@ import Testing
         """
 
     @Test func aCalibrationWithNoCropToMapItByIsRemoved() {
-        let (out, changes) = XMPCleaner.clean(
+        let (out, changes, _) = XMPCleaner.clean(
             Self.calibration, size: PixelSize(width: 10, height: 10), policy: MetadataPolicy())
         let text = out ?? ""
         #expect(!text.contains("IntrinsicMatrix") && !text.contains("LensDistortionCenter"))
@@ -42,7 +42,7 @@ import Testing
             "<x:xmpmeta><rdf:RDF><rdf:Description><mwg-rs:Regions><mwg-rs:RegionList><rdf:Bag>"
             + items
             + "</rdf:Bag></mwg-rs:RegionList></mwg-rs:Regions></rdf:Description></rdf:RDF></x:xmpmeta>"
-        let (out, changes) = XMPCleaner.clean(
+        let (out, changes, _) = XMPCleaner.clean(
             text, size: PixelSize(width: 10, height: 10), policy: MetadataPolicy())
         // No crop to map by: the regions go whole, said so.
         #expect(out?.contains("mwg-rs:Regions") == false)
@@ -51,7 +51,7 @@ import Testing
         let plan = CropPlaces.forTesting(
             photo: PixelSize(width: 1000, height: 800),
             rect: PixelRect(x: 0, y: 0, width: 1000, height: 800))
-        let (mapped, said) = XMPRegions.map(text, places: plan, keepsStoredGrid: false)
+        let (mapped, said, _) = XMPRegions.map(text, places: plan, keepsStoredGrid: false)
         #expect(said.contains { $0.contains("NoArea (its area cannot be read)") }, "\(said)")
         #expect(said.contains { $0.contains("NaN (its area is not a normalized rectangle)") })
         #expect(said.contains { $0.contains("Negative (its area is not a normalized rectangle)") })
@@ -63,7 +63,7 @@ import Testing
             "<mwg-rs:Regions><mwg-rs:RegionList><rdf:Bag>"
             + String(repeating: "<rdf:li/>", count: 1_000_000)
             + "</rdf:Bag></mwg-rs:RegionList></mwg-rs:Regions>"
-        let (none, why) = XMPRegions.map(many, places: plan, keepsStoredGrid: false)
+        let (none, why, _) = XMPRegions.map(many, places: plan, keepsStoredGrid: false)
         #expect(!none.contains("mwg-rs:Regions"))
         #expect(why == ["MWG regions removed: 1000000 items, more than the 1000 CropKit maps"])
     }
@@ -112,7 +112,7 @@ import Testing
         let plan = CropPlaces.forTesting(
             photo: PixelSize(width: 1000, height: 800),
             rect: PixelRect(x: 100, y: 100, width: 500, height: 400))
-        let (mapped, said) = XMPRegions.map(text, places: plan, keepsStoredGrid: false)
+        let (mapped, said, _) = XMPRegions.map(text, places: plan, keepsStoredGrid: false)
         for (name, why) in [
             ("None", "it has no RegionBoundary"),
             ("Star", "its shape is not a rectangle, circle or polygon"),
@@ -148,7 +148,7 @@ import Testing
         let plan = CropPlaces.forTesting(
             photo: PixelSize(width: 100, height: 100),
             rect: PixelRect(x: 0, y: 0, width: 50, height: 50))
-        let (out, said) = XMPRegions.map(text, places: plan, keepsStoredGrid: false)
+        let (out, said, _) = XMPRegions.map(text, places: plan, keepsStoredGrid: false)
         #expect(said == ["MWG regions removed: 10000 items, more than the 1000 CropKit maps"])
         #expect(!out.contains("mwg-rs:Regions") && out.contains("<dc:title>Kept</dc:title>"))
         #expect(
@@ -167,13 +167,13 @@ import Testing
         policy.places = plan
         let iptc =
             "<x:xmpmeta><rdf:RDF><rdf:Description><Iptc4xmpExt:ImageRegion><rdf:Bag><rdf:li rdf:parseType='Resource'><Iptc4xmpExt:rId>a</Iptc4xmpExt:rId><Iptc4xmpExt:RegionBoundary Iptc4xmpExt:rbShape='rectangle' Iptc4xmpExt:rbUnit='relative' Iptc4xmpExt:rbX='0' Iptc4xmpExt:rbY='0' Iptc4xmpExt:rbW='0.1' Iptc4xmpExt:rbH='0.1'/></rdf:li></rdf:Bag></Iptc4xmpExt:ImageRegion></rdf:Description></rdf:RDF></x:xmpmeta>"
-        let (out, said) = XMPCleaner.clean(
+        let (out, said, _) = XMPCleaner.clean(
             iptc, size: PixelSize(width: 500, height: 400), policy: policy)
         #expect(said.contains("removed 1 IPTC region(s): a (outside the crop)"), "\(said)")
         #expect(out?.contains("Iptc4xmpExt:ImageRegion") == false)
         let mp =
             "<x:xmpmeta><rdf:RDF><rdf:Description><MP:RegionInfo><MPRI:Regions><rdf:Bag><rdf:li MPReg:Rectangle='0.6, 0.6, 0.1, 0.1' MPReg:PersonDisplayName='Ann'/></rdf:Bag></MPRI:Regions></MP:RegionInfo></rdf:Description></rdf:RDF></x:xmpmeta>"
-        let (moved, told) = XMPCleaner.clean(
+        let (moved, told, _) = XMPCleaner.clean(
             mp, size: PixelSize(width: 500, height: 400), policy: policy)
         #expect(told.contains("mapped 1 MP region(s) (Ann)"), "\(told)")
         #expect(

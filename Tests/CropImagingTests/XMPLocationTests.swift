@@ -90,7 +90,7 @@ import Testing
     ])
     func unreadablePacketsAreDroppedWhole(packet: String) throws {
         #expect(XMPLocation.removing(from: packet) == nil)
-        let (stripped, changes) = XMPCleaner.clean(
+        let (stripped, changes, _) = XMPCleaner.clean(
             packet, size: PixelSize(width: 1, height: 1),
             policy: MetadataPolicy(stripLocation: true))
         #expect(stripped == nil)

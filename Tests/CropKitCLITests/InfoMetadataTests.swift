@@ -91,4 +91,55 @@ struct InfoMetadataTests {
         #expect(text.contains("location     none"))
         #expect(text.contains("EXIF tags    none"))
     }
+
+    /// A crop report says where each place went as values, and the written
+    /// file, read back by info, agrees: each XMP region mapped to the box
+    /// the report gives (in the output's stored pixels, to a pixel), the
+    /// one outside the crop removed and gone, EXIF's SubjectArea where the
+    /// report says.
+    @Test func aCropReportSaysWhereEachRegionWent() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("r.jpg").path
+        let run = cropkit(
+            "crop", TestData.path("regions/canon_t3i_o6.jpg"), "-o", output, "--pixels",
+            "100,50,700,500", "--json")
+        try #require(run.status == 0, "\(run.err)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        let written = try #require(report["written"] as? [String: Any])
+        let entries = try #require(written["metadata"] as? [[String: Any]])
+        let changes = entries.flatMap { $0["changes"] as? [[String: Any]] ?? [] }
+        func change(_ field: String) -> [String: Any]? {
+            changes.first { $0["field"] as? String == field }
+        }
+        let info = try #require(
+            try JSONSerialization.jsonObject(with: Data(cropkit("info", "--json", output).out.utf8))
+                as? [String: Any])
+        let stored = try #require(info["stored"] as? [String: Int])
+        let (width, height) = (Double(stored["width"]!), Double(stored["height"]!))
+        let places = try #require(info["places"] as? [[String: Any]])
+        var checked = 0
+        for place in places where (place["field"] as? String) == "XMP MWG region" {
+            let name = try #require(place["name"] as? String)
+            let mapped = try #require(change("MWG region \(name)"), "\(name) in \(changes)")
+            #expect(mapped["outcome"] as? String == "mapped")
+            let box = try #require(mapped["values"] as? [Int])
+            let read = try #require(place["values"] as? [Double])
+            #expect(box.count == 4 && read.count == 4)
+            for (index, scale) in [width, height, width, height].enumerated() {
+                #expect(
+                    abs(Double(box[index]) - read[index] * scale) <= 1, "\(name) \(box) \(read)")
+            }
+            checked += 1
+        }
+        #expect(checked == 2)
+        #expect(change("MWG region Chen")?["outcome"] as? String == "removed")
+        #expect(!places.contains { $0["name"] as? String == "Chen" })
+        let subject = try #require(change("SubjectArea")?["values"] as? [Int])
+        let exif = try #require(
+            places.first { $0["field"] as? String == "EXIF SubjectArea" }?["values"] as? [Int])
+        #expect(Array(exif.prefix(2)) == subject)
+        #expect(change("PixelXDimension")?["values"] as? [Int] == [Int(width)])
+    }
 }

@@ -55,7 +55,7 @@ enum MetadataBlockCleaner {
                 MetadataEntry(segment: name, action: .dropped, reason: "--strip all", kind: .xmp)
             )
         }
-        let (cleaned, changes) = XMPCleaner.clean(
+        let (cleaned, changes, typed) = XMPCleaner.clean(
             String(decoding: packet, as: UTF8.self), size: size, policy: policy,
             keepsGainMapItems: keepsGainMapItems, keepsStoredGrid: keepsStoredGrid)
         guard let cleaned else {
@@ -66,12 +66,11 @@ enum MetadataBlockCleaner {
                     kind: .xmp)
             )
         }
-        return (
-            cleaned,
-            MetadataEntry(
-                segment: name, action: changes.isEmpty ? .kept : .rewritten,
-                reason: changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "),
-                kind: .xmp)
-        )
+        var entry = MetadataEntry(
+            segment: name, action: changes.isEmpty ? .kept : .rewritten,
+            reason: changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "),
+            kind: .xmp)
+        entry.changes = typed
+        return (cleaned, entry)
     }
 }

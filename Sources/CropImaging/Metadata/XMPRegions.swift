@@ -282,18 +282,21 @@ enum XMPRegions {
     /// none.
     static func map(
         _ text: String, places: CropPlaces?, keepsStoredGrid: Bool, stripPeople: Bool = false
-    ) -> (String, [String]) {
+    ) -> (String, [String], [MetadataChange]) {
         var out = text
         var changes: [String] = []
+        var typed: [MetadataChange] = []
         for schema in [mwg, mp, iptc] {
-            let (mapped, said) = map(
+            let (mapped, said, regions) = map(
                 out, schema: schema, places: places, keepsStoredGrid: keepsStoredGrid,
                 stripPeople: stripPeople)
             out = mapped
             changes += said
+            typed += regions
         }
-        let (focused, said) = mapFocus(out, places: places, keepsStoredGrid: keepsStoredGrid)
-        return (focused, changes + said)
+        let (focused, said, focus) = mapFocus(
+            out, places: places, keepsStoredGrid: keepsStoredGrid)
+        return (focused, changes + said, typed + focus)
     }
 
     /// Whether `text` names a place this type maps: a region list of any
@@ -309,14 +312,17 @@ enum XMPRegions {
     /// or removed when it lies outside it or cannot be read; and what
     /// changed.
     static func mapFocus(_ text: String, places: CropPlaces?, keepsStoredGrid: Bool) -> (
-        String, [String]
+        String, [String], [MetadataChange]
     ) {
         let names = ["GFocus:FocalPointX", "GFocus:FocalPointY"]
-        guard names.contains(where: { XMPCleaner.mentions(text, $0) }) else { return (text, []) }
+        guard names.contains(where: { XMPCleaner.mentions(text, $0) }) else {
+            return (text, [], [])
+        }
         var out = text
-        func removed(_ why: String) -> (String, [String]) {
+        func removed(_ why: String) -> (String, [String], [MetadataChange]) {
             for name in names { _ = XMPCleaner.removing(name, from: &out) }
-            return (out, ["GFocus focal point removed: \(why)"])
+            let said = "GFocus focal point removed: \(why)"
+            return (out, [said], [.init("GFocus:FocalPoint", .removed, summary: said)])
         }
         guard let places else { return removed("no crop to map it by") }
         guard let x = number(names[0], in: text), let y = number(names[1], in: text),
@@ -331,7 +337,17 @@ enum XMPRegions {
         let (nx, ny) = (decimal(p.x / Double(size.width)), decimal(p.y / Double(size.height)))
         out = setting(names[0], to: nx, in: out)
         out = setting(names[1], to: ny, in: out)
-        return (out, ["GFocus focal point mapped to \(nx),\(ny)"])
+        let said = "GFocus focal point mapped to \(nx),\(ny)"
+        // The point in the output's pixels.
+        return (
+            out, [said],
+            [
+                .init(
+                    "GFocus:FocalPoint", .mapped,
+                    values: [Int((p.x - 0.5).rounded()), Int((p.y - 0.5).rounded())],
+                    summary: said)
+            ]
+        )
     }
 
     /// The most regions (and nested items) a list may hold to be mapped:
@@ -342,28 +358,30 @@ enum XMPRegions {
     private static func map(
         _ text: String, schema: Schema, places: CropPlaces?, keepsStoredGrid: Bool,
         stripPeople: Bool
-    ) -> (String, [String]) {
+    ) -> (String, [String], [MetadataChange]) {
         // A byte search first: Foundation's range(of:) over a whole packet
         // costs more than the mapping.
         guard XMPCleaner.mentions(text, schema.open), let start = text.bytes(of: schema.open),
             let end = text.bytes(of: schema.close, in: start.upperBound..<text.endIndex)
-        else { return (text, []) }
+        else { return (text, [], []) }
         let block = String(text[start.lowerBound..<end.upperBound])
+        let regions = "\(schema.label) regions"
         // Removed whole where there is no crop to map by.
         guard let places else {
+            let said = "\(schema.label) regions removed: no crop to map them by"
             return (
                 text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: ""),
-                ["\(schema.label) regions removed: no crop to map them by"]
+                [said], [.init(regions, .removed, summary: said)]
             )
         }
         // Bounded work: a list longer than any photo's is removed whole.
         let items = itemCount(block[...])
         guard items <= maximumRegions else {
+            let said =
+                "\(schema.label) regions removed: \(items) items, more than the \(maximumRegions) CropKit maps"
             return (
                 text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: ""),
-                [
-                    "\(schema.label) regions removed: \(items) items, more than the \(maximumRegions) CropKit maps"
-                ]
+                [said], [.init(regions, .removed, summary: said)]
             )
         }
         let size = places.outputSize(keepsStoredGrid: keepsStoredGrid)
@@ -373,6 +391,8 @@ enum XMPRegions {
         var clipped: [String] = []
         var removed: [String] = []
         var people = 0
+        // Each region's outcome as a field: where it went, or why it went.
+        var typed: [MetadataChange] = []
         var rest = block[...]
         // Each top-level `rdf:li` of the list, in order; everything
         // between them kept as it is.
@@ -388,6 +408,10 @@ enum XMPRegions {
             // A person's region under --strip people.
             if stripPeople, schema.isPerson(item) {
                 people += 1
+                typed.append(
+                    .init(
+                        "\(schema.label) region \(name)", .removed,
+                        summary: "\(schema.label) region \(name) removed (--strip people)"))
                 continue
             }
             let place: Place<StoredPixels>
@@ -396,16 +420,26 @@ enum XMPRegions {
             case .failure(let unreadable):
                 // Not an area this code can read: removed, never stale.
                 removed.append("\(name) (\(unreadable.why))")
+                typed.append(
+                    .init(
+                        "\(schema.label) region \(name)", .removed,
+                        summary: "\(schema.label) region \(name) removed: \(unreadable.why)"))
                 continue
             }
             let result = places.map(stored: place, keepsStoredGrid: keepsStoredGrid)
             guard let kept = result.place else {
                 removed.append("\(name) (outside the crop)")
+                typed.append(
+                    .init(
+                        "\(schema.label) region \(name)", .removed,
+                        summary: "\(schema.label) region \(name) removed: outside the crop"))
                 continue
             }
             out += schema.write(item, kept, size)
             mapped.append(name)
             if result.clipped { clipped.append(name) }
+            typed.append(
+                Self.mapped("\(schema.label) region \(name)", kept, clipped: result.clipped))
         }
         out += rest
         // The dimensions the areas apply to: the output's stored size.
@@ -434,7 +468,39 @@ enum XMPRegions {
                 "removed \(removed.count) \(schema.label) region(s): \(removed.joined(separator: ", "))"
             )
         }
-        return (text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: out), changes)
+        if schema.hasDimensions && !mapped.isEmpty {
+            typed.append(
+                .init(
+                    "\(schema.label) AppliedToDimensions", .set, values: [size.width, size.height],
+                    summary: "AppliedToDimensions set to \(size.width)x\(size.height)"))
+        }
+        return (
+            text.replacingCharacters(in: start.lowerBound..<end.upperBound, with: out), changes,
+            typed
+        )
+    }
+
+    /// A region or point `field` mapped to `place` (in the output's stored
+    /// pixels): its values there, a point's x, y, else its bounding box's
+    /// x, y, width, height, rounded to whole pixels.
+    static func mapped<Space>(_ field: String, _ place: Place<Space>, clipped: Bool)
+        -> MetadataChange
+    {
+        let values: [Int]
+        if case .point(let p) = place {
+            values = [Int((p.x - 0.5).rounded()), Int((p.y - 0.5).rounded())]
+        } else if let box = place.boundingBox {
+            values = [box.x, box.y, box.width, box.height].map { Int($0.rounded()) }
+        } else {
+            values = []
+        }
+        let at =
+            values.count == 4
+            ? "\(values[0]),\(values[1]) \(values[2])x\(values[3])"
+            : values.map(String.init).joined(separator: ",")
+        return .init(
+            field, .mapped, values: values,
+            summary: "\(field) mapped to \(at)" + (clipped ? ", clipped to the crop" : ""))
     }
 
     /// The regions `text` names, each with its shape, values and space,

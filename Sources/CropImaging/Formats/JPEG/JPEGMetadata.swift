@@ -139,7 +139,8 @@ struct JPEGMetadata {
                     : marker == 0xE2 && body.starts(with: Array("ICC_PROFILE\0".utf8))
                         ? .iccProfile : .other
             func keep(
-                _ bytes: [UInt8], _ label: String, _ action: MetadataEntry.Action, _ why: String
+                _ bytes: [UInt8], _ label: String, _ action: MetadataEntry.Action, _ why: String,
+                changes: [MetadataChange] = []
             ) {
                 // The leak rules hold for every kept segment: a comment, a
                 // profile or resources holding a JPEG or PNG image may show
@@ -154,8 +155,9 @@ struct JPEGMetadata {
                     return
                 }
                 result.segments += JPEGMetadata.segment(marker, bytes)
-                result.entries.append(
-                    MetadataEntry(segment: label, action: action, reason: why, kind: kind))
+                var entry = MetadataEntry(segment: label, action: action, reason: why, kind: kind)
+                entry.changes = changes
+                result.entries.append(entry)
             }
             func drop(_ label: String, _ why: String) {
                 result.entries.append(
@@ -188,8 +190,7 @@ struct JPEGMetadata {
                     result.exif = tiff
                     keep(
                         exifSignature + tiff, "\(name) EXIF", changes.isEmpty ? .kept : .rewritten,
-                        MetadataChange.reason(changes))
-                    result.entries[result.entries.count - 1].changes = changes
+                        MetadataChange.reason(changes), changes: changes)
                     if policy.keepMakerNote {
                         result.warnings.append(
                             "the EXIF MakerNote is kept (--keep-makernote): it may hold a preview of the whole photo"
@@ -209,7 +210,7 @@ struct JPEGMetadata {
                 motionPhoto =
                     motionPhoto || text.contains("GCamera:MotionPhoto")
                     || text.contains("GCamera:MicroVideo")
-                let (cleaned, changes) = XMPCleaner.clean(
+                let (cleaned, changes, typed) = XMPCleaner.clean(
                     text, size: size, policy: policy, keepsGainMapItems: keepsGainMapItems,
                     keepsStoredGrid: orientation == nil)
                 guard let cleaned else {
@@ -220,7 +221,8 @@ struct JPEGMetadata {
                 keep(
                     xmpSignature + Array(cleaned.utf8), "\(name) XMP",
                     changes.isEmpty ? .kept : .rewritten,
-                    changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "))
+                    changes.isEmpty ? "descriptive metadata" : changes.joined(separator: "; "),
+                    changes: typed)
             case 0xE1 where body.starts(with: extendedXMPSignature):
                 if extended == nil { extended = try ExtendedXMP.properties(of: info, input: input) }
                 let held = ExtendedXMP.guid(body).flatMap { extended?[$0] } ?? []
@@ -373,22 +375,26 @@ enum XMPCleaner {
     }
 
     /// `text` with previews removed, dimensions set and, under the policy,
-    /// every location property removed (``XMPLocation``); and what changed.
+    /// every location property removed (``XMPLocation``); and what changed,
+    /// in phrases (the report's reason joins them) and as fields (each
+    /// region's and property's outcome, ``MetadataChange``).
     /// `nil` when the packet must be dropped whole (location asked removed
     /// from a packet that cannot be read as XML).
     static func clean(
         _ text: String, size: PixelSize<StoredPixels>, policy: MetadataPolicy,
         keepsGainMapItems: Bool = false, keepsStoredGrid: Bool = false
-    ) -> (String?, [String]) {
+    ) -> (String?, [String], [MetadataChange]) {
         var out = text
         var changes: [String] = []
+        var typed: [MetadataChange] = []
         // Places in the picture, mapped into the crop (``XMPRegions``).
         if XMPRegions.mentionsPlaces(out) {
-            let (mapped, regionChanges) = XMPRegions.map(
+            let (mapped, regionChanges, regions) = XMPRegions.map(
                 out, places: policy.places, keepsStoredGrid: keepsStoredGrid,
                 stripPeople: policy.stripPeople)
             out = mapped
             changes += regionChanges
+            typed += regions
         }
         func remove(_ property: String) -> Bool { Self.removing(property, from: &out) }
         // A depth map's calibration, in the photo's stored pixels.
@@ -404,6 +410,9 @@ enum XMPCleaner {
         {
             var removed: [String] = []
             for property in Self.adobeCrop where remove(property) { removed.append(property) }
+            typed += removed.map {
+                .init($0, .removed, summary: "\($0) removed (a crop of the uncropped photo)")
+            }
             if !removed.isEmpty {
                 changes.append(
                     "Adobe crs: crop settings removed (\(removed.joined(separator: ", "))): they describe a crop of the uncropped photo, which the new pixels replace"
@@ -414,11 +423,14 @@ enum XMPCleaner {
         if policy.stripPeople {
             for property in XMPRegions.peopleProperties where remove(property) {
                 changes.append("\(property) removed (--strip people)")
+                typed.append(
+                    .init(property, .removed, summary: "\(property) removed (--strip people)"))
             }
         }
         for property in previews
         where !(keepsGainMapItems && gainMapItems.contains(property)) && remove(property) {
             changes.append("\(property) removed")
+            typed.append(.init(property, .removed, summary: "\(property) removed"))
         }
         // An image in base64 under a name no list knows: the property
         // removed, or the packet when it cannot be named.
@@ -429,11 +441,13 @@ enum XMPCleaner {
                     nil,
                     changes + [
                         "dropped whole: it holds \(image)\(property.map { " in \($0)" } ?? "") that cannot be removed by itself"
-                    ]
+                    ], []
                 )
             }
             removals += 1
             changes.append("\(property) removed: it holds \(image)")
+            typed.append(
+                .init(property, .removed, summary: "\(property) removed: it holds \(image)"))
         }
         if policy.stripLocation {
             // Read as XML, namespaces by URI: every location property of the
@@ -443,11 +457,14 @@ enum XMPCleaner {
                     nil,
                     [
                         "dropped whole: it cannot be read as XML, so its location cannot be removed (--strip location)"
-                    ]
+                    ], []
                 )
             }
             if !removed.isEmpty {
                 out = stripped
+                typed += removed.map {
+                    .init($0, .removed, summary: "\($0) removed (--strip location)")
+                }
                 changes.append(
                     "location removed (--strip location): \(removed.joined(separator: ", "))")
             }
@@ -464,11 +481,17 @@ enum XMPCleaner {
                 guard regex.firstMatch(in: out, range: range) != nil else { continue }
                 let replaced = regex.stringByReplacingMatches(
                     in: out, range: range, withTemplate: template)
-                if replaced != out { changes.append("\(property) set to \(value)") }
+                if replaced != out {
+                    changes.append("\(property) set to \(value)")
+                    typed.append(
+                        .init(
+                            property, .set, values: [value], summary: "\(property) set to \(value)")
+                    )
+                }
                 out = replaced
             }
         }
-        return (out, changes)
+        return (out, changes, typed)
     }
 
     /// The first bytes of an image in base64, as an XMP value holds one,
