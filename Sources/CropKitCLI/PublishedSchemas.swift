@@ -2999,7 +2999,7 @@ extension SchemaCommand {
               "$schema": "https://json-schema.org/draft/2020-12/schema",
               "$id": "urn:cropkit:schema:replay-line",
               "title": "cropkit replay output line",
-              "description": "One line cropkit replay prints: the failure record as given, byte for byte (the failure-record schema: open, its own members kept), with what replay adds at its end: result (null when rejected) and reason, the record's own result kept as recordedResult, the check (passed or failed, and mismatches when failed) and, with --export, the export and its checks. A record is not versioned by schemaVersion: it is kept as given (a test vector of cropkit cases already carries it). A line that is not a record gives {line, error} instead.",
+              "description": "One line cropkit replay prints: the failure record as given, byte for byte (the failure-record schema: open, its own members kept), with what replay adds at its end: result (null when rejected) and reason, the record's own result kept as recordedResult, the check (passed or failed; when failed, mismatches in phrases and differences as values) and, with --export, the export and its checks. A record is not versioned by schemaVersion: it is kept as given (a test vector of cropkit cases already carries it). A line that is not a record gives {line, error} instead.",
               "oneOf": [
                 {
                   "type": "object",
@@ -3103,6 +3103,13 @@ extension SchemaCommand {
                       },
                       "additionalProperties": false,
                       "description": "With --export: the crop exported from fixtures of the record's size, and its checks; skipped says why there was none."
+                    },
+                    "differences": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/difference"
+                      },
+                      "description": "The mismatches as values: each field, what expected says and what the answer gives."
                     }
                   },
                   "required": [
@@ -3214,6 +3221,27 @@ extension SchemaCommand {
                   ],
                   "additionalProperties": false,
                   "description": "One export check, as verify --json gives it (the verify-line schema says each check's measured values)."
+                },
+                "difference": {
+                  "type": "object",
+                  "properties": {
+                    "field": {
+                      "type": "string"
+                    },
+                    "expected": {},
+                    "actual": {},
+                    "summary": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "field",
+                    "expected",
+                    "actual",
+                    "summary"
+                  ],
+                  "additionalProperties": false,
+                  "description": "One field that differs: x, y, width, height, stored.x, companion.outputWidth, face.x, or result, companion, face for a whole answer (a rejection given is {rejection: CODE})."
                 }
               }
             }

@@ -46,6 +46,8 @@ struct RecordReplayer {
         var exportedFile: String?
         /// The `export` member of the output line, if any.
         var exportJSON: JSONValue?
+        /// How the answer differs from the record's expectation, as values.
+        var differences: [RecordMismatch] = []
 
         var passed: Bool { problems.isEmpty }
 
@@ -54,7 +56,8 @@ struct RecordReplayer {
 
         /// What the replay adds after the answer: the export, the verdict.
         private var extra: [JSONValue.Member] {
-            RecordReplay.verdictMembers(record: record, problems: problems, export: exportJSON)
+            RecordReplay.verdictMembers(
+                record: record, problems: problems, differences: differences, export: exportJSON)
         }
 
         /// Appends ``line`` to `out`, echoing the bytes the record was read
@@ -82,9 +85,11 @@ struct RecordReplayer {
     mutating func replay(_ given: CropRecord, line: Int) -> Outcome {
         let record = defaultOrientation.map { given.defaultingOrientation(to: $0) } ?? given
         let answer = record.answer()
+        let differences = record.differences(answer)
         var outcome = Outcome(
-            record: record, answer: answer, problems: record.mismatches(answer), checks: [],
+            record: record, answer: answer, problems: differences.map(\.summary), checks: [],
             isAsRead: defaultOrientation == nil || given.hasOrientation)
+        outcome.differences = differences
         if case .turned(.success) = answer, exportFolder != nil {
             // A turned crop resamples: its pixels are checked against the
             // coordinates fixture by `verify --angle`, not by these

@@ -41,10 +41,22 @@ extension CropRecord {
     public static func companionMismatches(
         _ given: CompanionExpectation?, _ cut: CompanionCut<ImagePixels>?
     ) -> [String] {
+        companionDifferences(given, cut).map { $0.summary }
+    }
+
+    /// ``companionMismatches(_:_:)`` as values.
+    public static func companionDifferences(
+        _ given: CompanionExpectation?, _ cut: CompanionCut<ImagePixels>?
+    ) -> [RecordMismatch] {
         switch (given, cut) {
         case (nil, _): return []
-        case (.some, nil): return ["companion: the contract cuts no companion here"]
-        case (let given?, let cut?): return given.mismatches(CompanionExpectation(cut))
+        case (let given?, nil):
+            return [
+                RecordMismatch(
+                    "companion", expected: given.json, actual: .null,
+                    summary: "companion: the contract cuts no companion here")
+            ]
+        case (let given?, let cut?): return given.differences(CompanionExpectation(cut))
         }
     }
 
@@ -129,19 +141,24 @@ public struct CompanionExpectation: Hashable, Sendable {
 
     /// How this answer differs from the contract's: one line a field.
     public func mismatches(_ contract: CompanionExpectation) -> [String] {
-        var problems: [String] = []
+        differences(contract).map { $0.summary }
+    }
+
+    /// ``mismatches(_:)`` as values.
+    public func differences(_ contract: CompanionExpectation) -> [RecordMismatch] {
+        var problems: [RecordMismatch] = []
         for (name, given, want) in [
             ("x", x, contract.x), ("y", y, contract.y), ("width", width, contract.width),
             ("height", height, contract.height),
         ] where !(abs(given - want) <= 0x1p-30 * max(1, abs(want))) {
-            problems.append(
-                "companion.\(name): expected \(jsonNumberText(want)), got \(jsonNumberText(given))")
+            problems.append(.number("companion.\(name)", expected: want, actual: given))
         }
         for (name, given, want) in [
             ("outputWidth", outputWidth, contract.outputWidth),
             ("outputHeight", outputHeight, contract.outputHeight),
         ] where given != want {
-            problems.append("companion.\(name): expected \(want), got \(given)")
+            problems.append(
+                .number("companion.\(name)", expected: Double(want), actual: Double(given)))
         }
         return problems
     }

@@ -61,19 +61,34 @@ extension CropRecord {
     public static func faceMismatches(_ given: FaceAnswer?, _ contract: Rect<OutputPixels>?)
         -> [String]
     {
+        faceDifferences(given, contract).map { $0.summary }
+    }
+
+    /// ``faceMismatches(_:_:)`` as values.
+    public static func faceDifferences(_ given: FaceAnswer?, _ contract: Rect<OutputPixels>?)
+        -> [RecordMismatch]
+    {
         switch (given, contract) {
         case (nil, _), (.outside?, nil): return []
         case (.outside?, let box?):
-            return ["face: expected \(faceText(box)), got null (outside the crop)"]
+            return [
+                RecordMismatch(
+                    "face", expected: FaceAnswer.box(box).json, actual: .null,
+                    summary: "face: expected \(faceText(box)), got null (outside the crop)")
+            ]
         case (.box(let box)?, nil):
-            return ["face: expected null (outside the crop), got \(faceText(box))"]
+            return [
+                RecordMismatch(
+                    "face", expected: .null, actual: FaceAnswer.box(box).json,
+                    summary: "face: expected null (outside the crop), got \(faceText(box))")
+            ]
         case (.box(let got)?, let want?):
             let pairs = [
                 ("x", got.x, want.x), ("y", got.y, want.y), ("width", got.width, want.width),
                 ("height", got.height, want.height),
             ]
             return pairs.filter { !(abs($0.1 - $0.2) <= faceTolerance) }.map {
-                "face.\($0.0): expected \(jsonNumberText($0.2)), got \(jsonNumberText($0.1))"
+                .number("face.\($0.0)", expected: $0.2, actual: $0.1)
             }
         }
     }

@@ -135,26 +135,46 @@ public struct CropRecord: Hashable, Sendable {
     /// How `answer` differs from ``expected`` (see ``mismatches(_:)``); a
     /// turned answer is compared by its output rect, and a `stored`
     /// expectation does not apply to it.
-    public func mismatches(_ answer: Answer) -> [String] {
+    public func mismatches(_ answer: Answer) -> [String] { differences(answer).map { $0.summary } }
+
+    /// ``mismatches(_:)-(Answer)`` as values: each field, what was expected
+    /// and what the answer gives.
+    public func differences(_ answer: Answer) -> [RecordMismatch] {
         switch answer {
-        case .mapped(let outcome): return mismatches(outcome)
+        case .mapped(let outcome): return differences(outcome)
         case .turned(let outcome):
             guard let expected else { return [] }
             switch (expected, outcome) {
             case (.rejected, .failure): return []
             case (.rejected, .success(let crop)):
-                return ["expected rejection, got output rect \(crop.rect)"]
-            case (.rect, .failure(let rejection)):
-                return ["expected a rect, got rejection \(rejection.code)"]
+                return [
+                    RecordMismatch(
+                        "result", expected: .null, actual: crop.rect.json,
+                        summary: "expected rejection, got output rect \(crop.rect)")
+                ]
+            case (.rect(let x, let y, let w, let h, _), .failure(let rejection)):
+                return [Self.rejected(rejection, expected: [x, y, w, h])]
             case (.rect(let x, let y, let w, let h, _), .success(let crop)):
                 let r = crop.rect
                 return [
                     ("x", x, r.x), ("y", y, r.y), ("width", w, r.width), ("height", h, r.height),
                 ]
                 .filter { $0.1 != Double($0.2) }
-                .map { "\($0.0): expected \(jsonNumberText($0.1)), got \($0.2)" }
+                .map { .number($0.0, expected: $0.1, actual: Double($0.2)) }
             }
         }
+    }
+
+    /// A rect expected (`x`, `y`, `width`, `height`), a rejection given.
+    private static func rejected(_ rejection: CropRejection, expected rect: [Double])
+        -> RecordMismatch
+    {
+        RecordMismatch(
+            "result",
+            expected: .object(
+                zip(["x", "y", "width", "height"], rect).map { .init($0, .number($1)) }),
+            actual: .object([.init("rejection", .string("\(rejection.code)"))]),
+            summary: "expected a rect, got rejection \(rejection.code)")
     }
 
     /// The request with the record's orientation when it is valid (else
@@ -204,20 +224,29 @@ public struct CropRecord: Hashable, Sendable {
     /// How `outcome` differs from ``expected``: empty when it matches or
     /// when the record expects nothing.
     public func mismatches(_ outcome: Result<CropResult, CropRejection>) -> [String] {
+        differences(outcome).map { $0.summary }
+    }
+
+    /// ``mismatches(_:)-(Result<CropResult,CropRejection>)`` as values.
+    public func differences(_ outcome: Result<CropResult, CropRejection>) -> [RecordMismatch] {
         guard let expected else { return [] }
         switch (expected, outcome) {
         case (.rejected, .failure): return []
         case (.rejected, .success(let result)):
-            return ["expected rejection, got \(result.rect)"]
-        case (.rect, .failure(let rejection)):
-            return ["expected a rect, got rejection \(rejection.code)"]
+            return [
+                RecordMismatch(
+                    "result", expected: .null, actual: result.rect.json,
+                    summary: "expected rejection, got \(result.rect)")
+            ]
+        case (.rect(let x, let y, let w, let h, _), .failure(let rejection)):
+            return [Self.rejected(rejection, expected: [x, y, w, h])]
         case (.rect(let x, let y, let w, let h, let stored), .success(let result)):
-            var problems: [String] = []
+            var problems: [RecordMismatch] = []
             let r = result.rect
             for (name, want, got) in [
                 ("x", x, r.x), ("y", y, r.y), ("width", w, r.width), ("height", h, r.height),
             ] where want != Double(got) {
-                problems.append("\(name): expected \(jsonNumberText(want)), got \(got)")
+                problems.append(.number(name, expected: want, actual: Double(got)))
             }
             if let stored {
                 let s = result.stored
@@ -225,11 +254,11 @@ public struct CropRecord: Hashable, Sendable {
                     ("x", stored.x, s.x), ("y", stored.y, s.y), ("width", stored.width, s.width),
                     ("height", stored.height, s.height),
                 ] where want != Double(got) {
-                    problems.append("stored.\(name): expected \(jsonNumberText(want)), got \(got)")
+                    problems.append(.number("stored.\(name)", expected: want, actual: Double(got)))
                 }
             }
-            return problems + Self.companionMismatches(expectedCompanion, companionCut(result))
-                + (face == nil ? [] : Self.faceMismatches(expectedFace, faceBox(result)))
+            return problems + Self.companionDifferences(expectedCompanion, companionCut(result))
+                + (face == nil ? [] : Self.faceDifferences(expectedFace, faceBox(result)))
         }
     }
 }

@@ -26,6 +26,8 @@ public struct RecordReplay {
     public var answer: CropRecord.Answer?
     /// What differs from `expected`, or why the line is not a record.
     public var problems: [String]
+    /// What differs from `expected`, as values.
+    public var differences: [RecordMismatch] = []
 
     /// Replays a line.
     ///
@@ -47,15 +49,18 @@ public struct RecordReplay {
         let answer = record.answer()
         self.record = record
         self.answer = answer
-        problems = record.mismatches(answer)
+        differences = record.differences(answer)
+        problems = differences.map { $0.summary }
         verdict = !problems.isEmpty ? .failed : record.expected == nil ? .unchecked : .passed
     }
 
     /// The members a replay adds after the answer: the export (when there
     /// is one), `"check"` when the record has `expected` or a problem, and
-    /// `"mismatches"` when it failed.
+    /// when it failed `"mismatches"` (phrases) and `"differences"` (the
+    /// answer's differences from `expected` as values).
     public static func verdictMembers(
-        record: CropRecord, problems: [String], export: JSONValue? = nil
+        record: CropRecord, problems: [String], differences: [RecordMismatch] = [],
+        export: JSONValue? = nil
     ) -> [JSONValue.Member] {
         var extra: [JSONValue.Member] = []
         if let export { extra.append(.init("export", export)) }
@@ -64,6 +69,9 @@ public struct RecordReplay {
         }
         if !problems.isEmpty {
             extra.append(.init("mismatches", .array(problems.map { .string($0) })))
+        }
+        if !differences.isEmpty {
+            extra.append(.init("differences", .array(differences.map { $0.json })))
         }
         return extra
     }
@@ -94,7 +102,9 @@ public struct RecordReplay {
             return
         }
         record.writeReplayed(
-            answer: answer, extra: Self.verdictMembers(record: record, problems: problems),
+            answer: answer,
+            extra: Self.verdictMembers(
+                record: record, problems: problems, differences: differences),
             echoing: echoing ? bytes : nil, to: &out)
     }
 }

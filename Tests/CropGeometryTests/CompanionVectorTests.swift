@@ -79,6 +79,12 @@ import Testing
         )
         let missing = try answer(nil)
         #expect(missing.mismatches.first?.hasPrefix("no result.companion") == true)
+        // The same difference as values, for a program.
+        let differences = right.differences(floored)
+        let x = try #require(differences.first { $0.field == "companion.x" })
+        #expect(x.expected == .number(floored.x) && x.actual == .number(right.x))
+        #expect(x.summary == right.mismatches(floored).first)
+        #expect(differences.map(\.summary) == right.mismatches(floored))
     }
 
     /// A record whose companion has no grid is refused by name.

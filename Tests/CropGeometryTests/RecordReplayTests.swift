@@ -37,7 +37,9 @@ import Testing
         #expect(fails.0.verdict == .failed)
         #expect(
             fails.1.hasSuffix(
-                #""check":"failed","mismatches":["height: expected 2001, got 2000"]}"#))
+                #""check":"failed","mismatches":["height: expected 2001, got 2000"],"#
+                    + #""differences":[{"field":"height","expected":2001,"actual":2000,"#
+                    + #""summary":"height: expected 2001, got 2000"}]}"#))
     }
 
     @Test func aLineThatIsNotARecordIsWrittenAsAnErrorWithItsNumber() {

@@ -518,12 +518,18 @@ import Testing
         #expect(lines.count == 200 + 24 + 3, "\(lines.count)")
         #expect(lines.contains { $0.contains(#""export":{"file":"#) })
         let failed = try #require(lines.first { $0.contains(#""check":"failed""#) })
+        // Each mismatch as values beside its phrase.
+        #expect(
+            failed.contains(
+                #""differences":[{"field":"x","expected":0,"actual":10,"summary":"x: expected 0, got 10"}"#
+            ), "\(failed)")
         let hostile = [
             failed.replacingOccurrences(of: #""check":"failed""#, with: #""check":"maybe""#),
             failed.replacingOccurrences(of: #","mismatches":["#, with: #","notes":["#),
             #"{"line":1,"error":"not JSON","at":3}"#,
+            failed.replacingOccurrences(of: #"{"field":"x","#, with: #"{"name":"x","#),
         ]
-        #expect(Set(hostile).count == 3 && !hostile.contains(failed))
+        #expect(Set(hostile).count == 4 && !hostile.contains(failed))
         try Self.expect("replay-line", accepts: lines, refuses: hostile)
     }
 }
