@@ -40,6 +40,27 @@ def timed(binary, source, options, output):
     return time.perf_counter() - start
 
 
+def batch_manifest(workdir):
+    """The manifest of Benchmarks/run-batch: 200 crops of 300x300 at
+    spread-out places of the 12 MP JPEG, into WORKDIR/compare-batch/."""
+    path = os.path.join(workdir, "compare-batch.jsonl")
+    with open(path, "w") as manifest:
+        for i in range(200):
+            x, y = (i * 367) % 3732, (i * 211) % 2724
+            manifest.write(
+                '{"input":"iphone13pro.jpg","output":"compare-batch/%d.png",'
+                '"pixels":{"x":%d,"y":%d,"width":300,"height":300}}\n' % (i, x, y))
+    return path
+
+
+def timed_batch(binary, manifest, workdir):
+    report = os.path.join(workdir, "compare-batch-report.jsonl")
+    start = time.perf_counter()
+    subprocess.run([binary, "batch", manifest, "--force", "--report", report],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
 def main():
     before, after, workdir, testdata = sys.argv[1:5]
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
@@ -56,6 +77,17 @@ def main():
                 times[binary].append(timed(binary, source, options, output))
         b, a = statistics.median(times[before]), statistics.median(times[after])
         print(f"| {name} | {b:.3f} | {a:.3f} | {a / b:.3f} |", flush=True)
+    # Benchmarks/run-batch's batch, side by side: its report lines are
+    # what a refactor of the machine interface changes.
+    manifest = batch_manifest(workdir)
+    times = {before: [], after: []}
+    timed_batch(before, manifest, workdir)
+    for _ in range(runs):
+        for binary in (before, after):
+            times[binary].append(timed_batch(binary, manifest, workdir))
+    b, a = statistics.median(times[before]), statistics.median(times[after])
+    print(f"| batch: 200 crops of 300x300 of the 12 MP JPEG, report written | {b:.3f} | {a:.3f} | {a / b:.3f} |",
+          flush=True)
 
 
 if __name__ == "__main__":
