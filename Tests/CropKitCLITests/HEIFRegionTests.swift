@@ -128,6 +128,29 @@ struct HEIFRegionTests {
             #expect(Self.ints(regions[0]["reference"]) == outCanvas, "\(what)")
             #expect(regions[0]["primary"] as? Bool == true)
             var geometries = regions[0]["geometries"] as? [[Any]] ?? []
+            // The crop's report gives each region kept where it went, as
+            // values: what the independent reader finds in the file.
+            let reported = cropkit([
+                "crop", source, "--pixels", "\(rect.0),\(rect.1),\(rect.2),\(rect.3)", "-o",
+                folder.appendingPathComponent("again.heic").path, "--force", "--json",
+            ])
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(reported.out.utf8)) as? [String: Any])
+            let entries = (report["written"] as? [String: Any])?["metadata"] as? [[String: Any]]
+            let rgan = try #require(
+                entries?.first { ($0["segment"] as? String)?.hasPrefix("rgan") == true },
+                "\(what): \(reported.out)")
+            let mapped = (rgan["changes"] as? [[String: Any]] ?? []).filter {
+                $0["outcome"] as? String == "mapped"
+            }.map { "\($0["field"] ?? "") \(Self.ints($0["values"]))" }
+            let read = geometries.map { geometry -> String in
+                let values = geometry.dropFirst().flatMap { value -> [Int] in
+                    if let number = value as? Int { return [number] }
+                    return (value as? [[Int]] ?? []).flatMap { $0 }
+                }
+                return "\(geometry[0]) \(values)"
+            }
+            #expect(!mapped.isEmpty && mapped == read, "\(what): \(mapped) \(read)")
             func take(_ kind: String) -> [Any]? {
                 guard let at = geometries.firstIndex(where: { "\($0[0])" == kind }) else {
                     return nil

@@ -213,15 +213,16 @@ extension CropPlan {
                     MetadataEntry(segment: segment, action: .dropped, reason: "--strip all"))
                 continue
             }
-            let (data, said) = HEIFRegions.map(region, places: policy.places, frames: frames)
-            guard let data else {
-                entries.append(MetadataEntry(segment: segment, action: .dropped, reason: said))
-                continue
-            }
+            let (data, said, changes) = HEIFRegions.map(
+                region, places: policy.places, frames: frames)
+            var entry = MetadataEntry(
+                segment: segment, action: data == nil ? .dropped : .rewritten, reason: said)
+            entry.changes = changes
+            entries.append(entry)
+            guard let data else { continue }
             let item = writer.addItem(type: "rgan", hidden: true, properties: [])
             writer.setData(item, .bytes(data))
             writer.reference("cdsc", from: item, to: [primary])
-            entries.append(MetadataEntry(segment: segment, action: .rewritten, reason: said))
         }
         let bytes = try writer.write(to: sink, input: source.input)
         var notes: [String] = []

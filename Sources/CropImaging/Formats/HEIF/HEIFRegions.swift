@@ -192,34 +192,16 @@ enum HEIFRegions {
                     .init("summary", .string(text)),
                 ]))
         }
-        func shape(_ name: String, _ values: [Int]) -> JSONValue {
-            .object([
-                .init("shape", .string(name)), .init("values", .array(values.map { .number($0) })),
-            ])
-        }
         var shapes: [String] = []
         var objects: [JSONValue] = []
         for geometry in item.geometries {
-            switch geometry {
-            case .point(let x, let y):
-                shapes.append("a point \(x),\(y)")
-                objects.append(shape("point", [x, y]))
-            case .rectangle(let x, let y, let w, let h):
-                shapes.append("a rectangle \(w)x\(h) at \(x),\(y)")
-                objects.append(shape("rectangle", [x, y, w, h]))
-            case .ellipse(let x, let y, let rx, let ry):
-                shapes.append("an ellipse of radii \(rx),\(ry) by its centre \(x),\(y)")
-                objects.append(shape("ellipse", [x, y, rx, ry]))
-            case .polygon(let p):
-                shapes.append("a polygon of \(p.count) vertices")
-                objects.append(shape("polygon", p.flatMap { [$0.x, $0.y] }))
-            case .polyline(let p):
-                shapes.append("a polyline of \(p.count) points")
-                objects.append(shape("polyline", p.flatMap { [$0.x, $0.y] }))
-            case .mask(let type):
-                shapes.append(type == 4 ? "a mask image" : "an inline mask")
-                objects.append(shape("mask", []))
-            }
+            let (name, values, words) = shape(of: geometry)
+            shapes.append(words)
+            objects.append(
+                .object([
+                    .init("shape", .string(name)),
+                    .init("values", .array(values.map { .number($0) })),
+                ]))
         }
         let text =
             "rgan item \(region.item): \(shapes.isEmpty ? "no region" : shapes.joined(separator: ", ")) (reference \(item.referenceWidth)x\(item.referenceHeight) on the canvas, before clap and turns; mapped by a HEIC crop)"
@@ -231,6 +213,25 @@ enum HEIFRegions {
                 .init("shapes", .array(objects)), .init("crop", .string("mapped")),
                 .init("summary", .string(text)),
             ]))
+    }
+
+    /// A geometry's shape (`point`, `rectangle`, `ellipse`, `polygon`,
+    /// `polyline`, `mask`), its values (a point's x, y; a rectangle's x, y,
+    /// width, height; an ellipse's x, y and radii; a polygon's or
+    /// polyline's points' x, y in turn) and how `info` says it.
+    static func shape(of geometry: Geometry) -> (name: String, values: [Int], words: String) {
+        switch geometry {
+        case .point(let x, let y): ("point", [x, y], "a point \(x),\(y)")
+        case .rectangle(let x, let y, let w, let h):
+            ("rectangle", [x, y, w, h], "a rectangle \(w)x\(h) at \(x),\(y)")
+        case .ellipse(let x, let y, let rx, let ry):
+            ("ellipse", [x, y, rx, ry], "an ellipse of radii \(rx),\(ry) by its centre \(x),\(y)")
+        case .polygon(let p):
+            ("polygon", p.flatMap { [$0.x, $0.y] }, "a polygon of \(p.count) vertices")
+        case .polyline(let p):
+            ("polyline", p.flatMap { [$0.x, $0.y] }, "a polyline of \(p.count) points")
+        case .mask(let type): ("mask", [], type == 4 ? "a mask image" : "an inline mask")
+        }
     }
 
     /// Where the crop's regions are written: the source's canvas (the coded
@@ -246,18 +247,22 @@ enum HEIFRegions {
     /// `item` mapped into a crop of the stored pixels by `places` (moved by
     /// the stored offset: a HEIC crop keeps its stored grid), written in
     /// the output's canvas as the reference space; `nil` data when nothing
-    /// is left, and the report's words.
+    /// is left, the report's words, and each region's outcome as a field
+    /// (where it went on the output's canvas, or why it went).
     static func map(_ region: HEIFRegionItem, places: CropPlaces?, frames: Frames) -> (
-        data: [UInt8]?, said: String
+        data: [UInt8]?, said: String, changes: [MetadataChange]
     ) {
+        func removedWhole(_ why: String) -> ([UInt8]?, String, [MetadataChange]) {
+            (nil, why, [.init("rgan item \(region.item)", .removed, summary: why)])
+        }
         guard let item = parse(region.data) else {
-            return (nil, "it cannot be read as a region item: removed, not kept stale")
+            return removedWhole("it cannot be read as a region item: removed, not kept stale")
         }
         guard let places, places.isPlain else {
-            return (nil, "a resized or straightened crop's regions are not mapped: removed")
+            return removedWhole("a resized or straightened crop's regions are not mapped: removed")
         }
         guard item.referenceWidth > 0, item.referenceHeight > 0 else {
-            return (nil, "its reference size is 0: removed")
+            return removedWhole("its reference size is 0: removed")
         }
         // Reference units to stored pixels of the source: scaled onto the
         // canvas, less the aperture's origin.
@@ -363,14 +368,30 @@ enum HEIFRegions {
         if !removed.isEmpty {
             words.append("removed \(removed.count): \(removed.joined(separator: ", "))")
         }
-        guard !kept.isEmpty else {
-            return (nil, words.joined(separator: "; ") + " (the item is removed: no region left)")
+        // Each region kept, where it is on the output's canvas; each
+        // removed, why; the reference size set.
+        var changes: [MetadataChange] = kept.map { geometry in
+            let (name, values, words) = shape(of: geometry)
+            return .init(name, .mapped, values: values, summary: "\(words) on the output's canvas")
         }
+        changes += removed.map { .init("region", .removed, summary: "\($0): removed") }
+        guard !kept.isEmpty else {
+            return (
+                nil, words.joined(separator: "; ") + " (the item is removed: no region left)",
+                changes
+            )
+        }
+        changes.append(
+            .init(
+                "reference", .set, values: [frames.outputCanvas.width, frames.outputCanvas.height],
+                summary:
+                    "reference size set to \(frames.outputCanvas.width)x\(frames.outputCanvas.height)"
+            ))
         let data = encode(
             Item(
                 referenceWidth: frames.outputCanvas.width,
                 referenceHeight: frames.outputCanvas.height, geometries: kept))
-        return (data, words.joined(separator: "; "))
+        return (data, words.joined(separator: "; "), changes)
     }
 
     /// The box of the part of the ellipse at `c` with radii `rx`, `ry`
