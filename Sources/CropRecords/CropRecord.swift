@@ -156,13 +156,24 @@ public struct CropRecord: Hashable, Sendable {
                 return [Self.rejected(rejection, expected: [x, y, w, h])]
             case (.rect(let x, let y, let w, let h, _), .success(let crop)):
                 let r = crop.rect
-                return [
-                    ("x", x, r.x), ("y", y, r.y), ("width", w, r.width), ("height", h, r.height),
-                ]
-                .filter { $0.1 != Double($0.2) }
-                .map { .number($0.0, expected: $0.1, actual: Double($0.2)) }
+                return Self.rectDifferences(
+                    "", expected: [x, y, w, h], actual: [r.x, r.y, r.width, r.height])
             }
         }
+    }
+
+    /// The fields of a rect (`x`, `y`, `width`, `height`, each after
+    /// `prefix`) whose `actual` value is not the `expected` one.
+    private static func rectDifferences(_ prefix: String, expected: [Double], actual: [Int])
+        -> [RecordMismatch]
+    {
+        var found: [RecordMismatch] = []
+        for (index, name) in ["x", "y", "width", "height"].enumerated()
+        where expected[index] != Double(actual[index]) {
+            found.append(
+                .number(prefix + name, expected: expected[index], actual: Double(actual[index])))
+        }
+        return found
     }
 
     /// A rect expected (`x`, `y`, `width`, `height`), a rejection given.
@@ -241,21 +252,14 @@ public struct CropRecord: Hashable, Sendable {
         case (.rect(let x, let y, let w, let h, _), .failure(let rejection)):
             return [Self.rejected(rejection, expected: [x, y, w, h])]
         case (.rect(let x, let y, let w, let h, let stored), .success(let result)):
-            var problems: [RecordMismatch] = []
             let r = result.rect
-            for (name, want, got) in [
-                ("x", x, r.x), ("y", y, r.y), ("width", w, r.width), ("height", h, r.height),
-            ] where want != Double(got) {
-                problems.append(.number(name, expected: want, actual: Double(got)))
-            }
+            var problems = Self.rectDifferences(
+                "", expected: [x, y, w, h], actual: [r.x, r.y, r.width, r.height])
             if let stored {
                 let s = result.stored
-                for (name, want, got) in [
-                    ("x", stored.x, s.x), ("y", stored.y, s.y), ("width", stored.width, s.width),
-                    ("height", stored.height, s.height),
-                ] where want != Double(got) {
-                    problems.append(.number("stored.\(name)", expected: want, actual: Double(got)))
-                }
+                problems += Self.rectDifferences(
+                    "stored.", expected: [stored.x, stored.y, stored.width, stored.height],
+                    actual: [s.x, s.y, s.width, s.height])
             }
             return problems + Self.companionDifferences(expectedCompanion, companionCut(result))
                 + (face == nil ? [] : Self.faceDifferences(expectedFace, faceBox(result)))
