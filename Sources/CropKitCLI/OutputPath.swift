@@ -33,36 +33,3 @@ func checkOutputPath(_ path: String, extensions: [String], format: String) throw
     }
     return pathExtension
 }
-
-/// A manifest's path: a relative one resolved against the manifest's folder
-/// `base` (none when empty), then cleaned (``cleanPath(_:)``), as batch
-/// reads, checks and reports it, and as the merge checks it.
-func manifestPath(_ path: String, base: String) -> String {
-    cleanPath(path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path)
-}
-
-/// `path` cleaned lexically, as Go's `filepath.Clean` and Python's
-/// `os.path.normpath` clean it: repeated slashes become one, `.` parts go,
-/// and each `name/..` pair goes (`a/./b/../c.png` is `a/c.png`). The file
-/// system is not asked, so a symbolic link named before a `..` is not
-/// followed (`--root` checks where paths really lead).
-func cleanPath(_ path: String) -> String {
-    let absolute = path.hasPrefix("/")
-    var parts: [Substring] = []
-    for part in path.split(separator: "/") {
-        switch part {
-        case ".":
-            continue
-        case "..":
-            if let last = parts.last, last != ".." {
-                parts.removeLast()
-            } else if !absolute {
-                parts.append(part)
-            }
-        default:
-            parts.append(part)
-        }
-    }
-    let joined = parts.joined(separator: "/")
-    return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
-}

@@ -1,3 +1,4 @@
+import CropImaging
 import CropKitCLI
 import CropKitTestSupport
 import CropRecords

@@ -1,4 +1,5 @@
 import CropGeometry
+import CropImaging
 import CropTestKit
 
 /// `cropkit cases`: test vectors for an app's own crop code.

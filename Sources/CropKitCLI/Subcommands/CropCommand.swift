@@ -127,8 +127,9 @@ struct CropCommand: Subcommand {
             .quiet,
         ]
 
-    /// The most outputs one run writes unless --max-variants says more.
-    static let maxVariantsDefault = 64
+    /// The most outputs one run writes unless --max-variants says more (a
+    /// batch line's variants are held to the same).
+    static let maxVariantsDefault = BatchOptions.defaultMaxVariants
 
     var input: String
     var output: String
@@ -377,7 +378,9 @@ struct CropCommand: Subcommand {
                 if let sequence = opened.imageSequence {
                     // Video coded between frames: its primary image only,
                     // and only when asked for by --frame 0.
-                    if let refusal = Self.sequenceRefusal(sequence, frame: frame, input: input) {
+                    if let refusal = ImageSource.sequenceRefusal(
+                        sequence, frame: frame, input: "\(field: input)")
+                    {
                         console.err.write("error: \(refusal)\n")
                         return frame == nil ? ExitCode.usage : ExitCode.badInput
                     }
@@ -413,8 +416,9 @@ struct CropCommand: Subcommand {
                 let report = try plan.export(to: memory)
                 console.flush()
                 try sink.write(memory.bytes[...])
-                let (location, people) = Self.keptPersonalData(
-                    try ImageSource(ImageInput(bytes: memory.bytes, name: "standard output")))
+                let (location, people) =
+                    try ImageSource(ImageInput(bytes: memory.bytes, name: "standard output"))
+                    .keptPersonalData()
                 console.err.write(
                     json
                         ? Self.reportJSON(
@@ -438,7 +442,7 @@ struct CropCommand: Subcommand {
                 )
             }
             let written = try ImageSource.open(path: output)
-            let (location, people) = Self.keptPersonalData(written)
+            let (location, people) = written.keptPersonalData()
             if json {
                 console.out.write(
                     Self.reportJSON(
@@ -469,37 +473,6 @@ struct CropCommand: Subcommand {
             console.err.write("error: \(field: error.commandLineMessage)\n")
             return error.exitCode
         }
-    }
-
-    /// What an animation crop wrote, as `--json` and batch lines say it:
-    /// the format, the rect (`"pixels"`, canvas pixels, an object as a
-    /// still's), the timeline and how the frames were made.
-    static func animationMembers(_ report: AnimationCropReport, rect: PixelRect<StoredPixels>)
-        -> [JSONValue.Member]
-    {
-        var members: [JSONValue.Member] = [
-            .init("format", .string(report.formatName)), .init("pixels", rect.json),
-        ]
-        let counts: [(String, Int)] = [
-            ("width", report.size.width), ("height", report.size.height),
-            ("frames", report.frames),
-            ("plays", report.plays), ("durationMs", report.totalMilliseconds),
-            ("copied", report.copied), ("encodedLosslessly", report.losslessAgain),
-            ("encodedLossy", report.lossyAgain), ("bytes", report.bytes),
-        ]
-        for (key, count) in counts { members.append(.init(key, .number(count))) }
-        // Each piece of metadata not carried: what, and why.
-        members.append(
-            .init(
-                "dropped",
-                .array(
-                    report.droppedMetadata.map {
-                        .object([
-                            .init("what", .string($0.segment)), .init("reason", .string($0.reason)),
-                        ])
-                    })))
-        members.append(.init("warnings", .array(report.warnings.map { JSONValue.string($0) })))
-        return members
     }
 
     /// An animation crop's `--json` report, in a still's shape: the
@@ -637,7 +610,7 @@ struct CropCommand: Subcommand {
             var lines: [JSONValue] = []
             for (plan, report) in zip(plans, reports) {
                 let written = try ImageSource.open(path: report.output ?? "")
-                let (location, people) = Self.keptPersonalData(written)
+                let (location, people) = written.keptPersonalData()
                 if json {
                     lines.append(
                         Self.reportJSON(
@@ -673,39 +646,12 @@ struct CropCommand: Subcommand {
             : "  kept the photo's location (\(field: places.map(\.text).joined(separator: "; "))); --strip location removes it\n"
     }
 
-    /// Where the written file says the photo was taken and the names of
-    /// people it holds, read back from it in one read of its metadata
-    /// (`ImageMetadata.locations` and `people`): a crop keeps both unless
-    /// asked not to.
-    static func keptPersonalData(_ written: ImageSource) -> (
-        location: [ImageFileSummary.Detail.Entry], people: [String]
-    ) {
-        guard let metadata = try? written.metadata() else { return ([], []) }
-        return (metadata.locationEntries, metadata.people)
-    }
-
     /// The report's line for kept names of people (nothing when there are
     /// none), as for a location.
     static func peopleNote(_ names: [String]) -> String {
         names.isEmpty
             ? ""
             : "  kept the names of \(names.count) people (\(field: names.joined(separator: ", "))); --strip people removes them\n"
-    }
-
-    /// Why an image sequence (`sequence` names it) is not cropped with
-    /// `frame` (`--frame`, a manifest's "frame"), or `nil` when it is: its
-    /// primary image is, with frame 0. Later frames are coded from earlier
-    /// ones (video), which CropKit does not decode.
-    static func sequenceRefusal(
-        _ sequence: String, frame: Int?, input: String, flag: String = "--frame"
-    ) -> String? {
-        switch frame {
-        case 0: nil
-        case nil:
-            "\(field: input) is \(sequence): video coded between frames, which CropKit does not cut frame by frame; add \(flag) 0 to crop its primary image (the still a viewer shows)"
-        case let frame?:
-            "\(flag) \(frame): \(field: input) is \(sequence), whose frames after the first are coded from earlier ones (video), which CropKit does not decode; \(flag) 0 crops its primary image"
-        }
     }
 
     /// Says why a job has no plan: exit 1, the selection covers no pixel

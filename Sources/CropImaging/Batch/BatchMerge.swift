@@ -1,27 +1,38 @@
 import CropGeometry
-import CropImaging
 import CropRecords
 import Foundation
 
-/// `cropkit batch MANIFEST --merge REPORT...`: the reports of a manifest's
-/// shards (one file each, as `--shard I/N --report` writes them) merged into
-/// one report in manifest order, checking that every line is there once,
-/// done, and its output complete.
+/// The reports of a manifest's shards (one file each, as ``Batch`` with
+/// ``BatchOptions/shard`` and ``BatchOptions/report`` writes them) merged
+/// into one report in manifest order, checking that every line is there
+/// once, done, and its output complete (`cropkit batch MANIFEST --merge
+/// REPORT...`).
 ///
 /// The reports are read side by side, a line at a time: `cropkit batch`
 /// writes each in manifest-line order, so the merge holds one line of each,
 /// never a whole report. Where several reports have a line, the last report
 /// named has the last word (a rerun's report, named after the first run's),
 /// and two `written` results that differ are a conflict.
-struct BatchMerge {
+public struct BatchMerge: Sendable {
     /// The manifest, read again a line at a time.
-    var manifest: String
+    public var manifest: String
     /// The shards' reports, in the order given.
-    var reports: [String]
-    /// Where the merged report goes (`nil`: standard output).
-    var output: String?
+    public var reports: [String]
+    /// Where the merged report is written, atomically (`nil`: only to the
+    /// `write` of ``run(_:)``).
+    public var output: String?
     /// The longest line read.
-    var maxLineBytes: Int
+    public var maxLineBytes = LineReader.defaultMaxLineBytes
+    /// The sentence for an output's error when it no longer reads.
+    public var describe: @Sendable (ImagingError) -> String = { $0.description }
+
+    /// A merge of `reports`, the reports of `manifest`'s shards, into
+    /// `output`.
+    public init(manifest: String, reports: [String], output: String? = nil) {
+        self.manifest = manifest
+        self.reports = reports
+        self.output = output
+    }
 
     /// What one report says about one line.
     struct Entry {
@@ -90,24 +101,41 @@ struct BatchMerge {
         }
     }
 
-    /// The tallies and the lines named in the summary.
-    struct Summary {
-        var written = 0
-        var skipped = 0
-        var failed: [(Int, String)] = []
-        var missing: [Int] = []
-        var repeated: [Int] = []
-        var lines = 0
+    /// What the merge found: the tallies, and the lines named in its
+    /// summary.
+    public struct Summary: Sendable {
+        /// Lines written.
+        public var written = 0
+        /// Lines skipped as already complete.
+        public var skipped = 0
+        /// Lines failed, with why.
+        public var failed: [(line: Int, error: String)] = []
+        /// Lines in no report.
+        public var missing: [Int] = []
+        /// Lines in more than one report.
+        public var repeated: [Int] = []
+        /// The manifest's non-blank lines.
+        public var lines = 0
+        /// The reports merged.
+        public var reports = 0
+
+        /// Whether every line is done (written or skipped).
+        public var isComplete: Bool { failed.isEmpty && missing.isEmpty }
     }
 
-    func run(console: Console) -> Int32 {
+    /// Merges the reports: each merged line (and its line break) goes to
+    /// `write`, a megabyte at a time, and to ``output`` when one is named
+    /// (committed at the end).
+    ///
+    /// - Throws: ``BatchError`` when a report or the manifest cannot be
+    ///   read, a report is not of this manifest, or ``output`` cannot be
+    ///   written.
+    public func run(_ write: ([UInt8]) -> Void = { _ in }) throws(BatchError) -> Summary {
         let base = (manifest as NSString).deletingLastPathComponent
         var readers: [Reader] = []
         for path in reports {
             switch LineReader.open(path: path) {
-            case .failure(let error):
-                console.err.write("error: \(field: error)\n")
-                return ExitCode.badInput
+            case .failure(let error): throw .unreadable(error)
             case .success(let lines):
                 lines.maxLineBytes = maxLineBytes
                 readers.append(Reader(path: path, index: readers.count, lines: lines))
@@ -115,9 +143,7 @@ struct BatchMerge {
         }
         let manifestLines: LineReader
         switch LineReader.open(path: manifest) {
-        case .failure(let error):
-            console.err.write("error: \(field: error)\n")
-            return ExitCode.badInput
+        case .failure(let error): throw .unreadable(error)
         case .success(let opened): manifestLines = opened
         }
         manifestLines.maxLineBytes = maxLineBytes
@@ -127,68 +153,65 @@ struct BatchMerge {
                 try AtomicFile.Writer(path: path, replacing: true)
             }
         } catch {
-            console.err.write("error: \(field: error.commandLineMessage)\n")
-            return ExitCode.badInput
+            throw .report(error)
         }
         var summary = Summary()
+        summary.reports = reports.count
         var out: [UInt8] = []
         var number = 0
         var problem: String?
-        func flush() throws(ImagingError) {
-            if let sink { try sink.write(out[...]) } else { console.out.write(utf8: out) }
+        func flush() throws(BatchError) {
+            do throws(ImagingError) {
+                try sink?.write(out[...])
+            } catch {
+                throw .report(error)
+            }
+            write(out)
             out.removeAll(keepingCapacity: true)
         }
-        do throws(ImagingError) {
-            while let bytes = manifestLines.nextLineBytes() {
-                number += 1
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-                var entries: [Entry] = []
-                for reader in readers {
-                    while let next = reader.next, next.line <= number {
-                        if next.line < number {
-                            problem =
-                                "\(reader.path) reports line \(next.line), which is blank in \(manifest): a report of another manifest?"
-                        } else {
-                            entries.append(next.entry)
-                        }
-                        reader.advance()
-                    }
-                    if let trouble = reader.problem { problem = problem ?? trouble }
-                }
-                if let problem {
-                    console.err.write("error: \(field: problem)\n")
-                    return ExitCode.badInput
-                }
-                let expected = Self.expectedPaths(
-                    String(decoding: bytes, as: UTF8.self), base: base)
-                let merged = decide(
-                    line: number, entries: entries, expected: expected, summary: &summary)
-                out += Array(merged.utf8)
-                out.append(0x0A)
-                summary.lines += 1
-                if out.count > 1 << 20 { try flush() }
-            }
-            if let failure = manifestLines.failure {
-                console.err.write("error: \(field: manifest): \(field: failure)\n")
-                return ExitCode.badInput
-            }
+        while let bytes = manifestLines.nextLineBytes() {
+            number += 1
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            var entries: [Entry] = []
             for reader in readers {
-                if let next = reader.next {
-                    console.err.write(
-                        "error: \(field: reader.path) reports line \(field: next.line), past the end of \(field: manifest) (\(field: number) lines): a report of another manifest?\n"
-                    )
-                    return ExitCode.badInput
+                while let next = reader.next, next.line <= number {
+                    if next.line < number {
+                        problem =
+                            "\(reader.path) reports line \(next.line), which is blank in \(manifest): a report of another manifest?"
+                    } else {
+                        entries.append(next.entry)
+                    }
+                    reader.advance()
                 }
+                if let trouble = reader.problem { problem = problem ?? trouble }
             }
-            try flush()
+            if let problem { throw .merge(problem) }
+            let expected = Self.expectedPaths(
+                String(decoding: bytes, as: UTF8.self), base: base)
+            let merged = decide(
+                line: number, entries: entries, expected: expected, summary: &summary)
+            out += Array(merged.utf8)
+            out.append(0x0A)
+            summary.lines += 1
+            if out.count > 1 << 20 { try flush() }
+        }
+        if let failure = manifestLines.failure {
+            throw .notLines(path: manifest, failure)
+        }
+        for reader in readers {
+            if let next = reader.next {
+                throw .merge(
+                    "\(reader.path) reports line \(next.line), past the end of \(manifest) (\(number) lines): a report of another manifest?"
+                )
+            }
+        }
+        try flush()
+        do throws(ImagingError) {
             try sink?.commit()
         } catch {
-            console.err.write("error: \(field: error.commandLineMessage)\n")
-            return ExitCode.badInput
+            throw .report(error)
         }
-        console.err.write(Self.describe(summary, reports: reports.count))
-        return summary.failed.isEmpty && summary.missing.isEmpty
-            ? ExitCode.success : ExitCode.failure
+        return summary
     }
 
     /// The merged line for manifest line `line`, given what the reports say.
@@ -262,7 +285,7 @@ struct BatchMerge {
                         "\(output) has \(info.st_size) bytes, the report says \(size): changed since it was written"
                     )
                 }
-                if let problem = Self.headerProblem(output, expected: headers[output]) {
+                if let problem = headerProblem(output, expected: headers[output]) {
                     return failed(problem)
                 }
             }
@@ -285,12 +308,12 @@ struct BatchMerge {
     /// Whether a report's output path names the manifest's `written` one:
     /// the same path, or one ending in it (batch ran from another folder).
     static func same(_ reported: String, _ written: String) -> Bool {
-        let written = cleanPath(written)
+        let written = ManifestPath.clean(written)
         return reported == written || (!written.hasPrefix("/") && reported.hasSuffix("/" + written))
     }
 
     static func expectedPaths(_ text: String, base: String) -> ExpectedPaths {
-        func resolve(_ path: String) -> String { manifestPath(path, base: base) }
+        func resolve(_ path: String) -> String { ManifestPath.resolve(path, base: base) }
         guard let json = try? JSONValue(parsing: text) else {
             return ExpectedPaths(members: [], outputs: nil)
         }
@@ -368,7 +391,7 @@ struct BatchMerge {
     /// says was written, read from its header: a file that no longer reads
     /// as an image (as many zero bytes put in its place), or one of another
     /// format or pixel size; `nil` when it is what was written.
-    static func headerProblem(_ path: String, expected: JSONValue?) -> String? {
+    func headerProblem(_ path: String, expected: JSONValue?) -> String? {
         // An animation (a GIF, APNG or animated WebP a line cut frame by
         // frame) is read as one, an animated PNG named "apng" as its line
         // names it; anything else as a still.
@@ -385,7 +408,7 @@ struct BatchMerge {
             }
         } catch {
             return
-                "\(path) does not read as an image (\(error.commandLineMessage)): changed since it was written"
+                "\(path) does not read as an image (\(describe(error))): changed since it was written"
         }
         if case .string(let format)? = expected?["format"], format != read {
             return
@@ -414,16 +437,21 @@ struct BatchMerge {
         return "failed"
     }
 
-    /// The summary on standard error: the counts, then which lines.
-    static func describe(_ summary: Summary, reports: Int) -> String {
+}
+
+extension BatchMerge.Summary: CustomStringConvertible {
+    /// The summary `cropkit` prints on standard error: the counts, then
+    /// which lines.
+    public var description: String {
+        let summary = self
         let done = summary.written + summary.skipped
         var text =
             "merge: \(summary.lines) lines from \(reports) report\(reports == 1 ? "" : "s"): \(done) done (\(summary.written) written, \(summary.skipped) skipped as already complete), \(summary.failed.count) failed, \(summary.missing.count) missing\n"
         if !summary.repeated.isEmpty {
             text +=
-                "merge: \(summary.repeated.count) line\(summary.repeated.count == 1 ? " is" : "s are") in more than one report (the last named has the last word): \(list(summary.repeated))\n"
+                "merge: \(summary.repeated.count) line\(summary.repeated.count == 1 ? " is" : "s are") in more than one report (the last named has the last word): \(Self.list(summary.repeated))\n"
         }
-        for (line, error) in summary.failed.prefix(100) {
+        for (line, error) in failed.prefix(100) {
             text += "merge: line \(line) failed: \(field: error)\n"
         }
         if summary.failed.count > 100 {
@@ -431,7 +459,7 @@ struct BatchMerge {
         }
         if !summary.missing.isEmpty {
             text +=
-                "merge: missing (in no report; rerun their shards): \(list(summary.missing))\n"
+                "merge: missing (in no report; rerun their shards): \(Self.list(summary.missing))\n"
         }
         return text
     }

@@ -1,4 +1,3 @@
-import CropImaging
 import CropRecords
 
 /// Every member a `cropkit batch` manifest line may hold, with its type:
@@ -101,7 +100,7 @@ package enum ManifestMembers {
             let name = path + member.key
             guard let kind = table[member.key] else {
                 let known = table.keys.sorted().map { "\"\(path)\($0)\"" }.joined(separator: ", ")
-                let guess = ParsedArguments.closest(to: member.key, among: Array(table.keys))
+                let guess = Spelling.closest(to: member.key, among: Array(table.keys))
                 return "unknown member \"\(name)\""
                     + (guess.map { "; did you mean \"\(path)\($0)\"?" } ?? "")
                     + " (known: \(known))"
