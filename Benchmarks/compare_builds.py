@@ -66,7 +66,8 @@ def main():
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
     print("| case | before (median s) | after (median s) | after / before |")
     print("| --- | --- | --- | --- |")
-    for name, where, options, ext in CASES:
+    # --batch-only: the batch alone (a change to the batch engine).
+    for name, where, options, ext in ([] if "--batch-only" in sys.argv else CASES):
         source = os.path.join(workdir if where.startswith("w:") else testdata, where[2:])
         output = os.path.join(workdir, "compare-out." + ext)
         options = [option.replace("{work}", workdir) for option in options]

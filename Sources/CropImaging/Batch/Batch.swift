@@ -81,6 +81,8 @@ public struct Batch: Sendable {
     /// - Parameter cancellation: When cancelled, no further line is begun;
     ///   the crops under way end, and the call throws
     ///   ``BatchError/cancelled`` without writing the report.
+    /// - Parameter each: Called with each line's result.
+    /// - Returns: The lines of the shard by status.
     /// - Throws: ``BatchError``: the manifest is refused (nothing was
     ///   cropped), the report cannot be written, or the batch was
     ///   cancelled. A line's own failure is in its result.

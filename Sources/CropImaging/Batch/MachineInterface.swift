@@ -4,12 +4,12 @@ import CropRecords
 /// carries as `"schemaVersion"` (the DocC article "Machine interface"):
 /// raised only by a breaking change (a member removed or renamed, a type
 /// or a meaning changed), never by a member added.
-public enum MachineInterface {
+package enum MachineInterface {
     /// The current version.
-    public static let schemaVersion = 1
+    package static let schemaVersion = 1
 
     /// `object` with `"schemaVersion"` as its first member.
-    public static func versioned(_ object: JSONValue) -> JSONValue {
+    package static func versioned(_ object: JSONValue) -> JSONValue {
         guard case .object(let members) = object else { return object }
         return .object([.init("schemaVersion", .number(schemaVersion))] + members)
     }
