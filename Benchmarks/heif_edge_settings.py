@@ -30,8 +30,10 @@ SETTINGS = [
     ("preset medium", "preset=medium"),
     ("preset ultrafast", "preset=ultrafast"),
     ("ultrafast, tu-intra-depth 1, rd 1", "preset=ultrafast,tu-intra-depth=1,x265:rd=1"),
-    ("the same, one thread an encoder (cropkit's)",
+    ("the same, one thread an encoder (cropkit's until issue 55)",
      "preset=ultrafast,tu-intra-depth=1,x265:rd=1,x265:pools=1,x265:frame-threads=1"),
+    ("the same, 16x16 coding tree units (cropkit's)",
+     "preset=ultrafast,tu-intra-depth=1,x265:rd=1,x265:pools=1,x265:frame-threads=1,x265:ctu=16"),
 ]
 QUALITIES = [50, 60, 70, 80, 90]
 
@@ -76,7 +78,7 @@ def main():
         reference = os.path.join(args.workdir, f"edge-{photo}-reference.png")
         run(args.cropkit, [source, "-o", reference] + rect)
         for label, setting in SETTINGS:
-            for quality in QUALITIES if setting == SETTINGS[-1][1] else [90]:
+            for quality in QUALITIES if setting in (SETTINGS[-1][1], SETTINGS[-2][1]) else [90]:
                 output = os.path.join(args.workdir, f"edge-{photo}.heic")
                 environment = {"CROPKIT_X265_PARAMETERS": setting}
                 samples = [run(args.cropkit, [source, "-o", output, "--quality", str(quality)] + rect, environment)

@@ -69,13 +69,17 @@ public struct HEIFEncoder: Sendable {
     /// them (name, value), chosen by measurement
     /// (`Benchmarks/run-heif-edge-settings`): x265's fastest preset, one
     /// level of intra transform split and its quickest rate-distortion
-    /// level, one thread an encoder (the tiles are encoded side by side,
-    /// one a core). Against libheif's defaults (preset slow) that is 5–6x
-    /// less time for under 1 % more bytes at the same quality.
+    /// level, 16x16 coding tree units, one thread an encoder (the tiles are
+    /// encoded side by side, one a core). Against libheif's defaults
+    /// (preset slow) that is 5–8x less time for under 1 % more bytes at the
+    /// same quality; the 16x16 units (issue 55) take 13–18 % off a crop's
+    /// time against x265's 64x64 for 1–3 % more bytes and at most 0.6 dB
+    /// less PSNR at the default quality (`Benchmarks/RESULTS.md`).
     /// `CROPKIT_X265_PARAMETERS` (`name=value,…`; empty for libheif's own
     /// defaults) replaces them, for measuring alternatives.
     static let x265Parameters: [(name: String, value: String)] = {
-        let chosen = "preset=ultrafast,tu-intra-depth=1,x265:rd=1,x265:pools=1,x265:frame-threads=1"
+        let chosen =
+            "preset=ultrafast,tu-intra-depth=1,x265:rd=1,x265:pools=1,x265:frame-threads=1,x265:ctu=16"
         return parsedParameters(
             ProcessInfo.processInfo.environment["CROPKIT_X265_PARAMETERS"] ?? chosen)
     }()
