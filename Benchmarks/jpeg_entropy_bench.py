@@ -6,7 +6,10 @@ the median CPU time (user + system, from wait4), the output bytes and the
 ratio of jpegtran's wall time to cropkit's; then cropkit pinned to one core
 (taskset -c 0), so a user on one core knows what to expect.
 
-    jpeg_entropy_bench.py CROPKIT TESTDATA WORKDIR [--runs N] [--only CASE]
+    jpeg_entropy_bench.py CROPKIT TESTDATA WORKDIR [--runs N] [--only CASE] [--before OLD]
+
+With --before, an older cropkit runs each case too ("cropkit before"), and
+the last column gives its time over the new one's as well.
 
 Photos (stored pixels, as jpegtran takes them; cropkit is given
 --orientation 1):
@@ -69,6 +72,11 @@ def run(command):
 
 
 def main():
+    before = None
+    if "--before" in sys.argv:
+        at = sys.argv.index("--before")
+        before = sys.argv[at + 1]
+        del sys.argv[at:at + 2]
     args = photo_arguments(5, only=True)
     pug = os.path.join(args.workdir, "iphone13pro.jpg")
     marked = os.path.join(args.workdir, "pug92-rst.jpg")
@@ -77,15 +85,15 @@ def main():
         subprocess.run(["djpeg", "-ppm", "-outfile", ppm, pug], check=True)
         subprocess.run(["cjpeg", "-quality", "92", "-restart", "1", "-outfile", marked, ppm], check=True)
         os.remove(ppm)
-    print("| case | tool | median s | CPU s | bytes | jpegtran / tool |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    print("| case | tool | median s | CPU s | bytes | jpegtran / tool |" + (" before / tool |" if before else ""))
+    print("| --- | --- | ---: | ---: | ---: | ---: |" + (" ---: |" if before else ""))
     for label, photo, (x, y, w, h), lossless in cases():
         if args.only and not label.startswith(args.only):
             continue
         where, _, _ = PHOTOS[photo]
         source = os.path.join(args.testdata if where.startswith("T:") else args.workdir, where[2:])
         out = {tool: os.path.join(args.workdir, f"entropy-{n}.jpg") for n, tool in enumerate(
-            ["cropkit", "cropkit, one core", "jpegtran -crop"])}
+            ["cropkit", "cropkit, one core", "jpegtran -crop", "cropkit before"])}
         crop = [args.cropkit, "crop", source, "--pixels", f"{x},{y},{w},{h}", "--orientation", "1",
                 "-f", "-q"]
         commands = {
@@ -96,6 +104,9 @@ def main():
             "jpegtran -crop": ["jpegtran", "-crop", f"{w + (x % 16)}x{h}+{grid(x)}+{y}", "-copy", "all",
                                "-outfile", out["jpegtran -crop"], source],
         }
+        if before:
+            commands["cropkit before"] = [before] + crop[1:] + ["-o", out["cropkit before"]] + (
+                ["--lossless"] if lossless else [])
         times = {tool: [] for tool in commands}
         for command in commands.values():
             run(command)  # the page cache warmed
@@ -103,12 +114,15 @@ def main():
             for tool, command in commands.items():
                 times[tool].append(run(command))
         anchor = statistics.median(wall for wall, _ in times["jpegtran -crop"])
+        old = statistics.median(wall for wall, _ in times["cropkit before"]) if before else None
         for tool, samples in times.items():
             wall = statistics.median(s for s, _ in samples)
             cpu = statistics.median(c for _, c in samples)
             ratio = "" if tool.startswith("jpegtran") else f"{anchor / wall:.2f}x"
-            print(f"| {label} | {tool} | {wall:.3f} | {cpu:.3f} | {os.path.getsize(out[tool])} | {ratio} |",
-                  flush=True)
+            line = f"| {label} | {tool} | {wall:.3f} | {cpu:.3f} | {os.path.getsize(out[tool])} | {ratio} |"
+            if before:
+                line += f" {old / wall:.2f}x |" if tool.startswith("cropkit") else " |"
+            print(line, flush=True)
 
 
 if __name__ == "__main__":
