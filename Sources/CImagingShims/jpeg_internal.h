@@ -43,4 +43,34 @@ void ck_jpeg_install_errors(j_common_ptr cinfo, ck_jpeg_error *error, char *mess
 /// Makes `input` the data source of `cinfo`, read in 1 MiB pieces.
 void ck_jpeg_use_input(j_decompress_ptr cinfo, const ck_input *input);
 
+/// The input offset of the next byte `cinfo`'s data source hands out (after
+/// jpeg_read_header: the first byte of the scan's entropy-coded data).
+uint64_t ck_jpeg_input_offset(j_decompress_ptr cinfo);
+
+/// Where the crop's blocks lie, per component: the first source block
+/// column kept, how many columns and block rows are kept; the crop's first
+/// and last iMCU rows.
+typedef struct {
+    long first_imcu_row, last_imcu_row;
+    /// Whether the crop's last row is the image's: the scan's end is
+    /// checked then (only padding, then a marker), as libjpeg checks it.
+    int ends_image;
+    /// The threads the crop's rows may be decoded on (restart intervals
+    /// only): 2 splits them in two bands.
+    int threads;
+    JDIMENSION x_blocks[4];
+    JDIMENSION count[4];
+    JDIMENSION height_blocks[4];
+} ck_jpeg_entropy_crop;
+
+/// Decodes the scan that starts at `scan_offset` (a baseline, 8-bit, one
+/// interleaved scan of every component in frame order) down to the crop's
+/// last iMCU row, storing the blocks inside the crop into `crop_arrays`
+/// (realized, pre-zeroed); with restart intervals it starts at the marker
+/// before the crop's first row (`*jumped` set). Returns 1, or 0 when the
+/// file is not one it decodes or its data is not as it expects (the caller
+/// falls back to libjpeg-turbo, with the arrays discarded).
+int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const ck_input *input,
+                           const ck_jpeg_entropy_crop *crop, jvirt_barray_ptr *crop_arrays, int *jumped);
+
 #endif

@@ -111,6 +111,11 @@ static void ck_source_skip(j_decompress_ptr cinfo, long count) {
 
 static void ck_source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 
+uint64_t ck_jpeg_input_offset(j_decompress_ptr cinfo) {
+    ck_jpeg_source *source = (ck_jpeg_source *)cinfo->src;
+    return source->next - source->manager.bytes_in_buffer;
+}
+
 void ck_jpeg_use_input(j_decompress_ptr cinfo, const ck_input *input) {
     ck_jpeg_source *source = (ck_jpeg_source *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_PERMANENT,
                                                                             sizeof(ck_jpeg_source));

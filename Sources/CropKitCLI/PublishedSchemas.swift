@@ -704,6 +704,12 @@ extension SchemaCommand {
                             "stoppedEarly": {
                               "type": "boolean"
                             },
+                            "entropy": {
+                              "enum": [
+                                "restart-markers",
+                                "libjpeg"
+                              ]
+                            },
                             "tables": {
                               "type": "object",
                               "properties": {
@@ -742,6 +748,7 @@ extension SchemaCommand {
                             "method",
                             "reencodedBlocks",
                             "stoppedEarly",
+                            "entropy",
                             "tables",
                             "progressive",
                             "arithmetic"

@@ -1,5 +1,6 @@
 internal import CImagingShims
 import CropGeometry
+import Foundation
 
 extension CropPlan {
     /// Whether this plan's JPEG crop is made in the DCT domain: the
@@ -778,6 +779,7 @@ extension CropPlan {
         request.source = info.cropParams(crop: stored, limits: limits, lenient: lenient)
         request.fix_edges = encoder.method == .lossless ? 0 : 1
         if !encoder.fixesEdges { request.fix_edges = 2 }
+        request.entropy_mode = JPEGEntropy.onlyLibjpeg || encoder.decodesWithLibjpeg ? 1 : 0
         let output = JPEGOutput(sink)
         let status = metadata.segments.withUnsafeBufferPointer { markers in
             request.markers = markers.baseAddress
@@ -804,13 +806,13 @@ extension CropPlan {
                 "libjpeg: \(message) (\(request.warnings) warning(s), accepted as lenient)")
         }
         let reencoded = Int(request.reencoded_blocks)
-        return report(
-            bytes: output.bytes, warnings: warnings,
-            details: JPEGWriteReport(
-                method: reencoded > 0 ? .losslessEdgesReencoded : .lossless,
-                reencodedBlocks: reencoded, stoppedEarly: request.stopped_early != 0,
-                tables: "source tables", progressive: request.progressive != 0,
-                arithmetic: request.arithmetic != 0, metadata: metadata.entries))
+        var details = JPEGWriteReport(
+            method: reencoded > 0 ? .losslessEdgesReencoded : .lossless,
+            reencodedBlocks: reencoded, stoppedEarly: request.stopped_early != 0,
+            tables: "source tables", progressive: request.progressive != 0,
+            arithmetic: request.arithmetic != 0, metadata: metadata.entries)
+        details.entropy = request.entropy == 2 ? .restartMarkers : .libjpeg
+        return report(bytes: output.bytes, warnings: warnings, details: details)
     }
 
     private func report(
@@ -820,6 +822,15 @@ extension CropPlan {
             output: nil, bytes: bytes, size: outputSize, format: format.name,
             warnings: warnings, checksum: nil, details: details)
     }
+}
+
+/// Which entropy decoder a lossless JPEG crop uses: CropKit's own
+/// (`jpeg_entropy.c`) where the file is a baseline one it decodes, else
+/// libjpeg-turbo's. `CROPKIT_JPEG_ENTROPY=libjpeg` makes it libjpeg-turbo's
+/// always, the control the tests and benchmarks compare with.
+enum JPEGEntropy {
+    static let onlyLibjpeg =
+        ProcessInfo.processInfo.environment["CROPKIT_JPEG_ENTROPY"] == "libjpeg"
 }
 
 /// Ultra HDR's description of a gain map in the photo's own XMP (Adobe's

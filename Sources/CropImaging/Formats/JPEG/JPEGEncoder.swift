@@ -45,6 +45,10 @@ public struct JPEGEncoder: Sendable {
     /// (always, but in the tests' control experiment, which shows what the
     /// padding would leak without it).
     package var fixesEdges = true
+    /// Whether a lossless crop's blocks are entropy-decoded by libjpeg-turbo
+    /// even where CropKit's own decoder would (the tests' control, which
+    /// CropKit's decoder must match byte for byte).
+    package var decodesWithLibjpeg = false
 
     /// An encoder; by default lossless where the rect allows it, exact
     /// elsewhere, metadata kept where it stays true.

@@ -23,6 +23,22 @@ public struct JPEGWriteReport: Hashable, Sendable {
     /// Whether the source was entropy-decoded only down to the crop's last
     /// block row.
     public var stoppedEarly: Bool
+    /// Which entropy decoder read the source's blocks.
+    public var entropy: Entropy = .libjpeg
+
+    /// The entropy decoders a JPEG crop reads the source with.
+    public enum Entropy: String, Sendable {
+        /// CropKit's own, by the file's restart intervals: from the marker
+        /// before the crop's first row (the rows above it never decoded),
+        /// its rows in two bands decoded side by side, only the crop's
+        /// blocks stored.
+        case restartMarkers = "restart-markers"
+        /// libjpeg-turbo's: a file without restart markers, a progressive,
+        /// arithmetic, 12-bit or multi-scan one, one CropKit's decoder
+        /// refused (damage it does not step over), or a crop decoded to
+        /// pixels.
+        case libjpeg
+    }
     /// The tables used: "source tables" or "quality Q".
     public var tables: String
     /// Whether the output is progressive.
@@ -61,6 +77,7 @@ extension JPEGWriteReport: WriteReport {
             .init("method", .text(method.rawValue)),
             .init("reencodedBlocks", .number(reencodedBlocks)),
             .init("stoppedEarly", .flag(stoppedEarly)),
+            .init("entropy", .text(entropy.rawValue)),
             // {"from": "source"} or {"from": "quality", "quality": 92}.
             .init(
                 "tables",

@@ -1,0 +1,504 @@
+// CropKit's own entropy decoder for baseline (sequential Huffman, 8-bit,
+// one interleaved scan) JPEGs, used by the lossless crop: it decodes only
+// the MCU rows the crop needs, jumping to the restart marker before the
+// crop's first row when the file has restart intervals, and stores only the
+// blocks inside the rect. Anything it does not expect (a bad code, a
+// marker out of place or out of order, data ending early) makes it give up,
+// and the crop falls back to libjpeg-turbo's decoder, so a damaged file
+// behaves exactly as before.
+#include "jpeg_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// The zigzag order of the 64 coefficients of a block, in natural order
+/// (row by row), and 16 extra entries so that a corrupt run past the end
+/// lands in a harmless slot instead of past the block.
+static const int ck_natural_order[64 + 16] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13,
+    6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
+    39, 46, 53, 60, 61, 54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
+
+/// A Huffman table made ready for decoding: a 9-bit lookahead for the
+/// short codes, and the canonical limits for the longer ones.
+typedef struct {
+    /// (length << 8) | symbol for each 9-bit prefix whose code is at most 9
+    /// bits long; 0 otherwise.
+    uint16_t lookup[1 << 9];
+    /// For an AC table, each 9-bit prefix that holds a whole code and its
+    /// value bits (a short run and a small coefficient, most of them):
+    /// (value << 8) | (run << 4) | bits taken; 0 otherwise (stb_image's
+    /// fast AC table).
+    int16_t fast_ac[1 << 9];
+    /// The largest code of each length (-1: none), and the offset of its
+    /// first symbol in huffval minus its first code.
+    int32_t maxcode[18];
+    int32_t valoffset[18];
+    uint8_t huffval[256];
+} ck_huffman;
+
+/// Builds `table` from a DHT table; 0 when the table cannot be a prefix
+/// code (more codes of a length than fit).
+static int ck_huffman_build(ck_huffman *table, const JHUFF_TBL *source) {
+    if (source == NULL) return 0;
+    memset(table, 0, sizeof *table);
+    int count = 0;
+    for (int length = 1; length <= 16; length++) count += source->bits[length];
+    if (count > 256) return 0;
+    memcpy(table->huffval, source->huffval, (size_t)count);
+    int32_t code = 0;
+    int index = 0;
+    for (int length = 1; length <= 16; length++) {
+        int n = source->bits[length];
+        table->valoffset[length] = index - code;
+        for (int i = 0; i < n; i++, index++, code++) {
+            if (code >= (1 << length)) return 0;  // more codes than fit
+            if (length <= 9) {
+                int shift = 9 - length;
+                for (int fill = 0; fill < (1 << shift); fill++) {
+                    table->lookup[(code << shift) | fill] = (uint16_t)((length << 8) | source->huffval[index]);
+                }
+            }
+        }
+        table->maxcode[length] = n > 0 ? code - 1 : -1;
+        if (code > (1 << length)) return 0;
+        code <<= 1;
+    }
+    table->maxcode[17] = 0x7FFFFFFF;
+    return 1;
+}
+
+/// Fills `table->fast_ac` from its lookup table.
+static void ck_huffman_fast_ac(ck_huffman *table) {
+    for (int prefix = 0; prefix < (1 << 9); prefix++) {
+        table->fast_ac[prefix] = 0;
+        uint16_t entry = table->lookup[prefix];
+        if (entry == 0) continue;
+        int length = entry >> 8, symbol = entry & 0xFF;
+        int run = symbol >> 4, size = symbol & 15;
+        if (size == 0 || length + size > 9) continue;
+        int raw = (prefix >> (9 - length - size)) & ((1 << size) - 1);
+        int value = raw < (1 << (size - 1)) ? raw - (1 << size) + 1 : raw;
+        if (value < -128 || value > 127) continue;
+        table->fast_ac[prefix] = (int16_t)((value * 256) + (run << 4) + length + size);
+    }
+}
+
+/// The scan's bits, read a chunk at a time, unstuffed (FF 00 is FF); a
+/// marker stops the filling until ck_bits_restart takes it.
+typedef struct {
+    const ck_input *input;
+    uint64_t offset;  // the input offset of buffer[0]
+    uint64_t end;     // the input's size
+    uint8_t *buffer;
+    size_t length, at;
+    uint64_t accumulator;
+    int bits;
+    /// The marker met (its second byte), or 0.
+    int marker;
+    /// Zero bits appended after a marker (or the data's end), so that a
+    /// peek never runs short; a decode that takes any of them has run past
+    /// its data (found where the interval or band ends).
+    int padding;
+    int failed;
+} ck_bits;
+
+enum { ck_bits_chunk = 1 << 18 };
+
+/// The next byte of the input, or -1 at its end or on a read error.
+static inline int ck_bits_byte(ck_bits *reader) {
+    if (reader->at == reader->length) {
+        reader->offset += reader->length;
+        reader->length = reader->at = 0;
+        if (reader->offset >= reader->end) return -1;
+        long got = ck_input_read(reader->input, reader->offset, reader->buffer, ck_bits_chunk);
+        if (got <= 0) return -1;
+        reader->length = (size_t)got;
+    }
+    return reader->buffer[reader->at++];
+}
+
+static void ck_bits_fill(ck_bits *reader) {
+    // Six bytes at once while none of them is 0xFF (stuffing or a marker):
+    // most of a scan.
+    while (reader->bits <= 16 && !reader->marker && reader->length - reader->at >= 6) {
+        const uint8_t *p = reader->buffer + reader->at;
+        if (p[0] == 0xFF || p[1] == 0xFF || p[2] == 0xFF || p[3] == 0xFF || p[4] == 0xFF || p[5] == 0xFF) break;
+        uint64_t six = ((uint64_t)p[0] << 40) | ((uint64_t)p[1] << 32) | ((uint64_t)p[2] << 24) |
+                       ((uint64_t)p[3] << 16) | ((uint64_t)p[4] << 8) | (uint64_t)p[5];
+        reader->accumulator = (reader->accumulator << 48) | six;
+        reader->bits += 48;
+        reader->at += 6;
+    }
+    while (reader->bits <= 56 && !reader->marker) {
+        int byte = ck_bits_byte(reader);
+        if (byte < 0) {
+            reader->marker = -1;
+            break;
+        }
+        if (byte == 0xFF) {
+            int next;
+            do next = ck_bits_byte(reader);
+            while (next == 0xFF);
+            if (next < 0) {
+                reader->marker = -1;
+                break;
+            }
+            if (next != 0) {
+                reader->marker = next;
+                break;
+            }
+        }
+        reader->accumulator = (reader->accumulator << 8) | (uint64_t)byte;
+        reader->bits += 8;
+    }
+    while (reader->bits <= 56) {
+        reader->accumulator <<= 8;
+        reader->bits += 8;
+        reader->padding += 8;
+    }
+}
+
+/// Ends a restart interval: only the last byte's padding may be left, then
+/// RSTn with n the interval's number modulo 8. Returns 0 when it is not so.
+/// Whether the data read so far ended exactly, but for the last byte's
+/// padding, where a marker follows (which `reader->marker` then holds).
+static int ck_bits_at_marker(ck_bits *reader) {
+    int real = reader->bits - reader->padding;
+    if (real < 0 || real >= 8) return 0;
+    if (reader->marker == 0) {
+        reader->bits = reader->padding = 0;
+        reader->accumulator = 0;
+        ck_bits_fill(reader);
+        if (reader->bits != reader->padding || reader->marker <= 0) return 0;
+    }
+    return reader->marker > 0;
+}
+
+static int ck_bits_restart(ck_bits *reader, int number) {
+    if (!ck_bits_at_marker(reader)) return 0;
+    if (reader->marker != 0xD0 + (number & 7)) return 0;
+    reader->marker = 0;
+    reader->bits = 0;
+    reader->padding = 0;
+    reader->accumulator = 0;
+    return 1;
+}
+
+/// The bit state in registers for one block; the reader's fields are
+/// synced only around a refill.
+#define CK_NEED(n)                                                                                                    \
+    do {                                                                                                              \
+        if (bits < (n)) {                                                                                             \
+            reader->accumulator = acc;                                                                                \
+            reader->bits = bits;                                                                                      \
+            ck_bits_fill(reader);                                                                                     \
+            acc = reader->accumulator;                                                                                \
+            bits = reader->bits;                                                                                      \
+        }                                                                                                             \
+    } while (0)
+// After CK_NEED(n) at least n bits are there (zeros past a marker).
+#define CK_PEEK(n) ((uint32_t)(acc >> (bits - (n))) & ((1u << (n)) - 1))
+#define CK_SKIP(n) (bits -= (n))
+
+/// The next Huffman symbol of `table` (-1: no code matches).
+#define CK_SYMBOL(table, out)                                                                                         \
+    do {                                                                                                              \
+        CK_NEED(16);                                                                                                  \
+        uint16_t entry_ = (table)->lookup[CK_PEEK(9)];                                                                \
+        if (entry_ != 0) {                                                                                            \
+            CK_SKIP(entry_ >> 8);                                                                                     \
+            (out) = entry_ & 0xFF;                                                                                    \
+        } else {                                                                                                      \
+            uint32_t code_ = CK_PEEK(16);                                                                             \
+            int length_ = 10;                                                                                         \
+            while (length_ <= 16 && (int32_t)(code_ >> (16 - length_)) > (table)->maxcode[length_]) length_++;        \
+            if (length_ > 16) goto fail;                                                                              \
+            int index_ = (table)->valoffset[length_] + (int32_t)(code_ >> (16 - length_));                            \
+            if (index_ < 0 || index_ > 255) goto fail;                                                                \
+            CK_SKIP(length_);                                                                                         \
+            (out) = (table)->huffval[index_];                                                                         \
+        }                                                                                                             \
+    } while (0)
+
+/// The signed value of `n` more bits (JPEG's EXTEND), n from 1 to 16.
+#define CK_VALUE(n, out)                                                                                              \
+    do {                                                                                                              \
+        CK_NEED(n);                                                                                                   \
+        int raw_ = (int)CK_PEEK(n);                                                                                   \
+        CK_SKIP(n);                                                                                                   \
+        (out) = raw_ < (1 << ((n) - 1)) ? raw_ + (int)(~0u << (n)) + 1 : raw_;                                        \
+    } while (0)
+
+/// Decodes one block into `block` (its DC through `predictor`; its AC
+/// only when `kept`). Returns 0 when the data is not a block.
+static inline __attribute__((always_inline)) int ck_decode_block(ck_bits *reader, const ck_huffman *dc,
+                                                                 const ck_huffman *ac, int *predictor, JCOEF *block,
+                                                                 int kept) {
+    uint64_t acc = reader->accumulator;
+    int bits = reader->bits;
+    int size;
+    CK_SYMBOL(dc, size);
+    if (size != 0) {
+        if (size > 16) goto fail;
+        int diff;
+        CK_VALUE(size, diff);
+        *predictor = (int)((unsigned)*predictor + (unsigned)diff);
+    }
+    block[0] = (JCOEF)*predictor;
+    for (int k = 1; k < 64;) {
+        CK_NEED(16);
+        int fast = ac->fast_ac[CK_PEEK(9)];
+        if (fast != 0) {
+            CK_SKIP(fast & 15);
+            k += (fast >> 4) & 15;
+            if (k > 63) goto fail;
+            if (kept) block[ck_natural_order[k]] = (JCOEF)(fast >> 8);
+            k += 1;
+            continue;
+        }
+        int symbol;
+        CK_SYMBOL(ac, symbol);
+        int run = symbol >> 4, length = symbol & 15;
+        if (length != 0) {
+            k += run;
+            int value;
+            CK_VALUE(length, value);
+            if (k > 63) goto fail;
+            if (kept) block[ck_natural_order[k]] = (JCOEF)value;
+            k += 1;
+        } else if (run == 15) {
+            k += 16;
+        } else {
+            break;
+        }
+    }
+    reader->accumulator = acc;
+    reader->bits = bits;
+    return 1;
+fail:
+    reader->accumulator = acc;
+    reader->bits = bits;
+    return 0;
+}
+
+/// Finds the input offset just past the `count`-th restart marker after
+/// `start` (a point in the scan just past marker number `passed`, or the
+/// scan's first byte with `passed` 0), checking their numbers; 0 when there
+/// are fewer or one is out of order.
+static uint64_t ck_find_restart(const ck_input *input, uint64_t start, uint64_t end, long count, long passed,
+                                uint8_t *buffer) {
+    long found = 0;
+    uint64_t offset = start;
+    int after_ff = 0;
+    while (offset < end && found < count) {
+        long got = ck_input_read(input, offset, buffer, ck_bits_chunk);
+        if (got <= 0) return 0;
+        for (long i = 0; i < got; i++) {
+            uint8_t byte = buffer[i];
+            if (after_ff) {
+                if (byte >= 0xD0 && byte <= 0xD7) {
+                    if (byte != 0xD0 + ((passed + found) & 7)) return 0;
+                    found += 1;
+                    if (found == count) return offset + (uint64_t)i + 1;
+                } else if (byte != 0 && byte != 0xFF) {
+                    return 0;  // another marker: the scan ended
+                }
+            }
+            after_ff = byte == 0xFF;
+        }
+        offset += (uint64_t)got;
+    }
+    return 0;
+}
+
+/// What every band of a scan shares: the frame, the tables, and where each
+/// of the crop's block rows is.
+typedef struct {
+    j_decompress_ptr cinfo;
+    const ck_input *input;
+    const ck_jpeg_entropy_crop *crop;
+    const ck_huffman *tables;
+    int dc_table[4], ac_table[4];
+    /// Each component's crop block rows (height_blocks of them).
+    JBLOCKROW *rows[4];
+    long mcus_per_row, restart;
+} ck_scan;
+
+/// One band of MCUs decoded by one thread: from `start_mcu` (at `offset`,
+/// a restart interval's start or the scan's), storing the blocks of the
+/// MCUs from `store_from` on, up to `end_mcu` (not included).
+typedef struct {
+    const ck_scan *scan;
+    uint64_t offset;
+    long start_mcu, store_from, end_mcu;
+    /// Whether the band ends the image (its end is checked).
+    int ends_image;
+    int ok;
+} ck_band;
+
+static void *ck_band_decode(void *argument) {
+    ck_band *band = (ck_band *)argument;
+    const ck_scan *scan = band->scan;
+    j_decompress_ptr cinfo = scan->cinfo;
+    const ck_jpeg_entropy_crop *crop = scan->crop;
+    band->ok = 0;
+    uint8_t *buffer = (uint8_t *)malloc(ck_bits_chunk);
+    if (buffer == NULL) return NULL;
+    ck_bits reader;
+    memset(&reader, 0, sizeof reader);
+    reader.input = scan->input;
+    reader.end = scan->input->size;
+    reader.buffer = buffer;
+    reader.offset = band->offset;
+    int predictor[4] = {0, 0, 0, 0};
+    long restart = scan->restart;
+    long interval_number = restart > 0 ? band->start_mcu / restart : 0;
+    JCOEF scratch[64 + 16];
+    int ok = 1;
+    for (long mcu = band->start_mcu; ok && mcu < band->end_mcu; mcu++) {
+        if (restart > 0 && mcu > band->start_mcu && mcu % restart == 0) {
+            if (!ck_bits_restart(&reader, (int)interval_number)) {
+                ok = 0;
+                break;
+            }
+            interval_number += 1;
+            predictor[0] = predictor[1] = predictor[2] = predictor[3] = 0;
+        }
+        long mcu_row = mcu / scan->mcus_per_row;
+        long mcu_column = mcu % scan->mcus_per_row;
+        int in_rows = mcu >= band->store_from && mcu_row >= crop->first_imcu_row;
+        for (int ci = 0; ci < cinfo->num_components && ok; ci++) {
+            jpeg_component_info *component = &cinfo->comp_info[ci];
+            const ck_huffman *dc = &scan->tables[scan->dc_table[ci]];
+            const ck_huffman *ac = &scan->tables[scan->ac_table[ci]];
+            for (int v = 0; v < component->v_samp_factor && ok; v++) {
+                long block_row = (mcu_row - crop->first_imcu_row) * component->v_samp_factor + v;
+                int row_kept = in_rows && block_row < (long)crop->height_blocks[ci];
+                for (int h = 0; h < component->h_samp_factor; h++) {
+                    long column = mcu_column * component->h_samp_factor + h - (long)crop->x_blocks[ci];
+                    int kept = row_kept && column >= 0 && column < (long)crop->count[ci];
+                    JCOEF *block = kept ? scan->rows[ci][block_row][column] : scratch;
+                    if (!ck_decode_block(&reader, dc, ac, &predictor[ci], block, kept)) {
+                        ok = 0;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // A band that took padding ran past its data. At the image's end
+    // libjpeg warns of bytes between the last block and the next marker:
+    // such a file is left to it.
+    if (ok && reader.bits < reader.padding) ok = 0;
+    if (ok && band->ends_image) ok = ck_bits_at_marker(&reader);
+    free(buffer);
+    band->ok = ok;
+    return NULL;
+}
+
+int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const ck_input *input,
+                           const ck_jpeg_entropy_crop *crop, jvirt_barray_ptr *crop_arrays, int *jumped) {
+    *jumped = 0;
+    if (cinfo->progressive_mode || cinfo->arith_code || cinfo->data_precision != 8 ||
+        cinfo->comps_in_scan != cinfo->num_components || cinfo->num_components > 4) {
+        return 0;
+    }
+    ck_huffman *tables = (ck_huffman *)calloc(8, sizeof(ck_huffman));
+    uint8_t *buffer = (uint8_t *)malloc(ck_bits_chunk);
+    if (tables == NULL || buffer == NULL) {
+        free(tables);
+        free(buffer);
+        return 0;
+    }
+    int ok = 1;
+    int dc_table[4], ac_table[4];
+    for (int ci = 0; ci < cinfo->comps_in_scan && ok; ci++) {
+        jpeg_component_info *component = cinfo->cur_comp_info[ci];
+        if (component != &cinfo->comp_info[ci] || component->dc_tbl_no > 3 || component->ac_tbl_no > 3) {
+            ok = 0;
+            break;
+        }
+        dc_table[ci] = component->dc_tbl_no;
+        ac_table[ci] = 4 + component->ac_tbl_no;
+        ok = ck_huffman_build(&tables[dc_table[ci]], cinfo->dc_huff_tbl_ptrs[component->dc_tbl_no]) &&
+             ck_huffman_build(&tables[ac_table[ci]], cinfo->ac_huff_tbl_ptrs[component->ac_tbl_no]);
+        if (ok) ck_huffman_fast_ac(&tables[ac_table[ci]]);
+    }
+    // MCUs_per_row is set only when the decompressor starts the scan.
+    long imcu_width = 8L * cinfo->max_h_samp_factor;
+    ck_scan scan;
+    memset(&scan, 0, sizeof scan);
+    scan.cinfo = cinfo;
+    scan.input = input;
+    scan.crop = crop;
+    scan.tables = tables;
+    memcpy(scan.dc_table, dc_table, sizeof dc_table);
+    memcpy(scan.ac_table, ac_table, sizeof ac_table);
+    scan.mcus_per_row = ((long)cinfo->image_width + imcu_width - 1) / imcu_width;
+    scan.restart = (long)cinfo->restart_interval;
+    // Every crop block row's place, taken here, on one thread: the arrays
+    // are whole in memory (libjpeg-turbo has no backing store), so the
+    // bands write their rows through these without the memory manager.
+    for (int ci = 0; ci < cinfo->num_components && ok; ci++) {
+        scan.rows[ci] = (JBLOCKROW *)calloc(crop->height_blocks[ci] + 1, sizeof(JBLOCKROW));
+        if (scan.rows[ci] == NULL) {
+            ok = 0;
+            break;
+        }
+        for (JDIMENSION row = 0; row < crop->height_blocks[ci]; row++) {
+            scan.rows[ci][row] =
+                (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, crop_arrays[ci], row, 1, TRUE)[0];
+        }
+    }
+    long mcus_per_row = scan.mcus_per_row, restart = scan.restart;
+    long first_mcu = crop->first_imcu_row * mcus_per_row;
+    long end_mcu = (crop->last_imcu_row + 1) * mcus_per_row;
+    // With restart intervals: the crop's rows in two bands, each decoded
+    // from the interval it starts in, side by side, the rows above never
+    // decoded. Without them the scan is decoded from its start, serially.
+    ck_band bands[2];
+    int band_count = 1;
+    memset(bands, 0, sizeof bands);
+    bands[0].scan = &scan;
+    bands[0].offset = scan_offset;
+    bands[0].store_from = first_mcu;
+    bands[0].end_mcu = end_mcu;
+    bands[0].ends_image = crop->ends_image;
+    if (ok && restart > 0) {
+        long rows = crop->last_imcu_row + 1 - crop->first_imcu_row;
+        long split = rows >= 2 && crop->threads > 1 ? (crop->first_imcu_row + rows / 2) * mcus_per_row : end_mcu;
+        long starts[2] = {first_mcu, split};
+        band_count = split < end_mcu ? 2 : 1;
+        uint64_t at = scan_offset;
+        long passed = 0;
+        for (int b = 0; b < band_count && ok; b++) {
+            long interval = starts[b] / restart;
+            if (interval > passed) {
+                at = ck_find_restart(input, at, input->size, interval - passed, passed, buffer);
+                if (at == 0) ok = 0;
+                passed = interval;
+                *jumped = 1;
+            }
+            bands[b].scan = &scan;
+            bands[b].offset = at;
+            bands[b].start_mcu = interval * restart;
+            bands[b].store_from = starts[b];
+            bands[b].end_mcu = b + 1 < band_count ? starts[b + 1] : end_mcu;
+            bands[b].ends_image = b + 1 == band_count && crop->ends_image;
+        }
+    }
+    if (ok) {
+        pthread_t thread;
+        int started = band_count == 2 && pthread_create(&thread, NULL, ck_band_decode, &bands[1]) == 0;
+        ck_band_decode(&bands[0]);
+        if (band_count == 2 && !started) ck_band_decode(&bands[1]);
+        if (started) pthread_join(thread, NULL);
+        for (int b = 0; b < band_count; b++) ok = ok && bands[b].ok;
+    }
+    for (int ci = 0; ci < 4; ci++) free(scan.rows[ci]);
+    free(tables);
+    free(buffer);
+    return ok;
+}

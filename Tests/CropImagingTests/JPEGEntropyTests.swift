@@ -1,0 +1,128 @@
+import CropGeometry
+import CropKitTestSupport
+import Foundation
+import Testing
+
+@testable import CropImaging
+
+/// CropKit's own entropy decoder (`jpeg_entropy.c`), used by the lossless
+/// JPEG crop of a file with restart markers: every crop it makes is
+/// byte-identical to the one libjpeg-turbo's decoder makes (the encoder's
+/// control, `decodesWithLibjpeg`), the report says which decoder ran, and
+/// damaged scans neither crash it nor change a crop it makes.
+@Suite(.announcesSkips) struct JPEGEntropyTests {
+    /// The crop of `rect` (stored pixels) of the JPEG `bytes`, by CropKit's
+    /// decoder where it applies and by libjpeg-turbo's: the report's
+    /// entropy, and each output (or `nil` when it was refused).
+    static func both(_ bytes: [UInt8], _ rect: PixelRect<ImagePixels>) throws -> (
+        entropy: JPEGWriteReport.Entropy?, own: [UInt8]?, libjpeg: [UInt8]?
+    ) {
+        var results: [[UInt8]?] = []
+        var entropy: JPEGWriteReport.Entropy?
+        for control in [false, true] {
+            var encoder = JPEGEncoder()
+            encoder.decodesWithLibjpeg = control
+            do {
+                let source = try ImageSource(ImageInput(bytes: bytes, name: "photo"))
+                let job = CropJob(region: .pixels(rect), orientation: .up, format: .jpeg(encoder))
+                let sink = MemorySink()
+                let report = try job.plan(for: source).export(to: sink)
+                if !control { entropy = report.details(as: JPEGWriteReport.self)?.entropy }
+                results.append(sink.bytes)
+            } catch {
+                results.append(nil)
+            }
+        }
+        return (entropy, results[0], results[1])
+    }
+
+    @Test func ownDecoderCropsAsLibjpegTurboDoes() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let root = try #require(TestData.root)
+        var files: [String] = []
+        for name in ["camera", "hdr", "regions", "jpeg", "exif"] {
+            files += TestData.files(under: name, extensions: ["jpg", "jpeg"])
+        }
+        var decodedOwn: [String] = []
+        for file in files {
+            let path = root.appendingPathComponent(file).path
+            // The files with restart markers: CropKit's decoder takes them.
+            guard let info = try? JPEGFileInfo.read(path: path), info.restartInterval > 0,
+                !info.progressive, info.width > 8 * info.blockGrid.width,
+                info.height > 8 * info.blockGrid.height
+            else { continue }
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let (width, height) = (info.width, info.height)
+            let (bw, bh) = (info.blockGrid.width, info.blockGrid.height)
+            let (cx, cy) = (width / 2 / bw * bw, height / 2 / bh * bh)
+            let (rx, ry) = ((width - 1) / bw * bw - 3 * bw, (height - 1) / bh * bh - bh)
+            // A small rect in the middle (the rows above skipped, its rows in
+            // two bands, its right and bottom edges re-encoded); the
+            // bottom-right corner (the scan's end checked).
+            let rects = [
+                PixelRect<ImagePixels>(x: cx, y: cy, width: 4 * bw + 3, height: 3 * bh + 5),
+                PixelRect(x: rx, y: ry, width: width - rx, height: height - ry),
+            ]
+            var used = false
+            for rect in rects {
+                let result = try Self.both(bytes, rect)
+                #expect(result.own == result.libjpeg, "\(file) \(rect)")
+                used = used || result.entropy == .restartMarkers
+            }
+            // (A Motion JPEG frame with the standard tables and no DHT is
+            // left to libjpeg-turbo, which supplies them.)
+            if used { decodedOwn.append((file as NSString).lastPathComponent) }
+        }
+        // The phones' files with restart markers are among them.
+        #expect(decodedOwn.contains("iphone6_gps_hdr.jpg"))
+        #expect(decodedOwn.count >= 8, "\(decodedOwn)")
+        // A file without markers, and a progressive one, stay libjpeg-turbo's.
+        for name in ["hdr/pixel6pro_ultrahdr.jpg", "camera/nikon_d300_progressive.jpg"] {
+            let bytes = [UInt8](try Data(contentsOf: root.appendingPathComponent(name)))
+            let result = try Self.both(bytes, PixelRect(x: 0, y: 0, width: 64, height: 64))
+            #expect(result.entropy == .libjpeg, "\(name)")
+            #expect(result.own != nil && result.own == result.libjpeg, "\(name)")
+        }
+    }
+
+    /// Seeded damage in the scans of files with restart markers: no crash,
+    /// and a crop CropKit's decoder makes is the one libjpeg-turbo's makes,
+    /// unless the damage lies in rows above the crop, which a restart
+    /// marker lets it skip (libjpeg-turbo decodes them, and refuses the
+    /// file unless lenient).
+    @Test func damagedScansAreRefusedOrCroppedAlike() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let sources = try [
+            "camera/iphone6_gps_hdr.jpg", "jpeg/generated/q90_420_restart1row.jpg",
+            "jpeg/generated/q90_420_restart3blocks.jpg", "jpeg/pillow/pil_sample_cmyk.jpg",
+        ].map {
+            [UInt8](try Data(contentsOf: try #require(TestData.root).appendingPathComponent($0)))
+        }
+        var state: UInt64 = 0x5EED
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var agreed = 0
+        var skippedDamage = 0
+        for round in 0..<64 {
+            var bytes = sources[round % sources.count]
+            // The last SOS: the scan's data follows its header.
+            var sos = bytes.count - 2
+            while sos > 0 && !(bytes[sos] == 0xFF && bytes[sos + 1] == 0xDA) { sos -= 1 }
+            let start = sos + 2 + (Int(bytes[sos + 2]) << 8 + Int(bytes[sos + 3]))
+            for _ in 0...next(3) {
+                let at = start + next(bytes.count - 2 - start)
+                bytes[at] = [UInt8(next(256)), 0xFF, 0xD0 + UInt8(next(8)), 0x00][next(4)]
+            }
+            let result = try Self.both(bytes, PixelRect(x: 16, y: 32, width: 64, height: 48))
+            if result.own == result.libjpeg {
+                agreed += 1
+            } else {
+                #expect(result.own != nil && result.libjpeg == nil, "round \(round)")
+                skippedDamage += 1
+            }
+        }
+        #expect(agreed >= 48, "\(agreed) of 64 agreed, \(skippedDamage) had damage above the crop")
+    }
+}
