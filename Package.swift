@@ -30,8 +30,12 @@ let package = Package(
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
+        // Optimized in debug builds too: its loops (the JPEG entropy
+        // decoder, PNG filters) run on every test's photos, and unoptimized
+        // they cost the test run as much as the rest of a crop.
         .target(
             name: "CImagingShims", dependencies: ["CPNG", "CZlib", "CJPEG"],
+            cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Its export checks are CropTestKit's, run on crops it cuts.
         .target(
