@@ -32,7 +32,10 @@ let package = Package(
             providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
         // Optimized in debug builds too: its loops (the JPEG entropy
         // decoder, PNG filters) run on every test's photos, and unoptimized
-        // they cost the test run as much as the rest of a crop.
+        // they cost the test run as much as the rest of a crop. SwiftPM
+        // accepts the flag from a root, path or branch dependency (as the
+        // README adds CropKit), and from a tagged one since Swift 6.2; a
+        // tagged release for older toolchains would have to drop it.
         .target(
             name: "CImagingShims", dependencies: ["CPNG", "CZlib", "CJPEG"],
             cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))],
