@@ -101,7 +101,6 @@ typedef struct {
     /// peek never runs short; a decode that takes any of them has run past
     /// its data (found where the interval or band ends).
     int padding;
-    int failed;
 } ck_bits;
 
 enum { ck_bits_chunk = 1 << 18 };
@@ -399,8 +398,7 @@ static void *ck_band_decode(void *argument) {
 }
 
 int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const ck_input *input,
-                           const ck_jpeg_entropy_crop *crop, jvirt_barray_ptr *crop_arrays, int *jumped) {
-    *jumped = 0;
+                           const ck_jpeg_entropy_crop *crop, jvirt_barray_ptr *crop_arrays) {
     if (cinfo->progressive_mode || cinfo->arith_code || cinfo->data_precision != 8 ||
         cinfo->comps_in_scan != cinfo->num_components || cinfo->num_components > 4) {
         return 0;
@@ -479,7 +477,6 @@ int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const c
                 at = ck_find_restart(input, at, input->size, interval - passed, passed, buffer);
                 if (at == 0) ok = 0;
                 passed = interval;
-                *jumped = 1;
             }
             bands[b].scan = &scan;
             bands[b].offset = at;

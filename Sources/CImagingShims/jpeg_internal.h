@@ -67,10 +67,10 @@ typedef struct {
 /// interleaved scan of every component in frame order) down to the crop's
 /// last iMCU row, storing the blocks inside the crop into `crop_arrays`
 /// (realized, pre-zeroed); with restart intervals it starts at the marker
-/// before the crop's first row (`*jumped` set). Returns 1, or 0 when the
+/// before the crop's first row. Returns 1, or 0 when the
 /// file is not one it decodes or its data is not as it expects (the caller
 /// falls back to libjpeg-turbo, with the arrays discarded).
 int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const ck_input *input,
-                           const ck_jpeg_entropy_crop *crop, jvirt_barray_ptr *crop_arrays, int *jumped);
+                           const ck_jpeg_entropy_crop *crop, jvirt_barray_ptr *crop_arrays);
 
 #endif

@@ -186,6 +186,25 @@ typedef struct {
 
 static void ck_fix_block(JCOEFPTR block, const JQUANT_TBL *table, int columns, int rows);
 
+/// Where component `ci`'s part of the crop lies in the source: its first
+/// block column, and the samples across and down the crop covers in it.
+typedef struct {
+    JDIMENSION x_blocks;
+    uint64_t columns, samples_down;
+} ck_component_crop;
+
+static ck_component_crop ck_component_crop_of(j_decompress_ptr cinfo, const ck_jpeg_crop_params *crop, int ci) {
+    jpeg_component_info *component = &cinfo->comp_info[ci];
+    ck_component_crop place;
+    place.x_blocks = crop->crop_x / (uint32_t)(8 * cinfo->max_h_samp_factor) * (JDIMENSION)component->h_samp_factor;
+    place.columns = ((uint64_t)crop->crop_width * component->h_samp_factor + (uint64_t)cinfo->max_h_samp_factor - 1) /
+                    (uint64_t)cinfo->max_h_samp_factor;
+    place.samples_down =
+        ((uint64_t)crop->crop_height * component->v_samp_factor + (uint64_t)cinfo->max_v_samp_factor - 1) /
+        (uint64_t)cinfo->max_v_samp_factor;
+    return place;
+}
+
 /// Copies the crop's blocks of the source's iMCU rows up to `rows` (not
 /// included) into the crop's arrays, re-encoding the edge blocks that hold
 /// samples beyond the rect. Returns 0, or -1 when an edge block would need
@@ -195,20 +214,15 @@ static int ck_copy_crop_rows(j_decompress_ptr cinfo, ck_transcode_state *state, 
     long first = state->first_imcu_row;
     if (rows > state->last_imcu_row + 1) rows = state->last_imcu_row + 1;
     if (rows <= state->copied_imcu_rows || rows <= first) return 0;
-    int imcu_width = 8 * cinfo->max_h_samp_factor;
     int right_inside = request->source.crop_x + request->source.crop_width < cinfo->image_width;
     int bottom_inside = request->source.crop_y + request->source.crop_height < cinfo->image_height;
     long from = state->copied_imcu_rows > first ? state->copied_imcu_rows : first;
     for (int ci = 0; ci < cinfo->num_components; ci++) {
         jpeg_component_info *component = &cinfo->comp_info[ci];
         int v = component->v_samp_factor;
-        JDIMENSION x_blocks = request->source.crop_x / (uint32_t)imcu_width * (JDIMENSION)component->h_samp_factor;
-        uint64_t columns = ((uint64_t)request->source.crop_width * component->h_samp_factor +
-                            (uint64_t)cinfo->max_h_samp_factor - 1) /
-                           (uint64_t)cinfo->max_h_samp_factor;
-        uint64_t samples_down = ((uint64_t)request->source.crop_height * component->v_samp_factor +
-                                 (uint64_t)cinfo->max_v_samp_factor - 1) /
-                                (uint64_t)cinfo->max_v_samp_factor;
+        ck_component_crop place = ck_component_crop_of(cinfo, &request->source, ci);
+        JDIMENSION x_blocks = place.x_blocks;
+        uint64_t columns = place.columns, samples_down = place.samples_down;
         JDIMENSION width_blocks = (JDIMENSION)((columns + 7) / 8);
         JDIMENSION height_blocks = (JDIMENSION)((samples_down + 7) / 8);
         int last_columns = (int)(columns - 8 * (uint64_t)(width_blocks - 1));
@@ -392,7 +406,6 @@ static int ck_decode_own(j_decompress_ptr cinfo, const ck_input *input, ck_jpeg_
         (cinfo->comp_info[0].h_samp_factor != 1 || cinfo->comp_info[0].v_samp_factor != 1)) {
         return -1;
     }
-    int imcu_width = 8 * cinfo->max_h_samp_factor;
     int blocks = 0;
     ck_jpeg_entropy_crop crop;
     memset(&crop, 0, sizeof crop);
@@ -402,17 +415,12 @@ static int ck_decode_own(j_decompress_ptr cinfo, const ck_input *input, ck_jpeg_
         jpeg_component_info *component = &cinfo->comp_info[ci];
         blocks += component->h_samp_factor * component->v_samp_factor;
         // As ck_copy_crop_rows places them.
-        crop.x_blocks[ci] = request->source.crop_x / (uint32_t)imcu_width * (JDIMENSION)component->h_samp_factor;
-        uint64_t columns = ((uint64_t)request->source.crop_width * component->h_samp_factor +
-                            (uint64_t)cinfo->max_h_samp_factor - 1) /
-                           (uint64_t)cinfo->max_h_samp_factor;
-        uint64_t samples_down = ((uint64_t)request->source.crop_height * component->v_samp_factor +
-                                 (uint64_t)cinfo->max_v_samp_factor - 1) /
-                                (uint64_t)cinfo->max_v_samp_factor;
-        JDIMENSION count = (JDIMENSION)((columns + 7) / 8);
+        ck_component_crop place = ck_component_crop_of(cinfo, &request->source, ci);
+        crop.x_blocks[ci] = place.x_blocks;
+        JDIMENSION count = (JDIMENSION)((place.columns + 7) / 8);
         if (crop.x_blocks[ci] + count > component->width_in_blocks) count = component->width_in_blocks - crop.x_blocks[ci];
         crop.count[ci] = count;
-        crop.height_blocks[ci] = (JDIMENSION)((samples_down + 7) / 8);
+        crop.height_blocks[ci] = (JDIMENSION)((place.samples_down + 7) / 8);
     }
     if (blocks > 10) return -1;
     // The quantization tables each component uses, as libjpeg latches them
@@ -432,9 +440,7 @@ static int ck_decode_own(j_decompress_ptr cinfo, const ck_input *input, ck_jpeg_
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     crop.threads = cores >= 2 ? 2 : 1;
     (*cinfo->mem->realize_virt_arrays)((j_common_ptr)cinfo);
-    int jumped = 0;
-    if (!ck_jpeg_entropy_decode(cinfo, ck_jpeg_input_offset(cinfo), input, &crop, crop_arrays, &jumped)) return -1;
-    (void)jumped;
+    if (!ck_jpeg_entropy_decode(cinfo, ck_jpeg_input_offset(cinfo), input, &crop, crop_arrays)) return -1;
     request->entropy = 2;
     request->stopped_early = state->last_imcu_row + 1 < (long)cinfo->total_iMCU_rows;
     state->in_place = 1;
