@@ -379,6 +379,7 @@ static void *ck_band_decode(void *argument) {
                     long column = mcu_column * component->h_samp_factor + h - (long)crop->x_blocks[ci];
                     int kept = row_kept && column >= 0 && column < (long)crop->count[ci];
                     JCOEF *block = kept ? scan->rows[ci][block_row][column] : scratch;
+                    if (kept) memset(block, 0, sizeof(JBLOCK));
                     if (!ck_decode_block(&reader, dc, ac, &predictor[ci], block, kept)) {
                         ok = 0;
                         break;
@@ -440,12 +441,17 @@ int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const c
     // are whole in memory (libjpeg-turbo has no backing store), so the
     // bands write their rows through these without the memory manager.
     for (int ci = 0; ci < cinfo->num_components && ok; ci++) {
-        scan.rows[ci] = (JBLOCKROW *)calloc(crop->height_blocks[ci] + 1, sizeof(JBLOCKROW));
+        // Every row of the array (those past the crop's last block row
+        // too, which the encoder's access to the last iMCU row touches) is
+        // defined here; the rows are not pre-zeroed, and only the crop's
+        // blocks are ever read.
+        JDIMENSION array_rows = crop->array_rows[ci];
+        scan.rows[ci] = (JBLOCKROW *)calloc(array_rows + 1, sizeof(JBLOCKROW));
         if (scan.rows[ci] == NULL) {
             ok = 0;
             break;
         }
-        for (JDIMENSION row = 0; row < crop->height_blocks[ci]; row++) {
+        for (JDIMENSION row = 0; row < array_rows; row++) {
             scan.rows[ci][row] =
                 (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, crop_arrays[ci], row, 1, TRUE)[0];
         }

@@ -61,16 +61,32 @@ typedef struct {
     JDIMENSION x_blocks[4];
     JDIMENSION count[4];
     JDIMENSION height_blocks[4];
+    /// The rows of each crop array (whole iMCU rows, at least height_blocks).
+    JDIMENSION array_rows[4];
 } ck_jpeg_entropy_crop;
 
 /// Decodes the scan that starts at `scan_offset` (a baseline, 8-bit, one
 /// interleaved scan of every component in frame order) down to the crop's
 /// last iMCU row, storing the blocks inside the crop into `crop_arrays`
-/// (realized, pre-zeroed); with restart intervals it starts at the marker
-/// before the crop's first row. Returns 1, or 0 when the
-/// file is not one it decodes or its data is not as it expects (the caller
-/// falls back to libjpeg-turbo, with the arrays discarded).
+/// (realized, not pre-zeroed: it zeroes each block it stores); with
+/// restart intervals it starts at the marker before the crop's first row.
+/// Returns 1, or 0 when the file is not one it decodes or its data is not
+/// as it expects (the caller falls back to libjpeg-turbo, with the arrays
+/// discarded).
 int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const ck_input *input,
                            const ck_jpeg_entropy_crop *crop, jvirt_barray_ptr *crop_arrays);
+
+/// Writes the lossless crop's file as libjpeg-turbo's jpeg_write_coefficients
+/// and jpeg_finish_compress would for `output` (set up with
+/// jpeg_copy_critical_parameters; one sequential Huffman scan, tables
+/// optimized), byte for byte, from the blocks in `arrays` (of `source`'s
+/// memory manager): SOI, the whole segments of `markers`, DQT, SOF, DHT,
+/// DRI, SOS, the scan, EOI. The statistics and the scan are each done in
+/// two bands side by side when `threads` is 2. Returns 1 when written; 0
+/// when it does not encode this output (nothing written: progressive,
+/// arithmetic or 12-bit coding, a coefficient libjpeg-turbo refuses, no
+/// memory), for libjpeg-turbo to do it; -1 when a write failed.
+int ck_jpeg_huffman_write(j_decompress_ptr source, j_compress_ptr output, jvirt_barray_ptr *arrays, int threads,
+                          const uint8_t *markers, size_t markers_size, ck_write_fn write, void *context);
 
 #endif

@@ -421,6 +421,8 @@ static int ck_decode_own(j_decompress_ptr cinfo, const ck_input *input, ck_jpeg_
         if (crop.x_blocks[ci] + count > component->width_in_blocks) count = component->width_in_blocks - crop.x_blocks[ci];
         crop.count[ci] = count;
         crop.height_blocks[ci] = (JDIMENSION)((place.samples_down + 7) / 8);
+        crop.array_rows[ci] = (JDIMENSION)(state->last_imcu_row + 1 - state->first_imcu_row) *
+                              (JDIMENSION)component->v_samp_factor;
     }
     if (blocks > 10) return -1;
     // The quantization tables each component uses, as libjpeg latches them
@@ -453,6 +455,7 @@ static int ck_decode_own(j_decompress_ptr cinfo, const ck_input *input, ck_jpeg_
 enum { ck_fall_back = -1 };
 static int ck_jpeg_transcode(const ck_input *input, ck_jpeg_transcode_request *request, int own) {
     request->entropy = 0;
+    request->encoder = 0;
     request->warnings = 0;
     request->scans = 0;
     request->reencoded_blocks = 0;
@@ -518,8 +521,10 @@ static int ck_jpeg_transcode(const ck_input *input, ck_jpeg_transcode_request *r
                 (JDIMENSION)(((uint64_t)request->source.crop_width + (uint64_t)imcu_width - 1) / (uint64_t)imcu_width);
             JDIMENSION height = (JDIMENSION)(((uint64_t)request->source.crop_height + (uint64_t)imcu_height - 1) /
                                              (uint64_t)imcu_height);
+            // CropKit's own decoder zeroes each block it stores, on the
+            // thread that decodes it: not pre-zeroed (on this thread) here.
             crop_arrays[ci] = (*source.mem->request_virt_barray)(
-                (j_common_ptr)&source, JPOOL_IMAGE, TRUE, width * (JDIMENSION)component->h_samp_factor,
+                (j_common_ptr)&source, JPOOL_IMAGE, own ? FALSE : TRUE, width * (JDIMENSION)component->h_samp_factor,
                 height * (JDIMENSION)component->v_samp_factor, (JDIMENSION)component->v_samp_factor);
         }
         state.crop_arrays = crop_arrays;
@@ -579,6 +584,22 @@ decoded:
     coding.optimize = 1;
     coding.restart_interval = (int)source.restart_interval;
     ck_jpeg_apply_coding(&output, &coding);
+    if (request->entropy_mode != 1 && !coding.progressive && !coding.arithmetic) {
+        // CropKit's own encoder, on two threads, writes the bytes
+        // libjpeg-turbo's would; it declines what it does not encode
+        // (progressive, arithmetic, a coefficient out of range) before
+        // writing anything.
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int written = ck_jpeg_huffman_write(&source, &output, (jvirt_barray_ptr *)crop_arrays, cores >= 2 ? 2 : 1,
+                                            request->markers, request->markers_size, request->write,
+                                            request->write_context);
+        if (written != 0) {
+            request->encoder = 1;
+            jpeg_destroy_compress(&output);
+            jpeg_destroy_decompress(&source);
+            return written == 1 ? CK_STATUS_OK : CK_STATUS_CANNOT_OPEN;
+        }
+    }
     jpeg_write_coefficients(&output, crop_arrays);
     ck_jpeg_write_markers(&output, request->markers, request->markers_size);
     jpeg_finish_compress(&output);

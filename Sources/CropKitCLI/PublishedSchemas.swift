@@ -710,6 +710,12 @@ extension SchemaCommand {
                                 "libjpeg"
                               ]
                             },
+                            "encoder": {
+                              "enum": [
+                                "cropkit",
+                                "libjpeg"
+                              ]
+                            },
                             "tables": {
                               "type": "object",
                               "properties": {
@@ -749,6 +755,7 @@ extension SchemaCommand {
                             "reencodedBlocks",
                             "stoppedEarly",
                             "entropy",
+                            "encoder",
                             "tables",
                             "progressive",
                             "arithmetic"

@@ -15,10 +15,12 @@ import Testing
     /// decoder where it applies and by libjpeg-turbo's: the report's
     /// entropy, and each output (or `nil` when it was refused).
     static func both(_ bytes: [UInt8], _ rect: PixelRect<ImagePixels>) throws -> (
-        entropy: JPEGWriteReport.Entropy?, own: [UInt8]?, libjpeg: [UInt8]?
+        entropy: JPEGWriteReport.Entropy?, own: [UInt8]?, libjpeg: [UInt8]?,
+        encoder: JPEGWriteReport.Encoder?
     ) {
         var results: [[UInt8]?] = []
         var entropy: JPEGWriteReport.Entropy?
+        var writtenBy: JPEGWriteReport.Encoder?
         for control in [false, true] {
             var encoder = JPEGEncoder()
             encoder.decodesWithLibjpeg = control
@@ -27,13 +29,15 @@ import Testing
                 let job = CropJob(region: .pixels(rect), orientation: .up, format: .jpeg(encoder))
                 let sink = MemorySink()
                 let report = try job.plan(for: source).export(to: sink)
-                if !control { entropy = report.details(as: JPEGWriteReport.self)?.entropy }
+                let details = report.details(as: JPEGWriteReport.self)
+                if !control { (entropy, writtenBy) = (details?.entropy, details?.encoder) }
+                if control { #expect(details?.encoder == .libjpeg) }
                 results.append(sink.bytes)
             } catch {
                 results.append(nil)
             }
         }
-        return (entropy, results[0], results[1])
+        return (entropy, results[0], results[1], writtenBy)
     }
 
     @Test func ownDecoderCropsAsLibjpegTurboDoes() throws {
@@ -83,6 +87,70 @@ import Testing
             #expect(result.entropy == .libjpeg, "\(name)")
             #expect(result.own != nil && result.own == result.libjpeg, "\(name)")
         }
+    }
+
+    /// CropKit's Huffman encoder writes every DCT-domain crop of a
+    /// sequential file (with restart markers or without, any sampling,
+    /// gray, CMYK) byte for byte as libjpeg-turbo's does: the whole image,
+    /// its corners, a middle rect whose edges are re-encoded, and one
+    /// tall and one wide strip (the two bands split unevenly, or not at
+    /// all).
+    @Test func ownEncoderWritesWhatLibjpegTurboWrites() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let root = try #require(TestData.root)
+        var files: [String] = []
+        for name in ["camera", "hdr", "regions", "jpeg", "exif"] {
+            files += TestData.files(under: name, extensions: ["jpg", "jpeg"])
+        }
+        var encoded = 0
+        var withoutMarkers = 0
+        for file in files {
+            let path = root.appendingPathComponent(file).path
+            // (A file with a large ICC profile is left to the test above: the
+            // leak check reads the profile for every crop, slowly in a
+            // debug build.)
+            guard let info = try? JPEGFileInfo.read(path: path), !info.progressive,
+                info.width >= 2 * info.blockGrid.width, info.height >= 2 * info.blockGrid.height,
+                (info.iccProfile?.count ?? 0) < 100_000
+            else { continue }
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let (width, height) = (info.width, info.height)
+            let (bw, bh) = (info.blockGrid.width, info.blockGrid.height)
+            let (cx, cy) = (width / 3 / bw * bw, height / 3 / bh * bh)
+            // (The photos' larger crops kept to about a megapixel, for time.)
+            let (right, bottom) = (
+                max(cx, width - 1024 / bw * bw), max(cy, height - 1024 / bh * bh)
+            )
+            var rects = [
+                PixelRect<ImagePixels>(
+                    x: right, y: bottom, width: width - right, height: height - bottom),
+                PixelRect(
+                    x: cx, y: cy, width: min(5 * bw + 3, width - cx),
+                    height: min(7 * bh + 1, height - cy)),
+                PixelRect(x: 0, y: 0, width: bw, height: min(height, 2048)),
+                PixelRect(x: 0, y: height - bh, width: min(width, 2048), height: bh),
+            ]
+            if width * height <= 1 << 20 {
+                rects.append(PixelRect(x: 0, y: 0, width: width, height: height))
+            }
+            for rect in rects {
+                let result = try Self.both(bytes, rect)
+                #expect(result.own == result.libjpeg, "\(file) \(rect)")
+                if result.encoder == .cropkit {
+                    encoded += 1
+                    if info.restartInterval == 0 { withoutMarkers += 1 }
+                }
+            }
+        }
+        // Dozens of files, most of them without restart markers.
+        #expect(encoded >= 200, "\(encoded) crops written by CropKit's encoder")
+        #expect(withoutMarkers >= 150, "\(withoutMarkers) of them without restart markers")
+        // A progressive output stays libjpeg-turbo's.
+        let progressive = [UInt8](
+            try Data(contentsOf: root.appendingPathComponent("camera/nikon_d300_progressive.jpg")))
+        let result = try Self.both(progressive, PixelRect(x: 0, y: 0, width: 64, height: 64))
+        #expect(result.encoder == .libjpeg)
+        #expect(result.own != nil && result.own == result.libjpeg)
     }
 
     /// Seeded damage in the scans of files with restart markers: no crash,

@@ -242,13 +242,17 @@ typedef struct {
     size_t markers_size;
     ck_write_fn write;
     void *write_context;
-    /// 1: decode with libjpeg-turbo only (the control the tests compare
-    /// CropKit's own entropy decoder with); 0: CropKit's own where it can.
+    /// 1: decode and encode with libjpeg-turbo only (the control the tests
+    /// compare CropKit's own entropy decoder and encoder with); 0:
+    /// CropKit's own where it can.
     int entropy_mode;
     /// Result: which entropy decoder ran: 0 libjpeg-turbo's, 2 CropKit's,
     /// by restart intervals (from the marker before the crop's first row,
     /// its rows in two bands side by side).
     int entropy;
+    /// Result: which Huffman encoder wrote the scan: 0 libjpeg-turbo's, 1
+    /// CropKit's (two bands side by side, the same bytes).
+    int encoder;
     /// Results: blocks re-encoded at the edges, whether the entropy decode
     /// stopped after the crop's last iMCU row, the source's coding.
     long reencoded_blocks;

@@ -812,6 +812,7 @@ extension CropPlan {
             tables: "source tables", progressive: request.progressive != 0,
             arithmetic: request.arithmetic != 0, metadata: metadata.entries)
         details.entropy = request.entropy == 2 ? .restartMarkers : .libjpeg
+        details.encoder = request.encoder == 1 ? .cropkit : .libjpeg
         return report(bytes: output.bytes, warnings: warnings, details: details)
     }
 

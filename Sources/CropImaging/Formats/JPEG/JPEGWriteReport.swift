@@ -39,6 +39,21 @@ public struct JPEGWriteReport: Hashable, Sendable {
         /// pixels.
         case libjpeg
     }
+    /// Which Huffman encoder wrote a DCT-domain crop's scan (its bytes are
+    /// the same either way).
+    public var encoder: Encoder = .libjpeg
+
+    /// The Huffman encoders a DCT-domain crop's scan is written with.
+    public enum Encoder: String, Sendable {
+        /// CropKit's own: the statistics and the scan each in two bands of
+        /// MCU rows side by side (one on a single core), byte for byte what
+        /// libjpeg-turbo writes.
+        case cropkit
+        /// libjpeg-turbo's: a progressive or arithmetic output, a crop
+        /// encoded from pixels, or the control
+        /// (`CROPKIT_JPEG_ENTROPY=libjpeg`).
+        case libjpeg
+    }
     /// The tables used: "source tables" or "quality Q".
     public var tables: String
     /// Whether the output is progressive.
@@ -77,7 +92,7 @@ extension JPEGWriteReport: WriteReport {
             .init("method", .text(method.rawValue)),
             .init("reencodedBlocks", .number(reencodedBlocks)),
             .init("stoppedEarly", .flag(stoppedEarly)),
-            .init("entropy", .text(entropy.rawValue)),
+            .init("entropy", .text(entropy.rawValue)), .init("encoder", .text(encoder.rawValue)),
             // {"from": "source"} or {"from": "quality", "quality": 92}.
             .init(
                 "tables",
