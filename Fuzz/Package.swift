@@ -24,6 +24,14 @@ let package = Package(
         .executableTarget(
             name: "FuzzJPEG",
             dependencies: ["FuzzImageSupport", .product(name: "CropImaging", package: "CropKit")]),
+        // CropKit's JPEG entropy decoder, speculative from many split
+        // points, against its serial decode.
+        .executableTarget(
+            name: "FuzzJPEGEntropy",
+            dependencies: [
+                .product(name: "CropImaging", package: "CropKit"),
+                .product(name: "CropGeometry", package: "CropKit"),
+            ]),
         .executableTarget(
             name: "FuzzHEIF",
             dependencies: [

@@ -9,6 +9,8 @@
 #include "jpeg_internal.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +103,17 @@ typedef struct {
     /// peek never runs short; a decode that takes any of them has run past
     /// its data (found where the interval or band ends).
     int padding;
+    /// The data's bits put into the accumulator so far (stuffing and
+    /// padding not counted): with `bits` and `padding`, where the next bit
+    /// lies in the unstuffed data.
+    uint64_t loaded;
 } ck_bits;
+
+/// How many bits of the unstuffed data from where the reader started it
+/// has taken.
+static inline uint64_t ck_bits_taken(const ck_bits *reader) {
+    return reader->loaded - (uint64_t)(reader->bits - reader->padding);
+}
 
 enum { ck_bits_chunk = 1 << 18 };
 
@@ -128,6 +140,7 @@ static void ck_bits_fill(ck_bits *reader) {
                        ((uint64_t)p[3] << 16) | ((uint64_t)p[4] << 8) | (uint64_t)p[5];
         reader->accumulator = (reader->accumulator << 48) | six;
         reader->bits += 48;
+        reader->loaded += 48;
         reader->at += 6;
     }
     while (reader->bits <= 56 && !reader->marker) {
@@ -151,6 +164,7 @@ static void ck_bits_fill(ck_bits *reader) {
         }
         reader->accumulator = (reader->accumulator << 8) | (uint64_t)byte;
         reader->bits += 8;
+        reader->loaded += 8;
     }
     while (reader->bits <= 56) {
         reader->accumulator <<= 8;
@@ -182,6 +196,21 @@ static int ck_bits_restart(ck_bits *reader, int number) {
     reader->bits = 0;
     reader->padding = 0;
     reader->accumulator = 0;
+    return 1;
+}
+
+/// Passes over `count` bits of data; 0 when the data ends first.
+static int ck_bits_skip(ck_bits *reader, uint64_t count) {
+    while (count > 0) {
+        if (reader->bits <= reader->padding) {
+            ck_bits_fill(reader);
+            if (reader->bits <= reader->padding) return 0;
+        }
+        uint64_t real = (uint64_t)(reader->bits - reader->padding);
+        uint64_t take = count < real ? count : real;
+        reader->bits -= (int)take;
+        count -= take;
+    }
     return 1;
 }
 
@@ -230,11 +259,24 @@ static int ck_bits_restart(ck_bits *reader, int number) {
         (out) = raw_ < (1 << ((n) - 1)) ? raw_ + (int)(~0u << (n)) + 1 : raw_;                                        \
     } while (0)
 
+/// How a decoded block is kept: not at all (its DC still predicts the
+/// next), as 64 coefficients in natural order, or compactly: a byte with
+/// the count of nonzero AC coefficients, the DC (16 bits, little-endian),
+/// then each such coefficient's zigzag index and value (the speculative
+/// decoder's store, placed once its MCU is known).
+enum { ck_keep_none = 0, ck_keep_block = 1, ck_keep_compact = 2 };
+
+/// The bytes a compact block takes at most.
+enum { ck_compact_block_bytes = 3 + 63 * 3 };
+
 /// Decodes one block into `block` (its DC through `predictor`; its AC
-/// only when `kept`). Returns 0 when the data is not a block.
+/// only when `kept` is ck_keep_block), or at `*compact` (advanced past it)
+/// when `kept` is ck_keep_compact. Returns 0 when the data is not a block.
 static inline __attribute__((always_inline)) int ck_decode_block(ck_bits *reader, const ck_huffman *dc,
                                                                  const ck_huffman *ac, int *predictor, JCOEF *block,
-                                                                 int kept) {
+                                                                 int kept, uint8_t **compact) {
+    uint8_t *head = kept == ck_keep_compact ? *compact : NULL;
+    uint8_t *out = kept == ck_keep_compact ? head + 3 : NULL;
     uint64_t acc = reader->accumulator;
     int bits = reader->bits;
     int size;
@@ -245,7 +287,12 @@ static inline __attribute__((always_inline)) int ck_decode_block(ck_bits *reader
         CK_VALUE(size, diff);
         *predictor = (int)((unsigned)*predictor + (unsigned)diff);
     }
-    block[0] = (JCOEF)*predictor;
+    if (kept == ck_keep_compact) {
+        head[1] = (uint8_t)*predictor;
+        head[2] = (uint8_t)((unsigned)*predictor >> 8);
+    } else {
+        block[0] = (JCOEF)*predictor;
+    }
     for (int k = 1; k < 64;) {
         CK_NEED(16);
         int fast = ac->fast_ac[CK_PEEK(9)];
@@ -253,7 +300,13 @@ static inline __attribute__((always_inline)) int ck_decode_block(ck_bits *reader
             CK_SKIP(fast & 15);
             k += (fast >> 4) & 15;
             if (k > 63) goto fail;
-            if (kept) block[ck_natural_order[k]] = (JCOEF)(fast >> 8);
+            if (kept == ck_keep_block) block[ck_natural_order[k]] = (JCOEF)(fast >> 8);
+            if (kept == ck_keep_compact) {
+                out[0] = (uint8_t)k;
+                out[1] = (uint8_t)(fast >> 8);
+                out[2] = (uint8_t)((unsigned)(fast >> 8) >> 8);
+                out += 3;
+            }
             k += 1;
             continue;
         }
@@ -265,7 +318,13 @@ static inline __attribute__((always_inline)) int ck_decode_block(ck_bits *reader
             int value;
             CK_VALUE(length, value);
             if (k > 63) goto fail;
-            if (kept) block[ck_natural_order[k]] = (JCOEF)value;
+            if (kept == ck_keep_block) block[ck_natural_order[k]] = (JCOEF)value;
+            if (kept == ck_keep_compact) {
+                out[0] = (uint8_t)k;
+                out[1] = (uint8_t)value;
+                out[2] = (uint8_t)((unsigned)value >> 8);
+                out += 3;
+            }
             k += 1;
         } else if (run == 15) {
             k += 16;
@@ -275,6 +334,10 @@ static inline __attribute__((always_inline)) int ck_decode_block(ck_bits *reader
     }
     reader->accumulator = acc;
     reader->bits = bits;
+    if (kept == ck_keep_compact) {
+        head[0] = (uint8_t)((out - head - 3) / 3);
+        *compact = out;
+    }
     return 1;
 fail:
     reader->accumulator = acc;
@@ -325,17 +388,86 @@ typedef struct {
     long mcus_per_row, restart;
 } ck_scan;
 
+/// Where the speculative decoder found an MCU to start: the unstuffed
+/// bit of the scan it starts at, its DC predictions there (its own, which
+/// differ from the true ones by a constant per component once it is in
+/// step), and where its blocks lie in the compact store.
+typedef struct {
+    uint64_t bit;
+    int dc[4];
+    size_t data;
+} ck_mcu_start;
+
+/// The second core's decode of a scan without restart markers: it starts
+/// at a byte in the middle (`offset`) as if an MCU started there, and
+/// keeps every MCU it decodes (where each starts, its blocks compactly),
+/// not knowing which MCU of the image each is. Huffman codes
+/// resynchronize: once the first band reaches an MCU start at the same
+/// bit, the two decodes agree from there on, and the MCUs it kept from
+/// that one on are the image's, their DC shifted by the first band's
+/// predictions.
+typedef struct {
+    const ck_scan *scan;
+    uint64_t offset;
+    /// The unstuffed bit of the scan `offset` is.
+    uint64_t first_bit;
+    ck_mcu_start *starts;
+    long capacity;
+    uint8_t *data;
+    size_t data_size, data_limit;
+    /// MCUs decoded and published (their starts readable by the first band).
+    _Atomic long published;
+    /// The first band's word: decode no MCU from this count on.
+    _Atomic long stop_at;
+    /// When it ended: the MCUs it decoded, where the next would have
+    /// started, and whether only padding and a marker were left there (the
+    /// scan's end).
+    long count;
+    ck_mcu_start end;
+    int ended_at_marker;
+    /// The last MCU at which it met data it could not decode and started
+    /// afresh (-1: none): at or after the MCU the first band met it at,
+    /// that is damage, which the first band refuses, and so the crop.
+    long restarted_at;
+} ck_speculation;
+
 /// One band of MCUs decoded by one thread: from `start_mcu` (at `offset`,
 /// a restart interval's start or the scan's), storing the blocks of the
-/// MCUs from `store_from` on, up to `end_mcu` (not included).
+/// MCUs from `store_from` on, up to `end_mcu` (not included). With
+/// `speculation`, it stops at the first MCU whose start the speculative
+/// decoder also found (`synced_mcu`, its `synced_start`, the predictions
+/// there in `synced_dc`).
 typedef struct {
     const ck_scan *scan;
     uint64_t offset;
     long start_mcu, store_from, end_mcu;
     /// Whether the band ends the image (its end is checked).
     int ends_image;
+    ck_speculation *speculation;
+    /// Bits of the unstuffed data to pass over from `offset` first, and the
+    /// DC predictions there (a band that takes over where the speculative
+    /// decoder stopped).
+    uint64_t skip_bits;
+    int initial_dc[4];
+    long synced_mcu, synced_start;
+    int synced_dc[4];
     int ok;
 } ck_band;
+
+/// Whether `band` (at MCU `mcu`, `taken` bits into the scan, with its
+/// predictions) meets an MCU start the speculative decoder published;
+/// `*next` is the first start not yet passed.
+static int ck_band_meets(ck_band *band, ck_speculation *speculation, long mcu, uint64_t taken, const int dc[4],
+                         long *next) {
+    if (taken < speculation->first_bit) return 0;
+    long published = atomic_load_explicit(&speculation->published, memory_order_acquire);
+    while (*next < published && speculation->starts[*next].bit < taken) *next += 1;
+    if (*next >= published || speculation->starts[*next].bit != taken) return 0;
+    band->synced_mcu = mcu;
+    band->synced_start = *next;
+    memcpy(band->synced_dc, dc, sizeof band->synced_dc);
+    return 1;
+}
 
 static void *ck_band_decode(void *argument) {
     ck_band *band = (ck_band *)argument;
@@ -351,12 +483,19 @@ static void *ck_band_decode(void *argument) {
     reader.end = scan->input->size;
     reader.buffer = buffer;
     reader.offset = band->offset;
-    int predictor[4] = {0, 0, 0, 0};
+    int predictor[4];
+    memcpy(predictor, band->initial_dc, sizeof predictor);
     long restart = scan->restart;
     long interval_number = restart > 0 ? band->start_mcu / restart : 0;
     JCOEF scratch[64 + 16];
-    int ok = 1;
+    int ok = band->skip_bits == 0 || ck_bits_skip(&reader, band->skip_bits);
+    band->synced_mcu = -1;
+    long next_start = 0;
     for (long mcu = band->start_mcu; ok && mcu < band->end_mcu; mcu++) {
+        if (band->speculation != NULL &&
+            ck_band_meets(band, band->speculation, mcu, ck_bits_taken(&reader), predictor, &next_start)) {
+            break;
+        }
         if (restart > 0 && mcu > band->start_mcu && mcu % restart == 0) {
             if (!ck_bits_restart(&reader, (int)interval_number)) {
                 ok = 0;
@@ -380,7 +519,7 @@ static void *ck_band_decode(void *argument) {
                     int kept = row_kept && column >= 0 && column < (long)crop->count[ci];
                     JCOEF *block = kept ? scan->rows[ci][block_row][column] : scratch;
                     if (kept) memset(block, 0, sizeof(JBLOCK));
-                    if (!ck_decode_block(&reader, dc, ac, &predictor[ci], block, kept)) {
+                    if (!ck_decode_block(&reader, dc, ac, &predictor[ci], block, kept, NULL)) {
                         ok = 0;
                         break;
                     }
@@ -392,10 +531,178 @@ static void *ck_band_decode(void *argument) {
     // libjpeg warns of bytes between the last block and the next marker:
     // such a file is left to it.
     if (ok && reader.bits < reader.padding) ok = 0;
-    if (ok && band->ends_image) ok = ck_bits_at_marker(&reader);
+    if (ok && band->ends_image && band->synced_mcu < 0) ok = ck_bits_at_marker(&reader);
     free(buffer);
     band->ok = ok;
     return NULL;
+}
+
+static void *ck_speculate(void *argument) {
+    ck_speculation *speculation = (ck_speculation *)argument;
+    const ck_scan *scan = speculation->scan;
+    j_decompress_ptr cinfo = scan->cinfo;
+    speculation->count = 0;
+    speculation->ended_at_marker = 0;
+    speculation->restarted_at = -1;
+    uint8_t *buffer = (uint8_t *)malloc(ck_bits_chunk);
+    if (buffer == NULL) return NULL;
+    ck_bits reader;
+    memset(&reader, 0, sizeof reader);
+    reader.input = scan->input;
+    reader.end = scan->input->size;
+    reader.buffer = buffer;
+    reader.offset = speculation->offset;
+    int predictor[4] = {0, 0, 0, 0};
+    int blocks = 0;
+    for (int ci = 0; ci < cinfo->num_components; ci++) {
+        blocks += cinfo->comp_info[ci].h_samp_factor * cinfo->comp_info[ci].v_samp_factor;
+    }
+    size_t room = (size_t)blocks * ck_compact_block_bytes;
+    long mcu = 0;
+    for (; mcu < speculation->capacity; mcu++) {
+        ck_mcu_start *start = &speculation->starts[mcu];
+        start->bit = speculation->first_bit + ck_bits_taken(&reader);
+        memcpy(start->dc, predictor, sizeof start->dc);
+        start->data = speculation->data_size;
+        if (mcu >= atomic_load_explicit(&speculation->stop_at, memory_order_relaxed)) {
+            // Told where the crop's rows end: whether the scan ends there.
+            speculation->ended_at_marker = ck_bits_at_marker(&reader);
+            break;
+        }
+        // The store grows here, on this thread; the first band reads it
+        // only after joining.
+        if (speculation->data_size + room > speculation->data_limit) break;
+        uint8_t *out = speculation->data + speculation->data_size;
+        ck_bits before = reader;
+        int ok = 1;
+        for (int ci = 0; ci < cinfo->num_components && ok; ci++) {
+            jpeg_component_info *component = &cinfo->comp_info[ci];
+            const ck_huffman *dc = &scan->tables[scan->dc_table[ci]];
+            const ck_huffman *ac = &scan->tables[scan->ac_table[ci]];
+            int count = component->h_samp_factor * component->v_samp_factor;
+            for (int b = 0; b < count && ok; b++) {
+                ok = ck_decode_block(&reader, dc, ac, &predictor[ci], NULL, ck_keep_compact, &out);
+            }
+        }
+        if (ok && reader.bits < reader.padding) ok = 0;
+        if (!ok && reader.marker == 0) {
+            // Not a code of this table, or a run past the block's end: not
+            // yet in step (or damage, which the first band meets too). A
+            // new MCU is taken to start here (a bit on, if none was taken).
+            if (ck_bits_taken(&reader) == ck_bits_taken(&before) && !ck_bits_skip(&reader, 1)) break;
+            speculation->restarted_at = mcu;
+            mcu -= 1;
+            continue;
+        }
+        if (!ok) {
+            // Where the data ended (or went wrong): whether only padding
+            // and a marker are left at this MCU's start (the buffer read
+            // again if the block's decode refilled it).
+            if (reader.offset != before.offset && before.length > 0 &&
+                ck_input_read(scan->input, before.offset, buffer, before.length) != (long)before.length) {
+                break;
+            }
+            reader = before;
+            speculation->ended_at_marker = ck_bits_at_marker(&reader);
+            break;
+        }
+        speculation->data_size = (size_t)(out - speculation->data);
+        atomic_store_explicit(&speculation->published, mcu + 1, memory_order_release);
+    }
+    speculation->count = mcu;
+    if (mcu < speculation->capacity) speculation->end = speculation->starts[mcu];
+    free(buffer);
+    return NULL;
+}
+
+/// Memory for the speculative decoder's store, asked for in huge pages
+/// where the system has them (a few faults instead of one a page); NULL
+/// when there is none.
+static uint8_t *ck_map_store(size_t size) {
+    void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return NULL;
+#if defined(MADV_HUGEPAGE)
+    (void)madvise(memory, size, MADV_HUGEPAGE);
+#endif
+    return (uint8_t *)memory;
+}
+
+static void ck_unmap_store(uint8_t *memory, size_t size) {
+    if (memory != NULL) munmap(memory, size);
+}
+
+/// Stores the crop's blocks of the speculative decoder's MCUs `first` to
+/// `end` (not included), the image's MCUs from `first + shift` on, each
+/// DC moved by `offset` (the true prediction minus its own).
+static void ck_place_speculated(const ck_scan *scan, const ck_speculation *speculation, long first, long end,
+                                long shift, const int offset[4]) {
+    j_decompress_ptr cinfo = scan->cinfo;
+    const ck_jpeg_entropy_crop *crop = scan->crop;
+    for (long j = first; j < end; j++) {
+        long mcu = j + shift;
+        long mcu_row = mcu / scan->mcus_per_row, mcu_column = mcu % scan->mcus_per_row;
+        if (mcu_row < crop->first_imcu_row) continue;
+        const uint8_t *at = speculation->data + speculation->starts[j].data;
+        for (int ci = 0; ci < cinfo->num_components; ci++) {
+            jpeg_component_info *component = &cinfo->comp_info[ci];
+            for (int v = 0; v < component->v_samp_factor; v++) {
+                long block_row = (mcu_row - crop->first_imcu_row) * component->v_samp_factor + v;
+                int row_kept = block_row < (long)crop->height_blocks[ci];
+                for (int h = 0; h < component->h_samp_factor; h++) {
+                    int count = at[0];
+                    long column = mcu_column * component->h_samp_factor + h - (long)crop->x_blocks[ci];
+                    if (row_kept && column >= 0 && column < (long)crop->count[ci]) {
+                        JCOEF *block = scan->rows[ci][block_row][column];
+                        memset(block, 0, sizeof(JBLOCK));
+                        block[0] = (JCOEF)((int16_t)(at[1] | (at[2] << 8)) + offset[ci]);
+                        for (int i = 0; i < count; i++) {
+                            const uint8_t *pair = at + 3 + 3 * i;
+                            block[ck_natural_order[pair[0]]] = (JCOEF)(int16_t)(pair[1] | (pair[2] << 8));
+                        }
+                    }
+                    at += 3 + 3 * count;
+                }
+            }
+        }
+    }
+}
+
+/// Where the scan starting at `start` ends: the first marker that is not
+/// a restart marker (or the input's end). Also how many of its bytes
+/// before `*split` are stuffing (the 00 of FF 00), with `*split` moved past
+/// any FF so that it falls on a byte of data. With `only_before_split` it
+/// stops once past `*split` (and returns the input's size).
+static uint64_t ck_scan_end(const ck_input *input, uint64_t start, uint64_t *split, uint64_t *stuffed,
+                            int only_before_split, uint8_t *buffer) {
+    uint64_t offset = start;
+    int after_ff = 0;
+    *stuffed = 0;
+    while (offset < input->size) {
+        long got = ck_input_read(input, offset, buffer, ck_bits_chunk);
+        if (got <= 0) break;
+        for (long i = 0; i < got; i++) {
+            if (!after_ff) {
+                const uint8_t *hit = (const uint8_t *)memchr(buffer + i, 0xFF, (size_t)(got - i));
+                if (hit == NULL) break;
+                i = hit - buffer;
+                after_ff = 1;
+                continue;
+            }
+            uint8_t byte = buffer[i];
+            uint64_t at = offset + (uint64_t)i;
+            if (at == *split) *split += 1;  // never just after an FF
+            if (byte == 0) {
+                if (at < *split) *stuffed += 1;
+            } else if (byte != 0xFF && (byte < 0xD0 || byte > 0xD7)) {
+                return at - 1;
+            }
+            if (only_before_split && at > *split) return input->size;
+            after_ff = byte == 0xFF;
+        }
+        offset += (uint64_t)got;
+        if (only_before_split && offset > *split + 1) return input->size;
+    }
+    return input->size;
 }
 
 int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const ck_input *input,
@@ -492,16 +799,113 @@ int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const c
             bands[b].ends_image = b + 1 == band_count && crop->ends_image;
         }
     }
+    // Without them, with two cores: the speculative decoder starts on the
+    // second from a byte part way to the crop's last row (estimated from
+    // the scan's length) while the first decodes from the scan's start.
+    int path = restart > 0 ? ck_entropy_restart_markers : ck_entropy_serial;
+    ck_speculation *speculation = NULL;
+    long total_mcus = mcus_per_row * (long)cinfo->total_iMCU_rows;
+    if (ok && restart == 0 && !crop->serial) {
+        // Serially it decodes no faster than libjpeg-turbo: only with a
+        // second thread on at least 256 KiB of data (estimated from the
+        // input's size here), else libjpeg-turbo's.
+        uint64_t rest = input->size > scan_offset ? input->size - scan_offset : 0;
+        if (crop->threads < 2 || !crop->speculate ||
+            rest * (uint64_t)end_mcu / (uint64_t)(total_mcus > 0 ? total_mcus : 1) < 256 * 1024) {
+            ok = 0;
+        }
+    }
+    if (ok && restart == 0 && crop->threads > 1 && crop->speculate) {
+        uint64_t split = (uint64_t)-1, stuffed = 0;
+        uint64_t scan_end = ck_scan_end(input, scan_offset, &split, &stuffed, 0, buffer);
+        uint64_t needed = (scan_end - scan_offset) * (uint64_t)end_mcu / (uint64_t)(total_mcus > 0 ? total_mcus : 1);
+        int permille = crop->split_permille > 0 ? crop->split_permille : 450;
+        if (needed >= (crop->split_permille > 0 ? 64 : 256 * 1024)) {
+            split = scan_offset + needed * (uint64_t)permille / 1000;
+            (void)ck_scan_end(input, scan_offset, &split, &stuffed, 1, buffer);
+            speculation = (ck_speculation *)calloc(1, sizeof(ck_speculation));
+            if (speculation != NULL && split < scan_end) {
+                speculation->scan = &scan;
+                speculation->offset = split;
+                speculation->first_bit = (split - scan_offset - stuffed) * 8;
+                speculation->capacity = total_mcus;
+                speculation->starts = (ck_mcu_start *)calloc((size_t)total_mcus + 1, sizeof(ck_mcu_start));
+                // Its share of the data as compact blocks: at most about a
+                // byte of them for each bit; past that it stops, and the
+                // first band takes over where it did.
+                uint64_t share = scan_offset + needed > split ? scan_offset + needed - split : 0;
+                speculation->data_limit = (size_t)(share * 16 + (1u << 20));
+                speculation->data = ck_map_store(speculation->data_limit);
+                atomic_init(&speculation->published, 0);
+                atomic_init(&speculation->stop_at, total_mcus);
+            }
+            if (speculation != NULL && (speculation->starts == NULL || speculation->data == NULL || split >= scan_end)) {
+                free(speculation->starts);
+                ck_unmap_store(speculation->data, speculation->data_limit);
+                free(speculation);
+                speculation = NULL;
+            }
+        }
+    }
     if (ok) {
         pthread_t thread;
-        int started = band_count == 2 && pthread_create(&thread, NULL, ck_band_decode, &bands[1]) == 0;
+        int started = 0;
+        if (speculation != NULL) {
+            started = pthread_create(&thread, NULL, ck_speculate, speculation) == 0;
+            if (started) bands[0].speculation = speculation;
+        } else {
+            started = band_count == 2 && pthread_create(&thread, NULL, ck_band_decode, &bands[1]) == 0;
+        }
         ck_band_decode(&bands[0]);
-        if (band_count == 2 && !started) ck_band_decode(&bands[1]);
+        if (speculation == NULL && band_count == 2 && !started) ck_band_decode(&bands[1]);
+        if (bands[0].speculation != NULL) {
+            long synced = bands[0].ok ? bands[0].synced_mcu : -1;
+            long shift = synced >= 0 ? synced - bands[0].synced_start : 0;
+            long stop = synced >= 0 ? end_mcu - shift : 0;
+            atomic_store_explicit(&speculation->stop_at, stop, memory_order_relaxed);
+            pthread_join(thread, NULL);
+            started = 0;
+            // Damage after the point they met: refused, as serially.
+            if (synced >= 0 && speculation->restarted_at >= bands[0].synced_start) ok = 0;
+            if (ok && synced >= 0) {
+                int offset[4];
+                for (int ci = 0; ci < 4; ci++) {
+                    offset[ci] = bands[0].synced_dc[ci] - speculation->starts[bands[0].synced_start].dc[ci];
+                }
+                long placed = speculation->count < stop ? speculation->count : stop;
+                ck_place_speculated(&scan, speculation, bands[0].synced_start, placed, shift, offset);
+                if (placed < stop) {
+                    // It stopped early (its store full, or data it could not
+                    // decode): the rest from where it stopped, here.
+                    ck_band rest;
+                    memset(&rest, 0, sizeof rest);
+                    rest.scan = &scan;
+                    rest.offset = speculation->offset;
+                    rest.skip_bits = speculation->end.bit - speculation->first_bit;
+                    for (int ci = 0; ci < 4; ci++) rest.initial_dc[ci] = speculation->end.dc[ci] + offset[ci];
+                    rest.start_mcu = placed + shift;
+                    rest.store_from = first_mcu;
+                    rest.end_mcu = end_mcu;
+                    rest.ends_image = crop->ends_image;
+                    ck_band_decode(&rest);
+                    ok = rest.ok;
+                } else if (crop->ends_image) {
+                    // The scan's end checked where the last MCU ended.
+                    ok = speculation->count == stop && speculation->ended_at_marker;
+                }
+                if (ok) path = ck_entropy_speculative;
+            }
+        }
         if (started) pthread_join(thread, NULL);
         for (int b = 0; b < band_count; b++) ok = ok && bands[b].ok;
+    }
+    if (speculation != NULL) {
+        free(speculation->starts);
+        ck_unmap_store(speculation->data, speculation->data_limit);
+        free(speculation);
     }
     for (int ci = 0; ci < 4; ci++) free(scan.rows[ci]);
     free(tables);
     free(buffer);
-    return ok;
+    return ok ? path : 0;
 }

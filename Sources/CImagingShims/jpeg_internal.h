@@ -63,15 +63,34 @@ typedef struct {
     JDIMENSION height_blocks[4];
     /// The rows of each crop array (whole iMCU rows, at least height_blocks).
     JDIMENSION array_rows[4];
+    /// Without restart intervals, with two threads: whether the second
+    /// decodes speculatively from the middle of the rows needed, and where
+    /// it starts, in thousandths of their data (0: the default, 450, and
+    /// only when they hold at least 256 KiB of data; else from 64 bytes on,
+    /// for the tests and the fuzz target).
+    int speculate;
+    int split_permille;
+    /// Without restart intervals: whether it decodes serially when it does
+    /// not speculate (the controls); otherwise it declines such a file.
+    int serial;
 } ck_jpeg_entropy_crop;
+
+/// Which way ck_jpeg_entropy_decode decoded (the report's `entropy`).
+enum {
+    ck_entropy_restart_markers = 2,
+    ck_entropy_speculative = 3,
+    ck_entropy_serial = 4,
+};
 
 /// Decodes the scan that starts at `scan_offset` (a baseline, 8-bit, one
 /// interleaved scan of every component in frame order) down to the crop's
 /// last iMCU row, storing the blocks inside the crop into `crop_arrays`
 /// (realized, not pre-zeroed: it zeroes each block it stores); with
-/// restart intervals it starts at the marker before the crop's first row.
-/// Returns 1, or 0 when the file is not one it decodes or its data is not
-/// as it expects (the caller falls back to libjpeg-turbo, with the arrays
+/// restart intervals it starts at the marker before the crop's first row;
+/// without them it decodes from the scan's start, speculatively on a second
+/// thread too when `crop->speculate`. Returns how it decoded (ck_entropy_*),
+/// or 0 when the file is not one it decodes or its data is not as it
+/// expects (the caller falls back to libjpeg-turbo, with the arrays
 /// discarded).
 int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const ck_input *input,
                            const ck_jpeg_entropy_crop *crop, jvirt_barray_ptr *crop_arrays);

@@ -400,8 +400,11 @@ static int ck_decode_own(j_decompress_ptr cinfo, const ck_input *input, ck_jpeg_
     }
     // Without restart intervals libjpeg-turbo decodes as fast as CropKit's
     // serial decoder (which measured 0.95x its speed): its own is used
-    // only where restart markers let it skip rows and split them.
-    if (cinfo->restart_interval == 0) return -1;
+    // there only with a second core to decode speculatively on (or when
+    // the request asks for it: the tests' and the fuzz target's controls).
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int mode = request->entropy_mode;
+    if (cinfo->restart_interval == 0 && mode == 0 && cores < 2) return -1;
     if (cinfo->num_components == 1 &&
         (cinfo->comp_info[0].h_samp_factor != 1 || cinfo->comp_info[0].v_samp_factor != 1)) {
         return -1;
@@ -439,11 +442,14 @@ static int ck_decode_own(j_decompress_ptr cinfo, const ck_input *input, ck_jpeg_
         }
     }
     crop.ends_image = state->last_imcu_row + 1 >= (long)cinfo->total_iMCU_rows;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    crop.threads = cores >= 2 ? 2 : 1;
+    crop.threads = cores >= 2 || mode == 3 ? 2 : 1;
+    crop.speculate = mode == 0 || mode == 3;
+    crop.serial = mode == 2 || mode == 3;
+    crop.split_permille = mode == 3 ? request->split_permille : 0;
     (*cinfo->mem->realize_virt_arrays)((j_common_ptr)cinfo);
-    if (!ck_jpeg_entropy_decode(cinfo, ck_jpeg_input_offset(cinfo), input, &crop, crop_arrays)) return -1;
-    request->entropy = 2;
+    int path = ck_jpeg_entropy_decode(cinfo, ck_jpeg_input_offset(cinfo), input, &crop, crop_arrays);
+    if (path == 0) return -1;
+    request->entropy = path;
     request->stopped_early = state->last_imcu_row + 1 < (long)cinfo->total_iMCU_rows;
     state->in_place = 1;
     return 0;

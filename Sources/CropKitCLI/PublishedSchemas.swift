@@ -707,6 +707,8 @@ extension SchemaCommand {
                             "entropy": {
                               "enum": [
                                 "restart-markers",
+                                "speculative-2",
+                                "serial",
                                 "libjpeg"
                               ]
                             },

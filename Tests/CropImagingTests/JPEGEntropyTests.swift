@@ -3,7 +3,7 @@ import CropKitTestSupport
 import Foundation
 import Testing
 
-@testable import CropImaging
+@_spi(Testing) @testable import CropImaging
 
 /// CropKit's own entropy decoder (`jpeg_entropy.c`), used by the lossless
 /// JPEG crop of a file with restart markers: every crop it makes is
@@ -151,6 +151,127 @@ import Testing
         let result = try Self.both(progressive, PixelRect(x: 0, y: 0, width: 64, height: 64))
         #expect(result.encoder == .libjpeg)
         #expect(result.own != nil && result.own == result.libjpeg)
+    }
+
+    /// The crop of `rect` of `bytes` with CropKit's decoder as `control`
+    /// says: the output (or `nil` when refused) and the report's entropy.
+    static func crop(
+        _ bytes: [UInt8], _ rect: PixelRect<ImagePixels>, _ control: JPEGEntropy.Control
+    ) -> (bytes: [UInt8]?, entropy: JPEGWriteReport.Entropy?) {
+        var encoder = JPEGEncoder()
+        encoder.entropyControl = control
+        do {
+            let source = try ImageSource(ImageInput(bytes: bytes, name: "photo"))
+            let job = CropJob(region: .pixels(rect), orientation: .up, format: .jpeg(encoder))
+            let sink = MemorySink()
+            let report = try job.plan(for: source).export(to: sink)
+            return (sink.bytes, report.details(as: JPEGWriteReport.self)?.entropy)
+        } catch {
+            return (nil, nil)
+        }
+    }
+
+    /// Files without restart markers, decoded speculatively with the second
+    /// thread starting anywhere from the scan's first bytes to the crop's
+    /// last row: every crop is the one libjpeg-turbo makes, whether the two
+    /// threads fell into step (most of them) or not.
+    @Test func speculationFromAnySplitPointCropsAsLibjpegTurboDoes() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let root = try #require(TestData.root)
+        let names = [
+            "camera/canon_t3i.jpg", "camera/pixel_gps_tiny.jpg", "camera/flir_one_iphone.jpg",
+            "exif/recurser/Landscape_1.jpg", "jpeg/generated/q90_420.jpg",
+            "jpeg/generated/q90_411.jpg",
+            "jpeg/generated/q90_gray.jpg", "jpeg/generated/q90_rgb_noYCC.jpg",
+        ]
+        var speculated = 0
+        var crops = 0
+        for name in names {
+            let url = root.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            let info = try JPEGFileInfo.read(path: url.path)
+            #expect(info.restartInterval == 0, "\(name)")
+            let bytes = [UInt8](try Data(contentsOf: url))
+            let (width, height) = (info.width, info.height)
+            let (bw, bh) = (info.blockGrid.width, info.blockGrid.height)
+            let (cx, cy) = (width / 3 / bw * bw, height / 3 / bh * bh)
+            let rects = [
+                PixelRect<ImagePixels>(x: 0, y: 0, width: width, height: height),
+                PixelRect(x: cx, y: cy, width: width - cx, height: min(height - cy, 5 * bh + 3)),
+            ]
+            for rect in rects {
+                let reference = Self.crop(bytes, rect, .libjpeg).bytes
+                #expect(reference != nil, "\(name) \(rect)")
+                for permille in [1, 97, 250, 450, 613, 888, 999] {
+                    let result = Self.crop(bytes, rect, .speculative(permille: permille))
+                    #expect(result.bytes == reference, "\(name) \(rect) at \(permille)")
+                    #expect(result.entropy == .speculative || result.entropy == .serial, "\(name)")
+                    crops += 1
+                    if result.entropy == .speculative { speculated += 1 }
+                }
+            }
+        }
+        #expect(crops >= 70)
+        // Start points fall into step within a few MCUs; on these small
+        // photos the first thread often gets there first and decodes on
+        // alone (more often while other tests load both cores).
+        #expect(speculated >= 8, "\(speculated) of \(crops) crops used the second thread's MCUs")
+        // The default, on a photo with enough data above the crop's last row.
+        if ProcessInfo.processInfo.activeProcessorCount >= 2 {
+            let pixel = [UInt8](
+                try Data(contentsOf: root.appendingPathComponent("hdr/pixel6pro_ultrahdr.jpg")))
+            let rect = PixelRect<ImagePixels>(x: 1040, y: 784, width: 2000, height: 1504)
+            let result = Self.crop(pixel, rect, .automatic)
+            #expect(result.entropy == .speculative)
+            #expect(result.bytes != nil && result.bytes == Self.crop(pixel, rect, .libjpeg).bytes)
+        }
+    }
+
+    /// Seeded damage in scans without restart markers, decoded
+    /// speculatively from a seeded start point: the crop is libjpeg-turbo's
+    /// or refused as libjpeg-turbo refuses it, never made of the second
+    /// thread's MCUs past damage (it starts afresh there, which a serial
+    /// decoder would not).
+    @Test func damagedScansWithoutMarkersAreRefusedAlike() throws {
+        guard TestGate.holds(TestData.isPresent, else: TestData.absent) else { return }
+        let root = try #require(TestData.root)
+        let sources = try [
+            "camera/canon_t3i.jpg", "exif/recurser/Landscape_1.jpg", "camera/pixel_gps_tiny.jpg",
+        ].map {
+            let url = root.appendingPathComponent($0)
+            return ([UInt8](try Data(contentsOf: url)), try JPEGFileInfo.read(path: url.path))
+        }
+        var state: UInt64 = 0xDA7A
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var refused = 0
+        for round in 0..<48 {
+            var (bytes, info) = sources[round % sources.count]
+            // The first SOS (the primary image's scan) and its data's end.
+            var sos = 2
+            while sos + 1 < bytes.count && !(bytes[sos] == 0xFF && bytes[sos + 1] == 0xDA) {
+                sos += 1
+            }
+            let start = sos + 2 + (Int(bytes[sos + 2]) << 8 + Int(bytes[sos + 3]))
+            var end = start
+            while end + 1 < bytes.count && !(bytes[end] == 0xFF && bytes[end + 1] == 0xD9) {
+                end += 1
+            }
+            for _ in 0...next(3) {
+                bytes[start + next(end - start)] =
+                    [UInt8(next(256)), 0xFF, 0xD0 + UInt8(next(8)), 0x00][next(4)]
+            }
+            let rect = PixelRect<ImagePixels>(x: 0, y: 0, width: info.width, height: info.height)
+            let reference = Self.crop(bytes, rect, .libjpeg).bytes
+            let result = Self.crop(bytes, rect, .speculative(permille: 1 + next(999)))
+            #expect(result.bytes == reference, "round \(round)")
+            if reference == nil { refused += 1 }
+        }
+        // Some of the damage is refused (libjpeg-turbo's warnings are errors
+        // unless lenient); the rest decodes to other coefficients, alike.
+        #expect(refused >= 4, "\(refused) of 48 refused")
     }
 
     /// Seeded damage in the scans of files with restart markers: no crash,

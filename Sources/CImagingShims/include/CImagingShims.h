@@ -242,13 +242,19 @@ typedef struct {
     size_t markers_size;
     ck_write_fn write;
     void *write_context;
-    /// 1: decode and encode with libjpeg-turbo only (the control the tests
-    /// compare CropKit's own entropy decoder and encoder with); 0:
-    /// CropKit's own where it can.
+    /// 0: CropKit's own decoder and encoder where they apply; 1: decode and
+    /// encode with libjpeg-turbo only (the control the tests compare
+    /// CropKit's with); 2: CropKit's decoder without speculation, on files
+    /// without restart markers too (serial: the fuzz target's reference);
+    /// 3: with speculation wherever it can, its second thread starting at
+    /// `split_permille` thousandths of the data the crop needs.
     int entropy_mode;
-    /// Result: which entropy decoder ran: 0 libjpeg-turbo's, 2 CropKit's,
+    int split_permille;
+    /// Result: which entropy decoder ran: 0 libjpeg-turbo's; CropKit's: 2
     /// by restart intervals (from the marker before the crop's first row,
-    /// its rows in two bands side by side).
+    /// its rows in two bands side by side), 3 speculatively on two threads
+    /// (the second's MCUs used from where the two agreed), 4 serially from
+    /// the scan's start.
     int entropy;
     /// Result: which Huffman encoder wrote the scan: 0 libjpeg-turbo's, 1
     /// CropKit's (two bands side by side, the same bytes).

@@ -779,7 +779,10 @@ extension CropPlan {
         request.source = info.cropParams(crop: stored, limits: limits, lenient: lenient)
         request.fix_edges = encoder.method == .lossless ? 0 : 1
         if !encoder.fixesEdges { request.fix_edges = 2 }
-        request.entropy_mode = JPEGEntropy.onlyLibjpeg || encoder.decodesWithLibjpeg ? 1 : 0
+        let control =
+            encoder.entropyControl == .automatic
+            ? JPEGEntropy.fromEnvironment : encoder.entropyControl
+        (request.entropy_mode, request.split_permille) = control.mode
         let output = JPEGOutput(sink)
         let status = metadata.segments.withUnsafeBufferPointer { markers in
             request.markers = markers.baseAddress
@@ -811,7 +814,13 @@ extension CropPlan {
             reencodedBlocks: reencoded, stoppedEarly: request.stopped_early != 0,
             tables: "source tables", progressive: request.progressive != 0,
             arithmetic: request.arithmetic != 0, metadata: metadata.entries)
-        details.entropy = request.entropy == 2 ? .restartMarkers : .libjpeg
+        details.entropy =
+            switch request.entropy {
+            case 2: .restartMarkers
+            case 3: .speculative
+            case 4: .serial
+            default: .libjpeg
+            }
         details.encoder = request.encoder == 1 ? .cropkit : .libjpeg
         return report(bytes: output.bytes, warnings: warnings, details: details)
     }
@@ -825,13 +834,50 @@ extension CropPlan {
     }
 }
 
-/// Which entropy decoder a lossless JPEG crop uses: CropKit's own
-/// (`jpeg_entropy.c`) where the file is a baseline one it decodes, else
-/// libjpeg-turbo's. `CROPKIT_JPEG_ENTROPY=libjpeg` makes it libjpeg-turbo's
-/// always, the control the tests and benchmarks compare with.
-enum JPEGEntropy {
-    static let onlyLibjpeg =
-        ProcessInfo.processInfo.environment["CROPKIT_JPEG_ENTROPY"] == "libjpeg"
+/// Which entropy decoder and encoder a DCT-domain JPEG crop uses: CropKit's
+/// own (`jpeg_entropy.c`, `jpeg_huffman.c`) where the file is a baseline
+/// one they handle, else libjpeg-turbo's. `CROPKIT_JPEG_ENTROPY` sets
+/// another for the tests, the benchmarks and the fuzz target:
+/// `libjpeg` (libjpeg-turbo's decoder and encoder, the control), `serial`
+/// (CropKit's decoder without speculation), `speculative@N` (speculation
+/// wherever it can, the second thread starting N thousandths of the way).
+@_spi(Testing) public enum JPEGEntropy {
+    /// A choice of decoder and encoder (for tests and the fuzz target).
+    public enum Control: Equatable, Sendable {
+        /// CropKit's own where they apply (the default).
+        case automatic
+        /// libjpeg-turbo's decoder and encoder: the control.
+        case libjpeg
+        /// CropKit's decoder without speculation, on files without restart
+        /// markers too (the reference speculation is checked against).
+        case serial
+        /// Speculation wherever it can, the second thread starting
+        /// `permille` thousandths of the way through the data the crop
+        /// needs (1 to 999).
+        case speculative(permille: Int)
+
+        /// `entropy_mode` and `split_permille` of the C request.
+        var mode: (Int32, Int32) {
+            switch self {
+            case .automatic: (0, 0)
+            case .libjpeg: (1, 0)
+            case .serial: (2, 0)
+            case .speculative(let permille): (3, Int32(clamping: min(max(permille, 1), 999)))
+            }
+        }
+    }
+
+    /// What `CROPKIT_JPEG_ENTROPY` asks for (automatic when unset or not
+    /// understood).
+    static let fromEnvironment: Control = {
+        let value = ProcessInfo.processInfo.environment["CROPKIT_JPEG_ENTROPY"] ?? ""
+        if value == "libjpeg" { return .libjpeg }
+        if value == "serial" { return .serial }
+        if value.hasPrefix("speculative@"), let permille = Int(value.dropFirst(12)) {
+            return .speculative(permille: permille)
+        }
+        return .automatic
+    }()
 }
 
 /// Ultra HDR's description of a gain map in the photo's own XMP (Adobe's

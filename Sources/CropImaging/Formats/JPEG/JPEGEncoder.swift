@@ -48,7 +48,14 @@ public struct JPEGEncoder: Sendable {
     /// Whether a lossless crop's blocks are entropy-decoded by libjpeg-turbo
     /// even where CropKit's own decoder would (the tests' control, which
     /// CropKit's decoder must match byte for byte).
-    package var decodesWithLibjpeg = false
+    package var decodesWithLibjpeg: Bool {
+        get { entropyControl == .libjpeg }
+        set { entropyControl = newValue ? .libjpeg : .automatic }
+    }
+    /// Which entropy decoder and encoder a DCT-domain crop uses (for the
+    /// tests and the fuzz target; `CROPKIT_JPEG_ENTROPY` sets it for a
+    /// process when this is automatic).
+    @_spi(Testing) public var entropyControl = JPEGEntropy.Control.automatic
 
     /// An encoder; by default lossless where the rect allows it, exact
     /// elsewhere, metadata kept where it stays true.

@@ -33,10 +33,18 @@ public struct JPEGWriteReport: Hashable, Sendable {
         /// its rows in two bands decoded side by side, only the crop's
         /// blocks stored.
         case restartMarkers = "restart-markers"
-        /// libjpeg-turbo's: a file without restart markers, a progressive,
-        /// arithmetic, 12-bit or multi-scan one, one CropKit's decoder
-        /// refused (damage it does not step over), or a crop decoded to
-        /// pixels.
+        /// CropKit's own, on a file without restart markers, on two
+        /// threads: the second decoding from the middle of the rows needed
+        /// (Huffman codes fall into step on their own), its MCUs used from
+        /// the first one whose start the first thread also reached.
+        case speculative = "speculative-2"
+        /// CropKit's own, from the scan's start on one thread: the second
+        /// never fell into step with the first (or was not started).
+        case serial
+        /// libjpeg-turbo's: a file without restart markers on one core, a
+        /// progressive, arithmetic, 12-bit or multi-scan one, one CropKit's
+        /// decoder refused (damage it does not step over), or a crop
+        /// decoded to pixels.
         case libjpeg
     }
     /// Which Huffman encoder wrote a DCT-domain crop's scan (its bytes are
