@@ -358,15 +358,21 @@ static uint64_t ck_find_restart(const ck_input *input, uint64_t start, uint64_t 
         long got = ck_input_read(input, offset, buffer, ck_bits_chunk);
         if (got <= 0) return 0;
         for (long i = 0; i < got; i++) {
+            if (!after_ff) {
+                // Only the byte after an FF matters: memchr to the next.
+                const uint8_t *hit = (const uint8_t *)memchr(buffer + i, 0xFF, (size_t)(got - i));
+                if (hit == NULL) break;
+                i = hit - buffer;
+                after_ff = 1;
+                continue;
+            }
             uint8_t byte = buffer[i];
-            if (after_ff) {
-                if (byte >= 0xD0 && byte <= 0xD7) {
-                    if (byte != 0xD0 + ((passed + found) & 7)) return 0;
-                    found += 1;
-                    if (found == count) return offset + (uint64_t)i + 1;
-                } else if (byte != 0 && byte != 0xFF) {
-                    return 0;  // another marker: the scan ended
-                }
+            if (byte >= 0xD0 && byte <= 0xD7) {
+                if (byte != 0xD0 + ((passed + found) & 7)) return 0;
+                found += 1;
+                if (found == count) return offset + (uint64_t)i + 1;
+            } else if (byte != 0 && byte != 0xFF) {
+                return 0;  // another marker: the scan ended
             }
             after_ff = byte == 0xFF;
         }
