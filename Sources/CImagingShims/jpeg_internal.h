@@ -4,7 +4,15 @@
 #ifndef CK_JPEG_INTERNAL_H
 #define CK_JPEG_INTERNAL_H
 
+// sched_getaffinity and CPU_COUNT (glibc), before any system header.
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE
+#endif
+
 #include "CImagingShims.h"
+
+#include <sched.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -28,6 +36,18 @@ typedef struct {
     /// not corrupt data.
     int out_of_memory;
 } ck_jpeg_error;
+
+/// The cores this process may run on (its affinity mask, which `taskset`
+/// narrows; the online count elsewhere): the JPEG entropy coder's threads
+/// are only worth starting with a second.
+static inline int ck_usable_cores(void) {
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+#endif
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (int)online : 1;
+}
 
 /// `status`, or CK_STATUS_OUT_OF_MEMORY when the error that jumped was
 /// libjpeg's out of memory ("Insufficient memory", "Backing store not

@@ -402,7 +402,7 @@ static int ck_decode_own(j_decompress_ptr cinfo, const ck_input *input, ck_jpeg_
     // serial decoder (which measured 0.95x its speed): its own is used
     // there only with a second core to decode speculatively on (or when
     // the request asks for it: the tests' and the fuzz target's controls).
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = ck_usable_cores();
     int mode = request->entropy_mode;
     if (cinfo->restart_interval == 0 && mode == 0 && cores < 2) return -1;
     if (cinfo->num_components == 1 &&
@@ -595,7 +595,7 @@ decoded:
         // libjpeg-turbo's would; it declines what it does not encode
         // (progressive, arithmetic, a coefficient out of range) before
         // writing anything.
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        long cores = ck_usable_cores();
         int written = ck_jpeg_huffman_write(&source, &output, (jvirt_barray_ptr *)crop_arrays, cores >= 2 ? 2 : 1,
                                             request->markers, request->markers_size, request->write,
                                             request->write_context);
