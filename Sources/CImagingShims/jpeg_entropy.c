@@ -880,7 +880,9 @@ int ck_jpeg_entropy_decode(j_decompress_ptr cinfo, uint64_t scan_offset, const c
                 }
                 long placed = speculation->count < stop ? speculation->count : stop;
                 ck_place_speculated(&scan, speculation, bands[0].synced_start, placed, shift, offset);
-                if (placed < stop) {
+                if (placed < stop && speculation->count >= speculation->capacity) {
+                    ok = 0;  // no start recorded past its last MCU
+                } else if (placed < stop) {
                     // It stopped early (its store full, or data it could not
                     // decode): the rest from where it stopped, here.
                     ck_band rest;
