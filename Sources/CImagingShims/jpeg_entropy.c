@@ -345,6 +345,47 @@ fail:
     return 0;
 }
 
+/// A walk over the bytes of the input that follow an FF (the only ones
+/// that can start a marker or be stuffing), from `offset` on, memchr from
+/// one FF to the next.
+typedef struct {
+    const ck_input *input;
+    uint8_t *buffer;
+    uint64_t offset;  // the input offset of buffer[0]
+    long got, at;
+    int after_ff;
+} ck_ff_walk;
+
+static ck_ff_walk ck_ff_walk_from(const ck_input *input, uint64_t offset, uint8_t *buffer) {
+    ck_ff_walk walk = {input, buffer, offset, 0, 0, 0};
+    return walk;
+}
+
+/// The next byte that follows an FF (an FF itself when FFs run on), and its
+/// input offset; 0 at the input's end or a read error.
+static int ck_ff_next(ck_ff_walk *walk, uint64_t *offset, uint8_t *byte) {
+    for (;;) {
+        if (walk->at >= walk->got) {
+            walk->offset += (uint64_t)walk->got;
+            walk->got = ck_input_read(walk->input, walk->offset, walk->buffer, ck_bits_chunk);
+            walk->at = 0;
+            if (walk->got <= 0) return 0;
+        }
+        if (!walk->after_ff) {
+            const uint8_t *hit =
+                (const uint8_t *)memchr(walk->buffer + walk->at, 0xFF, (size_t)(walk->got - walk->at));
+            walk->at = hit == NULL ? walk->got : hit - walk->buffer + 1;
+            walk->after_ff = hit != NULL;
+            continue;
+        }
+        *byte = walk->buffer[walk->at];
+        *offset = walk->offset + (uint64_t)walk->at;
+        walk->at += 1;
+        walk->after_ff = *byte == 0xFF;
+        return 1;
+    }
+}
+
 /// Finds the input offset just past the `count`-th restart marker after
 /// `start` (a point in the scan just past marker number `passed`, or the
 /// scan's first byte with `passed` 0), checking their numbers; 0 when there
@@ -352,31 +393,17 @@ fail:
 static uint64_t ck_find_restart(const ck_input *input, uint64_t start, uint64_t end, long count, long passed,
                                 uint8_t *buffer) {
     long found = 0;
-    uint64_t offset = start;
-    int after_ff = 0;
-    while (offset < end && found < count) {
-        long got = ck_input_read(input, offset, buffer, ck_bits_chunk);
-        if (got <= 0) return 0;
-        for (long i = 0; i < got; i++) {
-            if (!after_ff) {
-                // Only the byte after an FF matters: memchr to the next.
-                const uint8_t *hit = (const uint8_t *)memchr(buffer + i, 0xFF, (size_t)(got - i));
-                if (hit == NULL) break;
-                i = hit - buffer;
-                after_ff = 1;
-                continue;
-            }
-            uint8_t byte = buffer[i];
-            if (byte >= 0xD0 && byte <= 0xD7) {
-                if (byte != 0xD0 + ((passed + found) & 7)) return 0;
-                found += 1;
-                if (found == count) return offset + (uint64_t)i + 1;
-            } else if (byte != 0 && byte != 0xFF) {
-                return 0;  // another marker: the scan ended
-            }
-            after_ff = byte == 0xFF;
+    ck_ff_walk walk = ck_ff_walk_from(input, start, buffer);
+    uint64_t at;
+    uint8_t byte;
+    while (found < count && ck_ff_next(&walk, &at, &byte) && at < end) {
+        if (byte >= 0xD0 && byte <= 0xD7) {
+            if (byte != 0xD0 + ((passed + found) & 7)) return 0;
+            found += 1;
+            if (found == count) return at + 1;
+        } else if (byte != 0 && byte != 0xFF) {
+            return 0;  // another marker: the scan ended
         }
-        offset += (uint64_t)got;
     }
     return 0;
 }
@@ -680,33 +707,18 @@ static void ck_place_speculated(const ck_scan *scan, const ck_speculation *specu
 /// stops once past `*split` (and returns the input's size).
 static uint64_t ck_scan_end(const ck_input *input, uint64_t start, uint64_t *split, uint64_t *stuffed,
                             int only_before_split, uint8_t *buffer) {
-    uint64_t offset = start;
-    int after_ff = 0;
     *stuffed = 0;
-    while (offset < input->size) {
-        long got = ck_input_read(input, offset, buffer, ck_bits_chunk);
-        if (got <= 0) break;
-        for (long i = 0; i < got; i++) {
-            if (!after_ff) {
-                const uint8_t *hit = (const uint8_t *)memchr(buffer + i, 0xFF, (size_t)(got - i));
-                if (hit == NULL) break;
-                i = hit - buffer;
-                after_ff = 1;
-                continue;
-            }
-            uint8_t byte = buffer[i];
-            uint64_t at = offset + (uint64_t)i;
-            if (at == *split) *split += 1;  // never just after an FF
-            if (byte == 0) {
-                if (at < *split) *stuffed += 1;
-            } else if (byte != 0xFF && (byte < 0xD0 || byte > 0xD7)) {
-                return at - 1;
-            }
-            if (only_before_split && at > *split) return input->size;
-            after_ff = byte == 0xFF;
+    ck_ff_walk walk = ck_ff_walk_from(input, start, buffer);
+    uint64_t at;
+    uint8_t byte;
+    while (ck_ff_next(&walk, &at, &byte)) {
+        if (at == *split) *split += 1;  // never just after an FF
+        if (byte == 0) {
+            if (at < *split) *stuffed += 1;
+        } else if (byte != 0xFF && (byte < 0xD0 || byte > 0xD7)) {
+            return at - 1;
         }
-        offset += (uint64_t)got;
-        if (only_before_split && offset > *split + 1) return input->size;
+        if (only_before_split && at > *split) return input->size;
     }
     return input->size;
 }
