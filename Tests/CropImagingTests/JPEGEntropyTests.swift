@@ -206,9 +206,17 @@ import Testing
             let pixel = [UInt8](
                 try Data(contentsOf: root.appendingPathComponent("hdr/pixel6pro_ultrahdr.jpg")))
             let rect = PixelRect<ImagePixels>(x: 1040, y: 784, width: 2000, height: 1504)
-            let result = Self.crop(pixel, rect, .automatic)
-            #expect(result.entropy == .speculative)
-            #expect(result.bytes != nil && result.bytes == Self.crop(pixel, rect, .libjpeg).bytes)
+            let reference = Self.crop(pixel, rect, .libjpeg).bytes
+            // Thread 1 overtakes thread 2 only when thread 2 gets no core for
+            // long (the tests load both): three tries, every crop alike.
+            var entropies: [JPEGWriteReport.Entropy?] = []
+            for _ in 0..<3 where !entropies.contains(.speculative) {
+                let result = Self.crop(pixel, rect, .automatic)
+                #expect(result.bytes != nil && result.bytes == reference)
+                entropies.append(result.entropy)
+            }
+            #expect(entropies.contains(.speculative), "\(entropies)")
+            #expect(entropies.allSatisfy { $0 == .speculative || $0 == .serial }, "\(entropies)")
         }
     }
 
