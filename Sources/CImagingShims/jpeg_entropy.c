@@ -199,6 +199,17 @@ static int ck_bits_restart(ck_bits *reader, int number) {
     return 1;
 }
 
+/// A reader of the input's data from `offset`, with a chunk buffer of its
+/// own (freed by the caller); 0 when there is no memory for it.
+static int ck_bits_open(ck_bits *reader, const ck_input *input, uint64_t offset) {
+    memset(reader, 0, sizeof *reader);
+    reader->buffer = (uint8_t *)malloc(ck_bits_chunk);
+    reader->input = input;
+    reader->end = input->size;
+    reader->offset = offset;
+    return reader->buffer != NULL;
+}
+
 /// Passes over `count` bits of data; 0 when the data ends first.
 static int ck_bits_skip(ck_bits *reader, uint64_t count) {
     while (count > 0) {
@@ -508,14 +519,8 @@ static void *ck_band_decode(void *argument) {
     j_decompress_ptr cinfo = scan->cinfo;
     const ck_jpeg_entropy_crop *crop = scan->crop;
     band->ok = 0;
-    uint8_t *buffer = (uint8_t *)malloc(ck_bits_chunk);
-    if (buffer == NULL) return NULL;
     ck_bits reader;
-    memset(&reader, 0, sizeof reader);
-    reader.input = scan->input;
-    reader.end = scan->input->size;
-    reader.buffer = buffer;
-    reader.offset = band->offset;
+    if (!ck_bits_open(&reader, scan->input, band->offset)) return NULL;
     int predictor[4];
     memcpy(predictor, band->initial_dc, sizeof predictor);
     long restart = scan->restart;
@@ -565,7 +570,7 @@ static void *ck_band_decode(void *argument) {
     // such a file is left to it.
     if (ok && reader.bits < reader.padding) ok = 0;
     if (ok && band->ends_image && band->synced_mcu < 0) ok = ck_bits_at_marker(&reader);
-    free(buffer);
+    free(reader.buffer);
     band->ok = ok;
     return NULL;
 }
@@ -577,14 +582,9 @@ static void *ck_speculate(void *argument) {
     speculation->count = 0;
     speculation->ended_at_marker = 0;
     speculation->restarted_at = -1;
-    uint8_t *buffer = (uint8_t *)malloc(ck_bits_chunk);
-    if (buffer == NULL) return NULL;
     ck_bits reader;
-    memset(&reader, 0, sizeof reader);
-    reader.input = scan->input;
-    reader.end = scan->input->size;
-    reader.buffer = buffer;
-    reader.offset = speculation->offset;
+    if (!ck_bits_open(&reader, scan->input, speculation->offset)) return NULL;
+    uint8_t *buffer = reader.buffer;
     int predictor[4] = {0, 0, 0, 0};
     int blocks = 0;
     for (int ci = 0; ci < cinfo->num_components; ci++) {
